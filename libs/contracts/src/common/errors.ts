@@ -1,0 +1,45 @@
+/**
+ * Transport-neutral error kinds. Services reply with one of these; the gateway maps each kind to an
+ * HTTP status in exactly one place (service-kit `httpStatusOf`).
+ */
+export enum ErrorKind {
+  Validation = 'validation',
+  Unauthorized = 'unauthorized',
+  Forbidden = 'forbidden',
+  NotFound = 'not_found',
+  Conflict = 'conflict',
+  RateLimited = 'rate_limited',
+  PayloadTooLarge = 'payload_too_large',
+  Unavailable = 'unavailable',
+  Internal = 'internal',
+}
+
+/** What crosses NATS when a request fails. `code` is the owning module's own code. */
+export interface ErrorPayload {
+  kind: ErrorKind;
+  code: string;
+  message: string;
+  /** Field → message, for form-style validation errors. */
+  errors?: Record<string, string>;
+  details?: Record<string, unknown>;
+  /** Set on internal errors: the id under which the cause was logged. */
+  errorId?: string;
+}
+
+export function isErrorPayload(value: unknown): value is ErrorPayload {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v.kind === 'string' && typeof v.code === 'string' && typeof v.message === 'string';
+}
+
+/** Codes shared by every module (auth, limits, plumbing). Module-specific codes live with the module. */
+export enum CommonErrorCode {
+  BadRequest = 'BAD_REQUEST',
+  Unauthorized = 'UNAUTHORIZED',
+  Forbidden = 'FORBIDDEN',
+  NotFound = 'NOT_FOUND',
+  RateLimited = 'RATE_LIMITED',
+  PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  ServiceUnavailable = 'SERVICE_UNAVAILABLE',
+  Internal = 'INTERNAL',
+}

@@ -1,0 +1,80 @@
+/** Business constants and limits of SPEC.md §9, each defined once. */
+export const LIMITS = {
+  messageMaxLength: 1000,
+  templateNameMax: 100,
+  templateDescriptionMax: 500,
+  templateMessageMax: 1000,
+  templatePhoneNumbersMax: 200,
+  templatePhoneMinDigits: 8,
+  templatePhoneMaxDigits: 15,
+  /** Send screen numbers are Hong Kong numbers: exactly 8 digits. */
+  hkPhoneDigits: 8,
+  hkCountryCode: '852',
+  /** The Add Phone Numbers instructions text. */
+  instructionsMaxContactsPerBatch: 100,
+  instructionsIntervalSeconds: 2,
+  spreadsheetInitialRows: 10,
+  qrMaxAttempts: 5,
+  sessionCheckTimeoutMs: 30_000,
+  connectTimeoutMs: 30_000,
+  keepAliveLogMs: 600_000,
+  activityLogMax: 100,
+  dashboardRecentMessages: 10,
+  dashboardRecentMessagesMax: 100,
+  dashboardContentPreview: 100,
+  confirmRecipientsShown: 10,
+  reviewRecipientsShown: 5,
+  templateCardNumbersShown: 3,
+  templateFetchDebounceMs: 300,
+  toastMs: 3000,
+  defaultSendDelayMs: 4000,
+  /** The review box's own estimate uses 2 s per message (SPEC §9 gives both). */
+  reviewEstimateSecondsPerMessage: 2,
+  defaultMaxRecipientsPerJob: 50_000,
+} as const;
+
+/** Socket client settings (SPEC §7). */
+export const SOCKET = {
+  path: '/socket.io',
+  transports: ['polling', 'websocket'] as const,
+  timeoutMs: 30_000,
+  reconnectionAttempts: 10,
+  reconnectionDelayMs: 1000,
+  reconnectionDelayMaxMs: 5000,
+} as const;
+
+export const TEMPLATE_CATEGORIES = ['general', 'marketing', 'personal', 'business', 'custom'] as const;
+export type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+/** Marketing figures of the landing page (SPEC §1, §9). */
+export const MARKETING = {
+  deliveryRate: '99.9%',
+  messageCapacity: '50K+',
+  userCapacity: '1000+',
+  demoLength: '3-minute walkthrough',
+  steps: 3,
+  copyrightYear: 2025,
+} as const;
+
+/** Estimated minutes of a job: ceil(delay × (n − 1) / 60 s) (SPEC §9, "the actual estimate"). */
+export function estimateMinutes(recipients: number, delayMs: number = LIMITS.defaultSendDelayMs): number {
+  if (recipients <= 1) return 0;
+  return Math.ceil((delayMs * (recipients - 1)) / 60_000);
+}
+
+/** The review box's estimate: ceil(2n / 60) (SPEC §9). */
+export function reviewEstimateMinutes(recipients: number): number {
+  return Math.ceil((LIMITS.reviewEstimateSecondsPerMessage * recipients) / 60);
+}
+
+/**
+ * Job polling interval (SPEC §9): 1 s for the first 30 polls, 2 s up to poll 90, 8 s up to poll 200,
+ * then 10 s; 15 s after 2 consecutive empty log polls.
+ */
+export function pollIntervalMs(pollCount: number, consecutiveEmptyLogPolls = 0): number {
+  if (consecutiveEmptyLogPolls >= 2) return 15_000;
+  if (pollCount < 30) return 1000;
+  if (pollCount < 90) return 2000;
+  if (pollCount < 200) return 8000;
+  return 10_000;
+}

@@ -1,0 +1,2 @@
+// Request/reply payloads of the dashboard service; filled in by the dashboard issue.
+export interface DashboardRequests {}

@@ -1,0 +1,5 @@
+export * from './common/index.js';
+export * from './sessions/index.js';
+export * from './jobs/index.js';
+export * from './templates/index.js';
+export * from './dashboard/index.js';

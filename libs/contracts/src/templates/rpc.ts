@@ -1,0 +1,5 @@
+import type { TemplateStats } from './types.js';
+
+export interface TemplatesRequests {
+  'templates.stats': { request: { userId: string }; reply: TemplateStats };
+}

@@ -1,0 +1,139 @@
+import 'reflect-metadata';
+import { hostname } from 'node:os';
+import type { DynamicModule, INestApplication, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { Msg } from '@nats-io/transport-node';
+import { Logger } from 'nestjs-pino';
+import { pingKeyOf, subjectOf, type PingReply, type SERVICES } from '@bns/contracts';
+import { COMMON_ENV, DATABASE_ENV, env as envVar, loadEnvOrExit, type EnvOf, type EnvVar } from './config/env.js';
+import { openDatabase, type DatabaseOptions } from './database/database.js';
+import { runChecks, type ReadinessCheck } from './health/health.js';
+import { KitModule, type KitContext } from './kit.module.js';
+import { connectNats } from './nats/connection.js';
+import { ensureEventsStream, EventBus } from './nats/event-bus.js';
+import { KitNatsServer } from './nats/nats-server.strategy.js';
+import { RpcClient } from './nats/rpc-client.js';
+import { startTelemetry } from './telemetry/telemetry.js';
+
+type Spec = Record<string, EnvVar<unknown>>;
+type Microservice = (typeof SERVICES)[number];
+type BaseEnv = EnvOf<typeof COMMON_ENV> & { PORT: number; DATABASE_URL?: string; DATABASE_POOL_SIZE?: number };
+
+export interface ServiceDefinition<S extends Spec> {
+  name: Microservice | 'gateway';
+  /** The service's own variables, on top of the common ones. */
+  env: S;
+  defaultPort: number;
+  database?: Omit<DatabaseOptions, 'url' | 'poolSize' | 'applicationName'>;
+  /** Sessions only: which shard this replica is. Others share one queue group. */
+  shard?: (env: EnvOf<S & typeof COMMON_ENV>) => number;
+  /** Listen for NATS requests (every service but the gateway). */
+  natsHandlers: boolean;
+  module: (env: EnvOf<S & typeof COMMON_ENV>) => Type | DynamicModule;
+  /** Extra readiness checks (the gateway pings every service). */
+  readiness?: (ctx: KitContext) => ReadinessCheck[];
+  /** Last touches on the HTTP app (the gateway's middleware, static files, docs). */
+  configure?: (app: INestApplication, ctx: KitContext) => void | Promise<void>;
+  httpLogging?: boolean;
+}
+
+const PORT_ENV = (defaultPort: number) => ({
+  PORT: envVar.int('HTTP port of this process (health probes; the public API on the gateway)', defaultPort, { min: 0, max: 65535 }),
+});
+
+/**
+ * Boots a service: env → telemetry → NATS → database + migrations → Nest (HTTP + NATS handlers) →
+ * ping responder. Every step that fails stops the process with a message saying which.
+ */
+export async function runService<S extends Spec>(def: ServiceDefinition<S>): Promise<INestApplication> {
+  const spec = { ...COMMON_ENV, ...(def.database ? DATABASE_ENV : {}), ...PORT_ENV(def.defaultPort), ...def.env };
+  const env = loadEnvOrExit(spec, def.name) as unknown as EnvOf<S & typeof COMMON_ENV>;
+  const base = env as unknown as BaseEnv;
+  await startTelemetry(def.name);
+
+  const shard = def.shard?.(env);
+  const instance = `${hostname()}:${process.pid}`;
+  const nc = await connectNats(base.NATS_URL, `${def.name}${shard === undefined ? '' : `-${shard}`}@${instance}`);
+  await ensureEventsStream(nc);
+  const dataSource = def.database
+    ? await openDatabase({
+        ...def.database,
+        url: base.DATABASE_URL!,
+        poolSize: base.DATABASE_POOL_SIZE,
+        applicationName: def.name,
+      })
+    : undefined;
+
+  const readiness: ReadinessCheck[] = [
+    {
+      name: 'nats',
+      check: async () => {
+        if (nc.isClosed()) throw new Error('connection closed');
+        await nc.flush();
+      },
+    },
+  ];
+  if (dataSource) readiness.push({ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) });
+
+  const ctx: KitContext = {
+    info: { name: def.name, instance, shard, shards: base.SESSIONS_SHARDS, startedAt: Date.now() },
+    env: env as unknown as KitContext['env'],
+    nc,
+    rpc: new RpcClient(nc, { shards: base.SESSIONS_SHARDS, timeoutMs: base.RPC_TIMEOUT_MS }),
+    events: new EventBus(nc),
+    dataSource,
+    readiness,
+    httpLogging: def.httpLogging ?? false,
+  };
+  readiness.push(...(def.readiness?.(ctx) ?? []));
+
+  const app = await NestFactory.create(
+    { module: class AppRoot {}, imports: [KitModule.forService(ctx), def.module(env)] } as DynamicModule,
+    { bufferLogs: true },
+  );
+  app.useLogger(app.get(Logger));
+  app.enableShutdownHooks();
+  await def.configure?.(app, ctx);
+
+  if (def.natsHandlers) {
+    const queue = shard === undefined ? def.name : `${def.name}.${shard}`;
+    app.connectMicroservice({ strategy: new KitNatsServer(base.NATS_URL, `${def.name}-handlers@${instance}`, queue, shard) }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+    answerPings(ctx, def.name as Microservice, queue);
+  }
+  await app.listen(base.PORT);
+  app.get(Logger).log(`${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on :${base.PORT}`);
+  return app;
+}
+
+/**
+ * `<service>.ping` (sessions: `sessions.<k>.ping`) answers only while this replica's own dependencies
+ * are up, so the gateway's /readyz reflects the whole system.
+ */
+function answerPings(ctx: KitContext, service: Microservice, queue: string): void {
+  const subject = subjectOf(pingKeyOf(service), ctx.info.shard);
+  ctx.nc.subscribe(subject, {
+    queue,
+    callback: (err, msg: Msg) => {
+      if (err) return;
+      const id = (msg.json<{ id?: string }>() ?? {}).id;
+      void runChecks(ctx.readiness).then(({ ready, checks }) => {
+        const reply: PingReply = {
+          service,
+          instance: ctx.info.instance,
+          version: process.env.npm_package_version ?? '0.1.0',
+          uptimeSeconds: Math.round((Date.now() - ctx.info.startedAt) / 1000),
+          ...(ctx.info.shard === undefined ? {} : { shard: ctx.info.shard, shards: ctx.info.shards }),
+        };
+        const failed = checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.error}`);
+        msg.respond(
+          JSON.stringify(
+            ready
+              ? { id, response: reply, isDisposed: true }
+              : { id, err: { kind: 'unavailable', code: 'SERVICE_UNAVAILABLE', message: failed.join('; ') }, isDisposed: true },
+          ),
+        );
+      });
+    },
+  });
+}

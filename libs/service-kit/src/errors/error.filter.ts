@@ -1,0 +1,73 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import type { Response } from 'express';
+import { throwError, type Observable } from 'rxjs';
+import { CommonErrorCode, ErrorKind, MESSAGES, type ErrorPayload } from '@bns/contracts';
+import { AppError, httpStatusOf } from './app-error.js';
+
+const KIND_BY_STATUS: Record<number, ErrorKind> = {
+  400: ErrorKind.Validation,
+  401: ErrorKind.Unauthorized,
+  403: ErrorKind.Forbidden,
+  404: ErrorKind.NotFound,
+  409: ErrorKind.Conflict,
+  413: ErrorKind.PayloadTooLarge,
+  429: ErrorKind.RateLimited,
+  503: ErrorKind.Unavailable,
+};
+
+/** A body-parser failure (bad JSON, body too large) or a Nest HttpException, as a typed error. */
+function fromHttpLike(exception: unknown): AppError | undefined {
+  const status =
+    exception instanceof HttpException
+      ? exception.getStatus()
+      : (exception as { status?: unknown; type?: unknown } | null)?.type !== undefined
+        ? (exception as { status?: number }).status
+        : undefined;
+  if (typeof status !== 'number' || status >= 500) return undefined;
+  const kind = KIND_BY_STATUS[status] ?? ErrorKind.Validation;
+  const message =
+    status === 413
+      ? MESSAGES.payloadTooLarge
+      : status === 404
+        ? MESSAGES.notFound
+        : exception instanceof HttpException
+          ? exception.message
+          : 'Request body is not valid JSON';
+  return new AppError(kind, status === 413 ? CommonErrorCode.PayloadTooLarge : CommonErrorCode.BadRequest, message);
+}
+
+/**
+ * The one place errors leave a service. Over NATS an error becomes an ErrorPayload; over HTTP it
+ * becomes `{success: false, error, code, errors?, errorId?}` with the status of its kind. Anything
+ * unexpected is logged under a fresh error id and only that id is shown.
+ */
+@Catch()
+export class AppErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('AppErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): Observable<ErrorPayload> | void {
+    let error = exception instanceof AppError ? exception : fromHttpLike(exception);
+    if (!error) {
+      error = AppError.internal();
+      this.logger.error({ err: exception, errorId: error.extra.errorId }, 'unhandled error');
+    } else if (error.kind === ErrorKind.Internal) {
+      this.logger.error({ errorId: error.extra.errorId, code: error.code }, 'internal error reported by a service');
+    }
+
+    if (host.getType() === 'rpc') return throwError(() => error.toPayload());
+    if (host.getType() !== 'http') return;
+
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) return;
+    const retryAfter = error.extra.details?.retryAfterSeconds;
+    if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+    const { errors, errorId } = error.extra;
+    res.status(httpStatusOf(error.kind)).json({
+      success: false,
+      error: error.message,
+      code: error.code,
+      ...(errors ? { errors } : {}),
+      ...(errorId ? { errorId } : {}),
+    });
+  }
+}

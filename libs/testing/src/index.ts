@@ -1,0 +1,5 @@
+export * from './process.js';
+export * from './infra.js';
+export * from './services.js';
+export * from './auth.js';
+export * from './http.js';

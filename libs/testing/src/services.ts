@@ -1,0 +1,149 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVICES } from '@bns/contracts';
+import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
+import { freePort, ManagedProcess, REPO_ROOT, waitFor } from './process.js';
+
+export type ServiceName = (typeof SERVICES)[number] | 'gateway';
+
+export interface ServiceHandle {
+  name: ServiceName;
+  label: string;
+  port: number;
+  url: string;
+  env: Record<string, string>;
+  process: ManagedProcess;
+  stop(): Promise<void>;
+  kill9(): Promise<void>;
+}
+
+export interface StartServiceOptions {
+  env: Record<string, string>;
+  port?: number;
+  label?: string;
+  onLine?: (line: string) => void;
+  /** Wait for /readyz instead of /healthz (the gateway's readyz needs every service). */
+  waitReady?: boolean;
+  timeoutMs?: number;
+}
+
+export function serviceEntry(name: ServiceName): string {
+  const entry = join(REPO_ROOT, 'services', name, 'dist', 'main.js');
+  if (!existsSync(entry)) throw new Error(`${entry} is missing: build first (npm run build)`);
+  return entry;
+}
+
+/** Spawns a built service as its own process and waits until it answers /healthz. */
+export async function startService(name: ServiceName, options: StartServiceOptions): Promise<ServiceHandle> {
+  const port = options.port ?? (await freePort());
+  const env = { LOG_LEVEL: 'warn', ...options.env, PORT: String(port) };
+  const label = options.label ?? name;
+  const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
+    env: { ...process.env, ...env },
+    cwd: REPO_ROOT,
+    onLine: options.onLine,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(
+    async () => {
+      if (!proc.running) throw new Error(`${label} exited (${proc.exitCode}):\n${proc.tail(30)}`);
+      const res = await fetch(`${url}/${options.waitReady ? 'readyz' : 'healthz'}`);
+      return res.status === 200;
+    },
+    options.timeoutMs ?? 30_000,
+    100,
+    `${label} to come up`,
+  ).catch((err: Error) => {
+    proc.child.kill('SIGKILL');
+    throw new Error(`${err.message}\n--- ${label} output ---\n${proc.tail(30)}`);
+  });
+  return {
+    name,
+    label,
+    port,
+    url,
+    env,
+    process: proc,
+    stop: () => proc.stop(),
+    kill9: () => proc.kill9(),
+  };
+}
+
+export interface SystemOptions {
+  shards?: number;
+  /** Extra env for every service. */
+  env?: Record<string, string>;
+  /** Extra env per service name. */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Start only these services (the gateway is always started last). */
+  services?: readonly ServiceName[];
+  postgres?: Postgres;
+  nats?: Nats;
+  gatewayPort?: number;
+  onLine?: (label: string, line: string) => void;
+}
+
+export interface System {
+  postgres: Postgres;
+  nats: Nats;
+  gateway: ServiceHandle;
+  services: ServiceHandle[];
+  /** Common env for (re)starting a service against this system. */
+  baseEnv: Record<string, string>;
+  start(name: ServiceName, extraEnv?: Record<string, string>, label?: string): Promise<ServiceHandle>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole system on free ports: a private Postgres, a private nats-server, every service (each
+ * sessions shard its own process) and the gateway, which is ready only when all of them answer.
+ */
+export async function startSystem(options: SystemOptions = {}): Promise<System> {
+  const shards = options.shards ?? 2;
+  const postgres = options.postgres ?? (await startPostgres());
+  const nats = options.nats ?? (await startNats());
+  const baseEnv: Record<string, string> = {
+    NATS_URL: nats.url,
+    DATABASE_URL: postgres.url,
+    SESSIONS_SHARDS: String(shards),
+    AUTH_MODE: 'dev',
+    WA_ENGINE: 'simulated',
+    ...options.env,
+  };
+  const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions'];
+  const handles: ServiceHandle[] = [];
+  const start = (name: ServiceName, extraEnv: Record<string, string> = {}, label?: string) =>
+    startService(name, {
+      env: { ...baseEnv, ...options.serviceEnv?.[name], ...extraEnv },
+      label,
+      onLine: options.onLine && ((line) => options.onLine!(label ?? name, line)),
+    });
+  const stopAll = async () => {
+    await Promise.all(handles.map((h) => h.stop().catch(() => undefined)));
+    if (!options.nats) await nats.stop();
+    if (!options.postgres) await postgres.stop();
+  };
+  try {
+    const jobs: Promise<ServiceHandle>[] = [];
+    for (const name of wanted) {
+      if (name === 'gateway') continue;
+      if (name === 'sessions') {
+        for (let k = 0; k < shards; k++) jobs.push(start('sessions', { SHARD_INDEX: String(k) }, `sessions-${k}`));
+      } else {
+        jobs.push(start(name));
+      }
+    }
+    // Migrations of different schemas do not contend, so services start side by side.
+    for (const h of await Promise.all(jobs)) handles.push(h);
+    const gateway = await startService('gateway', {
+      env: { ...baseEnv, ...options.serviceEnv?.gateway },
+      port: options.gatewayPort,
+      onLine: options.onLine && ((line) => options.onLine!('gateway', line)),
+    });
+    handles.push(gateway);
+    return { postgres, nats, gateway, services: handles, baseEnv, start, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
