@@ -30,6 +30,8 @@ export interface ServiceDefinition<S extends Spec> {
   /** Listen for NATS requests (every service but the gateway). */
   natsHandlers: boolean;
   module: (env: EnvOf<S & typeof COMMON_ENV>) => Type | DynamicModule;
+  /** Cross-variable checks; each returned line names a variable and stops the process. */
+  validate?: (env: EnvOf<S & typeof COMMON_ENV>) => string[];
   /** Extra readiness checks (the gateway pings every service). */
   readiness?: (ctx: KitContext) => ReadinessCheck[];
   /** Last touches on the HTTP app (the gateway's middleware, static files, docs). */
@@ -49,6 +51,11 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
   const spec = { ...COMMON_ENV, ...(def.database ? DATABASE_ENV : {}), ...PORT_ENV(def.defaultPort), ...def.env };
   const env = loadEnvOrExit(spec, def.name) as unknown as EnvOf<S & typeof COMMON_ENV>;
   const base = env as unknown as BaseEnv;
+  const problems = def.validate?.(env) ?? [];
+  if (problems.length > 0) {
+    process.stderr.write(`${def.name}: Invalid environment:\n  ${problems.join('\n  ')}\n`);
+    process.exit(1);
+  }
   await startTelemetry(def.name);
 
   const shard = def.shard?.(env);

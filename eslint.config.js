@@ -1,0 +1,61 @@
+// @ts-check
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard'];
+
+/**
+ * Module boundaries (DESIGN §2): a service depends only on libs/*, never on another service; the web
+ * depends only on @bns/contracts; libs never depend on services.
+ */
+const serviceBoundary = (self) => ({
+  'no-restricted-imports': [
+    'error',
+    {
+      patterns: [
+        { group: SERVICES.filter((s) => s !== self).map((s) => `@bns/${s}`), message: 'A service never imports another service: talk over NATS through @bns/contracts.' },
+        { group: ['**/services/*/**', '../../*/src/**'], message: 'Reach other code through a workspace package (@bns/contracts, @bns/service-kit), not a relative path.' },
+      ],
+    },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', 'test-output/**', '.data/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-empty-object-type': 'off',
+    },
+  },
+  ...SERVICES.map((s) => ({ files: [`services/${s}/**/*.ts`], rules: serviceBoundary(s) })),
+  {
+    files: ['libs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: SERVICES.map((s) => `@bns/${s}`), message: 'Libraries never depend on services.' }] }],
+    },
+  },
+  {
+    files: ['web/**/*.ts', 'web/**/*.tsx'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@bns/*', '!@bns/contracts'], message: 'The web imports only @bns/contracts.' }] },
+      ],
+    },
+  },
+  {
+    files: ['**/test/**/*.ts', '**/__tests__/**/*.ts', '**/*.test.ts', '**/*.test.tsx', 'libs/testing/**/*.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+);

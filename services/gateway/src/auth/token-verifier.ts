@@ -1,0 +1,72 @@
+import { createLocalJWKSet, createRemoteJWKSet, importSPKI, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
+import { AppError } from '@bns/service-kit';
+import type { AuthUser } from './auth.types.js';
+
+export interface VerifierOptions {
+  issuer: string;
+  authorizedParties: readonly string[];
+  clockToleranceS: number;
+}
+
+type KeySource = JWTVerifyGetKey | CryptoKey;
+
+export function unauthorized(reason: string): AppError {
+  return new AppError(ErrorKind.Unauthorized, CommonErrorCode.Unauthorized, MESSAGES.unauthorized, { details: { reason } });
+}
+
+/**
+ * The one token check, for Clerk and for the dev issuer alike; only the key source differs.
+ * Clerk session tokens carry no `aud`, so none is demanded; `azp` is checked by hand (jose has no
+ * option for it) because skipping it lets another site's token in.
+ */
+export class TokenVerifier {
+  constructor(
+    private readonly keys: KeySource,
+    private readonly options: VerifierOptions,
+  ) {}
+
+  static fromJwks(jwks: JSONWebKeySet, options: VerifierOptions): TokenVerifier {
+    return new TokenVerifier(createLocalJWKSet(jwks), options);
+  }
+
+  static fromJwksUrl(url: string, options: VerifierOptions): TokenVerifier {
+    return new TokenVerifier(createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }), options);
+  }
+
+  static async fromPem(pem: string, options: VerifierOptions): Promise<TokenVerifier> {
+    return new TokenVerifier(await importSPKI(pem.replace(/\\n/g, '\n'), 'RS256'), options);
+  }
+
+  async verify(token: string | undefined): Promise<AuthUser> {
+    if (!token) throw unauthorized('missing token');
+    let payload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys as JWTVerifyGetKey, {
+        issuer: this.options.issuer,
+        algorithms: ['RS256'],
+        clockTolerance: this.options.clockToleranceS,
+        requiredClaims: ['sub', 'exp', 'iat'],
+      }));
+    } catch (err) {
+      throw unauthorized((err as { code?: string }).code ?? 'invalid token');
+    }
+    const parties = this.options.authorizedParties;
+    if (parties.length > 0 && (typeof payload.azp !== 'string' || !parties.includes(payload.azp))) {
+      throw unauthorized('azp not allowed');
+    }
+    const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+    return {
+      userId: payload.sub!,
+      sessionId: str(payload.sid),
+      email: str(payload.email),
+      firstName: str(payload.first_name),
+    };
+  }
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}

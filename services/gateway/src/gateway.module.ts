@@ -1,0 +1,19 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AuthModule } from './auth/auth.module.js';
+import type { GatewayEnv } from './config/env.js';
+import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
+import { JobsApiModule } from './jobs/jobs-api.module.js';
+import { RealtimeGateway } from './realtime/realtime.gateway.js';
+import { SessionsApiModule } from './sessions/sessions-api.module.js';
+import { TemplatesApiModule } from './templates/templates-api.module.js';
+
+@Module({})
+export class GatewayModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [AuthModule.forRoot(env), TemplatesApiModule, SessionsApiModule, JobsApiModule, DashboardApiModule],
+      providers: [RealtimeGateway],
+    };
+  }
+}
