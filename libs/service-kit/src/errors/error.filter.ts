@@ -30,10 +30,13 @@ function fromHttpLike(exception: unknown): AppError | undefined {
       ? MESSAGES.payloadTooLarge
       : status === 404
         ? MESSAGES.notFound
-        : exception instanceof HttpException
-          ? exception.message
-          : 'Request body is not valid JSON';
-  return new AppError(kind, status === 413 ? CommonErrorCode.PayloadTooLarge : CommonErrorCode.BadRequest, message);
+        : (exception as { type?: unknown }).type === 'entity.parse.failed'
+          ? 'Request body is not valid JSON'
+          : exception instanceof HttpException
+            ? exception.message
+            : 'Bad request';
+    const code = status === 413 ? CommonErrorCode.PayloadTooLarge : status === 404 ? CommonErrorCode.NotFound : CommonErrorCode.BadRequest;
+  return new AppError(kind, code, message);
 }
 
 /**

@@ -1,0 +1,21 @@
+// node:test reporter that writes totals to test-output/results/<name>.json (name from TEST_RESULTS_NAME).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './lib.mjs';
+
+export default async function* reporter(source) {
+  const totals = { passed: 0, failed: 0, skipped: 0 };
+  for await (const event of source) {
+    if (event.type === 'test:pass' && event.data.details?.type !== 'suite') {
+      if (event.data.skip || event.data.todo) totals.skipped++;
+      else totals.passed++;
+    } else if (event.type === 'test:fail' && event.data.details?.type !== 'suite') {
+      totals.failed++;
+    }
+  }
+  const dir = join(ROOT, 'test-output', 'results');
+  mkdirSync(dir, { recursive: true });
+  const name = process.env.TEST_RESULTS_NAME ?? 'node-test';
+  writeFileSync(join(dir, `${name}.json`), JSON.stringify({ name, ...totals }));
+  yield '';
+}

@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+// `npm test`: builds everything, then runs every test of every project (unit, integration against a
+// real Postgres + NATS, the launcher test, deployment checks, end-to-end in headless Chromium), and
+// closes with one line of totals.
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { checkNode, ensureDependencies, fail, ROOT, run } from './lib.mjs';
+
+checkNode();
+ensureDependencies();
+const started = Date.now();
+const resultsDir = join(ROOT, 'test-output', 'results');
+rmSync(resultsDir, { recursive: true, force: true });
+
+const steps = [];
+const step = (name, fn) => {
+  const t = Date.now();
+  const status = fn();
+  steps.push({ name, status, seconds: Math.round((Date.now() - t) / 1000) });
+  return status;
+};
+
+if (step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static'])) !== 0) fail('Build failed: no test was run.');
+step('lint', () => run('npx', ['eslint', 'libs', 'services', 'web/src']));
+step('unit + integration (nx test)', () => run('npx', ['nx', 'run-many', '-t', 'test', '--output-style=static', '--parallel=1', '--skip-nx-cache']));
+step('launcher', () =>
+  run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(ROOT, 'scripts/node-test-results-reporter.mjs')}`, '--test-reporter-destination=/dev/null', 'scripts/test/'], {
+    env: { ...process.env, TEST_RESULTS_NAME: 'launcher' },
+  }),
+);
+if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs']));
+
+const totals = { passed: 0, failed: 0, skipped: 0 };
+if (existsSync(resultsDir)) {
+  for (const file of readdirSync(resultsDir)) {
+    const r = JSON.parse(readFileSync(join(resultsDir, file), 'utf8'));
+    totals.passed += r.passed;
+    totals.failed += r.failed;
+    totals.skipped += r.skipped ?? 0;
+  }
+}
+const failedSteps = steps.filter((s) => s.status !== 0);
+process.stdout.write('\n── npm test ──\n');
+for (const s of steps) process.stdout.write(`${s.status === 0 ? 'ok  ' : 'FAIL'} ${s.name} (${s.seconds} s)\n`);
+process.stdout.write(`total ${Math.round((Date.now() - started) / 1000)} s\n`);
+// A failed step with no failed test (a crash, a lint error) still fails the run.
+const failed = Math.max(totals.failed, failedSteps.length > 0 && totals.failed === 0 ? failedSteps.length : totals.failed);
+process.stdout.write(`${totals.passed} passed, ${failed} failed, ${totals.skipped} skipped\n`);
+process.exit(failedSteps.length > 0 || failed > 0 ? 1 : 0);

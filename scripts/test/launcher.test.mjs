@@ -1,0 +1,71 @@
+// `npm start` as a user runs it: comes up, serves the first slice with a dev token, and on Ctrl-C
+// (SIGINT to its process group, as a terminal sends it) stops every process it started.
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { devSignIn, api, freePort, waitFor } from '@bns/testing';
+import { ROOT } from '../lib.mjs';
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+const processesMentioning = (text) =>
+  execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.includes(text))
+    .map((l) => Number(l.trim().split(/\s+/)[0]));
+
+test('npm start comes up, answers with a dev token, and Ctrl-C leaves nothing running', { timeout: 180_000 }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bns-launcher-'));
+  const port = await freePort();
+  const launcher = spawn('npm', ['start', '--', '--no-build'], {
+    cwd: ROOT,
+    detached: true,
+    env: { ...process.env, GATEWAY_PORT: String(port), BNS_DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  launcher.stdout.on('data', (d) => (output += d));
+  launcher.stderr.on('data', (d) => (output += d));
+  const exited = new Promise((resolve) => launcher.on('exit', resolve));
+  try {
+    const started = Date.now();
+    await waitFor(() => /Ready: http:\/\/localhost:\d+/.test(output), 120_000, 100, `Ready: in the launcher output\n${output}`);
+    const readyMs = Date.now() - started;
+    process.stdout.write(`# launcher ready in ${(readyMs / 1000).toFixed(1)} s (no build)\n`);
+
+    const url = `http://localhost:${port}`;
+    const session = await devSignIn(url, 'launcher@test.hk', 'Lena');
+    const stats = await api(url, session.token).get(`/api/templates/${session.userId}/stats`);
+    assert.equal(stats.status, 200);
+    assert.deepEqual(stats.body, { success: true, stats: { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 } });
+
+    const pids = [...output.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+    assert.ok(pids.length >= 6, `expected every service's pid in the output:\n${output}`);
+    const infra = processesMentioning(dataDir);
+    assert.ok(infra.length >= 2, 'postgres and nats-server run from the data folder');
+    for (const pid of [...pids, ...infra]) assert.ok(alive(pid), `pid ${pid} should be running before Ctrl-C`);
+
+    process.kill(-launcher.pid, 'SIGINT');
+    let timer;
+    await Promise.race([exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`launcher did not exit:\n${output}`)), 60_000)))]);
+    clearTimeout(timer);
+    await waitFor(() => [...pids, ...infra].every((pid) => !alive(pid)), 10_000, 100, 'every child to exit');
+    assert.deepEqual(processesMentioning(dataDir), [], 'nothing started from the data folder survives');
+  } finally {
+    try {
+      process.kill(-launcher.pid, 'SIGKILL');
+    } catch {
+      // already gone, as it should be
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
