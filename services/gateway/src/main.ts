@@ -5,6 +5,7 @@ import { authEnvProblems } from './auth/auth.module.js';
 import { GATEWAY_ENV, type GatewayEnv } from './config/env.js';
 import { GatewayModule } from './gateway.module.js';
 import { servicePings } from './health/readiness.js';
+import { httpTraceMiddleware } from './telemetry/http-trace.middleware.js';
 import { serveWebApp } from './web/web-app.js';
 
 await runService({
@@ -20,6 +21,7 @@ await runService({
     const app = nestApp as NestExpressApplication;
     const env = ctx.env as unknown as GatewayEnv;
     app.set('trust proxy', 1);
+    app.use(httpTraceMiddleware);
     app.useBodyParser('json', { limit: env.BODY_LIMIT });
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
     const document = SwaggerModule.createDocument(

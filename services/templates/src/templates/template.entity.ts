@@ -1,8 +1,11 @@
 import { Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { TemplateCategory } from '@bns/contracts';
 
+/** The table is created by the migrations (synchronize is off); the indexes here mirror them. */
 @Entity({ name: 'templates' })
-@Index('templates_user_created_idx', ['userId', 'createdAt'])
+@Index('templates_user_created_idx', ['userId', 'createdAt', 'id'])
+@Index('templates_user_category_idx', ['userId', 'category', 'createdAt', 'id'])
+@Index('templates_user_favorite_idx', ['userId', 'createdAt', 'id'], { where: 'is_favorite' })
 export class TemplateEntity {
   @PrimaryGeneratedColumn('uuid')
   id!: string;

@@ -3,12 +3,48 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { TemplatesService } from './templates.service.js';
 
+/** NATS entry points: one service call each. */
 @Controller()
 export class TemplatesHandler {
   constructor(private readonly templates: TemplatesService) {}
 
+  @MessagePattern('templates.list')
+  list(@Payload() req: RequestOf<'templates.list'>): Promise<ReplyOf<'templates.list'>> {
+    return this.templates.list(req);
+  }
+
+  @MessagePattern('templates.create')
+  create(@Payload() req: RequestOf<'templates.create'>): Promise<ReplyOf<'templates.create'>> {
+    return this.templates.create(req.userId, req.body);
+  }
+
+  @MessagePattern('templates.update')
+  update(@Payload() req: RequestOf<'templates.update'>): Promise<ReplyOf<'templates.update'>> {
+    return this.templates.update(req.userId, req.templateId, req.body);
+  }
+
+  @MessagePattern('templates.delete')
+  remove(@Payload() req: RequestOf<'templates.delete'>): Promise<ReplyOf<'templates.delete'>> {
+    return this.templates.remove(req.userId, req.templateId);
+  }
+
+  @MessagePattern('templates.duplicate')
+  duplicate(@Payload() req: RequestOf<'templates.duplicate'>): Promise<ReplyOf<'templates.duplicate'>> {
+    return this.templates.duplicate(req.userId, req.templateId);
+  }
+
+  @MessagePattern('templates.categories')
+  categories(@Payload() req: RequestOf<'templates.categories'>): Promise<ReplyOf<'templates.categories'>> {
+    return this.templates.categories(req.userId);
+  }
+
   @MessagePattern('templates.stats')
   stats(@Payload() req: RequestOf<'templates.stats'>): Promise<ReplyOf<'templates.stats'>> {
     return this.templates.stats(req.userId);
+  }
+
+  @MessagePattern('templates.use')
+  use(@Payload() req: RequestOf<'templates.use'>): Promise<ReplyOf<'templates.use'>> {
+    return this.templates.use(req.userId, req.templateId);
   }
 }
