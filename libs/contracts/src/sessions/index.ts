@@ -1,2 +1,3 @@
 export * from './types.js';
 export * from './rpc.js';
+export * from './messages.js';

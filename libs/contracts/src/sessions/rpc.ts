@@ -34,6 +34,32 @@ export enum SessionsErrorCode {
   NotLinked = 'SESSION_NOT_LINKED',
   NotOnWhatsApp = 'NOT_ON_WHATSAPP',
   SendFailed = 'SEND_FAILED',
+  /** The same key is being sent right now (retryable, kind conflict). */
+  SendInProgress = 'SEND_IN_PROGRESS',
+  /** Dev simulator calls while WA_ENGINE is not `simulated` (kind not found). */
+  SimulatorDisabled = 'SIMULATOR_DISABLED',
+  /** Simulator scan with no QR showing (kind conflict). */
+  NoPendingLink = 'NO_PENDING_LINK',
+  /** Simulator disconnect with no linked phone (kind conflict). */
+  NothingToDisconnect = 'NOTHING_TO_DISCONNECT',
+  InvalidRequest = 'SESSIONS_INVALID_REQUEST',
+  /** A request reached a shard that does not own the user (a resize in progress; kind unavailable, retry). */
+  WrongShard = 'SESSIONS_WRONG_SHARD',
+}
+
+/** Dev-only simulator calls (WA_ENGINE=simulated). */
+export interface SimulatorScanReply {
+  sessionId: string;
+  phoneNumber: string;
+}
+export interface SimulatorOutboxMessage {
+  to: string;
+  text: string;
+  idempotencyKey: string;
+  at: string;
+}
+export interface SimulatorOutboxReply {
+  messages: SimulatorOutboxMessage[];
 }
 
 /** Logical keys; on the wire they are `sessions.<shard>.<verb>`. */
@@ -42,4 +68,7 @@ export interface SessionsRequests {
   'sessions.status': { request: { userId: string }; reply: SessionStatusReply };
   'sessions.send': { request: SessionSendRequest; reply: SessionSendReply };
   'sessions.logout': { request: { userId: string }; reply: { sessionsCleanedUp: number } };
+  'sessions.simulator.scan': { request: { userId: string }; reply: SimulatorScanReply };
+  'sessions.simulator.disconnect': { request: { userId: string }; reply: { disconnected: true } };
+  'sessions.simulator.outbox': { request: { userId: string }; reply: SimulatorOutboxReply };
 }

@@ -1,4 +1,5 @@
 import { env, type EnvOf } from '@bns/service-kit';
+import { WA_ENGINES } from '@bns/contracts';
 
 export const GATEWAY_ENV = {
   AUTH_MODE: env.oneOf('clerk: verify Clerk session tokens; dev: the gateway issues its own tokens (local use only)', ['clerk', 'dev'] as const, 'clerk'),
@@ -12,6 +13,7 @@ export const GATEWAY_ENV = {
   RATE_LIMIT_BURST: env.int('burst of requests allowed per user before 429', 120, { min: 1 }),
   BODY_LIMIT: env.str('largest JSON body accepted (413 above)', '5mb'),
   WEB_DIST: env.optionalStr('folder of the built web app to serve (default: web/dist of the repository when present)'),
+  WA_ENGINE: env.oneOf('WhatsApp engine of the sessions service; the dev-only /dev/simulator calls answer 404 unless it is simulated', WA_ENGINES, 'simulated'),
   CORS_ORIGINS: env.list('origins allowed to call the API from another origin, comma-separated (same-origin needs none)'),
 };
 

@@ -1,7 +1,24 @@
 import { env, type EnvOf } from '@bns/service-kit';
+import { WA_ENGINES } from '@bns/contracts';
 
 export const SESSIONS_ENV = {
   SHARD_INDEX: env.int('which sessions shard this replica is, 0 ≤ SHARD_INDEX < SESSIONS_SHARDS (the StatefulSet ordinal)', 0, { min: 0 }),
+  WA_ENGINE: env.oneOf('WhatsApp engine: webjs (whatsapp-web.js + Chromium) or simulated (offline stand-in for local runs and tests)', WA_ENGINES, 'simulated'),
+  RESTORE_CONCURRENCY: env.int('stored links restored side by side at start (each webjs restore launches a Chromium)', 4, { min: 1, max: 256 }),
+  AUTO_LOGIN_PREF_TIMEOUT_MS: env.int('how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled', 1500, { min: 50 }),
+  // Simulated engine
+  SIM_QR_INTERVAL_MS: env.int('simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)', 20_000, { min: 10 }),
+  SIM_READY_DELAY_MS: env.int('simulated engine: time between a scan (authenticated) and ready', 300, { min: 0 }),
+  SIM_AUTO_SCAN_MS: env.int('simulated engine: scan the QR by itself after this long (0 = only POST /dev/simulator/scan links)', 0, { min: 0 }),
+  SIM_FAIL_NUMBERS: env.list('simulated engine: numbers (digits, with or without 852) that are "not on WhatsApp", comma-separated'),
+  SIM_DELIVERED_DELAY_MS: env.int('simulated engine: delay of the delivered ack after a send', 1000, { min: 0 }),
+  SIM_READ_DELAY_MS: env.int('simulated engine: delay of the read ack after a send', 3000, { min: 0 }),
+  // whatsapp-web.js engine
+  CHROMIUM_PATH: env.str('webjs engine: the Chromium puppeteer launches (browser download is skipped at install)', '/usr/bin/chromium'),
+  WEBJS_DATA_PATH: env.str('webjs engine: local folder for the browser profiles RemoteAuth unpacks (scratch; the truth is in Postgres)', '.wwebjs_auth'),
+  WEBJS_BACKUP_SYNC_MS: env.int('webjs engine: RemoteAuth backs the profile up to Postgres this often (≥ 60000)', 300_000, { min: 60_000 }),
+  WEBJS_AUTH_MAX_BYTES: env.int('webjs engine: largest profile zip stored; bigger backups are refused and the previous one kept', 64 * 1024 * 1024, { min: 1024 }),
+  WEBJS_HEADLESS: env.bool('webjs engine: run Chromium headless', true),
 };
 export type SessionsEnv = EnvOf<typeof SESSIONS_ENV> & { SESSIONS_SHARDS: number };
 
