@@ -1,1 +1,3 @@
+export * from './types.js';
 export * from './rpc.js';
+export * from './validation.js';
