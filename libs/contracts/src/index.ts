@@ -3,3 +3,4 @@ export * from './sessions/index.js';
 export * from './jobs/index.js';
 export * from './templates/index.js';
 export * from './dashboard/index.js';
+export * from './web/index.js';

@@ -1,2 +1,5 @@
 export * from './types.js';
+export * from './errors.js';
+export * from './messages.js';
+export * from './validation.js';
 export * from './rpc.js';

@@ -1,2 +1,30 @@
-// Request/reply payloads of the jobs service; filled in by the jobs issue.
-export interface JobsRequests {}
+import type { JobLogEntry, JobRecipientInput, JobView } from './types.js';
+
+/** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user. */
+export interface StartJobRequest {
+  userId: string;
+  message: unknown;
+  phoneNumbers?: unknown;
+  recipients?: JobRecipientInput[] | unknown;
+  clientId?: unknown;
+}
+export interface StartJobReply {
+  jobId: string;
+  /** Minutes: ceil(delay × (n − 1) / 60 s) with the configured delay (SPEC §9). */
+  estimatedTime: number;
+  status: 'queued' | 'running';
+  total: number;
+}
+
+export interface JobRef {
+  userId: string;
+  jobId: string;
+}
+
+export interface JobsRequests {
+  'jobs.start': { request: StartJobRequest; reply: StartJobReply };
+  'jobs.status': { request: JobRef; reply: { job: JobView } };
+  /** Entries strictly after `since` (ISO or epoch ms), oldest first. */
+  'jobs.logs': { request: JobRef & { since?: string }; reply: { logs: JobLogEntry[] } };
+  'jobs.cancel': { request: JobRef; reply: { job: JobView } };
+}

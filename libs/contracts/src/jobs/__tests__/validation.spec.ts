@@ -1,0 +1,162 @@
+import { describe, expect, it } from '@jest/globals';
+import { LIMITS } from '../../common/limits.js';
+import { MESSAGES } from '../../common/messages.js';
+import { JobsErrorCode } from '../errors.js';
+import { JOB_MESSAGES } from '../messages.js';
+import { checkStartJob, parseSince, type StartJobCheck } from '../validation.js';
+
+function refusal(check: StartJobCheck) {
+  if (check.ok) throw new Error('expected a refusal');
+  return check;
+}
+function accepted(check: StartJobCheck) {
+  if (!check.ok) throw new Error(`expected acceptance, got ${check.message}`);
+  return check;
+}
+
+describe('checkStartJob: the spec words', () => {
+  it('an empty or blank message: "Please enter a message first"', () => {
+    for (const message of [undefined, '', '   ', 42]) {
+      const r = refusal(checkStartJob({ message, phoneNumbers: ['91234567'] }));
+      expect(r.message).toBe(MESSAGES.enterMessageFirst);
+      expect(r.code).toBe(JobsErrorCode.MessageRequired);
+    }
+  });
+
+  it('no numbers: "Please add phone numbers first" (blank rows do not count)', () => {
+    for (const phoneNumbers of [undefined, [], ['', '  ', null]]) {
+      const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers }));
+      expect(r.message).toBe(MESSAGES.addPhoneNumbersFirst);
+    }
+  });
+
+  it('a message over 1000 characters is refused with a clear message', () => {
+    const r = refusal(checkStartJob({ message: 'x'.repeat(LIMITS.messageMaxLength + 1), phoneNumbers: ['91234567'] }));
+    expect(r.code).toBe(JobsErrorCode.MessageTooLong);
+    expect(r.message).toBe('Message must be 1000 characters or less');
+    accepted(checkStartJob({ message: 'x'.repeat(LIMITS.messageMaxLength), phoneNumbers: ['91234567'] }));
+  });
+
+  it('numbers that are not 8 digits are listed in "Invalid phone numbers: ..."', () => {
+    const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567', '1234', 'abcdefgh', '912345678'] }));
+    expect(r.code).toBe(JobsErrorCode.InvalidPhoneNumbers);
+    expect(r.message.startsWith(`${MESSAGES.invalidPhoneNumbersPrefix}1234, abcdefgh, 912345678.`)).toBe(true);
+    expect(r.details).toEqual({ invalid: ['1234', 'abcdefgh', '912345678'] });
+  });
+
+  it('a long invalid list is cut after 10 with "and N more"', () => {
+    const bad = Array.from({ length: 13 }, (_, i) => String(100 + i));
+    const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers: bad }));
+    expect(r.message).toBe(
+      'Invalid phone numbers: 100, 101, 102, 103, 104, 105, 106, 107, 108, 109 and 3 more. Hong Kong numbers have exactly 8 digits (852 or +852 in front is fine)',
+    );
+  });
+
+  it('more than the maximum of recipients is refused', () => {
+    const numbers = ['91234567', '91234568', '91234569'];
+    const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers: numbers }, { maxRecipients: 2 }));
+    expect(r.code).toBe(JobsErrorCode.TooManyRecipients);
+    expect(r.message).toBe('A job can have at most 2 recipients');
+    expect(JOB_MESSAGES.tooManyRecipients(50_000)).toBe('A job can have at most 50,000 recipients');
+  });
+
+  it('lists that are not lists are refused, not crashed on', () => {
+    expect(refusal(checkStartJob({ message: 'Hi', phoneNumbers: '91234567' })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob({ message: 'Hi', recipients: 'x' })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob({ message: 'Hi', recipients: [42] })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: [] }] })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob(null)).code).toBe(JobsErrorCode.MessageRequired);
+  });
+});
+
+describe('checkStartJob: numbers', () => {
+  it('strips 852 / +852 and separators, merges duplicates keeping first-seen order', () => {
+    const r = accepted(
+      checkStartJob({ message: 'Hi', phoneNumbers: ['9123 4567', '+85291234567', '852-6123-4567', 61234567, '51234567', '85212345'] }),
+    );
+    expect(r.recipients.map((x) => x.phone)).toEqual(['91234567', '61234567', '51234567', '85212345']);
+    expect(r.duplicatesMerged).toBe(2);
+    expect(r.personalised).toBe(false);
+    expect(r.recipients.every((x) => x.text === 'Hi')).toBe(true);
+  });
+});
+
+describe('checkStartJob: personalisation', () => {
+  it('fills {{name}} per recipient', () => {
+    const r = accepted(
+      checkStartJob({
+        message: 'Hello {{name}}, your code is {{ code }}',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann', code: 7 } },
+          { phone: '+85261234567', variables: { name: 'Bob', code: 'X1' } },
+        ],
+      }),
+    );
+    expect(r.personalised).toBe(true);
+    expect(r.recipients).toEqual([
+      { phone: '91234567', text: 'Hello Ann, your code is 7' },
+      { phone: '61234567', text: 'Hello Bob, your code is X1' },
+    ]);
+  });
+
+  it('a placeholder without a value names the variable and the rows', () => {
+    const r = refusal(
+      checkStartJob({
+        message: 'Hi {{name}}',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann' } },
+          { phone: '91234568', variables: { name: '  ' } },
+          { phone: '91234569' },
+        ],
+      }),
+    );
+    expect(r.code).toBe(JobsErrorCode.MissingVariable);
+    expect(r.message).toBe('Placeholder {{name}} has no value in rows 2, 3');
+    expect(r.details).toEqual({ variable: 'name', rows: [2, 3] });
+  });
+
+  it('placeholders with plain phone numbers have no values', () => {
+    const r = refusal(checkStartJob({ message: 'Hi {{name}}', phoneNumbers: ['91234567'] }));
+    expect(r.message).toBe('Placeholder {{name}} has no value in row 1');
+  });
+
+  it('a text over the limit once filled is refused with its rows', () => {
+    const r = refusal(
+      checkStartJob({ message: 'x{{long}}', recipients: [{ phone: '91234567', variables: { long: 'y'.repeat(LIMITS.messageMaxLength) } }] }),
+    );
+    expect(r.code).toBe(JobsErrorCode.RenderedTooLong);
+    expect(r.message).toBe('The personalised message is over 1000 characters in row 1');
+  });
+
+  it('a duplicate number keeps its first row and variables', () => {
+    const r = accepted(
+      checkStartJob({
+        message: 'Hi {{name}}',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann' } },
+          { phone: '85291234567', variables: { name: 'Other' } },
+        ],
+      }),
+    );
+    expect(r.recipients).toEqual([{ phone: '91234567', text: 'Hi Ann' }]);
+  });
+});
+
+describe('parseSince', () => {
+  it('takes ISO and epoch milliseconds; refuses the rest', () => {
+    expect(parseSince(undefined)).toBeUndefined();
+    expect(parseSince('')).toBeUndefined();
+    expect(parseSince('2025-01-02T03:04:05.678Z')?.toISOString()).toBe('2025-01-02T03:04:05.678Z');
+    expect(parseSince('1735787045678')?.toISOString()).toBe('2025-01-02T03:04:05.678Z');
+    expect(parseSince('yesterday')).toBeNull();
+    expect(parseSince({})).toBeNull();
+  });
+});
+
+describe('job log texts', () => {
+  it('words the unlinked timeout in minutes or seconds', () => {
+    expect(JOB_MESSAGES.unlinkedTooLong(600_000)).toBe('WhatsApp stayed disconnected for 10 minutes; the job was stopped');
+    expect(JOB_MESSAGES.unlinkedTooLong(60_000)).toBe('WhatsApp stayed disconnected for 1 minute; the job was stopped');
+    expect(JOB_MESSAGES.unlinkedTooLong(4000)).toBe('WhatsApp stayed disconnected for 4 seconds; the job was stopped');
+  });
+});

@@ -1,0 +1,22 @@
+/** Error codes of the jobs module (the `code` of an error answer). */
+export enum JobsErrorCode {
+  MessageRequired = 'JOB_MESSAGE_REQUIRED',
+  MessageTooLong = 'JOB_MESSAGE_TOO_LONG',
+  PhoneNumbersRequired = 'JOB_PHONE_NUMBERS_REQUIRED',
+  /** The numbers or recipients are not a list of the expected shape. */
+  InvalidRecipients = 'JOB_RECIPIENTS_INVALID',
+  /** Some numbers are not Hong Kong numbers; `details.invalid` lists them. */
+  InvalidPhoneNumbers = 'JOB_PHONE_NUMBERS_INVALID',
+  TooManyRecipients = 'JOB_TOO_MANY_RECIPIENTS',
+  /** A `{{placeholder}}` has no value for some recipients; `details.variable` and `details.rows` say which. */
+  MissingVariable = 'JOB_VARIABLE_MISSING',
+  /** A personalised text is over the message limit once its placeholders are filled. */
+  RenderedTooLong = 'JOB_RENDERED_TOO_LONG',
+  /** The sender's WhatsApp account is not linked (409). */
+  NotLinked = 'JOB_WHATSAPP_NOT_LINKED',
+  /** No job with that id belongs to the caller (another user's id answers the same). */
+  NotFound = 'JOB_NOT_FOUND',
+  /** Cancel of a job that has already completed or failed. */
+  AlreadyFinished = 'JOB_ALREADY_FINISHED',
+  InvalidSince = 'JOB_SINCE_INVALID',
+}

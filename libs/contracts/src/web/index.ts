@@ -1,0 +1,3 @@
+export * from './messages.js';
+export * from './phone.js';
+export * from './placeholders.js';

@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import type { JobsEnv } from '../config/env.js';
+import { OutboxPublisher } from '../events/outbox-publisher.js';
+import { LaneQueue, type PlannedSend } from './lane-queue.js';
+import { outcomeOfError, outcomeOfReply, type SendOutcome } from './send-outcome.js';
+
+interface Lane {
+  timer?: NodeJS.Timeout;
+  running: boolean;
+  /** Bumped when the lane is taken (again); a step that ends its lane only does so in its own epoch. */
+  epoch: number;
+}
+
+/** Polls between two looks for lanes this worker holds in the database but not in memory. */
+const ORPHAN_CHECK_EVERY = 40;
+/** A step that failed on the database is tried again after this. */
+const STEP_RETRY_MS = 1000;
+
+/**
+ * Sends for the accounts (lanes) this replica holds: one message at a time per account, each at the
+ * time its lane booked in the database, so pacing survives restarts and moves with the lane to
+ * whichever replica holds it next. Every replica runs one; they share the work through the database.
+ */
+@Injectable()
+export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly id = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly logger = new Logger('LaneWorker');
+  private readonly lanes = new Map<string, Lane>();
+  private readonly steps = new Set<Promise<void>>();
+  private stopping = false;
+  private pollTimer?: NodeJS.Timeout;
+  private heartbeatTimer?: NodeJS.Timeout;
+  private polls = 0;
+
+  constructor(
+    private readonly queue: LaneQueue,
+    private readonly rpc: RpcClient,
+    private readonly outbox: OutboxPublisher,
+    @Inject(SERVICE_ENV) private readonly env: JobsEnv,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.heartbeat(this.id);
+    this.heartbeatTimer = setInterval(() => void this.beat(), this.env.JOBS_HEARTBEAT_MS);
+    this.schedulePoll(0);
+    this.logger.log({ worker: this.id }, 'worker started');
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.pollTimer);
+    clearInterval(this.heartbeatTimer);
+    for (const lane of this.lanes.values()) clearTimeout(lane.timer);
+    // A send in flight finishes and is recorded, so the next holder does not have to ask again.
+    await Promise.race([Promise.allSettled([...this.steps]), new Promise((r) => setTimeout(r, this.env.RPC_TIMEOUT_MS + 2000))]);
+    await this.queue.retire(this.id).catch((err: unknown) => this.logger.warn({ err }, 'could not hand lanes back; they move after the stale time'));
+    await this.outbox.drain();
+  }
+
+  /** A job was just started for `userId`: take its lane now rather than at the next poll. */
+  async kick(userId: string): Promise<void> {
+    if (this.stopping) return;
+    for (const claimed of await this.queue.claim(this.id, 1, 0, userId)) this.adopt(claimed.userId, claimed.dueInMs);
+  }
+
+  /** How many accounts this replica sends for right now. */
+  get laneCount(): number {
+    return this.lanes.size;
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.queue.heartbeat(this.id);
+    } catch (err) {
+      this.logger.warn({ err }, 'heartbeat failed');
+    }
+  }
+
+  private schedulePoll(ms: number): void {
+    if (this.stopping) return;
+    this.pollTimer = setTimeout(() => void this.poll(), ms);
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const room = this.env.JOBS_MAX_LANES - this.lanes.size;
+      if (room > 0) {
+        const claimed = await this.queue.claim(this.id, Math.min(room, this.env.JOBS_CLAIM_BATCH), this.env.JOBS_POLL_MS);
+        for (const c of claimed) this.adopt(c.userId, c.dueInMs);
+        if (claimed.length > 0) this.logger.debug({ lanes: claimed.length }, 'took lanes');
+      }
+      if (++this.polls % ORPHAN_CHECK_EVERY === 0) {
+        for (const h of await this.queue.held(this.id)) if (!this.lanes.has(h.userId)) this.adopt(h.userId, h.dueInMs);
+      }
+    } catch (err) {
+      this.logger.warn({ err }, 'poll failed');
+    }
+    this.schedulePoll(this.env.JOBS_POLL_MS);
+  }
+
+  private adopt(userId: string, dueInMs: number): void {
+    const lane = this.lanes.get(userId);
+    if (lane) {
+      lane.epoch++;
+      if (!lane.running) this.schedule(userId, dueInMs);
+      return;
+    }
+    this.lanes.set(userId, { running: false, epoch: 0 });
+    this.schedule(userId, dueInMs);
+  }
+
+  private schedule(userId: string, ms: number): void {
+    const lane = this.lanes.get(userId);
+    if (!lane || this.stopping) return;
+    clearTimeout(lane.timer);
+    lane.timer = setTimeout(() => this.run(userId), Math.max(0, Math.ceil(ms)));
+  }
+
+  private run(userId: string): void {
+    const lane = this.lanes.get(userId);
+    if (!lane || lane.running || this.stopping) return;
+    lane.running = true;
+    const step = this.step(userId, lane).finally(() => {
+      lane.running = false;
+      this.steps.delete(step);
+    });
+    this.steps.add(step);
+  }
+
+  private drop(userId: string, lane: Lane, epoch: number): void {
+    if (lane.epoch !== epoch) {
+      // Taken again while this step ran (a new job after the lane went idle): keep working it.
+      this.schedule(userId, 0);
+      return;
+    }
+    clearTimeout(lane.timer);
+    this.lanes.delete(userId);
+  }
+
+  private async step(userId: string, lane: Lane): Promise<void> {
+    const epoch = lane.epoch;
+    try {
+      const next = await this.queue.next(this.id, userId);
+      this.outbox.publish(next.published);
+      if (next.kind === 'lost' || next.kind === 'idle') return this.drop(userId, lane, epoch);
+      if (next.kind === 'wait') return this.schedule(userId, next.waitMs);
+
+      if (next.send.resumed) {
+        this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
+      }
+      const outcome = await this.send(next.send);
+      const done = await this.queue.finish(this.id, next.send, outcome);
+      this.outbox.publish(done.published);
+      if (done.kind === 'lost') return this.drop(userId, lane, epoch);
+      this.schedule(userId, done.waitMs);
+    } catch (err) {
+      // Database trouble: the recipient may be left `sending`; the retry resends it with its key.
+      this.logger.error({ err, userId }, 'lane step failed; retrying');
+      this.schedule(userId, STEP_RETRY_MS);
+    }
+  }
+
+  private async send(send: PlannedSend): Promise<SendOutcome> {
+    try {
+      const reply = await this.rpc.call('sessions.send', {
+        userId: send.userId,
+        to: send.phone,
+        text: send.text,
+        idempotencyKey: send.idempotencyKey,
+      });
+      return outcomeOfReply(reply);
+    } catch (err) {
+      return outcomeOfError(err);
+    }
+  }
+}

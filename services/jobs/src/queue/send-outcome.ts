@@ -1,0 +1,37 @@
+import { ErrorKind, JOB_MESSAGES, SessionsErrorCode, type SessionSendReply } from '@bns/contracts';
+import { AppError } from '@bns/service-kit';
+
+/**
+ * What a send's answer means for the recipient:
+ * - `sent`: delivered to WhatsApp (a `duplicate` was sent before a crash and is only recorded now);
+ * - `permanent`: will never work (not on WhatsApp, refused text): the recipient fails at once;
+ * - `transient`: may pass on a retry (timeout, sessions down or failing): retried with backoff;
+ * - `busy`: the same key is being sent right now (a send of a dead worker still in flight): asked
+ *   again soon, without using a retry, since the first send decides the result;
+ * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault.
+ */
+export type SendOutcome =
+  | { kind: 'sent'; at: Date; duplicate: boolean; messageId: string }
+  | { kind: 'permanent' | 'transient' | 'busy' | 'unlinked'; error: string };
+
+export function outcomeOfReply(reply: SessionSendReply): SendOutcome {
+  const at = new Date(reply.at);
+  return { kind: 'sent', at: Number.isNaN(at.getTime()) ? new Date() : at, duplicate: reply.duplicate, messageId: reply.messageId };
+}
+
+export function outcomeOfError(err: unknown): SendOutcome {
+  const error = AppError.fromUnknown(err);
+  if (error.code === SessionsErrorCode.NotLinked) return { kind: 'unlinked', error: error.message };
+  if (error.code === SessionsErrorCode.SendInProgress) return { kind: 'busy', error: error.message };
+  switch (error.kind) {
+    case ErrorKind.Unavailable:
+      return { kind: 'transient', error: JOB_MESSAGES.sessionsUnavailable };
+    case ErrorKind.Internal:
+    case ErrorKind.RateLimited:
+      return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };
+    default:
+      // An engine failure without a verdict on the number may pass on another try.
+      if (error.code === SessionsErrorCode.SendFailed) return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };
+      return { kind: 'permanent', error: error.message || JOB_MESSAGES.sendFailed };
+  }
+}
