@@ -1,0 +1,346 @@
+// Checks of the Helm chart that need no cluster: values against the schema, the schema's coverage,
+// the text of the templates that carries the design (shards, probes, hooks, policies), and, where a
+// helm binary is on the PATH, `helm lint` + `helm template` with every rendered manifest validated
+// against the Kubernetes schemas (kubernetes-models, offline).
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import Ajv from 'ajv';
+import {
+  API_PATHS, CHART_DIR, DB_SERVICES, DEPLOY_DIR, DOCKER_DIR, FIXTURES_DIR, SERVICES,
+  commandOnPath, envVariablesOf, filesUnder, parseYamlDocuments, read,
+} from '../test-support/support.mjs';
+
+const schema = JSON.parse(read(join(CHART_DIR, 'values.schema.json')));
+const values = parseYamlDocuments(read(join(CHART_DIR, 'values.yaml')), 'values.yaml')[0];
+const templates = Object.fromEntries(
+  filesUnder(join(CHART_DIR, 'templates')).map((p) => [p.slice(join(CHART_DIR, 'templates').length + 1), read(p)]),
+);
+const allTemplateText = Object.values(templates).join('\n');
+
+function validator() {
+  const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
+  return ajv.compile(schema);
+}
+const clone = (o) => structuredClone(o);
+/** Helm's merge of a values file over the defaults: maps merge, everything else replaces. */
+function deepMerge(base, over) {
+  for (const [k, v] of Object.entries(over ?? {})) {
+    base[k] = v && typeof v === 'object' && !Array.isArray(v) && base[k] && typeof base[k] === 'object' && !Array.isArray(base[k]) ? deepMerge(base[k], v) : v;
+  }
+  return base;
+}
+
+describe('values.yaml and values.schema.json', () => {
+  test('values.yaml validates against values.schema.json', () => {
+    const validate = validator();
+    assert.ok(validate(values), JSON.stringify(validate.errors, null, 2));
+  });
+
+  test('the example values files of the checks validate too', () => {
+    const validate = validator();
+    for (const file of filesUnder(FIXTURES_DIR, (n) => n.endsWith('.values.yaml'))) {
+      // helm merges a values file over values.yaml; the schema judges the merged result.
+      const merged = deepMerge(clone(values), parseYamlDocuments(read(file), file)[0]);
+      assert.ok(validate(merged), `${file}: ${JSON.stringify(validate.errors)}`);
+    }
+  });
+
+  test('the schema rejects the mistakes ops make', () => {
+    const validate = validator();
+    const cases = [
+      ['a misspelt key', (v) => (v.sessions.shard = 3)],
+      ['zero shards', (v) => (v.sessions.shards = 0)],
+      ['shards as a string', (v) => (v.sessions.shards = '4')],
+      ['an unknown engine', (v) => (v.sessions.engine = 'puppeteer')],
+      ['an unknown service variable', (v) => (v.jobs.env = { SEND_DELAY: 1000 })],
+      ['a variable below its minimum', (v) => (v.sessions.env = { WEBJS_BACKUP_SYNC_MS: 1000 })],
+      ['the image tag latest', (v) => (v.image.tag = 'latest')],
+      ['a bundled NATS image on latest', (v) => (v.nats.bundled.image.tag = 'latest')],
+      ['an unknown postgres mode', (v) => (v.postgres.mode = 'embedded')],
+      ['a CPU target above 100%', (v) => (v.gateway.autoscaling.targetCPUUtilizationPercentage = 150)],
+      ['an OTEL endpoint that is not a URL', (v) => (v.otel.endpoint = 'collector:4318')],
+    ];
+    for (const [what, mutate] of cases) {
+      const v = clone(values);
+      mutate(v);
+      assert.equal(validate(v), false, `schema accepted ${what}`);
+    }
+  });
+
+  test('every object of the schema is closed or explicitly open, and every value is described', () => {
+    const problems = [];
+    (function walk(node, path) {
+      if (!node || typeof node !== 'object') return;
+      const types = [].concat(node.type ?? []);
+      if (types.includes('object') && node.properties && node.additionalProperties === undefined) {
+        problems.push(`${path}: object without additionalProperties`);
+      }
+      for (const [key, child] of Object.entries(node.properties ?? {})) {
+        if (!child.description) problems.push(`${path}.${key}: no description`);
+        walk(child, `${path}.${key}`);
+      }
+      if (node.items) walk(node.items, `${path}[]`);
+    })(schema, 'values');
+    assert.deepEqual(problems, []);
+  });
+
+  test('every key of values.yaml is declared in the schema', () => {
+    const missing = [];
+    (function walk(value, node, path) {
+      if (!value || typeof value !== 'object' || Array.isArray(value) || !node?.properties) return;
+      for (const [key, child] of Object.entries(value)) {
+        if (!node.properties[key]) missing.push(`${path}.${key}`);
+        else walk(child, node.properties[key], `${path}.${key}`);
+      }
+    })(values, schema, 'values');
+    assert.deepEqual(missing, []);
+  });
+});
+
+describe('the chart passes every variable the services read', () => {
+  // Variables the chart sets itself (from structured values or the pod), per service.
+  // Either literally (`name: X`) or as a quoted name a template ranges over (`"X"`).
+  const setByTemplates = (name) => new RegExp(`name: ${name}\\b|"${name}"`).test(allTemplateText);
+  // WEB_DIST: the web is served by its own nginx image, so the gateway serves no files.
+  const notForKubernetes = new Set(['WEB_DIST']);
+
+  for (const service of SERVICES) {
+    test(`${service}: every variable of its env spec is set by the chart or settable in ${service}.env`, () => {
+      const settable = Object.keys(schema.properties[service].properties.env?.properties ?? {});
+      const uncovered = envVariablesOf(service).filter((name) => !settable.includes(name) && !setByTemplates(name) && !notForKubernetes.has(name));
+      assert.deepEqual(uncovered, [], `add these to values.schema.json ${service}.env or to the templates`);
+    });
+  }
+
+  test('the settable variables of each service exist in its env spec (no dead values)', () => {
+    for (const service of SERVICES) {
+      const known = envVariablesOf(service);
+      const dead = Object.keys(schema.properties[service].properties.env?.properties ?? {}).filter((n) => !known.includes(n));
+      assert.deepEqual(dead, [], `${service}.env declares variables the service does not read`);
+    }
+  });
+});
+
+describe('templates carry the design', () => {
+  test('sessions is a StatefulSet whose replicas and every SESSIONS_SHARDS come from sessions.shards', () => {
+    const sessions = templates['sessions.yaml'];
+    assert.match(sessions, /kind: StatefulSet/);
+    assert.match(sessions, /replicas: \{\{ \$values\.shards \}\}/);
+    assert.match(sessions, /\$values := \.Values\.sessions\b/);
+    // One definition of SESSIONS_SHARDS, shared by every service through bns.commonEnv.
+    const definitions = allTemplateText.match(/name: SESSIONS_SHARDS\s+value: ([^\n]+)/g) ?? [];
+    assert.deepEqual(definitions.map((d) => d.split('value:')[1].trim()), ['{{ $.Values.sessions.shards | quote }}']);
+    for (const file of ['services.yaml', 'sessions.yaml']) assert.match(templates[file], /include "bns\.commonEnv"/, file);
+    assert.doesNotMatch(templates['autoscaling.yaml'], /"sessions"/, 'no HPA may resize the shards');
+  });
+
+  test('SHARD_INDEX comes from the pod ordinal: the pod-index label, else the pod name through the entrypoint', () => {
+    const sessions = templates['sessions.yaml'];
+    assert.match(sessions, /name: SHARD_INDEX\s+valueFrom:\s+fieldRef:\s+fieldPath: metadata\.labels\['apps\.kubernetes\.io\/pod-index'\]/);
+    assert.match(sessions, /name: POD_NAME\s+valueFrom:\s+fieldRef:\s+fieldPath: metadata\.name/);
+    const dockerfile = read(join(DOCKER_DIR, 'sessions.Dockerfile'));
+    assert.match(dockerfile, /ENTRYPOINT \[[^\]]*sessions-entrypoint\.sh"\]/);
+  });
+
+  test('probes: liveness on /healthz, readiness on /readyz, the gateway gated on its own NATS only', () => {
+    const probes = templates['_helpers.tpl'].slice(templates['_helpers.tpl'].indexOf('define "bns.serviceProbes"'));
+    assert.match(probes, /livenessProbe:\s+httpGet: \{ path: \/healthz/);
+    assert.match(probes, /readinessProbe:\s+httpGet: \{ path: \/readyz/);
+    const services = templates['services.yaml'];
+    assert.match(services, /livenessProbe:\s+httpGet: \{ path: \/healthz/);
+    assert.match(services, /command: \["node", "\/app\/docker\/probe\.mjs", "\/readyz", "--only", "nats"\]/);
+    assert.match(templates['sessions.yaml'], /include "bns\.serviceProbes"/);
+  });
+
+  test('HPA on CPU and a PodDisruptionBudget for gateway, jobs, templates and dashboard', () => {
+    const hpa = templates['autoscaling.yaml'];
+    assert.match(hpa, /range \$component := list "gateway" "jobs" "templates" "dashboard" "web"/);
+    assert.match(hpa, /kind: HorizontalPodAutoscaler[\s\S]*name: cpu/);
+    assert.match(hpa, /kind: PodDisruptionBudget/);
+    assert.match(templates['sessions.yaml'], /kind: PodDisruptionBudget[\s\S]*maxUnavailable/);
+  });
+
+  test('the role Job is a hook that runs the chart script with a password per service', () => {
+    const job = templates['db-roles.yaml'];
+    assert.match(job, /kind: Job/);
+    assert.match(job, /helm\.sh\/hook: \{\{ ternary "pre-install,pre-upgrade" "pre-upgrade" \$external \}\}/);
+    assert.match(job, /\.Files\.Get "files\/db-roles\.sh"/);
+    assert.match(templates['_helpers.tpl'], /BNS_DB_PASSWORD_%s/);
+    assert.match(templates['postgres.yaml'], /docker-entrypoint-initdb\.d/);
+    assert.match(templates['secret-db.yaml'], /helm\.sh\/hook-weight: "-10"/);
+    assert.match(templates['secret-db.yaml'], /lookup "v1" "Secret"/, 'passwords must survive upgrades');
+  });
+
+  test('Clerk settings reach the gateway from a Secret', () => {
+    for (const name of ['CLERK_ISSUER', 'CLERK_JWKS_URL', 'CLERK_JWT_KEY']) assert.match(templates['_helpers.tpl'], new RegExp(`"${name}" "\\w+"`));
+    assert.match(templates['_helpers.tpl'], /secretKeyRef:\s+name: \{\{ \$clerkSecret \}\}/);
+    assert.match(templates['secret-clerk.yaml'], /kind: Secret/);
+  });
+
+  test('the Ingress sends every API path and /socket.io to the gateway and / to the web', () => {
+    const ingress = templates['ingress.yaml'];
+    const listed = ingress.match(/range \$path := list ([^}]+)\}\}/)[1].match(/"[^"]+"/g).map((s) => s.slice(1, -1));
+    assert.deepEqual([...listed].sort(), [...API_PATHS].sort());
+    assert.match(ingress, /name: \{\{ \$gateway \}\}/);
+    assert.match(ingress, /path: \/\n\s+pathType: Prefix\n\s+backend:\n\s+service:\n\s+name: \{\{ \$web \}\}/);
+  });
+
+  test('NetworkPolicies: default deny, then outside -> gateway/web only, services -> NATS/Postgres/DNS', () => {
+    const np = templates['networkpolicies.yaml'];
+    const deny = np.slice(np.indexOf('-default-deny'), np.indexOf('---', np.indexOf('-default-deny')));
+    assert.match(deny, /policyTypes: \[Ingress, Egress\]/);
+    assert.doesNotMatch(deny, /ingress:|egress:/, 'the default policy must allow nothing');
+    assert.match(np, /range \$component := list "gateway" "web"/);
+    assert.match(np, /range \$component := list "sessions" "jobs" "templates" "dashboard"[\s\S]*?ingress: \[\]/);
+    for (const rule of ['bns.egressDns', 'bns.egressNats', 'bns.egressPostgres', 'bns.egressOtel']) assert.ok(np.includes(rule), rule);
+    assert.match(np, /values: \[gateway, sessions, jobs, templates, dashboard\]/, 'NATS admits the services only');
+    assert.match(np, /values: \[sessions, jobs, templates, dashboard, db-roles\]/, 'Postgres admits the DB services only');
+  });
+
+  test('the OpenTelemetry endpoint is a value that reaches every service', () => {
+    assert.match(templates['_helpers.tpl'], /name: OTEL_EXPORTER_OTLP_ENDPOINT\s+value: \{\{ \$\.Values\.otel\.endpoint \| quote \}\}/);
+  });
+
+  test('NOTES.txt explains how to reach the app and how not to resize the shards', () => {
+    const notes = templates['NOTES.txt'];
+    assert.match(notes, /sessions\.shards=N/);
+    assert.match(notes, /readyz/);
+  });
+});
+
+describe('every non-template YAML parses', () => {
+  const yamlFiles = [
+    ...filesUnder(DEPLOY_DIR, (name, path) => /\.ya?ml$/.test(name) && !path.includes(`${join(CHART_DIR, 'templates')}/`) && !path.includes('node_modules')),
+    ...filesUnder(DOCKER_DIR, (name) => /\.ya?ml$/.test(name)),
+  ];
+  test('found the chart, fixtures and compose files', () => {
+    for (const f of ['Chart.yaml', 'values.yaml', 'compose.yaml']) assert.ok(yamlFiles.some((p) => p.endsWith(`/${f}`)), f);
+  });
+  for (const file of yamlFiles) {
+    test(file.slice(DEPLOY_DIR.length - 'deploy'.length), () => {
+      const docs = parseYamlDocuments(read(file), file);
+      assert.ok(docs.length > 0, 'empty YAML file');
+    });
+  }
+  test('Chart.yaml is a v2 application chart with semantic versions', () => {
+    const chart = parseYamlDocuments(read(join(CHART_DIR, 'Chart.yaml')))[0];
+    assert.equal(chart.apiVersion, 'v2');
+    assert.equal(chart.type, 'application');
+    assert.match(chart.version, /^\d+\.\d+\.\d+/);
+    assert.match(String(chart.appVersion), /^\d+\.\d+\.\d+/);
+  });
+});
+
+// ---- with a helm binary ----------------------------------------------------------------------------
+
+const helm = commandOnPath('helm');
+const SKIP_HELM = 'helm not on PATH: helm lint / helm template / Kubernetes schema validation not run';
+
+/** Values files rendered with helm: each is a deployment shape ops will use. */
+const SCENARIOS = {
+  'clerk, bundled NATS and Postgres': ['clerk.values.yaml'],
+  'external NATS and Postgres, 5 shards, tracing, TLS': ['clerk.values.yaml', 'external.values.yaml'],
+  'demo: dev sign-in, simulator, no web, no policies': ['demo.values.yaml'],
+};
+
+function helmTemplate(files, extra = []) {
+  const args = ['template', 'bns', CHART_DIR, '--namespace', 'bns', ...files.flatMap((f) => ['-f', join(FIXTURES_DIR, f)]), ...extra];
+  return parseYamlDocuments(execFileSync(helm, args, { encoding: 'utf8', maxBuffer: 32 * 1024 * 1024 }), 'helm template');
+}
+
+async function validateWithKubernetesModels(doc) {
+  const mod = await import(`kubernetes-models/${doc.apiVersion}/${doc.kind}`);
+  new mod[doc.kind](doc).validate();
+}
+
+const podSpecOf = (doc) => doc.spec?.template?.spec;
+
+// Without helm this is ONE test, skipped with the reason in one line (counted as skipped, not passed);
+// with helm each check below is a subtest.
+test('helm lint and helm template', { skip: helm ? false : SKIP_HELM }, async (t) => {
+  await t.test('helm lint', () => {
+    for (const files of Object.values(SCENARIOS)) {
+      execFileSync(helm, ['lint', '--strict', CHART_DIR, ...files.flatMap((f) => ['-f', join(FIXTURES_DIR, f)])], { encoding: 'utf8' });
+    }
+  });
+
+  for (const [name, files] of Object.entries(SCENARIOS)) {
+    await t.test(`helm template (${name}) renders manifests valid against the Kubernetes schemas`, async () => {
+      const docs = helmTemplate(files);
+      assert.ok(docs.length > 10);
+      for (const doc of docs) {
+        await assert.doesNotReject(validateWithKubernetesModels(doc), `${doc.kind}/${doc.metadata?.name}`);
+      }
+      for (const doc of docs.filter(podSpecOf)) {
+        for (const c of [...podSpecOf(doc).containers, ...(podSpecOf(doc).initContainers ?? [])]) {
+          assert.doesNotMatch(c.image, /:latest$|^[^:]+$/, `${doc.metadata.name}/${c.name} image ${c.image} is not pinned`);
+          assert.ok(c.resources?.limits?.memory, `${doc.metadata.name}/${c.name} has no memory limit`);
+          assert.equal(c.securityContext?.allowPrivilegeEscalation, false, `${doc.metadata.name}/${c.name}`);
+        }
+        assert.equal(podSpecOf(doc).automountServiceAccountToken, false, doc.metadata.name);
+      }
+    });
+  }
+
+  await t.test('helm template: shard count reaches the StatefulSet and every service', async () => {
+    const docs = helmTemplate(['clerk.values.yaml'], ['--set', 'sessions.shards=7']);
+    const sts = docs.find((d) => d.kind === 'StatefulSet' && d.metadata.name.endsWith('-sessions'));
+    assert.equal(sts.spec.replicas, 7);
+    const workloads = docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind) && SERVICES.some((s) => d.metadata.name.endsWith(`-${s}`)));
+    assert.equal(workloads.length, SERVICES.length);
+    for (const w of workloads) {
+      const env = podSpecOf(w).containers[0].env;
+      assert.equal(env.find((e) => e.name === 'SESSIONS_SHARDS')?.value, '7', w.metadata.name);
+    }
+  });
+
+  await t.test('helm template: Ingress, probes, hooks and NetworkPolicies as designed', async () => {
+    const docs = helmTemplate(['clerk.values.yaml']);
+    const byKind = (kind) => docs.filter((d) => d.kind === kind);
+
+    const rules = byKind('Ingress')[0].spec.rules[0].http.paths;
+    for (const path of API_PATHS) assert.ok(rules.some((r) => r.path === path && r.backend.service.name === 'bns-gateway'), path);
+    assert.ok(rules.some((r) => r.path === '/' && r.backend.service.name === 'bns-web'));
+
+    for (const d of [...byKind('Deployment'), ...byKind('StatefulSet')].filter((d) => SERVICES.some((s) => d.metadata.name === `bns-${s}`))) {
+      const c = podSpecOf(d).containers[0];
+      assert.equal(c.livenessProbe.httpGet.path, '/healthz', d.metadata.name);
+      if (d.metadata.name === 'bns-gateway') assert.deepEqual(c.readinessProbe.exec.command.slice(2), ['/readyz', '--only', 'nats']);
+      else assert.equal(c.readinessProbe.httpGet.path, '/readyz', d.metadata.name);
+    }
+    assert.deepEqual(byKind('HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort(), ['bns-dashboard', 'bns-gateway', 'bns-jobs', 'bns-templates']);
+
+    const job = byKind('Job')[0];
+    assert.equal(job.metadata.annotations['helm.sh/hook'], 'pre-upgrade', 'bundled Postgres: first install is done by its init script');
+    assert.deepEqual(job.spec.template.spec.containers[0].env.filter((e) => e.name.startsWith('BNS_DB_PASSWORD_')).map((e) => e.name).sort(),
+      DB_SERVICES.map((s) => `BNS_DB_PASSWORD_${s.toUpperCase()}`).sort());
+
+    const policies = byKind('NetworkPolicy');
+    const deny = policies.find((p) => p.metadata.name === 'bns-default-deny');
+    assert.deepEqual(deny.spec.policyTypes, ['Ingress', 'Egress']);
+    assert.equal(deny.spec.ingress, undefined);
+    for (const s of DB_SERVICES) {
+      const p = policies.find((x) => x.metadata.name === `bns-${s}`);
+      assert.deepEqual(p.spec.ingress, [], `${s} must not be reachable`);
+    }
+  });
+
+  await t.test('helm template: external databases make the role Job a pre-install hook with the admin Secret', async () => {
+    const docs = helmTemplate(['clerk.values.yaml', 'external.values.yaml']);
+    const job = docs.find((d) => d.kind === 'Job');
+    assert.equal(job.metadata.annotations['helm.sh/hook'], 'pre-install,pre-upgrade');
+    const env = job.spec.template.spec.containers[0].env;
+    assert.equal(env.find((e) => e.name === 'PGPASSWORD').valueFrom.secretKeyRef.name, 'pg-admin');
+    assert.equal(env.find((e) => e.name === 'PGSSLMODE').value, 'require');
+    assert.ok(!docs.some((d) => d.kind === 'StatefulSet' && /-(nats|postgres)$/.test(d.metadata.name)), 'nothing bundled');
+    const jobs = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'bns-jobs');
+    const natsUrl = podSpecOf(jobs).containers[0].env.find((e) => e.name === 'NATS_URL');
+    assert.equal(natsUrl.valueFrom.secretKeyRef.name, 'nats-url');
+  });
+
+  await t.test('helm template refuses Clerk mode without Clerk settings', () => {
+    assert.throws(() => execFileSync(helm, ['template', 'bns', CHART_DIR], { encoding: 'utf8', stdio: 'pipe' }), /gateway\.auth\.clerk/);
+  });
+});
