@@ -46,7 +46,10 @@ export async function migrateWithLock(dataSource: DataSource, schema: string): P
   const lockKey = `bns:migrations:${schema}`;
   try {
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
-    await runner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    // Postgres checks CREATE on the database even for IF NOT EXISTS, so a role that only owns its
+    // pre-created schema must not ask.
+    const [{ exists }] = await runner.query('SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS exists', [schema]);
+    if (!exists) await runner.query(`CREATE SCHEMA "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);
   } finally {
