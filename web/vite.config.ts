@@ -1,7 +1,29 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
+import type { Reporter } from 'vitest/reporters';
 import { defineConfig } from 'vitest/config';
 
 const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
+
+/** Totals for the closing summary of `npm test` (test-output/results/<name>.json, like the Jest projects). */
+const resultsReporter: Reporter = {
+  onTestRunEnd(modules) {
+    const totals = { passed: 0, failed: 0, skipped: 0 };
+    for (const m of modules) {
+      for (const t of m.children.allTests()) {
+        const state = t.result().state;
+        if (state === 'passed') totals.passed++;
+        else if (state === 'failed') totals.failed++;
+        else totals.skipped++;
+      }
+      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) totals.failed++;
+    }
+    const dir = fileURLToPath(new URL('../test-output/results', import.meta.url));
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${dir}/vitest-web.json`, JSON.stringify({ name: 'vitest-web', ...totals }));
+  },
+};
 
 export default defineConfig({
   plugins: [react()],
@@ -11,6 +33,6 @@ export default defineConfig({
       '/socket.io': { target: gateway, ws: true },
     },
   },
-  build: { outDir: 'dist', sourcemap: true },
-  test: { environment: 'jsdom', include: ['src/**/*.test.{ts,tsx}'] },
+  build: { outDir: 'dist', sourcemap: true, manifest: true },
+  test: { environment: 'jsdom', include: ['src/**/*.test.{ts,tsx}'], setupFiles: ['src/test/setup.ts'], reporters: ['default', resultsReporter] },
 });

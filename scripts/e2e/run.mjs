@@ -1,0 +1,449 @@
+#!/usr/bin/env node
+// End-to-end: starts the whole system with the launcher (`node scripts/start.mjs`, simulated WhatsApp,
+// dev sign-in, a short send delay), drives the web app in headless Chromium through playwright-core
+// (the system Chromium) like a user would, and saves a screenshot of each screen in test-output/e2e/.
+// The launcher gets a fresh private Postgres and NATS (DATABASE_URL / NATS_URL, which it honours), so
+// the run never depends on, or touches, the developer's own .data/.
+//
+//   node scripts/e2e/run.mjs            builds, starts everything, then runs the journey
+//   E2E_NO_BUILD=1 node scripts/e2e/run.mjs   reuses the last build (faster while iterating)
+//   E2E_URL=http://localhost:8080 node scripts/e2e/run.mjs   drives a system that is already running
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { ROOT, run } from '../lib.mjs';
+
+const OUT = join(ROOT, 'test-output', 'e2e');
+const RESULTS = join(ROOT, 'test-output', 'results');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SEND_DELAY_MS = 300;
+// A number the simulated phone network reports as "not on WhatsApp", so the failed list is exercised.
+const FAIL_NUMBER = '55550000';
+const STARTUP_TIMEOUT_MS = Number(process.env.E2E_STARTUP_TIMEOUT_MS ?? 15 * 60_000);
+
+rmSync(OUT, { recursive: true, force: true });
+mkdirSync(OUT, { recursive: true });
+
+const results = [];
+let launcher;
+let launcherLog = '';
+let browser;
+let postgres;
+let nats;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** Builds, then `npm start` on a free port with private infrastructure; resolves with its `Ready: <url>`. */
+async function startSystem() {
+  if (!process.env.E2E_NO_BUILD && run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']) !== 0) {
+    throw new Error('the build failed');
+  }
+  const testing = await import('@bns/testing');
+  postgres = await testing.startPostgres();
+  nats = await testing.startNats();
+  const port = await freePort();
+  launcher = spawn(process.execPath, ['scripts/start.mjs', '--no-build'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: postgres.url,
+      NATS_URL: nats.url,
+      GATEWAY_PORT: String(port),
+      WA_ENGINE: 'simulated',
+      AUTH_MODE: 'dev',
+      SEND_DELAY_MS: String(SEND_DELAY_MS),
+      SEND_JITTER_MS: '0',
+      SIM_FAIL_NUMBERS: FAIL_NUMBER,
+      SIM_DELIVERED_DELAY_MS: '200',
+      SIM_READ_DELAY_MS: '600',
+      NX_DAEMON: 'false',
+      NX_TUI: 'false',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: false,
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)), STARTUP_TIMEOUT_MS);
+    const onData = (chunk) => {
+      const text = chunk.toString();
+      launcherLog = (launcherLog + text).slice(-20_000);
+      const m = /Ready: (\S+)/.exec(launcherLog);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    launcher.stdout.on('data', onData);
+    launcher.stderr.on('data', onData);
+    launcher.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the launcher exited (code ${code}) before it was ready`));
+    });
+  });
+}
+
+async function stopSystem() {
+  if (launcher && launcher.exitCode === null) {
+    const exited = new Promise((resolve) => launcher.once('exit', resolve));
+    launcher.kill('SIGINT');
+    const timer = setTimeout(() => launcher.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  await nats?.stop().catch(() => undefined);
+  await postgres?.stop().catch(() => undefined);
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(message);
+}
+
+/** The public page is captured whole; the tool at the viewport (its header and backdrops are fixed). */
+async function shot(page, name, fullPage = false) {
+  await page.screenshot({ path: join(OUT, `${name}.png`), fullPage });
+}
+
+async function step(page, name, fn) {
+  const started = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true, ms: Date.now() - started });
+    process.stdout.write(`  ✓ ${name} (${Date.now() - started} ms)\n`);
+  } catch (err) {
+    results.push({ name, ok: false, ms: Date.now() - started, error: err.message });
+    process.stdout.write(`  ✗ ${name}: ${err.message}\n`);
+    await page?.screenshot({ path: join(OUT, `failure-${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** Pastes text into the focused element the way a browser does (a paste event carrying clipboard data). */
+async function pasteInto(locator, text) {
+  await locator.focus();
+  await locator.evaluate((el, value) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', value);
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true }));
+  }, text);
+}
+
+async function api(url, token, method, path, body) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json().catch(() => ({}));
+  return { status: res.status, body: json };
+}
+
+async function journey(url) {
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+  const page = await context.newPage();
+  const consoleErrors = [];
+  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  const email = `e2e-${Date.now()}@shop.hk`;
+  let token = '';
+
+  await step(page, 'landing page', async () => {
+    await page.goto(url);
+    await page.getByText('Professional Bulk Messaging Solution').waitFor();
+    check(await page.getByRole('link', { name: 'Start Messaging' }).isVisible(), 'Start Messaging is missing');
+    check(await page.getByText('99.9%').first().isVisible(), 'the statistics strip is missing');
+    check(await page.getByText('All systems operational').isVisible(), 'the status indicator is missing');
+    await shot(page, '01-landing', true);
+  });
+
+  await step(page, 'landing page at 360 px', async () => {
+    const mobile = await context.newPage();
+    await mobile.setViewportSize({ width: 360, height: 780 });
+    await mobile.goto(url);
+    await mobile.getByText('Professional Bulk Messaging Solution').waitFor();
+    const overflow = await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await mobile.screenshot({ path: join(OUT, '02-landing-360px.png'), fullPage: true });
+    await mobile.close();
+    check(overflow <= 0, `the landing page is ${overflow}px wider than a 360px screen`);
+  });
+
+  await step(page, 'dev sign-in', async () => {
+    await page.getByRole('link', { name: 'Start Messaging' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign in' });
+    await dialog.getByLabel('E-mail').fill(email);
+    await dialog.getByLabel('First name (optional)').fill('Ann');
+    await dialog.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByText('Welcome,').waitFor();
+    check((await page.locator('.welcome').innerText()).includes('Ann'), 'the header does not welcome the user by first name');
+    token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('bns.devSession') ?? '{}').token ?? '');
+    check(token.length > 20, 'no token in sessionStorage after sign-in');
+  });
+
+  await step(page, 'connect WhatsApp by QR (simulated scan)', async () => {
+    await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 40_000 });
+    const qr = page.getByRole('img', { name: /WhatsApp QR code/ });
+    await qr.waitFor({ timeout: 30_000 });
+    await page.getByText(/Attempt 1 of 5/).waitFor();
+    check((await qr.getAttribute('data-qr'))?.length > 10, 'the QR image has no engine string');
+    check(await page.getByText('Tap Linked Devices').isVisible(), 'the QR steps are missing');
+    await shot(page, '03-qr');
+    const scan = await api(url, token, 'POST', '/dev/simulator/scan');
+    check(scan.status === 200, `scan answered ${scan.status} ${JSON.stringify(scan.body)}`);
+    await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
+    const banner = await page.locator('.connected-banner').innerText();
+    check(/Connected/.test(banner) && /\d{8}/.test(banner), `the banner does not show the number: ${banner}`);
+    check(await page.getByText('simulated WhatsApp').isVisible(), 'the simulated WhatsApp badge is missing');
+    for (const tab of ['Send Messages', 'Dashboard', 'Templates']) check(await page.getByRole('tab', { name: new RegExp(tab) }).isVisible(), `tab ${tab} missing`);
+  });
+
+  const typed = ['91230001', '91230002'];
+  const pasted = ['61230001', '61230002', FAIL_NUMBER];
+  await step(page, 'add numbers by typing and by pasting a column', async () => {
+    await page.getByLabel('Message', { exact: true }).fill('Hello from the *e2e* run: _paced_ and tracked, see https://example.com/track');
+    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
+    check((await dialog.getByRole('textbox').count()) === 10, 'the spreadsheet does not start with 10 rows');
+    await dialog.getByLabel('Phone number row 1', { exact: true }).fill(typed[0]);
+    await dialog.getByLabel('Phone number row 1', { exact: true }).press('Enter');
+    await page.keyboard.type(typed[1]);
+    await pasteInto(dialog.getByLabel('Phone number row 3', { exact: true }), `${pasted.join('\n')}\n12345\n${typed[0]}\n`);
+    await dialog.getByRole('button', { name: 'Add Numbers' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const chips = await page.getByRole('list', { name: 'Phone numbers' }).getByRole('listitem').allInnerTexts();
+    check(chips.length === 5, `expected 5 numbers (one invalid dropped, one duplicate merged), got ${chips.length}`);
+  });
+
+  const csvPeople = [
+    ['71230001', 'Bob'],
+    ['71230002', 'Cat'],
+  ];
+  await step(page, 'upload a CSV with names (invalid rows shown with reasons)', async () => {
+    const csv = `phone,name,discount\n${csvPeople.map(([p, n]) => `${p},${n},10%`).join('\n')}\nabc,Bad,1%\n`;
+    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByText('Rows that will be skipped').waitFor();
+    check(await page.getByText('Phone number must be exactly 8 digits (Hong Kong)').isVisible(), 'the invalid row reason is missing');
+    await page.getByRole('button', { name: 'Use 2 recipients' }).click();
+    const chips = await page.getByRole('list', { name: 'Phone numbers' }).getByRole('listitem').count();
+    check(chips === 7, `expected 7 recipients after the file, got ${chips}`);
+    await shot(page, '04-send-setup');
+  });
+
+  await step(page, 'download the CSV and XLSX templates and read the XLSX back', async () => {
+    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Template (CSV)' }).click()]);
+    const csvPath = join(OUT, csvDownload.suggestedFilename());
+    await csvDownload.saveAs(csvPath);
+    const [xlsxDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Template (XLSX)' }).click()]);
+    const xlsxPath = join(OUT, xlsxDownload.suggestedFilename());
+    await xlsxDownload.saveAs(xlsxPath);
+    const { readFileSync } = await import('node:fs');
+    check(readFileSync(csvPath, 'utf8').startsWith('phone,name,discount'), 'the CSV template has the wrong columns');
+    check(readFileSync(xlsxPath).subarray(0, 2).toString() === 'PK', 'the XLSX template is not a zip (xlsx) file');
+    await page.getByLabel('Upload contacts file').setInputFiles(xlsxPath);
+    await page.getByRole('button', { name: 'Use 2 recipients' }).waitFor();
+    const phoneColumn = await page.getByLabel('Phone number column').inputValue();
+    check(phoneColumn === '0', 'the phone column of the XLSX template was not recognised');
+    await page.getByRole('button', { name: 'Discard' }).click();
+  });
+
+  await step(page, 'send with confirm and watch progress to completion', async () => {
+    const start = page.getByRole('button', { name: 'Start Sending' });
+    check(await start.isEnabled(), 'Start Sending is disabled');
+    await start.click();
+    const confirm = page.getByRole('dialog', { name: 'Confirm Bulk Send' });
+    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 7, 'the confirm does not list the recipients');
+    await confirm.getByRole('button', { name: 'Send Messages' }).click();
+    await page.getByRole('heading', { name: /Send Messages/ }).waitFor();
+    check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while sending');
+    await shot(page, '05-progress-running');
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="count-percent"]')?.textContent === '100%');
+    const sent = await page.getByTestId('count-sent').innerText();
+    const failed = await page.getByTestId('count-failed').innerText();
+    check(sent === '6' && failed === '1', `expected 6 sent and 1 failed, got ${sent} / ${failed}`);
+    await page.getByRole('list', { name: 'Failed numbers' }).getByText(FAIL_NUMBER).waitFor();
+    check((await page.getByRole('list', { name: 'Successful numbers' }).getByRole('listitem').count()) === 6, 'the success list is incomplete');
+    const donation = page.getByRole('dialog', { name: /on their way/ });
+    await donation.waitFor();
+    await shot(page, '06-progress-completed');
+    await page.keyboard.press('Escape');
+    await donation.waitFor({ state: 'detached' });
+    check((await page.locator('.activity-log .log-entry').count()) > 3, 'the Activity Log is nearly empty');
+    const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+    const texts = (outbox.body.messages ?? []).map((m) => `${m.to}|${m.text}`);
+    for (const n of [...typed, ...pasted.slice(0, 2), ...csvPeople.map(([p]) => p)]) {
+      check(texts.some((t) => t.includes(n) && t.includes('Hello from the *e2e* run')), `the simulated phone did not receive the message for ${n}`);
+    }
+    await page.getByRole('button', { name: 'Go Back' }).click();
+    await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+  });
+
+  await step(page, 'personalised send from the CSV names', async () => {
+    await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, your discount is {{discount}}');
+    const csv = `phone,name,discount\n${csvPeople.map(([p, n], i) => `${p},${n},${10 + i}%`).join('\n')}\n`;
+    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Use 2 recipients' }).click();
+    check((await page.getByLabel('Message preview').innerText()).includes('Hi Bob, your discount is 10%'), 'the preview is not the first recipient’s text');
+    await page.getByRole('button', { name: 'Start Sending' }).click();
+    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+    const texts = (outbox.body.messages ?? []).map((m) => m.text);
+    check(texts.includes('Hi Bob, your discount is 10%') && texts.includes('Hi Cat, your discount is 11%'), 'personalised texts did not arrive');
+    await page.getByRole('button', { name: 'Go Back' }).click();
+  });
+
+  await step(page, 'dashboard shows the messages', async () => {
+    await page.getByRole('tab', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { name: 'Recent messages' }).waitFor();
+    // The read model follows the events; give it a moment to catch up with the last sends.
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.message-content')].some((el) => el.textContent?.includes('Hi Cat')),
+      undefined,
+      { timeout: 20_000, polling: 500 },
+    ).catch(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.getByText('Hi Cat, your discount is 11%').waitFor({ timeout: 10_000 });
+    });
+    const statsText = await page.locator('.stats-grid').innerText();
+    check(/Total Messages/.test(statsText), 'stats cards missing');
+    check(await page.getByRole('img', { name: /Messages per month/ }).isVisible(), 'the monthly chart is missing');
+    check(await page.getByRole('switch').getAttribute('aria-checked') !== null, 'the Auto-Login toggle is missing');
+    await page.getByRole('switch').click();
+    await page.getByText('Disabled').waitFor();
+    await page.getByRole('switch').click();
+    await page.getByText('Enabled', { exact: true }).waitFor();
+    await shot(page, '07-dashboard');
+  });
+
+  await step(page, 'templates: create, favorite, duplicate, use, delete', async () => {
+    await page.getByRole('tab', { name: /Templates/ }).click();
+    await page.getByRole('button', { name: '+ New Template' }).click();
+    const form = page.getByRole('dialog', { name: 'Create Template' });
+    await form.getByRole('button', { name: 'Create Template' }).click();
+    await form.getByText('Template name is required').waitFor();
+    await form.getByLabel('Template name').fill('E2E Promo');
+    await form.getByLabel('Message content').fill('Weekend *sale*: 20% off at https://example.com');
+    await form.getByLabel(/Phone numbers/).fill('91239901\n91239902');
+    await form.getByLabel('Category').selectOption('marketing');
+    await form.getByRole('button', { name: 'Create Template' }).click();
+    await form.waitFor({ state: 'detached' });
+    const card = page.getByRole('article', { name: 'E2E Promo', exact: true });
+    await card.waitFor();
+
+    await card.getByRole('button', { name: 'Add E2E Promo to favorites' }).click();
+    await card.getByRole('button', { name: 'Remove E2E Promo from favorites' }).waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('.stat-card .stat-value')[1]?.textContent === '1');
+
+    await card.getByRole('button', { name: 'Duplicate E2E Promo' }).click();
+    const copy = page.getByRole('article', { name: 'E2E Promo (Copy)' });
+    await copy.waitFor();
+    await page.waitForFunction(() => document.querySelectorAll('.stat-card .stat-value')[0]?.textContent === '2');
+
+    await page.getByLabel('Favorites Only').check();
+    await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 1);
+    await page.getByLabel('Favorites Only').uncheck();
+    await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 2);
+    await shot(page, '08-templates');
+
+    await copy.getByRole('button', { name: 'Edit E2E Promo (Copy)' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit Template' });
+    await edit.getByLabel('Description (optional)').fill('Copy for the weekend list');
+    await edit.getByRole('button', { name: 'Save Changes' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await copy.getByText('Copy for the weekend list').waitFor();
+
+    await copy.getByRole('button', { name: 'Delete E2E Promo (Copy)' }).click();
+    await page.getByRole('dialog', { name: 'Delete template' }).getByRole('button', { name: 'Delete' }).click();
+    await copy.waitFor({ state: 'detached' });
+
+    await card.getByRole('button', { name: 'Use E2E Promo' }).click();
+    const confirm = page.getByRole('dialog', { name: /Send “E2E Promo”/ });
+    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2, 'the template send confirm does not list its 2 numbers');
+    await confirm.getByRole('button', { name: 'Send Messages' }).click();
+    await page.getByRole('tab', { name: 'Send Messages', selected: true }).waitFor();
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    await page.getByRole('button', { name: 'Go Back' }).click();
+    await page.getByRole('tab', { name: /Templates/ }).click();
+    await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByText('Used 1×').waitFor();
+  });
+
+  await step(page, 'toasts close after 3 s; the tool fits a 360 px screen', async () => {
+    await page.getByRole('tab', { name: 'Send Messages' }).click();
+    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+    await page.getByRole('dialog', { name: 'Add Phone Numbers' }).getByRole('button', { name: 'Add Numbers' }).click();
+    const alert = page.getByRole('dialog', { name: 'Add Phone Numbers' }).getByRole('alert');
+    check((await alert.innerText()) === 'No valid phone numbers found in spreadsheet', 'an empty spreadsheet is not refused in the spec words');
+    await page.keyboard.press('Escape');
+    await page.getByLabel('Message', { exact: true }).fill('x');
+    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+    await page.getByLabel('Phone number row 1', { exact: true }).fill('91230009');
+    await page.getByRole('button', { name: 'Add Numbers' }).click();
+    const toast = page.locator('.toast', { hasText: 'Phone numbers added' });
+    await toast.waitFor();
+    const shown = Date.now();
+    await toast.waitFor({ state: 'detached', timeout: 6_000 });
+    const ms = Date.now() - shown;
+    check(ms > 2_000 && ms < 6_000, `the toast stayed ${ms} ms instead of about 3 s`);
+    check(await page.evaluate(() => document.querySelector('.toaster')?.getBoundingClientRect().right ?? 0) > 1200, 'toasts are not top-right');
+    await page.setViewportSize({ width: 360, height: 780 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    await shot(page, '09-send-360px', true);
+    await page.setViewportSize({ width: 1280, height: 1000 });
+    check(overflow <= 0, `the tool is ${overflow}px wider than a 360px screen`);
+    await shot(page, '09-send-connected');
+  });
+
+  await step(page, 'sign out', async () => {
+    await page.getByRole('button', { name: 'Sign Out' }).click();
+    await page.getByRole('link', { name: 'Start Messaging' }).waitFor();
+    const left = await page.evaluate(() => sessionStorage.getItem('bns.devSession'));
+    check(left === null, 'the token is still in sessionStorage after sign-out');
+    // Cleanup logged the WhatsApp account out: a new sign-in finds no session.
+    const again = await api(url, token, 'POST', '/api/session/cleanup', { clerkUserId: JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).sub });
+    check(again.status === 200 && again.body.sessionsCleanedUp === 0, `the session was not cleaned up at sign-out: ${JSON.stringify(again.body)}`);
+    await shot(page, '10-signed-out', true);
+  });
+
+  check(consoleErrors.length === 0, `page errors: ${consoleErrors.join(' | ')}`);
+}
+
+let exitCode = 0;
+const started = Date.now();
+try {
+  check(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
+  process.stdout.write('e2e: starting the system (npm start)…\n');
+  const url = process.env.E2E_URL ?? (await startSystem());
+  process.stdout.write(`e2e: system ready at ${url} after ${Math.round((Date.now() - started) / 1000)} s\n`);
+  await journey(url);
+} catch (err) {
+  exitCode = 1;
+  process.stderr.write(`e2e failed: ${err.message}\n`);
+  if (launcherLog && !results.length) process.stderr.write(`launcher output (last lines):\n${launcherLog.split('\n').slice(-40).join('\n')}\n`);
+} finally {
+  await browser?.close().catch(() => undefined);
+  await stopSystem();
+}
+
+const passed = results.filter((r) => r.ok).length;
+const failed = results.filter((r) => !r.ok).length || (exitCode ? 1 : 0);
+mkdirSync(RESULTS, { recursive: true });
+writeFileSync(join(RESULTS, 'e2e.json'), JSON.stringify({ name: 'e2e', passed, failed, skipped: 0 }));
+writeFileSync(join(OUT, 'steps.json'), JSON.stringify(results, null, 2));
+process.stdout.write(`e2e: ${passed} passed, ${failed} failed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${OUT}\n`);
+process.exit(exitCode);

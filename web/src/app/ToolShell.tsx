@@ -1,0 +1,117 @@
+import { useRef, type KeyboardEvent } from 'react';
+import { CONTACT_EMAIL } from '@bns/contracts';
+import { useGetSimulatorOutboxQuery } from '../api/api.js';
+import { ActivityLog } from '../features/activity/ActivityLog.js';
+import { useAuth } from '../features/auth/auth-context.js';
+import { selectDisplayName } from '../features/auth/slice.js';
+import { signOut } from '../features/auth/signOut.js';
+import { selectIsConnected } from '../features/connection/slice.js';
+import { DashboardTab } from '../features/dashboard/DashboardTab.js';
+import { SendTab } from '../features/sender/SendTab.js';
+import { TemplatesTab } from '../features/templates/TemplatesTab.js';
+import { selectActiveTab, tabSelected, type TabId } from '../features/ui/slice.js';
+import { Brand } from '../components/Brand.js';
+import { useAppDispatch, useAppSelector, useAppStore } from './hooks.js';
+
+const TABS: { id: TabId; label: string; beta?: boolean; needsConnection: boolean }[] = [
+  { id: 'send', label: 'Send Messages', needsConnection: false },
+  { id: 'dashboard', label: 'Dashboard', needsConnection: true },
+  { id: 'templates', label: 'Templates', beta: true, needsConnection: true },
+];
+
+export function ToolShell() {
+  const dispatch = useAppDispatch();
+  const store = useAppStore();
+  const auth = useAuth();
+  const name = useAppSelector(selectDisplayName);
+  const connected = useAppSelector(selectIsConnected);
+  const active = useAppSelector(selectActiveTab);
+  // Dashboard and Templates exist only while WhatsApp is connected (SPEC §6).
+  const visible = TABS.filter((t) => connected || !t.needsConnection);
+  const current = visible.some((t) => t.id === active) ? active : 'send';
+  const simulator = useGetSimulatorOutboxQuery();
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+
+  const onTabKey = (e: KeyboardEvent, index: number) => {
+    const delta = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
+    if (!delta) return;
+    e.preventDefault();
+    const next = visible[(index + delta + visible.length) % visible.length]!;
+    dispatch(tabSelected(next.id));
+    tabRefs.current[next.id]?.focus();
+  };
+
+  return (
+    <div className="app">
+      <header className="app-header">
+        <div className="container header-row">
+          <Brand />
+          {simulator.isSuccess && (
+            <span className="badge badge-sim" title="WA_ENGINE=simulated: messages go to a simulated phone, not to WhatsApp">
+              simulated WhatsApp
+            </span>
+          )}
+          <div className="header-user">
+            <span className="welcome">
+              Welcome, <strong>{name}</strong>
+            </span>
+            <span className="support-note">
+              Need help? <a href={`mailto:${CONTACT_EMAIL}`}>{CONTACT_EMAIL}</a>
+            </span>
+            <button
+              type="button"
+              className="button secondary small"
+              onClick={() => void dispatch(signOut(auth.signOut, () => store.listener.clearListeners()))}
+            >
+              Sign Out
+            </button>
+          </div>
+        </div>
+      </header>
+
+      <main className="container app-main">
+        <div className="tabs" role="tablist" aria-label="Tool sections">
+          {visible.map((t, i) => (
+            <button
+              key={t.id}
+              ref={(el) => {
+                tabRefs.current[t.id] = el;
+              }}
+              type="button"
+              role="tab"
+              id={`tab-${t.id}`}
+              aria-selected={current === t.id}
+              aria-controls={`panel-${t.id}`}
+              tabIndex={current === t.id ? 0 : -1}
+              className={`tab ${current === t.id ? 'active' : ''}`}
+              onClick={() => dispatch(tabSelected(t.id))}
+              onKeyDown={(e) => onTabKey(e, i)}
+            >
+              {t.label}
+              {t.beta && <span className="badge badge-beta">Beta</span>}
+            </button>
+          ))}
+        </div>
+
+        <section role="tabpanel" id={`panel-${current}`} aria-labelledby={`tab-${current}`} className="tab-panel">
+          {current === 'send' && (
+            <div className="send-layout">
+              <SendTab />
+              <ActivityLog />
+            </div>
+          )}
+          {current === 'dashboard' && <DashboardTab />}
+          {current === 'templates' && <TemplatesTab />}
+        </section>
+      </main>
+
+      <footer className="app-footer">
+        <div className="container">
+          <p>
+            ♥ Find this tool useful? It is free to use: please consider a <a href="#donate">donation</a> to keep it running.
+          </p>
+        </div>
+      </footer>
+    </div>
+  );
+}

@@ -1,0 +1,168 @@
+import type { TypedStartListening } from '@reduxjs/toolkit';
+import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { api } from '../api/api.js';
+import { errorMessage } from '../api/errors.js';
+import { jobLogKey, logAdded } from '../features/activity/slice.js';
+import {
+  checkStarted,
+  connectRequested,
+  connectTimedOut,
+  checkTimedOut,
+  noSession,
+  qrMaxAttempts,
+  qrReceived,
+  sessionCreating,
+  sessionDisconnected,
+  sessionReady,
+} from '../features/connection/slice.js';
+import { createSessionRequested } from '../features/connection/socketMiddleware.js';
+import { monitorJob } from '../features/job/monitor.js';
+import { isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringStopped } from '../features/job/slice.js';
+import { toast } from '../features/toasts/toasts.js';
+import type { RootState } from './store.js';
+
+type StartListening = TypedStartListening<RootState>;
+
+/** Side effects that follow actions: the 30 s timeouts, the keep-alive log, job monitoring. */
+export function registerListeners(startListening: StartListening): void {
+  // SPEC §4.1: checking lasts at most 30 s, then the manual Connect button.
+  startListening({
+    actionCreator: checkStarted,
+    effect: async (_a, l) => {
+      l.cancelActiveListeners();
+      const answered = await l.condition((_action, s) => s.connection.status !== 'checking', LIMITS.sessionCheckTimeoutMs);
+      if (!answered && l.getState().connection.status === 'checking') {
+        l.dispatch(checkTimedOut());
+        l.dispatch(logAdded({ type: 'warning', message: WEB_MESSAGES.sessionCheckTimedOut }));
+      }
+    },
+  });
+
+  // SPEC §4.3: the connecting spinner (and "creating") lasts at most 30 s.
+  startListening({
+    predicate: (action, s) => (connectRequested.match(action) || sessionCreating.match(action)) && (s.connection.status === 'connecting' || s.connection.status === 'creating'),
+    effect: async (action, l) => {
+      l.cancelActiveListeners();
+      if (connectRequested.match(action)) {
+        l.dispatch(createSessionRequested({ explicit: true }));
+        l.dispatch(logAdded({ type: 'info', message: 'Connecting WhatsApp…' }));
+      }
+      const moved = await l.condition(
+        (_action, s) => s.connection.status !== 'connecting' && s.connection.status !== 'creating',
+        LIMITS.connectTimeoutMs,
+      );
+      if (!moved) {
+        l.dispatch(connectTimedOut());
+        l.dispatch(logAdded({ type: 'warning', message: WEB_MESSAGES.connectTimedOut }));
+        toast.warning(WEB_MESSAGES.connectTimedOut);
+      }
+    },
+  });
+
+  startListening({
+    actionCreator: qrReceived,
+    effect: (a, l) => {
+      l.dispatch(logAdded({ type: 'info', message: `QR code ready (attempt ${a.payload.attempts} of ${LIMITS.qrMaxAttempts})` }));
+    },
+  });
+
+  startListening({
+    actionCreator: qrMaxAttempts,
+    effect: (a, l) => {
+      l.dispatch(logAdded({ type: 'warning', message: `${a.payload.message} (${a.payload.attempts} attempts). ${MESSAGES.qrMaxAttemptsRefresh}` }));
+    },
+  });
+
+  // SPEC §4.5: ready/exist start a keep-alive entry every 10 minutes, until the link is gone.
+  startListening({
+    actionCreator: sessionReady,
+    effect: async (_a, l) => {
+      l.cancelActiveListeners();
+      l.dispatch(logAdded({ type: 'success', message: WEB_MESSAGES.whatsappConnected }));
+      for (;;) {
+        await l.delay(LIMITS.keepAliveLogMs);
+        if (l.getState().connection.status !== 'connected') return;
+        l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.keepAlive }));
+      }
+    },
+  });
+
+  startListening({
+    predicate: (action, current, previous) =>
+      (sessionDisconnected.match(action) || noSession.match(action)) && previous.connection.status === 'connected' && current.connection.status !== 'connected',
+    effect: (_a, l) => {
+      l.dispatch(logAdded({ type: 'warning', message: WEB_MESSAGES.whatsappDisconnected }));
+      toast.warning(WEB_MESSAGES.whatsappDisconnected);
+    },
+  });
+
+  // SPEC §4.4: follow a started job until it ends (socket first, polling as the fallback).
+  startListening({
+    actionCreator: jobStarted,
+    effect: async (started, l) => {
+      l.cancelActiveListeners();
+      const { jobId } = started.payload;
+      const ours = () => l.getState().job.jobId === jobId;
+      const outcome = await monitorJob({
+        fetchStatus: () => l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { subscribe: false, forceRefetch: true })).unwrap(),
+        fetchLogs: (since) => l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { subscribe: false, forceRefetch: true })).unwrap(),
+        socketLive: () => l.getState().connection.socket === 'connected',
+        wait: async (ms, wakeOnEvent) => {
+          if (!wakeOnEvent) return l.delay(ms);
+          if (isTerminal(l.getState().job.status)) return;
+          await l.condition((action) => jobProgressEvent.match(action) && action.payload.jobId === jobId, ms);
+        },
+        isCancelled: () => !ours(),
+        onStatus: (job) => {
+          if (ours()) l.dispatch(jobStatusReceived(job));
+        },
+        onLogs: (logs) => {
+          for (const log of logs) l.dispatch(logAdded({ type: log.type, message: log.message, timestamp: log.timestamp, key: jobLogKey(jobId, log) }));
+        },
+        onError: (message) => l.dispatch(logAdded({ type: 'error', message })),
+        onStopped: (reason) => {
+          l.dispatch(monitoringStopped());
+          l.dispatch(logAdded({ type: 'warning', message: `${WEB_MESSAGES.monitoringStopped} (${reason})` }));
+          toast.warning(WEB_MESSAGES.monitoringStopped);
+        },
+        onTerminal: () => {
+          if (ours()) l.dispatch(monitoringStopped());
+        },
+      }).catch((e: unknown) => {
+        // A cancelled listener (Go Back, sign-out) ends the loop by throwing; anything else is logged.
+        if ((e as { name?: string })?.name === 'TaskAbortError') return 'stopped' as const;
+        l.dispatch(logAdded({ type: 'error', message: `${MESSAGES.errorMonitoringJob}: ${errorMessage(e)}` }));
+        return 'stopped' as const;
+      });
+      void outcome;
+    },
+  });
+
+  // A job reaching its end (by a socket event or a status poll, whichever comes first) is reported once,
+  // even if the user goes back before the monitor's last fetch.
+  startListening({
+    predicate: (_action, current, previous) =>
+      current.job.jobId !== null && current.job.jobId === previous.job.jobId && !isTerminal(previous.job.status) && isTerminal(current.job.status),
+    effect: (_action, l) => {
+      const job = l.getState().job;
+      const recent = l.getState().activity.entries.slice(0, 20);
+      const logOnce = (type: 'success' | 'error' | 'warning', message: string) => {
+        if (!recent.some((e) => e.message === message)) l.dispatch(logAdded({ type, message }));
+      };
+      if (job.status === 'completed') {
+        // The same words as the server's own log line, so the line shows once whichever arrives first.
+        const text = JOB_MESSAGES.jobCompleted(job.progress.sent, job.progress.failed);
+        logOnce('success', text);
+        toast.success(text);
+      } else if (job.status === 'failed') {
+        logOnce('error', job.error ?? 'Job failed');
+        toast.error(job.error ?? 'Job failed');
+      } else if (job.status === 'cancelled') {
+        logOnce('warning', MESSAGES.jobCancelled);
+        toast.info(MESSAGES.jobCancelled);
+      }
+      // The dashboard (and template usage) change with every job.
+      l.dispatch(api.util.invalidateTags(['Dashboard']));
+    },
+  });
+}

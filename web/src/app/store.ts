@@ -1,0 +1,45 @@
+import { combineSlices, configureStore, createAction, createListenerMiddleware, type ThunkAction, type UnknownAction } from '@reduxjs/toolkit';
+import { api } from '../api/api.js';
+import { activitySlice } from '../features/activity/slice.js';
+import { sessionSlice, type SessionState } from '../features/auth/slice.js';
+import { connectionSlice } from '../features/connection/slice.js';
+import { createSocketMiddleware, type SocketFactory } from '../features/connection/socketMiddleware.js';
+import { jobSlice } from '../features/job/slice.js';
+import { senderSlice } from '../features/sender/slice.js';
+import { templatesSlice } from '../features/templates/slice.js';
+import { uiSlice } from '../features/ui/slice.js';
+import { registerListeners } from './listeners.js';
+
+/** Sign-out clears every piece of local state but who the store belongs to (SPEC §4.6). */
+export const localStateCleared = createAction('app/localStateCleared');
+
+const slices = combineSlices(api, sessionSlice, connectionSlice, uiSlice, senderSlice, jobSlice, activitySlice, templatesSlice);
+export type RootState = ReturnType<typeof slices>;
+
+const rootReducer = (state: RootState | undefined, action: UnknownAction): RootState => {
+  if (localStateCleared.match(action) && state) return slices({ session: state.session } as RootState, action);
+  return slices(state, action);
+};
+
+export interface StoreOptions {
+  session: SessionState;
+  preloadedState?: Partial<RootState>;
+  socketFactory?: SocketFactory;
+  onUnauthorized?: () => void;
+}
+
+export function makeStore({ session, preloadedState, socketFactory, onUnauthorized }: StoreOptions) {
+  const listener = createListenerMiddleware();
+  const store = configureStore({
+    reducer: rootReducer,
+    preloadedState: { ...preloadedState, session } as RootState,
+    middleware: (getDefault) =>
+      getDefault().prepend(listener.middleware).concat(api.middleware, createSocketMiddleware(socketFactory, onUnauthorized)),
+  });
+  registerListeners(listener.startListening.withTypes<RootState, typeof store.dispatch>());
+  return Object.assign(store, { listener });
+}
+
+export type AppStore = ReturnType<typeof makeStore>;
+export type AppDispatch = AppStore['dispatch'];
+export type AppThunk<R = Promise<void>> = ThunkAction<R, RootState, unknown, UnknownAction>;

@@ -1,0 +1,45 @@
+import { render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { describe, expect, it } from 'vitest';
+import { Dialog } from '../Dialog.js';
+
+function Harness() {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <button type="button" onClick={() => setOpen(true)}>
+        Open
+      </button>
+      {open && (
+        <Dialog title="Example" onClose={() => setOpen(false)} footer={<button type="button">Last</button>}>
+          <input aria-label="Inside" />
+        </Dialog>
+      )}
+    </>
+  );
+}
+
+describe('Dialog', () => {
+  it('traps Tab inside, closes on Escape and gives focus back', async () => {
+    const user = userEvent.setup();
+    render(<Harness />);
+    const opener = screen.getByRole('button', { name: 'Open' });
+    await user.click(opener);
+    const dialog = screen.getByRole('dialog', { name: 'Example' });
+    expect(dialog.getAttribute('aria-modal')).toBe('true');
+    const close = screen.getByRole('button', { name: 'Close dialog' });
+    expect(document.activeElement).toBe(close);
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByLabelText('Inside'));
+    await user.tab();
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Last' }));
+    await user.tab();
+    expect(document.activeElement).toBe(close);
+    await user.tab({ shift: true });
+    expect(document.activeElement).toBe(screen.getByRole('button', { name: 'Last' }));
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(document.activeElement).toBe(opener);
+  });
+});

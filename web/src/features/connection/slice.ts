@@ -1,0 +1,128 @@
+import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+
+/** The WhatsApp link as Tab 1 shows it (SPEC §4 "WhatsApp connection"). */
+export type ConnectionStatus =
+  | 'unknown'
+  | 'checking'
+  | 'no_session'
+  | 'connecting'
+  | 'creating'
+  | 'qr'
+  | 'max_attempts'
+  | 'connected';
+
+export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
+
+export interface ConnectionState {
+  status: ConnectionStatus;
+  qr: string | null;
+  attempts: number;
+  maxAttemptsMessage: string | null;
+  creatingMessage: string | null;
+  sessionId: string | null;
+  phoneNumber: string | null;
+  socket: SocketStatus;
+}
+
+export const initialConnectionState: ConnectionState = {
+  status: 'unknown',
+  qr: null,
+  attempts: 0,
+  maxAttemptsMessage: null,
+  creatingMessage: null,
+  sessionId: null,
+  phoneNumber: null,
+  socket: 'idle',
+};
+
+const waiting = (s: ConnectionState) => s.status === 'unknown' || s.status === 'checking' || s.status === 'creating';
+
+export const connectionSlice = createSlice({
+  name: 'connection',
+  initialState: initialConnectionState,
+  reducers: {
+    socketStatusChanged(s, a: PayloadAction<SocketStatus>) {
+      s.socket = a.payload;
+    },
+    /** A non-explicit createSession went out: is there a link already? */
+    checkStarted(s) {
+      if (s.status === 'unknown') s.status = 'checking';
+    },
+    checkTimedOut(s) {
+      if (s.status === 'checking') s.status = 'no_session';
+    },
+    /** The Connect WhatsApp button: an explicit createSession. */
+    connectRequested(s) {
+      s.status = 'connecting';
+      s.qr = null;
+      s.attempts = 0;
+      s.maxAttemptsMessage = null;
+    },
+    connectTimedOut(s) {
+      if (s.status === 'connecting' || s.status === 'creating') s.status = 'no_session';
+    },
+    qrReceived(s, a: PayloadAction<{ qr: string; attempts: number }>) {
+      s.status = 'qr';
+      s.qr = a.payload.qr;
+      s.attempts = a.payload.attempts;
+    },
+    qrMaxAttempts(s, a: PayloadAction<{ message: string; attempts: number }>) {
+      s.status = 'max_attempts';
+      s.maxAttemptsMessage = a.payload.message;
+      s.attempts = a.payload.attempts;
+    },
+    sessionReady(s, a: PayloadAction<{ id: string | null; phoneNumber: string | null }>) {
+      s.status = 'connected';
+      s.sessionId = a.payload.id;
+      s.phoneNumber = a.payload.phoneNumber;
+      s.qr = null;
+      s.maxAttemptsMessage = null;
+    },
+    /** Another request is already making or restoring the link. */
+    sessionCreating(s, a: PayloadAction<{ message: string | null }>) {
+      s.creatingMessage = a.payload.message;
+      // A QR on screen or a running connect stays as it is; only a waiting screen becomes "creating".
+      if (waiting(s) || s.status === 'no_session') s.status = 'creating';
+    },
+    /** no_session answers a check; it means nothing while our own explicit connect is under way. */
+    noSession(s) {
+      if (waiting(s) || s.status === 'connected') {
+        s.status = 'no_session';
+        s.phoneNumber = null;
+        s.sessionId = null;
+      }
+    },
+    /** createSession was refused or the sessions service did not answer: back to the Connect button. */
+    sessionRequestFailed(s) {
+      if (waiting(s) || s.status === 'connecting') s.status = 'no_session';
+    },
+    /** The phone unlinked (or the server lost the link). */
+    sessionDisconnected(s) {
+      s.status = 'no_session';
+      s.phoneNumber = null;
+      s.sessionId = null;
+      s.qr = null;
+    },
+  },
+  selectors: {
+    selectConnection: (s) => s,
+    selectIsConnected: (s) => s.status === 'connected',
+    selectSocketLive: (s) => s.socket === 'connected',
+  },
+});
+
+export const {
+  socketStatusChanged,
+  checkStarted,
+  checkTimedOut,
+  connectRequested,
+  connectTimedOut,
+  qrReceived,
+  qrMaxAttempts,
+  sessionReady,
+  sessionCreating,
+  noSession,
+  sessionDisconnected,
+  sessionRequestFailed,
+} = connectionSlice.actions;
+export const { selectConnection, selectIsConnected, selectSocketLive } = connectionSlice.selectors;

@@ -1,0 +1,170 @@
+import { createAction, type Middleware } from '@reduxjs/toolkit';
+import { io, type ManagerOptions, type Socket, type SocketOptions } from 'socket.io-client';
+import {
+  MESSAGES,
+  SOCKET,
+  SOCKET_CLIENT_EVENTS,
+  SOCKET_EVENTS,
+  type JobLogType,
+  type JobProgress,
+  type JobStatus,
+  type SessionSocketError,
+  type SessionStatusReply,
+} from '@bns/contracts';
+import { getToken } from '../../api/token.js';
+import { toast } from '../toasts/toasts.js';
+import { jobLogKey, logAdded } from '../activity/slice.js';
+import { jobProgressEvent } from '../job/slice.js';
+import {
+  checkStarted,
+  noSession,
+  qrMaxAttempts,
+  qrReceived,
+  sessionCreating,
+  sessionDisconnected,
+  sessionReady,
+  sessionRequestFailed,
+  socketStatusChanged,
+} from './slice.js';
+
+export const socketConnect = createAction('socket/connect');
+export const socketDisconnect = createAction('socket/disconnect');
+/** createSession {id, clerkUserId, isExplicitRequest?} (SPEC §7). */
+export const createSessionRequested = createAction<{ explicit: boolean }>('socket/createSession');
+
+export type SocketFactory = (opts: Partial<ManagerOptions & SocketOptions>) => Socket;
+
+/** The SPEC §7 client options: polling then websocket, 30 s timeout, 10 reconnects 1–5 s apart. */
+export function socketOptions(): Partial<ManagerOptions & SocketOptions> {
+  return {
+    path: SOCKET.path,
+    transports: [...SOCKET.transports],
+    timeout: SOCKET.timeoutMs,
+    reconnection: true,
+    reconnectionAttempts: SOCKET.reconnectionAttempts,
+    reconnectionDelay: SOCKET.reconnectionDelayMs,
+    reconnectionDelayMax: SOCKET.reconnectionDelayMaxMs,
+    // A function, so every (re)connect carries a fresh token (Clerk tokens live a minute).
+    auth: (cb) => {
+      void getToken().then((token) => cb({ token }));
+    },
+  };
+}
+
+interface SessionState {
+  session: { userId: string; clientId: string };
+}
+
+/**
+ * Owns the one socket.io connection: opens it on socket/connect, closes it on socket/disconnect,
+ * turns server events into actions and the spec's connection toasts (SPEC §8).
+ */
+export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opts), onUnauthorized: () => void = () => undefined): Middleware {
+  let socket: Socket | null = null;
+  let errorShown = false;
+
+  return (store) => (next) => (action) => {
+    const dispatch = store.dispatch;
+    const state = () => store.getState() as SessionState;
+    const createSession = (explicit: boolean) =>
+      socket?.emit(
+        SOCKET_CLIENT_EVENTS.createSession,
+        { id: state().session.clientId, clerkUserId: state().session.userId, ...(explicit ? { isExplicitRequest: true } : {}) },
+        // The ack carries the first state (the same one also reaches the room as an event; reducers are idempotent).
+        (reply: Partial<SessionStatusReply & SessionSocketError> | undefined) => {
+          if (!reply) return;
+          if (typeof reply.code === 'string' && typeof reply.message === 'string') {
+            toast.error(reply.message);
+            dispatch(sessionRequestFailed());
+            return;
+          }
+          switch (reply.state) {
+            case 'ready':
+            case 'exist':
+              dispatch(sessionReady({ id: reply.sessionId ?? null, phoneNumber: reply.phoneNumber ?? null }));
+              break;
+            case 'no_session':
+            case 'disconnected':
+              dispatch(noSession());
+              break;
+            case 'creating':
+              dispatch(sessionCreating({ message: null }));
+              break;
+            default:
+              // qr and qr_max_attempts come as their own events, with the QR string and the message.
+              break;
+          }
+        },
+      );
+
+    if (socketConnect.match(action)) {
+      if (socket) return next(action);
+      const s = factory(socketOptions());
+      socket = s;
+      dispatch(socketStatusChanged('connecting'));
+
+      s.on('connect', () => {
+        errorShown = false;
+        dispatch(socketStatusChanged('connected'));
+        s.emit(SOCKET_CLIENT_EVENTS.connected);
+        dispatch(checkStarted());
+        createSession(false);
+      });
+      s.on('connect_error', (err: Error) => {
+        if (err.message === 'unauthorized') {
+          onUnauthorized();
+          return;
+        }
+        dispatch(socketStatusChanged(s.active ? 'reconnecting' : 'failed'));
+        // Timeouts retry quietly; other errors are said once per outage, not once per retry.
+        if (!/timeout/i.test(err.message) && !errorShown) {
+          errorShown = true;
+          toast.error(MESSAGES.connectionError);
+        }
+      });
+      s.on('disconnect', (reason) => {
+        dispatch(socketStatusChanged(reason === 'io client disconnect' ? 'idle' : 'reconnecting'));
+        // The server closing the socket does not reconnect by itself (SPEC §8: it triggers a reconnect).
+        if (reason === 'io server disconnect') s.connect();
+      });
+      s.io.on('reconnect', () => toast.success(MESSAGES.connectionRestored));
+      s.io.on('reconnect_failed', () => {
+        dispatch(socketStatusChanged('failed'));
+        toast.error(MESSAGES.connectionFailed);
+      });
+
+      s.on(SOCKET_EVENTS.qr, (p: { qr: string; attempts: number }) => dispatch(qrReceived({ qr: p.qr, attempts: p.attempts })));
+      s.on(SOCKET_EVENTS.qrMaxAttempts, (p: { message: string; attempts: number }) => dispatch(qrMaxAttempts(p)));
+      s.on(SOCKET_EVENTS.ready, (p: { id?: string; phoneNumber?: string }) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
+      s.on(SOCKET_EVENTS.exist, (p: { id?: string; phoneNumber?: string }) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
+      s.on(SOCKET_EVENTS.creating, (p: { message?: string } | undefined) => dispatch(sessionCreating({ message: p?.message ?? null })));
+      s.on(SOCKET_EVENTS.noSession, () => dispatch(noSession()));
+      s.on(SOCKET_EVENTS.disconnected, () => dispatch(sessionDisconnected()));
+      s.on(SOCKET_EVENTS.jobProgress, (p: { jobId: string; status: JobStatus; progress: JobProgress; nextSendAt?: string | null }) =>
+        dispatch(jobProgressEvent(p)),
+      );
+      s.on(SOCKET_EVENTS.jobLog, (p: { jobId: string; type: JobLogType; message: string; timestamp: string }) => {
+        const current = (store.getState() as { job: { jobId: string | null } }).job.jobId;
+        if (p.jobId !== current) return;
+        dispatch(logAdded({ type: p.type, message: p.message, timestamp: p.timestamp, key: jobLogKey(p.jobId, p) }));
+      });
+      return next(action);
+    }
+
+    if (socketDisconnect.match(action)) {
+      socket?.removeAllListeners();
+      socket?.io.removeAllListeners();
+      socket?.disconnect();
+      socket = null;
+      dispatch(socketStatusChanged('idle'));
+      return next(action);
+    }
+
+    if (createSessionRequested.match(action)) {
+      createSession(action.payload.explicit);
+      return next(action);
+    }
+
+    return next(action);
+  };
+}

@@ -1,0 +1,229 @@
+import { useState } from 'react';
+import { LIMITS, MESSAGES, TEMPLATE_CATEGORIES, WEB_MESSAGES, type Template, type TemplateCategory, type TemplateFieldErrors } from '@bns/contracts';
+import {
+  useCreateTemplateMutation,
+  useDeleteTemplateMutation,
+  useDuplicateTemplateMutation,
+  useGetTemplatesQuery,
+  useGetTemplateStatsQuery,
+  useSetFavoriteMutation,
+  useUpdateTemplateMutation,
+} from '../../api/api.js';
+import { errorMessage, fieldErrors, httpStatus } from '../../api/errors.js';
+import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
+import { Dialog } from '../../components/Dialog.js';
+import { Spinner } from '../../components/Spinner.js';
+import { selectUserId } from '../auth/slice.js';
+import { selectJobInProgress } from '../job/slice.js';
+import { ConfirmSendDialog } from '../sender/StepReview.js';
+import { toast } from '../toasts/toasts.js';
+import { categoryFilterChanged, favoritesOnlyToggled, selectTemplateFilters } from './slice.js';
+import { TemplateCard } from './TemplateCard.js';
+import { TemplateFormDialog } from './TemplateFormDialog.js';
+import { loadTemplate, sendTemplate } from './thunks.js';
+import { useDebouncedValue } from './useDebouncedValue.js';
+
+const titleCase = (c: string) => c[0]!.toUpperCase() + c.slice(1);
+/** The server answered (so "Failed to …"), as opposed to the call not going through ("Error …"). */
+const answered = (e: unknown) => httpStatus(e) !== undefined || (e as { status?: unknown })?.status === 'CUSTOM_ERROR';
+
+/** Tab 3 (Beta): stats, filters, the cards and their dialogs (SPEC §2 Tab 3, §4 Templates). */
+export function TemplatesTab() {
+  const dispatch = useAppDispatch();
+  const userId = useAppSelector(selectUserId);
+  const filters = useAppSelector(selectTemplateFilters);
+  const running = useAppSelector(selectJobInProgress);
+  // The list is fetched once the filters have been still for 300 ms.
+  const debounced = useDebouncedValue(filters, LIMITS.templateFetchDebounceMs);
+  const list = useGetTemplatesQuery({ userId, filters: debounced });
+  const stats = useGetTemplateStatsQuery(userId);
+  const [createTemplate, createState] = useCreateTemplateMutation();
+  const [updateTemplate, updateState] = useUpdateTemplateMutation();
+  const [setFavorite] = useSetFavoriteMutation();
+  const [duplicateTemplate] = useDuplicateTemplateMutation();
+  const [deleteTemplate, deleteState] = useDeleteTemplateMutation();
+
+  const [editing, setEditing] = useState<Template | 'new' | null>(null);
+  const [formErrors, setFormErrors] = useState<TemplateFieldErrors>({});
+  const [deleting, setDeleting] = useState<Template | null>(null);
+  const [sending, setSending] = useState<{ template: Template; numbers: string[] } | null>(null);
+
+  const actions = {
+    onFavorite: (t: Template) => {
+      setFavorite({ userId, id: t.id, is_favorite: !t.is_favorite })
+        .unwrap()
+        .catch(() => toast.error(MESSAGES.failedToUpdateFavorite));
+    },
+    onDuplicate: (t: Template) => {
+      duplicateTemplate({ userId, source: t })
+        .unwrap()
+        .then(
+          () => toast.success(WEB_MESSAGES.templateDuplicated),
+          (e: unknown) => toast.error(answered(e) ? MESSAGES.failedToDuplicateTemplate : MESSAGES.errorDuplicatingTemplate),
+        );
+    },
+    onEdit: (t: Template) => {
+      setFormErrors({});
+      setEditing(t);
+    },
+    onDelete: (t: Template) => setDeleting(t),
+    onUse: (t: Template) => {
+      try {
+        const numbers = dispatch(loadTemplate(t));
+        if (numbers) setSending({ template: t, numbers });
+      } catch {
+        toast.error(MESSAGES.errorUsingTemplate);
+      }
+    },
+  };
+
+  const save = (input: Parameters<typeof createTemplate>[0]['input']) => {
+    const isNew = editing === 'new';
+    const call = isNew ? createTemplate({ userId, input }) : updateTemplate({ userId, id: (editing as Template).id, patch: input });
+    call.unwrap().then(
+      () => {
+        toast.success(WEB_MESSAGES.templateSaved);
+        setEditing(null);
+      },
+      (e: unknown) => {
+        setFormErrors(fieldErrors(e));
+        toast.error(isNew ? `${MESSAGES.failedToSaveTemplate}: ${errorMessage(e)}` : `${MESSAGES.errorUpdatingTemplate}: ${errorMessage(e)}`);
+      },
+    );
+  };
+
+  const confirmDelete = () => {
+    if (!deleting) return;
+    const t = deleting;
+    deleteTemplate({ userId, id: t.id })
+      .unwrap()
+      .then(
+        () => {
+          toast.success(WEB_MESSAGES.templateDeleted);
+          setDeleting(null);
+        },
+        (e: unknown) => {
+          toast.error(answered(e) ? MESSAGES.failedToDeleteTemplate : MESSAGES.errorDeletingTemplate);
+          setDeleting(null);
+        },
+      );
+  };
+
+  const statCards = [
+    { label: 'Total Templates', value: stats.data?.total_templates },
+    { label: 'Favorites', value: stats.data?.favorite_templates },
+    { label: 'Categories', value: stats.data?.categories },
+    { label: 'Total Usage', value: stats.data?.total_usage },
+  ];
+  const templates = list.data ?? [];
+
+  return (
+    <div className="templates">
+      <div className="stats-grid">
+        {statCards.map((s) => (
+          <div key={s.label} className="stat-card">
+            <span className="stat-value">{s.value ?? '–'}</span>
+            <span className="stat-label">{s.label}</span>
+          </div>
+        ))}
+      </div>
+
+      <div className="toolbar">
+        <label className="field inline">
+          <span>Category</span>
+          <select value={filters.category} onChange={(e) => dispatch(categoryFilterChanged(e.target.value as TemplateCategory | 'all'))}>
+            <option value="all">All categories</option>
+            {TEMPLATE_CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {titleCase(c)}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="inline-check">
+          <input type="checkbox" checked={filters.favoritesOnly} onChange={(e) => dispatch(favoritesOnlyToggled(e.target.checked))} />
+          <span>Favorites Only</span>
+        </label>
+        <span className="toolbar-spacer" />
+        <button
+          type="button"
+          className="button primary"
+          onClick={() => {
+            setFormErrors({});
+            setEditing('new');
+          }}
+        >
+          + New Template
+        </button>
+      </div>
+
+      {list.isLoading ? (
+        <Spinner label="Loading templates…" />
+      ) : list.error ? (
+        <div className="card error-card" role="alert">
+          <p>{errorMessage(list.error)}</p>
+          <button type="button" className="button primary" onClick={() => void list.refetch()}>
+            {MESSAGES.tryAgain}
+          </button>
+        </div>
+      ) : templates.length === 0 ? (
+        <div className="card empty">
+          <p>No templates{filters.category !== 'all' || filters.favoritesOnly ? ' match these filters' : ' yet'}.</p>
+        </div>
+      ) : (
+        <div className={`template-grid ${list.isFetching ? 'refreshing' : ''}`}>
+          {templates.map((t) => (
+            <TemplateCard key={t.id} template={t} actions={actions} useDisabled={running} />
+          ))}
+        </div>
+      )}
+
+      {editing && (
+        <TemplateFormDialog
+          template={editing === 'new' ? null : editing}
+          serverErrors={formErrors}
+          busy={createState.isLoading || updateState.isLoading}
+          onSubmit={save}
+          onClose={() => setEditing(null)}
+        />
+      )}
+      {deleting && (
+        <Dialog
+          title="Delete template"
+          size="small"
+          onClose={() => setDeleting(null)}
+          footer={
+            <>
+              <button type="button" className="button secondary" onClick={() => setDeleting(null)}>
+                Cancel
+              </button>
+              <button type="button" className="button danger" disabled={deleteState.isLoading} onClick={confirmDelete}>
+                Delete
+              </button>
+            </>
+          }
+        >
+          <p>
+            Delete <strong>{deleting.name}</strong>? This cannot be undone.
+          </p>
+        </Dialog>
+      )}
+      {sending && (
+        <ConfirmSendDialog
+          title={`Send “${sending.template.name}”`}
+          message={sending.template.message_content}
+          numbers={sending.numbers}
+          onCancel={() => {
+            setSending(null);
+            toast.info(WEB_MESSAGES.templateLoaded);
+          }}
+          onConfirm={() => {
+            const t = sending.template;
+            setSending(null);
+            dispatch(sendTemplate(t)).catch(() => toast.error(MESSAGES.errorUsingTemplate));
+          }}
+        />
+      )}
+    </div>
+  );
+}
