@@ -276,7 +276,9 @@ async function journey(url) {
     const failed = await page.getByTestId('count-failed').innerText();
     check(sent === '6' && failed === '1', `expected 6 sent and 1 failed, got ${sent} / ${failed}`);
     await page.getByRole('list', { name: 'Failed numbers' }).getByText(FAIL_NUMBER).waitFor();
-    check((await page.getByRole('list', { name: 'Successful numbers' }).getByRole('listitem').count()) === 6, 'the success list is incomplete');
+    await page
+      .waitForFunction(() => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 6, undefined, { timeout: 5000 })
+      .catch(() => check(false, 'the success list is incomplete'));
     const donation = page.getByRole('dialog', { name: /on their way/ });
     await donation.waitFor();
     await shot(page, '06-progress-completed');

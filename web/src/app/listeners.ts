@@ -108,8 +108,10 @@ export function registerListeners(startListening: StartListening): void {
         fetchLogs: (since) => l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { subscribe: false, forceRefetch: true })).unwrap(),
         socketLive: () => l.getState().connection.socket === 'connected',
         wait: async (ms, wakeOnEvent) => {
+          // Once the socket said the job ended, fetch the final lists almost at once: the counters
+          // already show the end, and the lists must not lag behind them.
+          if (isTerminal(l.getState().job.status)) return wakeOnEvent ? undefined : l.delay(Math.min(ms, 200));
           if (!wakeOnEvent) return l.delay(ms);
-          if (isTerminal(l.getState().job.status)) return;
           await l.condition((action) => jobProgressEvent.match(action) && action.payload.jobId === jobId, ms);
         },
         isCancelled: () => !ours(),
