@@ -28,7 +28,7 @@ step('launcher', () =>
     env: { ...process.env, TEST_RESULTS_NAME: 'launcher' },
   }),
 );
-if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs']));
+if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], { env: { ...process.env, E2E_NO_BUILD: '1' } }));
 
 const totals = { passed: 0, failed: 0, skipped: 0 };
 if (existsSync(resultsDir)) {
