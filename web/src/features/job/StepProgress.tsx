@@ -41,30 +41,10 @@ export function StepProgress() {
       </div>
 
       <div className="counters">
-        <div className="counter">
-          <span className="counter-value" data-testid="count-total">
-            {total}
-          </span>
-          <span className="counter-label">Total</span>
-        </div>
-        <div className="counter counter-success">
-          <span className="counter-value" data-testid="count-sent">
-            {sent}
-          </span>
-          <span className="counter-label">Sent</span>
-        </div>
-        <div className="counter counter-failed">
-          <span className="counter-value" data-testid="count-failed">
-            {failed}
-          </span>
-          <span className="counter-label">Failed</span>
-        </div>
-        <div className="counter">
-          <span className="counter-value" data-testid="count-percent">
-            {percent}%
-          </span>
-          <span className="counter-label">Complete</span>
-        </div>
+        <Counter testId="count-total" value={total} label="Total" />
+        <Counter testId="count-sent" value={sent} label="Sent" tone="success" />
+        <Counter testId="count-failed" value={failed} label="Failed" tone="failed" />
+        <Counter testId="count-percent" value={`${percent}%`} label="Complete" />
       </div>
 
       {active && (
@@ -136,5 +116,16 @@ export function StepProgress() {
         </button>
       </div>
     </section>
+  );
+}
+
+function Counter({ testId, value, label, tone }: { testId: string; value: number | string; label: string; tone?: 'success' | 'failed' }) {
+  return (
+    <div className={tone ? `counter counter-${tone}` : 'counter'}>
+      <span className="counter-value" data-testid={testId}>
+        {value}
+      </span>
+      <span className="counter-label">{label}</span>
+    </div>
   );
 }
