@@ -3,3 +3,4 @@ export * from './infra.js';
 export * from './services.js';
 export * from './auth.js';
 export * from './http.js';
+export * from './simulator.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS, type DashboardData, type JobView } from '@bns/contracts';
-import { api, devSignIn, startSystem, waitFor, type System } from '@bns/testing';
+import { api, devSignIn, simulatorScan, startSystem, waitFor, type System } from '@bns/testing';
 
 const NOT_ON_WHATSAPP = '98000002';
 
@@ -45,7 +45,7 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
       s.once('connect_error', reject);
     });
     s.emit(SOCKET_CLIENT_EVENTS.createSession, { id: userId, clerkUserId: userId, isExplicitRequest: true });
-    await waitFor(async () => (await http.post('/dev/simulator/scan')).status === 200, 15_000, 100, 'a QR to scan');
+    await simulatorScan(sys.gateway.url, token);
     await waitFor(() => ready, 15_000, 25, 'ready');
 
     const linked = await waitFor(async () => {

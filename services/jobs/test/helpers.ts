@@ -1,6 +1,6 @@
 import { io, type Socket } from 'socket.io-client';
 import { SOCKET, type JobView } from '@bns/contracts';
-import { api, devSignIn, waitFor, type DevSession } from '@bns/testing';
+import { api, devSignIn, simulatorOutbox, simulatorScan, waitFor, type DevSession, type SimulatorMessage } from '@bns/testing';
 
 export type Api = ReturnType<typeof api>;
 
@@ -35,23 +35,21 @@ export class Tab {
 }
 
 export interface User extends DevSession {
+  gatewayUrl: string;
   client: Api;
   tab: Tab;
 }
 
 export async function signIn(gatewayUrl: string, email: string): Promise<User> {
   const session = await devSignIn(gatewayUrl, email);
-  return { ...session, client: api(gatewayUrl, session.token), tab: await Tab.open(gatewayUrl, session.token) };
+  return { ...session, gatewayUrl, client: api(gatewayUrl, session.token), tab: await Tab.open(gatewayUrl, session.token) };
 }
 
 /** Asks for a QR and scans it with the simulator, as a user linking WhatsApp would. */
 export async function link(user: User): Promise<void> {
   const before = user.tab.named('ready').length;
   user.tab.socket.emit('createSession', { id: user.userId, clerkUserId: user.userId, isExplicitRequest: true });
-  await waitFor(async () => {
-    const scan = await user.client.post('/dev/simulator/scan');
-    return scan.status === 200;
-  }, 15_000, 100, 'a QR to scan');
+  await simulatorScan(user.gatewayUrl, user.token);
   await waitFor(() => user.tab.named('ready').length > before, 15_000, 25, 'ready');
 }
 
@@ -61,18 +59,11 @@ export async function signInLinked(gatewayUrl: string, email: string): Promise<U
   return user;
 }
 
-export interface OutboxMessage {
-  to: string;
-  text: string;
-  idempotencyKey: string;
-  at: string;
-}
+export type OutboxMessage = SimulatorMessage;
 
 /** What arrived on the simulated WhatsApp for one job, in send order. */
 export async function outboxOf(user: User, jobId: string): Promise<OutboxMessage[]> {
-  const res = await user.client.get('/dev/simulator/outbox');
-  if (res.status !== 200) throw new Error(`outbox: ${res.status} ${JSON.stringify(res.body)}`);
-  return (res.body.messages as OutboxMessage[])
+  return (await simulatorOutbox(user.gatewayUrl, user.token))
     .filter((m) => m.idempotencyKey.startsWith(`${jobId}:`))
     .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
 }

@@ -1,0 +1,24 @@
+import { api } from './http.js';
+import { waitFor } from './process.js';
+
+export interface SimulatorMessage {
+  to: string;
+  text: string;
+  idempotencyKey: string;
+  at: string;
+}
+
+/**
+ * "Scans" the caller's pending QR with the simulated engine (WA_ENGINE=simulated), retrying until a
+ * link is pending: the QR arrives asynchronously after createSession.
+ */
+export async function simulatorScan(gatewayUrl: string, token: string, timeoutMs = 15_000): Promise<void> {
+  await waitFor(async () => (await api(gatewayUrl, token).post('/dev/simulator/scan')).status === 200, timeoutMs, 100, 'a QR to scan');
+}
+
+/** Everything the simulated phone side received from the caller's account. */
+export async function simulatorOutbox(gatewayUrl: string, token: string): Promise<SimulatorMessage[]> {
+  const res = await api(gatewayUrl, token).get('/dev/simulator/outbox');
+  if (res.status !== 200) throw new Error(`simulator outbox: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.messages as SimulatorMessage[];
+}
