@@ -2,7 +2,11 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // Workspace libraries from source, so in-process tests need no build of them.
+    '^@bns/(contracts|service-kit|testing)$': '<rootDir>/../../libs/$1/src/index.ts',
+  },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',

@@ -8,7 +8,9 @@ import { pingKeyOf, subjectOf, type PingReply, type SERVICES } from '@bns/contra
 import { COMMON_ENV, DATABASE_ENV, env as envVar, loadEnvOrExit, type EnvOf, type EnvVar } from './config/env.js';
 import { openDatabase, type DatabaseOptions } from './database/database.js';
 import { runChecks, type ReadinessCheck } from './health/health.js';
-import { KitModule, type KitContext } from './kit.module.js';
+import { KitModule, type BaseEnv, type KitContext } from './kit.module.js';
+import type { QuietRoute } from './logging/logging.js';
+import { collectProcessMetrics, httpMetricsMiddleware } from './metrics/metrics.js';
 import { connectNats } from './nats/connection.js';
 import { ensureEventsStream, EventBus } from './nats/event-bus.js';
 import { KitNatsServer } from './nats/nats-server.strategy.js';
@@ -17,7 +19,8 @@ import { startTelemetry } from './telemetry/telemetry.js';
 
 type Spec = Record<string, EnvVar<unknown>>;
 type Microservice = (typeof SERVICES)[number];
-type BaseEnv = EnvOf<typeof COMMON_ENV> & { PORT: number; DATABASE_URL?: string; DATABASE_POOL_SIZE?: number };
+/** A service's whole env: its own variables, the common ones, PORT, and the database's when it has one. */
+export type ServiceEnv<S extends Spec> = EnvOf<S & typeof COMMON_ENV> & BaseEnv & Partial<EnvOf<typeof DATABASE_ENV>>;
 
 export interface ServiceDefinition<S extends Spec> {
   name: Microservice | 'gateway';
@@ -26,17 +29,23 @@ export interface ServiceDefinition<S extends Spec> {
   defaultPort: number;
   database?: Omit<DatabaseOptions, 'url' | 'poolSize' | 'applicationName'>;
   /** Sessions only: which shard this replica is. Others share one queue group. */
-  shard?: (env: EnvOf<S & typeof COMMON_ENV>) => number;
+  shard?: (env: ServiceEnv<S>) => number;
   /** Listen for NATS requests (every service but the gateway). */
   natsHandlers: boolean;
-  module: (env: EnvOf<S & typeof COMMON_ENV>) => Type | DynamicModule;
+  module: (env: ServiceEnv<S>) => Type | DynamicModule;
   /** Cross-variable checks; each returned line names a variable and stops the process. */
-  validate?: (env: EnvOf<S & typeof COMMON_ENV>) => string[];
+  validate?: (env: ServiceEnv<S>) => string[];
   /** Extra readiness checks (the gateway pings every service). */
-  readiness?: (ctx: KitContext) => ReadinessCheck[];
+  readiness?: (ctx: KitContext<ServiceEnv<S>>) => ReadinessCheck[];
   /** Last touches on the HTTP app (the gateway's middleware, static files, docs). */
-  configure?: (app: INestApplication, ctx: KitContext) => void | Promise<void>;
+  configure?: (app: INestApplication, ctx: KitContext<ServiceEnv<S>>) => void | Promise<void>;
   httpLogging?: boolean;
+  /** GET routes left out of per-request HTTP logging (see KitContext.quietRoutes). */
+  quietRoutes?: QuietRoute[];
+  /** Let Nest install its JSON/urlencoded body parsers (the gateway installs its own, after auth). */
+  bodyParser?: boolean;
+  /** The service's own metrics (`src/metrics/<svc>.metrics.ts`): registered once its context exists. */
+  metrics?: (ctx: KitContext<ServiceEnv<S>>) => void;
 }
 
 const PORT_ENV = (defaultPort: number) => ({
@@ -48,9 +57,10 @@ const PORT_ENV = (defaultPort: number) => ({
  * ping responder. Every step that fails stops the process with a message saying which.
  */
 export async function runService<S extends Spec>(def: ServiceDefinition<S>): Promise<INestApplication> {
-  const spec = { ...COMMON_ENV, ...(def.database ? DATABASE_ENV : {}), ...PORT_ENV(def.defaultPort), ...def.env };
-  const env = loadEnvOrExit(spec, def.name) as unknown as EnvOf<S & typeof COMMON_ENV>;
-  const base = env as unknown as BaseEnv;
+  const spec: Spec = { ...COMMON_ENV, ...(def.database ? DATABASE_ENV : {}), ...PORT_ENV(def.defaultPort), ...def.env };
+  // loadEnv checked every variable of `spec` against its parser, so the object has the spec's types.
+  const env = loadEnvOrExit(spec, def.name) as ServiceEnv<S>;
+  const base = env;
   const problems = def.validate?.(env) ?? [];
   if (problems.length > 0) {
     process.stderr.write(`${def.name}: Invalid environment:\n  ${problems.join('\n  ')}\n`);
@@ -82,24 +92,28 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
   ];
   if (dataSource) readiness.push({ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) });
 
-  const ctx: KitContext = {
+  const ctx: KitContext<ServiceEnv<S>> = {
     info: { name: def.name, instance, shard, shards: base.SESSIONS_SHARDS, startedAt: Date.now() },
-    env: env as unknown as KitContext['env'],
+    env,
     nc,
     rpc: new RpcClient(nc, { shards: base.SESSIONS_SHARDS, timeoutMs: base.RPC_TIMEOUT_MS }),
     events: new EventBus(nc),
     dataSource,
     readiness,
     httpLogging: def.httpLogging ?? false,
+    quietRoutes: def.quietRoutes,
   };
   readiness.push(...(def.readiness?.(ctx) ?? []));
+  collectProcessMetrics({ bns_service: def.name });
+  def.metrics?.(ctx);
 
   const app = await NestFactory.create(
     { module: class AppRoot {}, imports: [KitModule.forService(ctx), def.module(env)] } as DynamicModule,
-    { bufferLogs: true },
+    { bufferLogs: true, bodyParser: def.bodyParser ?? true },
   );
   app.useLogger(app.get(Logger));
   app.enableShutdownHooks();
+  app.use(httpMetricsMiddleware);
   await def.configure?.(app, ctx);
 
   if (def.natsHandlers) {

@@ -3,11 +3,14 @@ import { APP_FILTER, APP_INTERCEPTOR } from '@nestjs/core';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { LoggerModule } from 'nestjs-pino';
 import { DataSource } from 'typeorm';
+import type { COMMON_ENV, EnvOf } from './config/env.js';
 import { AppErrorFilter } from './errors/error.filter.js';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from './health/health.js';
-import { loggerParams } from './logging/logging.js';
+import { loggerParams, type QuietRoute } from './logging/logging.js';
+import { MetricsController } from './metrics/metrics.controller.js';
 import { EventBus } from './nats/event-bus.js';
 import { RpcClient } from './nats/rpc-client.js';
+import { Transactions } from './database/transaction.js';
 import { stopTelemetry } from './telemetry/telemetry.js';
 import { RpcTraceInterceptor } from './telemetry/rpc-trace.interceptor.js';
 
@@ -23,15 +26,27 @@ export interface ServiceInfo {
   startedAt: number;
 }
 
-export interface KitContext {
+/** Variables every process has (COMMON_ENV plus PORT); a service's own are added by its spec. */
+export type BaseEnv = EnvOf<typeof COMMON_ENV> & { readonly PORT: number };
+
+/** What the kit hands a service; `E` is the service's own typed env (its spec plus the common ones). */
+export interface KitContext<E extends BaseEnv = BaseEnv> {
   info: ServiceInfo;
-  env: Record<string, unknown> & { LOG_LEVEL: string };
+  env: E;
   nc: NatsConnection;
   rpc: RpcClient;
   events: EventBus;
   dataSource?: DataSource;
   readiness: ReadinessCheck[];
   httpLogging: boolean;
+  /** GET routes left out of pino-http (hot polling paths; the service logs their errors and slow answers). */
+  quietRoutes?: QuietRoute[];
+}
+
+/** A service's SLOW_REQUEST_MS, when its spec has one (the gateway's). */
+function slowRequestMs(env: BaseEnv): number | undefined {
+  const value = (env as BaseEnv & { SLOW_REQUEST_MS?: unknown }).SLOW_REQUEST_MS;
+  return typeof value === 'number' ? value : undefined;
 }
 
 /** Closes what the kit opened, after Nest has stopped taking work. */
@@ -52,12 +67,17 @@ class KitShutdown implements OnApplicationShutdown {
 @Global()
 @Module({})
 export class KitModule {
-  static forService(ctx: KitContext): DynamicModule {
-    const database = ctx.dataSource ? [{ provide: DataSource, useValue: ctx.dataSource }] : [];
+  static forService<E extends BaseEnv>(ctx: KitContext<E>): DynamicModule {
+    const database = ctx.dataSource
+      ? [
+          { provide: DataSource, useValue: ctx.dataSource },
+          { provide: Transactions, useValue: new Transactions(ctx.dataSource) },
+        ]
+      : [];
     return {
       module: KitModule,
-      imports: [LoggerModule.forRoot(loggerParams(ctx.info.name, ctx.env.LOG_LEVEL, ctx.httpLogging))],
-      controllers: [HealthController],
+      imports: [LoggerModule.forRoot(loggerParams(ctx.info.name, ctx.env.LOG_LEVEL, ctx.httpLogging, slowRequestMs(ctx.env), ctx.quietRoutes))],
+      controllers: [HealthController, MetricsController],
       providers: [
         { provide: SERVICE_INFO, useValue: ctx.info },
         { provide: SERVICE_ENV, useValue: ctx.env },

@@ -4,3 +4,4 @@ export * from './services.js';
 export * from './auth.js';
 export * from './http.js';
 export * from './simulator.js';
+export * from './in-process.js';

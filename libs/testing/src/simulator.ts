@@ -22,3 +22,13 @@ export async function simulatorOutbox(gatewayUrl: string, token: string): Promis
   if (res.status !== 200) throw new Error(`simulator outbox: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.messages as SimulatorMessage[];
 }
+
+/**
+ * A message from `from` arrives on the caller's simulated phone (the account must be linked): the
+ * sessions service records it in its outbox and publishes `events.message.received`, as for a real one.
+ */
+export async function simulatorInbound(gatewayUrl: string, token: string, from: string, text: string): Promise<{ messageId: string; at: string }> {
+  const res = await api(gatewayUrl, token).post('/dev/simulator/inbound', { from, text });
+  if (res.status !== 200) throw new Error(`simulator inbound: ${res.status} ${JSON.stringify(res.body)}`);
+  return { messageId: res.body.messageId as string, at: res.body.at as string };
+}

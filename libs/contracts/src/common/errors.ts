@@ -41,5 +41,13 @@ export enum CommonErrorCode {
   RateLimited = 'RATE_LIMITED',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',
+  /**
+   * The caller's NATS connection dropped while the request was in flight (or before it was sent). The
+   * request may or may not have been handled: retry it once the connection is back (RpcClient
+   * `whenConnected()`), and do not count it as a failure of the work it carried.
+   */
+  NatsDisconnected = 'NATS_DISCONNECTED',
+  /** The gateway is over its in-flight or event-loop-lag bound: retry after `Retry-After`. */
+  Overloaded = 'OVERLOADED',
   Internal = 'INTERNAL',
 }

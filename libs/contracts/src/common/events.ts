@@ -1,60 +1,93 @@
-import type { SessionState } from '../sessions/types.js';
-import type { JobStatus, JobProgress } from '../jobs/types.js';
+import { JOB_STATUSES } from '../jobs/types.js';
+import { SESSION_STATES } from '../sessions/types.js';
+import { z } from './schema.js';
 
 /** JetStream stream that holds every event (`events.>`). */
 export const EVENTS_STREAM = 'EVENTS';
 export const EVENTS_WILDCARD = 'events.>';
 
 /** Every event carries who it is about and an id consumers dedupe on. */
-export interface EventEnvelope {
-  eventId: string;
-  userId: string;
+export const EventEnvelopeSchema = z.object({
+  eventId: z.string(),
+  userId: z.string(),
   /** ISO time the event happened. */
-  at: string;
-}
+  at: z.string(),
+});
+export type EventEnvelope = z.output<typeof EventEnvelopeSchema>;
 
-export interface SessionStateEvent extends EventEnvelope {
-  state: SessionState;
-  sessionId?: string;
-  qr?: string;
-  attempts?: number;
-  phoneNumber?: string;
-  message?: string;
-  reason?: string;
-}
+export const SessionStateEventSchema = EventEnvelopeSchema.extend({
+  state: z.enum(SESSION_STATES),
+  sessionId: z.string().optional(),
+  qr: z.string().optional(),
+  attempts: z.int().optional(),
+  phoneNumber: z.string().optional(),
+  message: z.string().optional(),
+  reason: z.string().optional(),
+  /** `disconnected` only: WhatsApp's own reason (LOGOUT, CONFLICT, TOS_BLOCK, …) when it gave one. */
+  waReason: z.string().optional(),
+});
+export type SessionStateEvent = z.output<typeof SessionStateEventSchema>;
 
-export type MessageStatus = 'pending' | 'sent' | 'failed' | 'delivered' | 'read';
+export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'delivered', 'read'] as const;
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 /** Forward order of a message's life; a status never moves backwards (failed is terminal beside sent). */
 export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = { pending: 0, failed: 1, sent: 1, delivered: 2, read: 3 };
 
-export interface MessageStatusEvent extends EventEnvelope {
-  jobId: string;
-  messageId?: string;
-  idempotencyKey: string;
-  recipient: string;
-  status: MessageStatus;
-  content: string;
-  error?: string;
-}
+export const MessageStatusEventSchema = EventEnvelopeSchema.extend({
+  jobId: z.string(),
+  messageId: z.string().optional(),
+  idempotencyKey: z.string(),
+  recipient: z.string(),
+  status: z.enum(MESSAGE_STATUSES),
+  content: z.string(),
+  error: z.string().optional(),
+});
+export type MessageStatusEvent = z.output<typeof MessageStatusEventSchema>;
 
-export interface JobProgressEvent extends EventEnvelope {
-  jobId: string;
-  status: JobStatus;
-  progress: JobProgress;
-  nextSendAt?: string | null;
-}
+/**
+ * A message a recipient wrote to the user's linked account (one-to-one chats only: no groups, no status
+ * broadcasts, never our own messages). `from` is the sender's number in international digits
+ * (e.g. 85291234567); `text` is personal data: consumers store it only where the product shows it.
+ */
+export const MessageReceivedEventSchema = EventEnvelopeSchema.extend({
+  from: z.string(),
+  text: z.string(),
+  /** WhatsApp's id of the message (the event id is derived from it, so a redelivery is one event). */
+  messageId: z.string(),
+});
+export type MessageReceivedEvent = z.output<typeof MessageReceivedEventSchema>;
 
-export type JobLogType = 'info' | 'success' | 'warning' | 'error';
-export interface JobLogEvent extends EventEnvelope {
-  jobId: string;
-  type: JobLogType;
-  message: string;
-  timestamp: string;
-}
+export const JobProgressEventSchema = EventEnvelopeSchema.extend({
+  jobId: z.string(),
+  status: z.enum(JOB_STATUSES),
+  progress: z.object({ total: z.int(), sent: z.int(), failed: z.int(), skipped: z.int().optional() }),
+  nextSendAt: z.string().nullable().optional(),
+});
+export type JobProgressEvent = z.output<typeof JobProgressEventSchema>;
+
+export const JOB_LOG_TYPES = ['info', 'success', 'warning', 'error'] as const;
+export type JobLogType = (typeof JOB_LOG_TYPES)[number];
+export const JobLogEventSchema = EventEnvelopeSchema.extend({
+  jobId: z.string(),
+  type: z.enum(JOB_LOG_TYPES),
+  message: z.string(),
+  timestamp: z.string(),
+});
+export type JobLogEvent = z.output<typeof JobLogEventSchema>;
+
+/** Each event subject's payload schema: a consumer checks what it receives with the same schema. */
+export const EVENT_SCHEMAS = {
+  'events.session.state': SessionStateEventSchema,
+  'events.message.status': MessageStatusEventSchema,
+  'events.message.received': MessageReceivedEventSchema,
+  'events.job.progress': JobProgressEventSchema,
+  'events.job.log': JobLogEventSchema,
+} as const;
 
 export interface EventMap {
   'events.session.state': SessionStateEvent;
   'events.message.status': MessageStatusEvent;
+  'events.message.received': MessageReceivedEvent;
   'events.job.progress': JobProgressEvent;
   'events.job.log': JobLogEvent;
 }
@@ -69,26 +102,6 @@ export interface EventTransport {
 export function publish<K extends EventKey>(transport: EventTransport, key: K, event: EventOf<K>): Promise<void> {
   return transport.publish(key, event);
 }
-
-/** Socket.io event names the gateway emits to a user's room (SPEC §7 names, plus job events). */
-export const SOCKET_EVENTS = {
-  qr: 'qr',
-  qrMaxAttempts: 'qr_max_attempts',
-  ready: 'ready',
-  exist: 'exist',
-  creating: 'creating',
-  noSession: 'no_session',
-  disconnected: 'disconnected',
-  jobProgress: 'job_progress',
-  jobLog: 'job_log',
-  messageStatus: 'message_status',
-} as const;
-
-/** Client → server socket events (SPEC §7). */
-export const SOCKET_CLIENT_EVENTS = {
-  connected: 'connected',
-  createSession: 'createSession',
-} as const;
 
 /** Socket.io room of one user: every replica of the gateway joins sockets by the same name. */
 export function userRoom(userId: string): string {

@@ -4,3 +4,8 @@ export * from './limits.js';
 export * from './shard.js';
 export * from './rpc.js';
 export * from './events.js';
+export * from './phone.js';
+export * from './schema.js';
+export * from './socket.js';
+export * from './retry.js';
+export * from './auth.js';

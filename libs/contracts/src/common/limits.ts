@@ -22,6 +22,8 @@ export const LIMITS = {
   dashboardRecentMessages: 10,
   dashboardRecentMessagesMax: 100,
   dashboardContentPreview: 100,
+  /** A reply is shown (and kept on the message it answers) as its first 200 characters (issue 13). */
+  replyPreviewMax: 200,
   confirmRecipientsShown: 10,
   reviewRecipientsShown: 5,
   templateCardNumbersShown: 3,
@@ -31,16 +33,20 @@ export const LIMITS = {
   /** The review box's own estimate uses 2 s per message (SPEC §9 gives both). */
   reviewEstimateSecondsPerMessage: 2,
   defaultMaxRecipientsPerJob: 50_000,
-} as const;
-
-/** Socket client settings (SPEC §7). */
-export const SOCKET = {
-  path: '/socket.io',
-  transports: ['polling', 'websocket'] as const,
-  timeoutMs: 30_000,
-  reconnectionAttempts: 10,
-  reconnectionDelayMs: 1000,
-  reconnectionDelayMaxMs: 5000,
+  /** Request plumbing (not in the spec): bounds every request so none can crash or stall a service. */
+  /** Nesting of arrays/objects a JSON body may have; deeper is refused at parse time (no payload needs more than 5). */
+  jsonMaxDepth: 64,
+  /** A socket.io id is 20 characters; anything much longer is not one. */
+  clientIdMaxLength: 128,
+  /** Clerk user ids are about 32 characters. */
+  userIdMaxLength: 256,
+  /** Dev sign-in: an e-mail address (RFC 5321's path limit) and the optional first name. */
+  emailMaxLength: 254,
+  firstNameMaxLength: 100,
+  /** NATS's default max_payload (1 MiB): a request must fit in one message. */
+  natsMaxPayloadBytes: 1_048_576,
+  /** Room kept in a NATS message for the request envelope (pattern, id, userId, headers). */
+  natsEnvelopeBytes: 16_384,
 } as const;
 
 export const TEMPLATE_CATEGORIES = ['general', 'marketing', 'personal', 'business', 'custom'] as const;

@@ -51,6 +51,7 @@ export const MESSAGES = {
   rateLimited: 'Too Many Requests',
   payloadTooLarge: 'Request body is too large',
   serviceUnavailable: 'The service is temporarily unavailable. Please try again shortly.',
+  overloaded: 'The server is busy. Please try again shortly.',
   internal: 'Something went wrong on our side. Please try again; quote the error id if it persists.',
 } as const;
 

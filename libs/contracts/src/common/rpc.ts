@@ -1,5 +1,6 @@
 import type { DashboardRequests } from '../dashboard/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
+import type { OptOutsRequests } from '../jobs/opt-outs.js';
 import type { SessionsRequests } from '../sessions/rpc.js';
 import type { TemplatesRequests } from '../templates/rpc.js';
 
@@ -31,7 +32,7 @@ export interface PingRequests {
  * Every request/reply subject with its payload types. A key is the logical subject; sessions keys are
  * sharded on the wire (`sessions.<shard>.<verb>`, see `subjectOf`).
  */
-export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, TemplatesRequests, DashboardRequests {}
+export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, OptOutsRequests, TemplatesRequests, DashboardRequests {}
 export type RequestKey = keyof RequestMap;
 export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
 export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];

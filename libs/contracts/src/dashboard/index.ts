@@ -1,3 +1,4 @@
 export * from './types.js';
 export * from './rpc.js';
 export * from './validation.js';
+export * from './schemas.js';

@@ -1,66 +1,29 @@
-import type { MessageStatus } from '../common/events.js';
+import type { z } from '../common/schema.js';
+import type {
+  DashboardDataSchema,
+  DashboardMessageSchema,
+  DashboardSessionSchema,
+  MonthlyUsageSchema,
+  UserPreferencesSchema,
+} from './schemas.js';
 
-export interface UserPreferences {
-  /** SPEC §3: default true. */
-  auto_login_message_enabled: boolean;
-}
+export type UserPreferences = z.output<typeof UserPreferencesSchema>;
 
 /** One message of the read model, as the dashboard lists it (full content; the web cuts it at 100). */
-export interface DashboardMessage {
-  id: string;
-  job_id: string;
-  recipient: string;
-  content: string;
-  status: MessageStatus;
-  /** Why the send failed; null unless status is failed. */
-  error: string | null;
-  /** When the message was sent (or failed); null while pending. ISO time. */
-  sent_at: string | null;
-  /** When the dashboard first heard of the message (its earliest event). ISO time. */
-  created_at: string;
-}
+export type DashboardMessage = z.output<typeof DashboardMessageSchema>;
 
 /** A WhatsApp link of the user as the dashboard last saw it (SPEC §3 Session: id, phoneNumber). */
-export interface DashboardSession {
-  id: string;
-  phoneNumber: string | null;
-  active: boolean;
-  connected_at: string | null;
-  updated_at: string;
-}
+export type DashboardSession = z.output<typeof DashboardSessionSchema>;
 
-export interface MonthlyUsage {
-  /** Calendar month in UTC, `YYYY-MM`. */
-  month: string;
-  sent: number;
-  failed: number;
-}
+/** Calendar month in UTC, `YYYY-MM`, with its counts. */
+export type MonthlyUsage = z.output<typeof MonthlyUsageSchema>;
 
 /**
  * Usage: the current (UTC) month's counts, plus the last 12 months oldest first, months without
  * messages included as zeros. A message counts once, in the month it first reached sent or failed.
+ * Stats: all-time figures of the read model; successfulMessages = sent + delivered + read,
+ * totalMessages also counts pending ones.
  */
-export interface DashboardUsage {
-  messages_sent_count: number;
-  messages_failed_count: number;
-  monthly: MonthlyUsage[];
-}
-
-/**
- * All-time figures of the read model (every message the dashboard has seen, since the user's first
- * event). successfulMessages = sent + delivered + read; totalMessages also counts pending ones.
- */
-export interface DashboardStats {
-  totalMessages: number;
-  successfulMessages: number;
-  failedMessages: number;
-  activeSessions: number;
-}
-
-export interface DashboardData {
-  messages: DashboardMessage[];
-  sessions: DashboardSession[];
-  usage: DashboardUsage;
-  stats: DashboardStats;
-  user: { id: string; preferences: UserPreferences };
-}
+export type DashboardData = z.output<typeof DashboardDataSchema>;
+export type DashboardUsage = DashboardData['usage'];
+export type DashboardStats = DashboardData['stats'];

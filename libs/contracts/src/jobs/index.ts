@@ -3,3 +3,8 @@ export * from './errors.js';
 export * from './messages.js';
 export * from './validation.js';
 export * from './rpc.js';
+export * from './schemas.js';
+export * from './policy.js';
+export * from './schedule.js';
+export * from './results.js';
+export * from './opt-outs.js';

@@ -1,3 +1,4 @@
+import type { JobPolicyRequests } from './policy.js';
 import type { JobLogEntry, JobRecipientInput, JobView } from './types.js';
 
 /** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user. */
@@ -7,13 +8,16 @@ export interface StartJobRequest {
   phoneNumbers?: unknown;
   recipients?: JobRecipientInput[] | unknown;
   clientId?: unknown;
+  /** See StartJobBody.startAt. */
+  startAt?: unknown;
 }
 export interface StartJobReply {
   jobId: string;
   /** Minutes: ceil(delay × (n − 1) / 60 s) with the configured delay (SPEC §9). */
   estimatedTime: number;
-  status: 'queued' | 'running';
+  status: 'queued' | 'running' | 'scheduled';
   total: number;
+  estimatedFinishAt: string;
 }
 
 export interface JobRef {
@@ -21,7 +25,14 @@ export interface JobRef {
   jobId: string;
 }
 
-export interface JobsRequests {
+/** `jobs.pacing`: the delays the jobs service sends with, so estimates shown before a start match its own. */
+export interface JobPacingReply {
+  sendDelayMs: number;
+  sendJitterMs: number;
+}
+
+export interface JobsRequests extends JobPolicyRequests {
+  'jobs.pacing': { request: { userId: string }; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
   'jobs.status': { request: JobRef; reply: { job: JobView } };
   /** Entries strictly after `since` (ISO or epoch ms), oldest first. */

@@ -1,60 +1,23 @@
-import type { JobLogType } from '../common/events.js';
+import type { z } from '../common/schema.js';
+import type { FailedEntrySchema, JobLogEntrySchema, JobProgressSchema, JobRecipientSchema, JobViewSchema, StartJobBodySchema, SuccessEntrySchema } from './schemas.js';
 
-export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+/** `scheduled`: waits for its `startAt`; `paused`: waits for the user or its sending policy (`pausedReason`). */
+export const JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
-/** A job still holds work: the worker picks it up (queued) or is sending it (running). */
-export const ACTIVE_JOB_STATUSES = ['queued', 'running'] as const satisfies readonly JobStatus[];
 
-export interface JobProgress {
-  total: number;
-  sent: number;
-  failed: number;
-}
+export type JobProgress = z.output<typeof JobProgressSchema>;
 
 /** One personalised recipient: `{{name}}` in the message is filled from `variables.name`. */
-export interface JobRecipientInput {
-  phone: string | number;
-  variables?: Record<string, string | number | boolean | null>;
-}
+export type JobRecipientInput = z.input<typeof JobRecipientSchema>;
 
 /** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
-export interface StartJobBody {
-  message: string;
-  phoneNumbers?: (string | number)[];
-  recipients?: JobRecipientInput[];
-  clientId?: string;
-  clerkUserId?: string;
-}
+export type StartJobBody = z.input<typeof StartJobBodySchema>;
 
-export interface SuccessEntry {
-  originalNumber: string;
-  timestamp: string;
-}
-export interface FailedEntry {
-  phoneNumber: string;
-  timestamp: string;
-  error: string;
-}
+export type SuccessEntry = z.output<typeof SuccessEntrySchema>;
+export type FailedEntry = z.output<typeof FailedEntrySchema>;
 
 /** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
-export interface JobView {
-  jobId: string;
-  status: JobStatus;
-  progress: JobProgress;
-  results: { successList: SuccessEntry[]; failedList: FailedEntry[] };
-  error: string | null;
-  /** Minutes, estimated at start from the configured delay. */
-  estimatedTime: number;
-  /** When the next message of this job is due (the web's countdown); null when none is scheduled. */
-  nextSendAt: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+export type JobView = z.output<typeof JobViewSchema>;
 
 /** SPEC §3 Job log entry. */
-export interface JobLogEntry {
-  type: JobLogType;
-  message: string;
-  timestamp: string;
-}
+export type JobLogEntry = z.output<typeof JobLogEntrySchema>;

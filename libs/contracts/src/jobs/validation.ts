@@ -1,12 +1,17 @@
 import { LIMITS } from '../common/limits.js';
+import { checkWith, REQUEST_MESSAGES } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
 import { fillPlaceholders, placeholdersIn } from '../web/placeholders.js';
 import { JobsErrorCode } from './errors.js';
 import { JOB_MESSAGES } from './messages.js';
+import { StartJobHttpBodySchema } from './schemas.js';
+
+export { parseSince } from './schemas.js';
 
 /**
- * The start rules of a bulk job (SPEC §5 Sending screen, §9), shared by the jobs service (authoritative)
- * and the web (same words on both sides). Pure functions over untrusted JSON: nothing here throws on
+ * The start rules of a bulk job (SPEC §5 Sending screen, §9), shared by the jobs service (authoritative),
+ * the gateway and the web (same words on all sides). The shape comes from `StartJobBodySchema`; the
+ * rules over the whole list follow here. Pure functions over untrusted JSON: nothing here throws on
  * odd input, and every refusal carries the text a 400 shows.
  */
 
@@ -44,42 +49,24 @@ export function variableValue(value: unknown): string | undefined {
   return undefined;
 }
 
-interface Row {
-  /** 1-based position in what the user sent, so "row 3" matches their sheet. */
-  row: number;
-  phone: unknown;
-  variables: Record<string, string>;
+/** A recipient's own spreadsheet row number, when the client sent a usable one. */
+function sheetRow(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-function rowsOf(body: Record<string, unknown>): Row[] | StartJobCheck {
-  const { recipients, phoneNumbers } = body;
-  if (Array.isArray(recipients) && recipients.length > 0) {
-    const rows: Row[] = [];
-    for (const [i, entry] of recipients.entries()) {
-      if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-        return refuse(JobsErrorCode.InvalidRecipients, JOB_MESSAGES.recipientsNotAList);
-      }
-      const { phone, variables } = entry as { phone?: unknown; variables?: unknown };
-      if (variables !== undefined && variables !== null && (typeof variables !== 'object' || Array.isArray(variables))) {
-        return refuse(JobsErrorCode.InvalidRecipients, JOB_MESSAGES.recipientsNotAList);
-      }
-      const values: Record<string, string> = {};
-      for (const [name, raw] of Object.entries((variables ?? {}) as Record<string, unknown>)) {
-        const value = variableValue(raw);
-        if (value !== undefined) values[name] = value;
-      }
-      if (!isBlank(phone)) rows.push({ row: i + 1, phone, variables: values });
-    }
-    return rows;
-  }
-  if (recipients !== undefined && recipients !== null && !Array.isArray(recipients)) {
-    return refuse(JobsErrorCode.InvalidRecipients, JOB_MESSAGES.recipientsNotAList);
-  }
-  if (phoneNumbers === undefined || phoneNumbers === null) return [];
-  if (!Array.isArray(phoneNumbers)) return refuse(JobsErrorCode.InvalidRecipients, JOB_MESSAGES.phoneNumbersNotAList);
-  const rows: Row[] = [];
-  for (const [i, phone] of phoneNumbers.entries()) if (!isBlank(phone)) rows.push({ row: i + 1, phone, variables: {} });
-  return rows;
+const NUL_MESSAGES = new Set<string>([
+  REQUEST_MESSAGES.nulCharacter('message'),
+  REQUEST_MESSAGES.nulCharacter('variables'),
+  REQUEST_MESSAGES.nulCharacter('clientId'),
+]);
+
+/** The error code of a start body's first problem, by its field and message. */
+export function startJobErrorCode(field: string, message: string): JobsErrorCode {
+  if (NUL_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId')) return JobsErrorCode.InvalidField;
+  if (message === JOB_MESSAGES.addPhoneNumbersFirst) return JobsErrorCode.PhoneNumbersRequired;
+  if (field === 'message') return message === JOB_MESSAGES.messageTooLong ? JobsErrorCode.MessageTooLong : JobsErrorCode.MessageRequired;
+  if (field === '') return JobsErrorCode.MessageRequired;
+  return JobsErrorCode.InvalidRecipients;
 }
 
 /**
@@ -87,26 +74,32 @@ function rowsOf(body: Record<string, unknown>): Row[] | StartJobCheck {
  * duplicates merged (the first row wins), placeholders filled per recipient.
  */
 export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecipients: LIMITS.defaultMaxRecipientsPerJob }): StartJobCheck {
-  const input = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
-  const message = input.message;
-  if (typeof message !== 'string' || message.trim() === '') {
-    return refuse(JobsErrorCode.MessageRequired, JOB_MESSAGES.enterMessageFirst);
-  }
-  const rows = rowsOf(input);
-  if (!Array.isArray(rows)) return rows;
-  if (rows.length === 0) return refuse(JobsErrorCode.PhoneNumbersRequired, JOB_MESSAGES.addPhoneNumbersFirst);
-  if (message.length > LIMITS.messageMaxLength) return refuse(JobsErrorCode.MessageTooLong, JOB_MESSAGES.messageTooLong);
+  const checked = checkWith(StartJobHttpBodySchema, body);
+  if (!checked.ok) return refuse(startJobErrorCode(checked.field, checked.message), checked.message);
+  const { message, recipients, phoneNumbers } = checked.value;
+
+  // The spreadsheet row the client named, else the 1-based position in what the user sent.
+  const rows =
+    recipients && recipients.length > 0
+      ? recipients.map((r, i) => ({ row: sheetRow(r.row) ?? i + 1, phone: r.phone as unknown, variables: r.variables ?? {} }))
+      : (phoneNumbers ?? []).map((phone, i) => ({ row: i + 1, phone: phone as unknown, variables: {} as Record<string, unknown> }));
 
   const invalid: string[] = [];
   const seen = new Set<string>();
   const unique: { row: number; phone: string; variables: Record<string, string> }[] = [];
   for (const row of rows) {
+    if (isBlank(row.phone)) continue;
     const phone = normalizeHkPhone(row.phone);
     if (phone === undefined) {
       invalid.push(String(row.phone).trim().slice(0, ECHO_MAX));
     } else if (!seen.has(phone)) {
       seen.add(phone);
-      unique.push({ row: row.row, phone, variables: row.variables });
+      const values: Record<string, string> = {};
+      for (const [name, raw] of Object.entries(row.variables)) {
+        const value = variableValue(raw);
+        if (value !== undefined) values[name] = value;
+      }
+      unique.push({ row: row.row, phone, variables: values });
     }
   }
   if (invalid.length > 0) {
@@ -127,22 +120,11 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
       return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(name, missing), { variable: name, rows: missing });
     }
   }
-  const recipients = unique.map((r) => ({ phone: r.phone, text: personalised ? fillPlaceholders(message, r.variables) : message }));
+  const prepared = unique.map((r) => ({ phone: r.phone, text: personalised ? fillPlaceholders(message, r.variables) : message }));
   if (personalised) {
-    const tooLong = unique.filter((_, i) => recipients[i]!.text.length > LIMITS.messageMaxLength).map((r) => r.row);
+    const tooLong = unique.filter((_, i) => prepared[i]!.text.length > LIMITS.messageMaxLength).map((r) => r.row);
     if (tooLong.length > 0) return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
   }
-  return { ok: true, recipients, personalised, duplicatesMerged: rows.length - unique.length };
-}
-
-/**
- * `since` of `GET /job-logs`: an ISO 8601 time or milliseconds since 1970. Undefined (no filter) when
- * absent; null when it is not a time.
- */
-export function parseSince(value: unknown): Date | undefined | null {
-  if (value === undefined || value === null || value === '') return undefined;
-  if (typeof value !== 'string' && typeof value !== 'number') return null;
-  const text = String(value).trim();
-  const date = /^\d+$/.test(text) ? new Date(Number(text)) : new Date(text);
-  return Number.isNaN(date.getTime()) ? null : date;
+  const nonBlank = rows.filter((r) => !isBlank(r.phone)).length;
+  return { ok: true, recipients: prepared, personalised, duplicatesMerged: nonBlank - unique.length };
 }

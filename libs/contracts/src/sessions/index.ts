@@ -1,3 +1,4 @@
 export * from './types.js';
 export * from './rpc.js';
 export * from './messages.js';
+export * from './schemas.js';

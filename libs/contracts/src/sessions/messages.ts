@@ -9,6 +9,7 @@ export const SESSION_MESSAGES = {
   creatingRestoring: 'Restoring your WhatsApp session',
   notLinked: 'WhatsApp is not connected',
   notOnWhatsApp: 'number is not on WhatsApp',
+  rateLimited: 'WhatsApp refused the message: this number is sending too fast (rate-overlimit)',
   sendInProgress: 'This message is already being sent',
   noPendingLink: 'No WhatsApp link is waiting for a scan',
   nothingToDisconnect: 'No WhatsApp session is connected',
@@ -17,12 +18,28 @@ export const SESSION_MESSAGES = {
   clerkUserIdRequired: 'clerkUserId is required',
   cleanupDone: 'Session cleaned up',
   cleanupNothing: 'No session to clean up',
+  cleanupPartial: 'The session was only partly cleaned up',
+  cleanupWhatsappLogoutFailed: 'WhatsApp did not confirm the logout; remove this device under Linked Devices on the phone',
+  cleanupStoredLinkFailed: 'The stored link could not be deleted',
+  cleanupStoredLoginFailed: 'The stored WhatsApp login could not be deleted',
   createSessionForbidden: 'You can only create a session for your own account',
+  createSessionInvalid: 'createSession needs {clerkUserId} as text, with an optional id and isExplicitRequest (true or false)',
   createSessionFailed: 'Could not reach the WhatsApp service. Please try again.',
   engineFailed: 'WhatsApp could not be started',
   phoneUnlinked: 'The phone unlinked this device',
   loggedOut: 'Logged out',
   authLost: 'The saved WhatsApp login is no longer valid',
+  /** Why a link ended, as WhatsApp reported it (the `disconnected` state's message). */
+  disconnectConflict: 'WhatsApp was opened on another computer or browser, so this one was disconnected. Connect again to continue.',
+  disconnectBanned: 'WhatsApp has banned this number. Sending is stopped; contact WhatsApp support before linking it again.',
+  disconnectBannedBusiness: 'WhatsApp has banned this WhatsApp Business number. Sending is stopped; contact WhatsApp support before linking it again.',
+  disconnectProxyBlocked: "WhatsApp blocked this server's network address. Sending is stopped; please contact support.",
+  disconnectDeprecatedVersion: 'WhatsApp no longer accepts the version of WhatsApp Web this server runs. Please contact support.',
+  disconnectUnpaired: 'The phone unlinked this device. Connect again to continue.',
+  /** WhatsApp answered a send with an error (ack -1): the message did not go out. */
+  sendRejected: 'WhatsApp refused this message',
+  /** WhatsApp did not answer a number lookup in time: nothing was sent, the send is tried again. */
+  whatsappSlow: 'WhatsApp did not answer in time',
   /** Sent to the account's own number once per new link when the preference is on. */
   autoLoginSuccess: '✅ Business Notification System: WhatsApp connected successfully. You can now send bulk messages.',
 } as const;
@@ -33,24 +50,58 @@ export const DISCONNECT_REASONS = {
   logout: 'logout',
   authLost: 'auth_lost',
   engineFailed: 'engine_failed',
+  /** WhatsApp Web opened elsewhere (CONFLICT). */
+  conflict: 'conflict',
+  /** The number is banned (TOS_BLOCK) — jobs pause sending for this account. */
+  banned: 'banned',
+  /** The business number is banned (SMB_TOS_BLOCK). */
+  bannedBusiness: 'banned_business',
+  /** WhatsApp blocked the server's address (PROXYBLOCK). */
+  proxyBlocked: 'proxy_blocked',
+  /** WhatsApp refuses this WhatsApp Web version (DEPRECATED_VERSION). */
+  deprecatedVersion: 'deprecated_version',
 } as const;
 export type DisconnectReason = (typeof DISCONNECT_REASONS)[keyof typeof DISCONNECT_REASONS];
 
+/**
+ * A `disconnected` reason of whatsapp-web.js (a WhatsApp Web socket state, or LOGOUT) → our reason and
+ * the plain message for the user. Unknown states are an unlink.
+ */
+export function whatsappDisconnect(waReason: string): { reason: DisconnectReason; message: string } {
+  switch (waReason) {
+    case 'CONFLICT':
+      return { reason: DISCONNECT_REASONS.conflict, message: SESSION_MESSAGES.disconnectConflict };
+    case 'TOS_BLOCK':
+      return { reason: DISCONNECT_REASONS.banned, message: SESSION_MESSAGES.disconnectBanned };
+    case 'SMB_TOS_BLOCK':
+      return { reason: DISCONNECT_REASONS.bannedBusiness, message: SESSION_MESSAGES.disconnectBannedBusiness };
+    case 'PROXYBLOCK':
+      return { reason: DISCONNECT_REASONS.proxyBlocked, message: SESSION_MESSAGES.disconnectProxyBlocked };
+    case 'DEPRECATED_VERSION':
+      return { reason: DISCONNECT_REASONS.deprecatedVersion, message: SESSION_MESSAGES.disconnectDeprecatedVersion };
+    case 'UNPAIRED':
+    case 'UNPAIRED_IDLE':
+      return { reason: DISCONNECT_REASONS.phoneUnlinked, message: SESSION_MESSAGES.disconnectUnpaired };
+    default:
+      return { reason: DISCONNECT_REASONS.phoneUnlinked, message: SESSION_MESSAGES.phoneUnlinked };
+  }
+}
+
 /** Server → client socket event for a refused or failed createSession (not one of SPEC §7's states). */
 export const SESSION_SOCKET_ERROR = 'session_error';
-export interface SessionSocketError {
-  code: string;
-  message: string;
-}
 
 /** Engines behind WA_ENGINE. */
 export const WA_ENGINES = ['simulated', 'webjs'] as const;
 export type WaEngineName = (typeof WA_ENGINES)[number];
 
 /**
- * Idempotency keys of job sends are `<jobId>:<recipient>`. The recipient never holds a colon, so the
- * last colon splits them even if a job id ever did.
+ * Idempotency keys of job sends are `<jobId>:<recipient>`, built and read only here. The recipient
+ * never holds a colon, so the last colon splits them even if a job id ever did.
  */
+export function idempotencyKeyOf(jobId: string, recipient: string): string {
+  return `${jobId}:${recipient}`;
+}
+
 export function parseIdempotencyKey(key: string): { jobId: string; recipient: string } | undefined {
   const at = key.lastIndexOf(':');
   if (at <= 0 || at === key.length - 1) return undefined;

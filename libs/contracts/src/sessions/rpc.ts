@@ -1,9 +1,8 @@
+import type { z } from '../common/schema.js';
+import type { SessionConnectRequestSchema, SessionSendRequestSchema } from './schemas.js';
 import type { SessionState } from './types.js';
 
-export interface SessionConnectRequest {
-  userId: string;
-  explicit: boolean;
-}
+export type SessionConnectRequest = z.output<typeof SessionConnectRequestSchema>;
 export interface SessionStatusReply {
   state: SessionState;
   sessionId?: string;
@@ -11,29 +10,32 @@ export interface SessionStatusReply {
 }
 
 /**
- * Send one message from the user's linked account. The idempotency key (`<jobId>:<recipient>`) makes
- * a retry safe: a key that was already sent answers the first result and sends nothing.
+ * Send one message from the user's linked account (schema and rules: `SessionSendRequestSchema`).
  * Failures are typed errors: `SessionsErrorCode.NotLinked` (retryable, kind conflict) and
  * `SessionsErrorCode.NotOnWhatsApp` (permanent, kind validation).
  */
-export interface SessionSendRequest {
-  userId: string;
-  to: string;
-  text: string;
-  idempotencyKey: string;
-}
+export type SessionSendRequest = z.output<typeof SessionSendRequestSchema>;
 export interface SessionSendReply {
   messageId: string;
   status: 'sent';
   at: string;
   /** True when this key had been sent before and nothing new was sent. */
   duplicate: boolean;
+  /**
+   * True when WhatsApp may have taken the message but did not confirm it (no result, or the send timed
+   * out after it was handed over): it is never sent again for this key, and `messageId` is empty.
+   */
+  unconfirmed?: boolean;
 }
 
 export enum SessionsErrorCode {
   NotLinked = 'SESSION_NOT_LINKED',
   NotOnWhatsApp = 'NOT_ON_WHATSAPP',
   SendFailed = 'SEND_FAILED',
+  /** WhatsApp answered the send with an error (ack -1): permanent, kind validation. */
+  SendRejected = 'SEND_REJECTED',
+  /** WhatsApp pushed back (rate-overlimit): the account must slow down (kind rate_limited, retry later). */
+  RateLimited = 'WHATSAPP_RATE_LIMITED',
   /** The same key is being sent right now (retryable, kind conflict). */
   SendInProgress = 'SEND_IN_PROGRESS',
   /** Dev simulator calls while WA_ENGINE is not `simulated` (kind not found). */
@@ -61,14 +63,42 @@ export interface SimulatorOutboxMessage {
 export interface SimulatorOutboxReply {
   messages: SimulatorOutboxMessage[];
 }
+/** The simulated phone receives a message from `from` (8 to 15 digits; 8-digit numbers get 852). */
+export interface SimulatorInboundRequest {
+  userId: string;
+  from: string;
+  text: string;
+}
+export interface SimulatorInboundReply {
+  messageId: string;
+  at: string;
+}
+
+/** A step of the sign-out cleanup that did not complete (the rest still ran). */
+export interface CleanupFailure {
+  step: CleanupStep;
+  message: string;
+}
+export type CleanupStep = 'whatsapp_logout' | 'stored_link' | 'stored_login';
+
+/**
+ * `sessions.logout`: `sessionsCleanedUp` counts the sessions whose every cleanup step succeeded;
+ * `failures` (absent when none) names the steps that did not, so a partial cleanup is never reported
+ * as a full one.
+ */
+export interface SessionLogoutReply {
+  sessionsCleanedUp: number;
+  failures?: CleanupFailure[];
+}
 
 /** Logical keys; on the wire they are `sessions.<shard>.<verb>`. */
 export interface SessionsRequests {
   'sessions.connect': { request: SessionConnectRequest; reply: SessionStatusReply };
   'sessions.status': { request: { userId: string }; reply: SessionStatusReply };
   'sessions.send': { request: SessionSendRequest; reply: SessionSendReply };
-  'sessions.logout': { request: { userId: string }; reply: { sessionsCleanedUp: number } };
+  'sessions.logout': { request: { userId: string }; reply: SessionLogoutReply };
   'sessions.simulator.scan': { request: { userId: string }; reply: SimulatorScanReply };
   'sessions.simulator.disconnect': { request: { userId: string }; reply: { disconnected: true } };
   'sessions.simulator.outbox': { request: { userId: string }; reply: SimulatorOutboxReply };
+  'sessions.simulator.inbound': { request: SimulatorInboundRequest; reply: SimulatorInboundReply };
 }

@@ -2,11 +2,6 @@
 export const SESSION_STATES = ['qr', 'qr_max_attempts', 'ready', 'exist', 'creating', 'no_session', 'disconnected'] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
-export interface SessionInfo {
-  id: string;
-  phoneNumber: string;
-}
-
 /** SPEC §3: digits 3 to 11 of the phone number are shown as the connected number. */
 export function displayedPhoneDigits(phoneNumber: string): string {
   return phoneNumber.slice(3, 11);

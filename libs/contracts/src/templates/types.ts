@@ -1,28 +1,11 @@
-import type { TemplateCategory } from '../common/limits.js';
+import type { z } from '../common/schema.js';
+import type { TemplateCategoryCountSchema, TemplateCreateSchema, TemplateSchema, TemplateStatsSchema } from './schemas.js';
 
 /** A template as the API answers it (SPEC §3). Field names are the spec's, snake_case. */
-export interface Template {
-  id: string;
-  name: string;
-  description: string;
-  message_content: string;
-  phone_numbers: string[];
-  category: TemplateCategory;
-  is_favorite: boolean;
-  usage_count: number;
-  created_at: string;
-  updated_at: string;
-}
+export type Template = z.output<typeof TemplateSchema>;
 
 /** The fields a user writes; what a create or a full update carries once validated. */
-export interface TemplateInput {
-  name: string;
-  description: string;
-  message_content: string;
-  phone_numbers: string[];
-  category: TemplateCategory;
-  is_favorite: boolean;
-}
+export type TemplateInput = z.output<typeof TemplateCreateSchema>;
 
 /** The writable fields, each as a form field name (the keys of a 400's `errors`). */
 export type TemplateField = keyof TemplateInput;
@@ -30,21 +13,13 @@ export type TemplateField = keyof TemplateInput;
 /** Field → message, as a 400 answers it and the form shows it. */
 export type TemplateFieldErrors = Partial<Record<TemplateField, string>>;
 
-export interface TemplateStats {
-  total_templates: number;
-  favorite_templates: number;
-  categories: number;
-  total_usage: number;
-}
+export type TemplateStats = z.output<typeof TemplateStatsSchema>;
 
 /** One entry of GET /api/templates/{userId}/categories. */
-export interface TemplateCategoryCount {
-  category: TemplateCategory;
-  count: number;
-}
+export type TemplateCategoryCount = z.output<typeof TemplateCategoryCountSchema>;
 
 /** The list's optional filters once validated (no key = no filter). */
 export interface TemplateListFilter {
-  category?: TemplateCategory;
+  category?: TemplateCategoryCount['category'];
   is_favorite?: boolean;
 }

@@ -9,7 +9,7 @@ export const WEB_MESSAGES = {
   whatsappDisconnected: 'WhatsApp disconnected. Connect again to keep sending.',
   keepAlive: 'Keep-alive: WhatsApp session is active',
   sessionCreating: 'Session is being created…',
-  monitoringStopped: 'Stopped monitoring the job because of connection errors; refresh the page to check its status.',
+  monitoringStopped: 'Stopped monitoring the job because of connection errors; use Resume monitoring to follow it again.',
   jobAccepted: 'Job accepted',
   cleanupPartial: 'Signed out, but not every WhatsApp session could be cleaned up.',
   cleanupFailed: 'Signed out, but the WhatsApp session could not be cleaned up.',
@@ -30,7 +30,48 @@ export const WEB_MESSAGES = {
   preferencesSaved: 'Settings saved',
   preferencesFailed: 'Failed to save settings',
   numbersAdded: 'Phone numbers added',
+
+  // Dev-only phone controls of the simulated WhatsApp engine (never shown with a real engine)
+  simulatorNote: 'Dev only: WhatsApp is simulated here, no phone is needed.',
+  simulateScan: 'Simulate scan',
+  simulateUnlink: 'Simulate unlink',
+  simulateReply: 'Simulate a reply',
+  simulateReplyFrom: 'From (8 digits)',
+  simulateReplyText: 'Reply text',
+  simulateReplySent: 'Simulated reply delivered',
+  simulatorFailed: 'The simulated phone did not answer',
+
+  // Monitoring that stopped while the server may still be sending (SPEC §4.5, §4.6)
+  monitoringStoppedNotice: 'Progress is no longer being followed, and the job may still be sending. Go Back is available once it has ended.',
+  resumeMonitoring: 'Resume monitoring',
+  monitoringResumed: 'Monitoring resumed',
+  goBackWhileActive: 'Go Back is available once the job has ended',
+
+  // Templates
+  useWhileSending: 'Use is available once the current send has finished',
+  allCategories: 'All categories',
+
+  // Uploaded files with blank cells
+  rowsMissingValuesTitle: 'Rows with missing values',
+  rowsMissingValuesHint: 'These recipients have no value for a placeholder in the message. Send to the others, or fill in a default value.',
+  typedNumber: 'typed',
+  sendToOthers: (n: number) => `Send to the other ${n}`,
+  fillDefaultLabel: 'Default value',
+  fillDefault: 'Fill in the default',
+  missingValuesFilled: (n: number) => `Default value filled in for ${n} recipient${n === 1 ? '' : 's'}`,
+  missingValuesDropped: (n: number) => `${n} recipient${n === 1 ? '' : 's'} without values removed`,
+
+  // Estimates from the server's pacing
+  estimateUnknown: 'being calculated…',
+
+  // Donations (the link shows only when DONATION_URL is configured)
+  donationFooter: 'Find this tool useful? It is free to use: please consider a donation to keep it running.',
+  donationLink: 'Donate',
+  donationPrompt: 'This tool is free. If it saved you time, a small donation keeps it running for everyone.',
 } as const;
 
-/** The e-mail the landing page and the header's support note give (SPEC §2 "Get in Touch"). */
+/**
+ * The default e-mail the landing page and the header's support note give (SPEC §2 "Get in Touch");
+ * a deployment sets its own with SUPPORT_EMAIL (served by GET /api/config).
+ */
 export const CONTACT_EMAIL = 'support@business-notification.app';

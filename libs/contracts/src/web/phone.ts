@@ -1,23 +1,12 @@
-import { LIMITS } from '../common/limits.js';
-
-const SEPARATORS = /[\s\-().]/g;
-const HK_DIGITS = new RegExp(`^\\d{${LIMITS.hkPhoneDigits}}$`);
+import { normalizePhone } from '../common/phone.js';
 
 /**
  * A send-screen number (SPEC §5, §9): exactly 8 Hong Kong digits. Separators are ignored and a leading
  * +852 / 852 country code is stripped, since people paste numbers in either form. Undefined when what
- * is left is not 8 digits.
+ * is left is not 8 digits. (`normalizePhone(value, 'hk')`.)
  */
 export function normalizeHkPhone(value: unknown): string | undefined {
-  let text: string;
-  if (typeof value === 'string') text = value;
-  else if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) text = String(value);
-  else return undefined;
-  let digits = text.trim().replace(SEPARATORS, '').replace(/^\+/, '');
-  if (digits.length === LIMITS.hkCountryCode.length + LIMITS.hkPhoneDigits && digits.startsWith(LIMITS.hkCountryCode)) {
-    digits = digits.slice(LIMITS.hkCountryCode.length);
-  }
-  return HK_DIGITS.test(digits) ? digits : undefined;
+  return normalizePhone(value, 'hk');
 }
 
 export interface PhoneListResult {

@@ -1,7 +1,7 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import type { Response } from 'express';
 import { throwError, type Observable } from 'rxjs';
-import { CommonErrorCode, ErrorKind, MESSAGES, type ErrorPayload } from '@bns/contracts';
+import { CommonErrorCode, ErrorKind, MESSAGES, REQUEST_MESSAGES, type ErrorPayload } from '@bns/contracts';
 import { AppError, httpStatusOf } from './app-error.js';
 
 const KIND_BY_STATUS: Record<number, ErrorKind> = {
@@ -15,7 +15,28 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
   503: ErrorKind.Unavailable,
 };
 
-/** A body-parser failure (bad JSON, body too large) or a Nest HttpException, as a typed error. */
+/** The http-errors `type` of a body-parser failure, on the error itself or on the one Nest wrapped. */
+function parserType(exception: unknown): string | undefined {
+  for (const candidate of [exception, (exception as { cause?: unknown } | null)?.cause]) {
+    const type = (candidate as { type?: unknown } | null | undefined)?.type;
+    if (typeof type === 'string') return type;
+  }
+  return undefined;
+}
+
+/** What a 4xx says: our words, never a parser's (no "Unexpected token", no "incorrect header check"). */
+function httpLikeMessage(status: number, exception: unknown): string {
+  if (status === 413) return MESSAGES.payloadTooLarge;
+  if (status === 404) return MESSAGES.notFound;
+  const type = parserType(exception);
+  if (type === 'entity.parse.failed') return REQUEST_MESSAGES.invalidJson;
+  if (type === 'entity.too.deep') return REQUEST_MESSAGES.tooDeep;
+  // Mapped from a middleware (body-parser, zlib, Express): its text is the library's, not ours.
+  if (type !== undefined || (exception as { cause?: unknown } | null)?.cause !== undefined) return REQUEST_MESSAGES.badRequest;
+  return exception instanceof HttpException ? exception.message : REQUEST_MESSAGES.badRequest;
+}
+
+/** A body-parser failure (bad JSON, too deep, too large) or a Nest HttpException, as a typed error. */
 function fromHttpLike(exception: unknown): AppError | undefined {
   const status =
     exception instanceof HttpException
@@ -25,18 +46,8 @@ function fromHttpLike(exception: unknown): AppError | undefined {
         : undefined;
   if (typeof status !== 'number' || status >= 500) return undefined;
   const kind = KIND_BY_STATUS[status] ?? ErrorKind.Validation;
-  const message =
-    status === 413
-      ? MESSAGES.payloadTooLarge
-      : status === 404
-        ? MESSAGES.notFound
-        : (exception as { type?: unknown }).type === 'entity.parse.failed'
-          ? 'Request body is not valid JSON'
-          : exception instanceof HttpException
-            ? exception.message
-            : 'Bad request';
-    const code = status === 413 ? CommonErrorCode.PayloadTooLarge : status === 404 ? CommonErrorCode.NotFound : CommonErrorCode.BadRequest;
-  return new AppError(kind, code, message);
+  const code = status === 413 ? CommonErrorCode.PayloadTooLarge : status === 404 ? CommonErrorCode.NotFound : CommonErrorCode.BadRequest;
+  return new AppError(kind, code, httpLikeMessage(status, exception));
 }
 
 /**

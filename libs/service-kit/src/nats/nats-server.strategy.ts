@@ -1,5 +1,6 @@
 import { ServerNats } from '@nestjs/microservices';
 import { isSharded, subjectOf, type RequestKey } from '@bns/contracts';
+import { outcomeOf, recordRpcServer } from '../metrics/metrics.js';
 import { natsTransportOptions } from './connection.js';
 
 /**
@@ -20,5 +21,20 @@ export class KitNatsServer extends ServerNats {
       const sub = client.subscribe(subject, { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) });
       subscriptions.push(sub);
     }
+  }
+
+  /** Times each request from its arrival to its reply and counts it by subject and outcome. */
+  override getPublisher(...args: Parameters<ServerNats['getPublisher']>): ReturnType<ServerNats['getPublisher']> {
+    const publish = super.getPublisher(...args);
+    const subject = args[0].subject;
+    const started = performance.now();
+    let counted = false;
+    return (response: { err?: unknown }) => {
+      if (!counted) {
+        counted = true;
+        recordRpcServer(subject, outcomeOf(response.err), (performance.now() - started) / 1000);
+      }
+      return publish(response);
+    };
   }
 }

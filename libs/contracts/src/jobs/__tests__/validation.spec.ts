@@ -115,6 +115,30 @@ describe('checkStartJob: personalisation', () => {
     expect(r.details).toEqual({ variable: 'name', rows: [2, 3] });
   });
 
+  it('rows are named by the spreadsheet row the web sent, not by position', () => {
+    const r = refusal(
+      checkStartJob({
+        message: 'Hi {{name}}',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann' }, row: 2 },
+          // Sheet row 3 had no phone and was skipped by the web; row 4 has a blank name.
+          { phone: '91234568', variables: { name: '' }, row: 4 },
+          { phone: '91234569', variables: { name: 'Cat' }, row: 5 },
+          { phone: '91234560', row: 7 },
+        ],
+      }),
+    );
+    expect(r.message).toBe('Placeholder {{name}} has no value in rows 4, 7');
+    expect(r.details).toEqual({ variable: 'name', rows: [4, 7] });
+  });
+
+  it('a row that is not a positive whole number falls back to the position', () => {
+    for (const row of [0, -1, 2.5, '4', null]) {
+      const r = refusal(checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }, { phone: '91234568', row }] }));
+      expect(r.message).toBe('Placeholder {{name}} has no value in row 2');
+    }
+  });
+
   it('placeholders with plain phone numbers have no values', () => {
     const r = refusal(checkStartJob({ message: 'Hi {{name}}', phoneNumbers: ['91234567'] }));
     expect(r.message).toBe('Placeholder {{name}} has no value in row 1');

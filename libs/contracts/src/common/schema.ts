@@ -1,0 +1,121 @@
+import { z } from 'zod';
+import { LIMITS } from './limits.js';
+
+/**
+ * The one schema library of the contracts: every payload is a zod schema, and from it come the
+ * TypeScript type (`z.infer`), the validation the gateway and the owning service run (`checkWith`),
+ * and the OpenAPI document of the gateway (`openApiSchemaOf`). Services and the web import these
+ * helpers from here and never zod itself, so the whole workspace runs one zod.
+ */
+export { z };
+
+// In a browser, zod must not compile validators with `new Function`: the gateway's Content-Security-Policy
+// has no 'unsafe-eval', and even zod's probe for it is reported as a violation. Servers keep the JIT.
+if (typeof document !== 'undefined') z.config({ jitless: true });
+export type Schema<Out = unknown> = z.ZodType<Out>;
+export type Infer<S extends z.ZodType> = z.output<S>;
+
+/** Texts of the request plumbing (the parser, the size rule, text rules shared by every field). */
+export const REQUEST_MESSAGES = {
+  invalidJson: 'The request body is not valid JSON',
+  tooDeep: `The request body is nested too deeply (at most ${LIMITS.jsonMaxDepth} levels of arrays and objects)`,
+  bodyNotObject: 'The request body must be a JSON object',
+  badRequest: 'Bad request',
+  /** A NUL character (U+0000) cannot be stored or sent: refused where silently changing the text would be wrong. */
+  nulCharacter: (field: string) => `${field} must not contain the NUL character (U+0000)`,
+  clientIdInvalid: `clientId must be text of at most ${LIMITS.clientIdMaxLength} characters`,
+} as const;
+
+export function hasNul(text: string): boolean {
+  return text.includes('\u0000');
+}
+
+/** Postgres text cannot hold U+0000 (JSON can): where a form strips it, this is how. */
+export function withoutNul(text: string): string {
+  return hasNul(text) ? text.replaceAll('\u0000', '') : text;
+}
+
+/** The outcome of a check: the value, or the message a 400 says with field → message. */
+export type SchemaCheck<T> =
+  | { ok: true; value: T }
+  | {
+      ok: false;
+      message: string;
+      /** Field (dotted path) → its first message. */
+      errors: Record<string, string>;
+      /** The first issue's field ('' for the body itself). */
+      field: string;
+    };
+
+function pathOf(issue: z.core.$ZodIssue): string {
+  return issue.path.map(String).join('.');
+}
+
+/**
+ * Validates `value` against `schema`. On failure the message is the first issue's (fields are checked
+ * in the order the schema declares them, so that order is the order of precedence), and `errors` holds
+ * the first message of each field.
+ */
+/** First problem of a zod refusal, as the one message a 400 shows. */
+export function firstIssue(error: z.ZodError, fallback: string = REQUEST_MESSAGES.badRequest): string {
+  return error.issues[0]?.message ?? fallback;
+}
+
+export function checkWith<S extends z.ZodType>(schema: S, value: unknown): SchemaCheck<z.output<S>> {
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const errors: Record<string, string> = {};
+  for (const issue of result.error.issues) {
+    const key = pathOf(issue);
+    if (!(key in errors)) errors[key] = issue.message;
+  }
+  const first = result.error.issues[0]!;
+  return { ok: false, message: first.message, errors, field: pathOf(first) };
+}
+
+/**
+ * The schema as OpenAPI 3.0 (what @nestjs/swagger documents): the input side, since that is what a
+ * client sends. Transforms document their input; limits that only a transform checks are given with
+ * `.meta()` next to the check.
+ */
+export function openApiSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** Text that must not carry NUL, refused with the field's name. */
+export function text(field: string, options: { required: string; notText: string }) {
+  return z
+    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? options.required : options.notText) })
+    .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter(field), abort: true });
+}
+
+/**
+ * The socket id a start request may name (SPEC §7 `clientId`): text, bounded, no NUL. It only ever
+ * names a socket, so nothing longer than `LIMITS.clientIdMaxLength` is a real one.
+ */
+export const ClientIdSchema = z
+  .string({ error: REQUEST_MESSAGES.clientIdInvalid })
+  .max(LIMITS.clientIdMaxLength, { error: REQUEST_MESSAGES.clientIdInvalid })
+  .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter('clientId') })
+  .meta({ description: 'The socket id of the tab that started the job (optional)' });
+
+/** The acting user named in a body (SPEC §7 `clerkUserId`); the gateway checks it is the token's subject. */
+export const ClerkUserIdSchema = z
+  .string({ error: 'clerkUserId must be text' })
+  .min(1, { error: 'clerkUserId must be text' })
+  .max(LIMITS.userIdMaxLength, { error: 'clerkUserId must be text' })
+  .meta({ description: "The signed-in user's id (must be the token's subject)" });
+
+/**
+ * What an HTTP call accepts, declared next to its schemas: the body's largest size in bytes (the
+ * gateway answers 413 above it, before anything crosses NATS). Data, so a call that stages its input
+ * (the bulk start, later) can declare a bigger one.
+ */
+export interface HttpCallRule {
+  maxBodyBytes: number;
+}
+
+/** The default size rule: what fits in one NATS message with room for the envelope around the body. */
+export const ONE_NATS_MESSAGE: HttpCallRule = { maxBodyBytes: LIMITS.natsMaxPayloadBytes - LIMITS.natsEnvelopeBytes };

@@ -1,0 +1,164 @@
+import { LIMITS } from '../common/limits.js';
+import { ClerkUserIdSchema, ClientIdSchema, hasNul, REQUEST_MESSAGES, z, type HttpCallRule } from '../common/schema.js';
+import { JOB_LOG_TYPES } from '../common/events.js';
+import { JOB_STATUSES } from './types.js';
+import { JOB_MESSAGES } from './messages.js';
+import { PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
+import { SKIP_REASONS } from './opt-outs.js';
+
+/**
+ * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
+ * rules in the order a user should hear about them (message, then the list, then the rest); the
+ * rules that need the whole list (numbers, duplicates, placeholders, the account's maximum) are
+ * `checkStartJob`'s, in the jobs service. Outgoing text refuses NUL: silently changing what is sent
+ * to a customer would be worse than saying so.
+ */
+
+const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+
+const PhoneEntry = z.union([z.string(), z.number(), z.null()], { error: JOB_MESSAGES.phoneNumbersNotAList });
+
+const VariableValue = z.union([z.string().refine((v) => !hasNul(v), REQUEST_MESSAGES.nulCharacter('variables')), z.number(), z.boolean(), z.null()], {
+  error: JOB_MESSAGES.recipientsNotAList,
+});
+
+/** One personalised recipient: `{{name}}` in the message is filled from `variables.name`. */
+export const JobRecipientSchema = z.object(
+  {
+    phone: z.union([z.string(), z.number(), z.null()], { error: JOB_MESSAGES.recipientsNotAList }).optional(),
+    variables: z.record(z.string(), VariableValue, { error: JOB_MESSAGES.recipientsNotAList }).nullish(),
+    /**
+     * The row of the user's spreadsheet this recipient came from (1-based, as the spreadsheet shows it).
+     * Refusals that name rows ("no value in row 5") use it; anything but a positive whole number is
+     * ignored and the position in `recipients` is used.
+     */
+    row: z.unknown().optional().meta({ description: 'spreadsheet row (1-based) named in refusals', example: 2 }),
+  },
+  { error: JOB_MESSAGES.recipientsNotAList },
+);
+
+/** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
+export const StartJobBodySchema = z
+  .object({
+    message: z
+      .string({ error: JOB_MESSAGES.enterMessageFirst })
+      .refine((v) => v.trim() !== '', { message: JOB_MESSAGES.enterMessageFirst, abort: true })
+      .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter('message'), abort: true })
+      .meta({ maxLength: LIMITS.messageMaxLength, example: 'Hi {{name}}' }),
+    phoneNumbers: z
+      .array(PhoneEntry, { error: JOB_MESSAGES.phoneNumbersNotAList })
+      .nullish()
+      .meta({ description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)', example: ['91234567'] }),
+    recipients: z
+      .array(JobRecipientSchema, { error: JOB_MESSAGES.recipientsNotAList })
+      .nullish()
+      .meta({ description: 'Personalised recipients; {{placeholders}} are filled from variables', example: [{ phone: '91234567', variables: { name: 'Ann' } }] }),
+    clientId: ClientIdSchema.optional(),
+    clerkUserId: ClerkUserIdSchema.optional(),
+    /** Checked by the jobs service (`checkStartAt`): the only one that knows "now" for the job. */
+    startAt: z
+      .string({ error: POLICY_MESSAGES.startAtInvalid })
+      .nullish()
+      .meta({ description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then', example: '2026-01-31T09:00:00+08:00' }),
+  })
+  .superRefine((body, ctx) => {
+    const rows = body.recipients && body.recipients.length > 0 ? body.recipients.map((r) => r.phone) : (body.phoneNumbers ?? []);
+    if (!Array.isArray(rows) || rows.every(isBlank)) {
+      ctx.addIssue({ code: 'custom', path: ['phoneNumbers'], message: JOB_MESSAGES.addPhoneNumbersFirst });
+    } else if (typeof body.message === 'string' && body.message.length > LIMITS.messageMaxLength) {
+      ctx.addIssue({ code: 'custom', path: ['message'], message: JOB_MESSAGES.messageTooLong });
+    }
+  });
+
+/** What the gateway parses: a body that is not an object is a form with nothing in it. */
+export const StartJobHttpBodySchema = z.preprocess(
+  (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? v : {}),
+  StartJobBodySchema,
+);
+
+/** `?since=` of GET /job-logs: an ISO 8601 time or milliseconds since 1970. */
+export const JobLogsQuerySchema = z.object({
+  since: z
+    .string({ error: JOB_MESSAGES.invalidSince })
+    .optional()
+    .refine((v) => parseSince(v) !== null, JOB_MESSAGES.invalidSince)
+    .meta({ description: 'Only entries strictly after this time (ISO 8601 or epoch ms)' }),
+});
+
+/**
+ * `since` of `GET /job-logs`: an ISO 8601 time or milliseconds since 1970. Undefined (no filter) when
+ * absent; null when it is not a time.
+ */
+export function parseSince(value: unknown): Date | undefined | null {
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const text = String(value).trim();
+  const date = /^\d+$/.test(text) ? new Date(Number(text)) : new Date(text);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+export const JobProgressSchema = z.object({
+  total: z.int(),
+  sent: z.int(),
+  failed: z.int(),
+  /** Recipients not sent to because they opted out or are known not to be on WhatsApp (issue 13); present when > 0. */
+  skipped: z.int().optional(),
+});
+export const SuccessEntrySchema = z.object({ originalNumber: z.string(), timestamp: z.iso.datetime() });
+export const FailedEntrySchema = z.object({ phoneNumber: z.string(), timestamp: z.iso.datetime(), error: z.string() });
+/** A recipient a job did not send to: opted out, or known not to be on WhatsApp (issue 13). */
+export const SkippedEntrySchema = z.object({ phoneNumber: z.string(), reason: z.enum(SKIP_REASONS), timestamp: z.iso.datetime() });
+
+/** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
+export const JobViewSchema = z.object({
+  jobId: z.string(),
+  status: z.enum(JOB_STATUSES),
+  progress: JobProgressSchema,
+  /** `skippedList`: opted-out and not-on-WhatsApp recipients (opt-outs, issue 13). */
+  results: z.object({ successList: z.array(SuccessEntrySchema), failedList: z.array(FailedEntrySchema), skippedList: z.array(SkippedEntrySchema).optional() }),
+  error: z.string().nullable(),
+  /** Minutes, estimated at start from the configured delay. */
+  estimatedTime: z.int(),
+  /** When the next message of this job is due (the web's countdown); null when none is scheduled. */
+  nextSendAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+  startedAt: z.iso.datetime().nullable(),
+  finishedAt: z.iso.datetime().nullable(),
+  // The sending policy's fields: always sent by the jobs service; optional so older clients and
+  // fixtures stay valid.
+  /** When a scheduled job starts sending. */
+  startAt: z.iso.datetime().nullable().optional(),
+  /** Why the job waits: `paused` jobs, and `unlinked` while still `running`. */
+  pausedReason: z.enum(PAUSED_REASONS).nullable().optional(),
+  /** When sending goes on by itself (null when the user must resume, or nothing waits). */
+  resumesAt: z.iso.datetime().nullable().optional(),
+  /** When the last message is expected, under the policy in force at start. */
+  estimatedFinishAt: z.iso.datetime().nullable().optional(),
+});
+
+/** SPEC §3 Job log entry. */
+export const JobLogEntrySchema = z.object({
+  type: z.enum(JOB_LOG_TYPES),
+  message: z.string(),
+  timestamp: z.iso.datetime(),
+});
+
+export const StartJobAnswerSchema = z.object({ success: z.literal(true), jobId: z.string(), estimatedTime: z.int().meta({ description: 'Minutes' }) });
+export const JobAnswerSchema = z.object({ success: z.literal(true), job: JobViewSchema });
+export const JobLogsAnswerSchema = z.object({ success: z.literal(true), logs: z.array(JobLogEntrySchema) });
+
+/**
+ * Size rules of the jobs calls. The start body crosses NATS in one message today; staging it (a
+ * bigger rule) only changes this line.
+ */
+export const JOB_HTTP = {
+  /** Staged in the JetStream object store when it is over one NATS message: only the gateway's START_BODY_LIMIT bounds it. */
+  start: { maxBodyBytes: Number.POSITIVE_INFINITY },
+} as const satisfies Record<string, HttpCallRule>;
+
+/** `GET /api/jobs/pacing`: the delays the jobs service sends with, so estimates before a start match its own. */
+export const JobPacingAnswerSchema = z.object({
+  success: z.literal(true),
+  sendDelayMs: z.int().meta({ example: 4000 }),
+  sendJitterMs: z.int().meta({ example: 0 }),
+});

@@ -1,0 +1,56 @@
+import { LIMITS } from '../common/limits.js';
+import { ClerkUserIdSchema, z } from '../common/schema.js';
+import { SESSION_MESSAGES } from './messages.js';
+
+/** POST /api/session/cleanup (SPEC §7): sign-out cleanup of the caller's WhatsApp session. */
+export const SessionCleanupBodySchema = z.object(
+  {
+    clerkUserId: z
+      .string({ error: SESSION_MESSAGES.clerkUserIdRequired })
+      .min(1, SESSION_MESSAGES.clerkUserIdRequired)
+      .pipe(ClerkUserIdSchema),
+  },
+  { error: SESSION_MESSAGES.clerkUserIdRequired },
+);
+
+/** success true: all cleaned up; a partial cleanup is also a 200, with the steps that failed. */
+export const SessionCleanupAnswerSchema = z.union([
+  z.object({
+    success: z.literal(true),
+    sessionsCleanedUp: z.int(),
+    message: z.string().meta({ example: SESSION_MESSAGES.cleanupDone }),
+  }),
+  z.object({
+    success: z.literal(false),
+    partial: z.literal(true),
+    sessionsCleanedUp: z.int(),
+    error: z.string(),
+    message: z.string().meta({ example: SESSION_MESSAGES.cleanupPartial }),
+    failures: z.array(z.object({ step: z.enum(['whatsapp_logout', 'stored_link', 'stored_login']), message: z.string() })),
+  }),
+]);
+
+/** Socket `createSession` (SPEC §7): {id, clerkUserId, isExplicitRequest?}. */
+export const CreateSessionPayloadSchema = z.object({
+  id: z.string().max(LIMITS.clientIdMaxLength).optional(),
+  clerkUserId: z.string().max(LIMITS.userIdMaxLength),
+  isExplicitRequest: z.boolean().optional(),
+});
+export type CreateSessionPayload = z.input<typeof CreateSessionPayloadSchema>;
+
+/** `sessions.<shard>.connect`: link (or report) the user's WhatsApp account. */
+export const SessionConnectRequestSchema = z.object({ userId: z.string().min(1), explicit: z.boolean() });
+
+/**
+ * `sessions.<shard>.send`: one message from the user's linked account. The idempotency key
+ * (`idempotencyKeyOf(jobId, recipient)`) makes a retry safe: a key that was already sent answers the
+ * first result and sends nothing. `jobId` is the job the send belongs to, said outright (optional while
+ * senders move to it; until then the sessions service may still read it from the key).
+ */
+export const SessionSendRequestSchema = z.object({
+  userId: z.string().min(1),
+  to: z.string().regex(new RegExp(`^\\d{${LIMITS.templatePhoneMinDigits},${LIMITS.templatePhoneMaxDigits}}$`), 'to must be 8 to 15 digits'),
+  text: z.string().min(1).max(LIMITS.messageMaxLength),
+  idempotencyKey: z.string().min(1),
+  jobId: z.string().min(1).optional(),
+});

@@ -1,0 +1,83 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * One Prometheus registry per process, served at `/metrics` on the health port. Every metric is
+ * `bns_*`; labels are bounded sets (subjects, route templates, outcomes, states, shards), never a user
+ * id, phone number or job id: those would explode the series count and leak personal data.
+ */
+export const metricsRegistry = new Registry();
+
+let defaultsOn = false;
+/** Process and runtime metrics (CPU, memory, event loop lag, GC, handles), once per process. */
+export function collectProcessMetrics(labels: Record<string, string>): void {
+  if (defaultsOn) return;
+  defaultsOn = true;
+  metricsRegistry.setDefaultLabels(labels);
+  collectDefaultMetrics({ register: metricsRegistry });
+}
+
+// Metrics are module singletons; a test process that boots a service twice gets the same series.
+// A gauge whose collect() reads a database is replaced instead, so it reads the newest one.
+export function counter<L extends string>(config: CounterConfiguration<L>): Counter<L> {
+  return (metricsRegistry.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter({ ...config, registers: [metricsRegistry] });
+}
+export function histogram<L extends string>(config: HistogramConfiguration<L>): Histogram<L> {
+  return (metricsRegistry.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram({ ...config, registers: [metricsRegistry] });
+}
+export function gauge<L extends string>(config: GaugeConfiguration<L>): Gauge<L> {
+  if (config.collect) metricsRegistry.removeSingleMetric(config.name);
+  return (metricsRegistry.getSingleMetric(config.name) as Gauge<L> | undefined) ?? new Gauge({ ...config, registers: [metricsRegistry] });
+}
+
+/** Latency buckets for requests between services and HTTP calls (seconds). */
+export const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const rpcClientRequests = () =>
+  counter({ name: 'bns_rpc_client_requests_total', help: 'NATS requests this process made, by subject and outcome (ok or the error kind)', labelNames: ['subject', 'outcome'] });
+const rpcClientDuration = () =>
+  histogram({ name: 'bns_rpc_client_duration_seconds', help: 'Time from a NATS request to its reply, by subject and outcome', labelNames: ['subject', 'outcome'], buckets: LATENCY_BUCKETS });
+const rpcServerRequests = () =>
+  counter({ name: 'bns_rpc_server_requests_total', help: 'NATS requests this process answered, by subject and outcome (ok or the error kind)', labelNames: ['subject', 'outcome'] });
+const rpcServerDuration = () =>
+  histogram({ name: 'bns_rpc_server_duration_seconds', help: 'Time to answer a NATS request, by subject and outcome', labelNames: ['subject', 'outcome'], buckets: LATENCY_BUCKETS });
+
+/** `ok`, or the kind of the error (`unavailable`, `not_found`, …): a small, fixed set. */
+export function outcomeOf(err: unknown): string {
+  if (err === undefined || err === null) return 'ok';
+  const kind = (err as { kind?: unknown }).kind;
+  return typeof kind === 'string' && /^[a-z_]{1,32}$/.test(kind) ? kind : 'error';
+}
+
+export function recordRpcClient(subject: string, outcome: string, seconds: number): void {
+  rpcClientRequests().inc({ subject, outcome });
+  rpcClientDuration().observe({ subject, outcome }, seconds);
+}
+
+export function recordRpcServer(subject: string, outcome: string, seconds: number): void {
+  rpcServerRequests().inc({ subject, outcome });
+  rpcServerDuration().observe({ subject, outcome }, seconds);
+}
+
+const httpRequests = () =>
+  counter({ name: 'bns_http_requests_total', help: 'HTTP requests answered, by method, route template and status (429 = rate limited)', labelNames: ['method', 'route', 'status'] });
+const httpDuration = () =>
+  histogram({ name: 'bns_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS });
+const httpRateLimited = () => counter({ name: 'bns_http_rate_limited_total', help: 'HTTP requests refused with 429 by the per-user rate limit, by route template', labelNames: ['route'] });
+
+/**
+ * Counts every HTTP request at the end of its response, labelled with the route *template*
+ * (`/api/jobs/:jobId`, never the id) that Express matched; guards' refusals (401, 429) count too.
+ */
+export function httpMetricsMiddleware(req: Request, res: Response, next: NextFunction): void {
+  const started = performance.now();
+  res.on('finish', () => {
+    const template = (req.route as { path?: unknown } | undefined)?.path;
+    const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
+    const labels = { method: req.method, route, status: String(res.statusCode) };
+    httpRequests().inc(labels);
+    httpDuration().observe(labels, (performance.now() - started) / 1000);
+    if (res.statusCode === 429) httpRateLimited().inc({ route });
+  });
+  next();
+}
