@@ -1,13 +1,15 @@
 import { runService } from '@bns/service-kit';
 import { DASHBOARD_ENV } from './config/env.js';
-import { CreateDashboard1763769600000 } from './database/migrations/1763769600000-create-dashboard.js';
+import { DASHBOARD_DATABASE } from './database/data-source.js';
 import { DashboardModule } from './dashboard/dashboard.module.js';
+import { registerDashboardMetrics } from './metrics/dashboard.metrics.js';
 
 await runService({
   name: 'dashboard',
   env: DASHBOARD_ENV,
   defaultPort: 3004,
   natsHandlers: true,
-  database: { schema: 'dashboard', entities: [], migrations: [CreateDashboard1763769600000] },
+  database: DASHBOARD_DATABASE,
   module: () => DashboardModule,
+  metrics: registerDashboardMetrics,
 });

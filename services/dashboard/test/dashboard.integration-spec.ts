@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DASHBOARD_MESSAGES, LIMITS, MESSAGES, type DashboardData } from '@bns/contracts';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import { api, devSignIn, startSystem, waitFor, type ServiceHandle, type System } from '@bns/testing';
-import { messageEvent, Producer, sessionEvent } from './read-model.js';
+import { messageEvent, Producer, receivedEvent, sessionEvent } from './read-model.js';
 
 type Api = ReturnType<typeof api>;
 const thisMonth = () => new Date().toISOString().slice(0, 7);
@@ -52,7 +52,7 @@ describe('the read model built from events', () => {
     await producer.waitApplied();
 
     const data = await dashboard('ann');
-    expect(data.stats).toEqual({ totalMessages: 5, successfulMessages: 3, failedMessages: 2, activeSessions: 0 });
+    expect(data.stats).toEqual({ totalMessages: 5, successfulMessages: 3, failedMessages: 2, activeSessions: 0, repliedMessages: 0 });
     expect(data.usage.messages_sent_count).toBe(3);
     expect(data.usage.messages_failed_count).toBe(2);
     expect(data.usage.monthly).toHaveLength(12);
@@ -70,7 +70,7 @@ describe('the read model built from events', () => {
     await producer.message(messageEvent(userId, 'job-1', sent[1]!, 'read', { content: '' }));
     await producer.waitApplied();
     const after = await dashboard('ann');
-    expect(after.stats).toEqual({ totalMessages: 5, successfulMessages: 3, failedMessages: 2, activeSessions: 0 });
+    expect(after.stats).toEqual({ totalMessages: 5, successfulMessages: 3, failedMessages: 2, activeSessions: 0, repliedMessages: 0 });
     expect(after.usage.messages_sent_count).toBe(3);
     const byRecipient = new Map(after.messages.map((m) => [m.recipient, m]));
     expect(byRecipient.get(sent[0]!)).toMatchObject({ status: 'delivered', content: `Hello ${sent[0]}, your order is ready` });
@@ -142,6 +142,34 @@ describe('the read model built from events', () => {
     data = await dashboard('ann');
     expect(data.stats.activeSessions).toBe(1);
     expect(data.sessions[0]).toMatchObject({ id: 'sess-2', phoneNumber: '85297654321', active: true });
+  });
+});
+
+describe('replies (events.message.received)', () => {
+  it('shows the answered message as replied, counts it once, and never shows it to another user', async () => {
+    const cy = await devSignIn(sys.gateway.url, 'cy@shop.hk');
+    const http = api(sys.gateway.url, cy.token);
+    const recipient = '91234599';
+    await producer.message(messageEvent(cy.userId, 'job-r', recipient, 'sent', { at: new Date(Date.now() - 5000).toISOString() }));
+    await producer.message(messageEvent(cy.userId, 'job-r', '91234598', 'sent', { at: new Date(Date.now() - 5000).toISOString() }));
+    await producer.waitApplied();
+
+    // As WhatsApp names the sender; the job sent to the 8 digits.
+    const answer = receivedEvent(cy.userId, `852${recipient}`, `Yes, I'll come at 3. ${'x'.repeat(300)}`);
+    await producer.received(answer);
+    await producer.received(answer); // dropped by the stream's duplicate window
+    await producer.republishRaw('events.message.received', answer); // stored again: skipped by the dashboard
+    await producer.received(receivedEvent(cy.userId, recipient, 'and thanks!'));
+    await producer.waitApplied();
+
+    const res = await http.get(`/api/dashboard/${cy.userId}`);
+    expect(res.status).toBe(200);
+    const data = res.body.data as DashboardData;
+    expect(data.stats).toEqual({ totalMessages: 2, successfulMessages: 2, failedMessages: 0, activeSessions: 0, repliedMessages: 1 });
+    const m = new Map(data.messages.map((x) => [x.recipient, x]));
+    expect(m.get(recipient)).toMatchObject({ status: 'sent', replied_at: answer.at, reply: answer.text.slice(0, LIMITS.replyPreviewMax) });
+    expect(m.get('91234598')).toMatchObject({ replied_at: null, reply: null });
+    expect((await dashboard('ann', '?limit=100')).stats.repliedMessages).toBe(0);
   });
 });
 

@@ -73,7 +73,7 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
       const d = await dashboard();
       return d.messages.filter((m) => m.status === 'read').length === 3 ? d : undefined;
     }, 15_000, 200, 'the dashboard to show the job and its acks');
-    expect(data.stats).toEqual({ totalMessages: 4, successfulMessages: job.progress.sent, failedMessages: job.progress.failed, activeSessions: 1 });
+    expect(data.stats).toEqual({ totalMessages: 4, successfulMessages: job.progress.sent, failedMessages: job.progress.failed, activeSessions: 1, repliedMessages: 0 });
     expect(data.usage.messages_sent_count).toBe(job.progress.sent);
     expect(data.usage.messages_failed_count).toBe(job.progress.failed);
     expect(data.messages).toHaveLength(4);

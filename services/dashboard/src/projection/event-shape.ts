@@ -1,9 +1,19 @@
-import type { MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
-import { MESSAGE_STATUS_RANK, SESSION_STATES } from '@bns/contracts';
+import type { MessageReceivedEvent, MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
+import { MESSAGE_STATUS_RANK, normalizeHkPhone, SESSION_STATES } from '@bns/contracts';
 
 export type ReadModelEvent =
   | { subject: 'events.message.status'; event: MessageStatusEvent }
-  | { subject: 'events.session.state'; event: SessionStateEvent };
+  | { subject: 'events.session.state'; event: SessionStateEvent }
+  | { subject: 'events.message.received'; event: MessageReceivedEvent };
+
+/**
+ * A sender as the read model names recipients: digits only (a WhatsApp id like `852…@c.us` loses its
+ * suffix), and a Hong Kong number as its 8 digits, like the jobs service sends to them.
+ */
+export function senderNumber(from: string): string {
+  const digits = from.replace(/@.*$/, '').replace(/\D/g, '');
+  return normalizeHkPhone(digits) ?? digits;
+}
 
 const str = (v: unknown): v is string => typeof v === 'string';
 const validTime = (v: unknown): boolean => str(v) && !Number.isNaN(Date.parse(v));
@@ -25,6 +35,14 @@ export function parseReadModelEvent(subject: string, body: unknown): ReadModelEv
     if (e.content !== undefined && !str(e.content)) return 'content is not text';
     if (e.error !== undefined && e.error !== null && !str(e.error)) return 'error is not text';
     return { subject, event: { ...(e as unknown as MessageStatusEvent), content: (e.content as string | undefined) ?? '' } };
+  }
+  if (subject === 'events.message.received') {
+    // Problems name the field, never its value: the text is personal data and these end up in the log.
+    if (!str(e.from) || senderNumber(e.from) === '') return 'from is not a number';
+    if (!str(e.text)) return 'text is not text';
+    if (!str(e.messageId) || e.messageId === '') return 'messageId missing';
+    // Postgres refuses NUL in text.
+    return { subject, event: { ...(e as unknown as MessageReceivedEvent), from: senderNumber(e.from), text: e.text.replaceAll('\u0000', '') } };
   }
   if (subject === 'events.session.state') {
     if (!str(e.state) || !(SESSION_STATES as readonly string[]).includes(e.state)) return `unknown state ${String(e.state)}`;

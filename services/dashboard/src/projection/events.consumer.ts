@@ -4,11 +4,12 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMes
 import { EVENTS_STREAM, type EventKey } from '@bns/contracts';
 import { NATS_CONNECTION, SERVICE_ENV } from '@bns/service-kit';
 import type { DashboardEnv } from '../config/env.js';
+import { observeBatch } from '../metrics/dashboard.metrics.js';
 import { parseReadModelEvent, type ReadModelEvent } from './event-shape.js';
-import { ProjectionStore } from './projection.store.js';
+import { ProjectionService } from './projection.service.js';
 
 /** The events the read model is built from. */
-export const READ_MODEL_SUBJECTS = ['events.message.status', 'events.session.state'] as const satisfies readonly EventKey[];
+export const READ_MODEL_SUBJECTS = ['events.message.status', 'events.session.state', 'events.message.received'] as const satisfies readonly EventKey[];
 
 const MS_NS = 1_000_000;
 
@@ -37,7 +38,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: DashboardEnv,
-    private readonly store: ProjectionStore,
+    private readonly projection: ProjectionService,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -160,7 +161,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
     }
     if (parsed.length === 0) return;
     try {
-      await this.store.applyBatch(parsed.map((p) => p.e));
+      await observeBatch(parsed.map((p) => p.m.subject), () => this.projection.applyBatch(parsed.map((p) => p.e)));
       for (const p of parsed) p.m.ack();
       return;
     } catch (err) {
@@ -170,7 +171,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
     // One bad event must not hold back the rest of its batch.
     for (const p of parsed) {
       try {
-        await this.store.applyBatch([p.e]);
+        await observeBatch([p.m.subject], () => this.projection.applyBatch([p.e]));
         p.m.ack();
       } catch (err) {
         this.giveBack(p.m, p.e, err);
@@ -190,7 +191,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
 
   private async prune(): Promise<void> {
     try {
-      const removed = await this.store.pruneAppliedEvents(this.env.DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS);
+      const removed = await this.projection.pruneAppliedEvents(this.env.DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS);
       if (removed > 0) this.logger.log({ removed }, 'pruned applied event ids');
     } catch (err) {
       this.logger.warn({ err }, 'pruning applied event ids failed');

@@ -4,7 +4,10 @@ export class CreateTemplates1763769600000 implements MigrationInterface {
   name = 'CreateTemplates1763769600000';
 
   async up(q: QueryRunner): Promise<void> {
-    // Limits are the spec's (SPEC §9); the service validates first, these keep the table honest.
+    // Limits are the spec's (SPEC §9): LIMITS.templateNameMax, templateDescriptionMax, templateMessageMax
+    // and templatePhoneNumbersMax. They are written out because an applied migration must never change;
+    // the schema test compares the migrated table with LIMITS and the entity, so a new limit fails it
+    // until a migration alters the table. The service validates first, these keep the table honest.
     await q.query(`
       CREATE TABLE templates.templates (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Template, TemplateCategory, TemplateInput, TemplateListFilter, TemplateStats } from '@bns/contracts';
+import { Transactions } from '@bns/service-kit';
+import { TemplateEntity } from './template.entity.js';
+
+/** The API's view of a stored template: everything but the owner, times as ISO text. */
+function toTemplate({ user_id: _owner, created_at, updated_at, ...fields }: TemplateEntity): Template {
+  return { ...fields, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
+}
+
+/**
+ * Every query of the templates table. Each one is bounded by the owner's id, so another user's
+ * template is indistinguishable from one that does not exist (undefined / false).
+ */
+@Injectable()
+export class TemplatesRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  private repo(em: EntityManager = this.tx.manager) {
+    return em.getRepository(TemplateEntity);
+  }
+
+  /** Newest first; id breaks ties so the order is stable between two calls. */
+  async list(userId: string, filter: TemplateListFilter): Promise<Template[]> {
+    const found = await this.repo().find({
+      where: {
+        user_id: userId,
+        ...(filter.category === undefined ? {} : { category: filter.category }),
+        ...(filter.is_favorite === undefined ? {} : { is_favorite: filter.is_favorite }),
+      },
+      order: { created_at: 'DESC', id: 'DESC' },
+    });
+    return found.map(toTemplate);
+  }
+
+  async find(userId: string, id: string): Promise<Template | undefined> {
+    const found = await this.repo().findOneBy({ id, user_id: userId });
+    return found ? toTemplate(found) : undefined;
+  }
+
+  /** save() reads back the generated id, timestamps and defaults with INSERT … RETURNING. */
+  async insert(userId: string, input: TemplateInput): Promise<Template> {
+    const repo = this.repo();
+    return toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
+  }
+
+  /** Changes only the given fields; undefined when the user has no such template. */
+  update(userId: string, id: string, changes: Partial<TemplateInput>): Promise<Template | undefined> {
+    return this.tx.run(async (em) => {
+      const result = await this.repo(em).update({ id, user_id: userId }, { ...changes, updated_at: () => 'now()' });
+      return result.affected ? this.reread(em, userId, id) : undefined;
+    });
+  }
+
+  /**
+   * One increment statement (no read-modify-write: concurrent uses each add exactly one), read back in
+   * the same transaction. A use is not an edit: updated_at is set to itself, since the query builder
+   * would otherwise stamp it.
+   */
+  use(userId: string, id: string): Promise<Template | undefined> {
+    return this.tx.run(async (em) => {
+      const result = await this.repo(em)
+        .createQueryBuilder()
+        .update()
+        .set({ usage_count: () => 'usage_count + 1', updated_at: () => 'updated_at' })
+        .where({ id, user_id: userId })
+        .execute();
+      return result.affected ? this.reread(em, userId, id) : undefined;
+    });
+  }
+
+  async delete(userId: string, id: string): Promise<boolean> {
+    const result = await this.repo().delete({ id, user_id: userId });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /** How many templates the user has in each category that holds any. */
+  async countByCategory(userId: string): Promise<Map<TemplateCategory, number>> {
+    const counts = await this.repo()
+      .createQueryBuilder('t')
+      .select('t.category', 'category')
+      .addSelect('count(*)::int', 'count')
+      .where('t.user_id = :userId', { userId })
+      .groupBy('t.category')
+      .getRawMany<{ category: TemplateCategory; count: number }>();
+    return new Map(counts.map((c) => [c.category, c.count]));
+  }
+
+  async stats(userId: string): Promise<TemplateStats> {
+    const stats = await this.repo()
+      .createQueryBuilder('t')
+      .select('count(*)::int', 'total_templates')
+      .addSelect('(count(*) FILTER (WHERE t.is_favorite))::int', 'favorite_templates')
+      .addSelect('count(DISTINCT t.category)::int', 'categories')
+      .addSelect('coalesce(sum(t.usage_count), 0)::int', 'total_usage')
+      .where('t.user_id = :userId', { userId })
+      .getRawOne<TemplateStats>();
+    return stats!;
+  }
+
+  private async reread(em: EntityManager, userId: string, id: string): Promise<Template> {
+    return toTemplate(await this.repo(em).findOneByOrFail({ id, user_id: userId }));
+  }
+}
