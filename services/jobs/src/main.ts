@@ -1,7 +1,8 @@
 import { runService } from '@bns/service-kit';
 import { JOBS_ENV, jobsEnvProblems, type JobsEnv } from './config/env.js';
-import { CreateJobs1763769600000 } from './database/migrations/1763769600000-create-jobs.js';
+import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from './database/data-source.js';
 import { JobsModule } from './jobs/jobs.module.js';
+import { registerJobsMetrics } from './metrics/jobs.metrics.js';
 
 await runService({
   name: 'jobs',
@@ -9,6 +10,7 @@ await runService({
   defaultPort: 3002,
   natsHandlers: true,
   validate: (env) => jobsEnvProblems(env as unknown as JobsEnv),
-  database: { schema: 'jobs', entities: [], migrations: [CreateJobs1763769600000] },
+  database: { schema: JOBS_SCHEMA, entities: JOBS_ENTITIES, migrations: JOBS_MIGRATIONS },
   module: () => JobsModule,
+  metrics: registerJobsMetrics,
 });

@@ -23,6 +23,12 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     await sys?.stop();
   });
 
+  it('tells the web its pacing, so the estimate before a start is the one the start answers with', async () => {
+    const pacing = await ann.client.get('/api/jobs/pacing');
+    expect(pacing.status).toBe(200);
+    expect(pacing.body).toEqual({ success: true, sendDelayMs: DELAY_MS, sendJitterMs: 0 });
+  });
+
   it('runs a job: estimate, running → completed, lists, logs with since, outbox and socket events', async () => {
     const started = await ann.client.post('/start-bulk-messages', {
       message: 'Hello *friend*',
@@ -89,11 +95,12 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     expect(dashboard.map((m: { recipient: string }) => m.recipient).sort()).toEqual(['51234567', '61234567', '91234567']);
   });
 
-  it('a body too big for one NATS message is a 413 with a clear message, not a 503', async () => {
+  it('a body too big for one NATS message is staged and accepted whole (issue 14), not a 413 or a 503', async () => {
     const recipients = numbers(30_000, 40_000_000).map((phone, i) => ({ phone, variables: { name: `Customer number ${i}` } }));
     const res = await ann.client.post('/start-bulk-messages', { message: 'Hi {{name}}', recipients });
-    expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ success: false, error: MESSAGES.payloadTooLarge });
+    expect(res.status).toBe(200);
+    expect((await jobOf(ann, res.body.jobId)).progress.total).toBe(30_000);
+    await ann.client.post(`/cancel-job/${res.body.jobId}`);
   });
 
   it('refuses bad input with the spec’s words (400), never a 500', async () => {

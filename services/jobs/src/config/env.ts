@@ -1,4 +1,4 @@
-import { LIMITS } from '@bns/contracts';
+import { DEFAULT_BACKOFF_MS, LIMITS, OPT_OUT_LIMITS, POLICY_LIMITS, RESULTS_LIMITS } from '@bns/contracts';
 import { env, type EnvOf } from '@bns/service-kit';
 
 /** The jobs service's own variables (beyond the common and database ones of service-kit). */
@@ -14,14 +14,53 @@ export const JOBS_ENV = {
   JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work', 100, { min: 1 }),
   JOBS_MAX_LANES: env.int('accounts one replica sends for at once', 5000, { min: 1 }),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
-  JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over', 5000, { min: 200 }),
+  JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over (≤ this + JOBS_POLL_MS after a crash)', 4000, { min: 200 }),
   JOB_STATUS_LIST_MAX: env.int('newest entries of each result list in a job-status answer (progress always has the full counts)', 2000, { min: 1 }),
+  POLICY_MIN_DELAY_MS: env.int('floor of a sending policy gap (delayMs) users may set; lower it only for tests and demos', POLICY_LIMITS.minDelayMs, { min: 0 }),
+  JOB_BACKOFF_MS: env.list('pauses after WhatsApp pushes back (rate-overlimit), ms, comma-separated; each hit within a day takes the next one', DEFAULT_BACKOFF_MS.map(String)),
+  JOB_BACKOFF_AFTER_FAILURES: env.int('consecutive engine failures (no verdict on the number) taken as WhatsApp pushing back', 3, { min: 1 }),
   JOB_LOGS_PAGE_MAX: env.int('most log entries in one job-logs answer; the next poll with `since` continues', 500, { min: 1 }),
+  // Idempotent starts, per-user caps and the results report (issue 14).
+  JOBS_MAX_ACTIVE_PER_USER: env.int(
+    'most jobs one user may have queued, scheduled, running or paused at once (429 above)',
+    RESULTS_LIMITS.defaultMaxActiveJobs,
+    { min: 1 },
+  ),
+  JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: env.int(
+    'most recipients one user may have waiting to be sent across active jobs (429 above)',
+    RESULTS_LIMITS.defaultMaxQueuedRecipients,
+    { min: 1 },
+  ),
+  JOBS_START_CONCURRENCY: env.int(
+    'job starts one replica stores at once (one user\'s starts always go one at a time), so a burst leaves database connections for everyone else',
+    2,
+    { min: 1 },
+  ),
+  JOBS_RESULTS_CONSUMER: env.str('prefix of the durable JetStream consumers that fold receipts and replies into the report (one per event subject)', 'jobs-results'),
+  // Opt-outs (issue 13)
+  NOT_ON_WHATSAPP_MEMORY_DAYS: env.int(
+    'days a number WhatsApp said it does not know is skipped by later jobs without asking WhatsApp again',
+    OPT_OUT_LIMITS.notOnWhatsAppDays,
+    { min: 0, max: 3650 },
+  ),
+  OPT_OUTS_CONSUMER: env.str('name of the durable JetStream consumer that reads inbound messages for opt-out keywords', 'jobs-opt-outs'),
+  OPT_OUTS_ACK_WAIT_MS: env.int('how long JetStream waits for an ack of an inbound message before redelivering it (after a crash, messages in flight wait this long), ms', 10_000, { min: 100 }),
+  OPT_OUTS_MAX_DELIVER: env.int('deliveries of an inbound message that keeps failing before it is dropped (and logged)', 20, { min: 1 }),
 };
 export type JobsEnv = EnvOf<typeof JOBS_ENV> & { RPC_TIMEOUT_MS: number };
 
 export function jobsEnvProblems(e: JobsEnv): string[] {
-  return e.JOBS_WORKER_STALE_MS > e.JOBS_HEARTBEAT_MS * 2
-    ? []
-    : [`JOBS_WORKER_STALE_MS (${e.JOBS_WORKER_STALE_MS}) must be more than twice JOBS_HEARTBEAT_MS (${e.JOBS_HEARTBEAT_MS})`];
+  const problems: string[] = [];
+  if (e.JOBS_WORKER_STALE_MS <= e.JOBS_HEARTBEAT_MS * 2) {
+    problems.push(`JOBS_WORKER_STALE_MS (${e.JOBS_WORKER_STALE_MS}) must be more than twice JOBS_HEARTBEAT_MS (${e.JOBS_HEARTBEAT_MS})`);
+  }
+  if (e.JOB_BACKOFF_MS.length === 0 || e.JOB_BACKOFF_MS.some((v) => !/^\d+$/.test(v) || Number(v) < 1)) {
+    problems.push(`JOB_BACKOFF_MS must be positive whole numbers of ms, comma-separated (got "${e.JOB_BACKOFF_MS.join(',')}")`);
+  }
+  return problems;
+}
+
+/** JOB_BACKOFF_MS as numbers. */
+export function backoffStepsMs(e: JobsEnv): number[] {
+  return e.JOB_BACKOFF_MS.map(Number);
 }

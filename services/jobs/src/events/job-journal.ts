@@ -1,11 +1,10 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import type { EventKey, EventOf, JobLogType, JobProgress, JobStatus } from '@bns/contracts';
-import type { Sql } from '../database/sql.js';
+import { JobLogsRepository } from '../jobs/job-logs.repository.js';
+import { OutboxRepository, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
 
-export interface OutboxRow {
-  id: string;
-  subject: EventKey;
-  payload: EventOf<EventKey>;
-}
+export type { OutboxRow } from '@bns/service-kit';
 
 /**
  * What one transaction has to say: job log lines and events. Everything is written inside the
@@ -13,11 +12,13 @@ export interface OutboxRow {
  * vanish together; `commit` returns the outbox rows to publish once the transaction is done.
  */
 export class JobJournal {
-  private readonly events: { subject: EventKey; payload: EventOf<EventKey> }[] = [];
+  private readonly events: OutboxEvent[] = [];
 
   constructor(
-    private readonly sql: Sql,
+    private readonly em: EntityManager,
     private readonly userId: string,
+    private readonly logs: JobLogsRepository,
+    private readonly outbox: OutboxRepository,
   ) {}
 
   emit<K extends EventKey>(subject: K, payload: EventOf<K>): void {
@@ -25,19 +26,17 @@ export class JobJournal {
   }
 
   async log(jobId: string, type: JobLogType, message: string): Promise<void> {
-    const [row] = await this.sql<{ id: string; at: Date }>(
-      `INSERT INTO job_logs (job_id, type, message) VALUES ($1, $2, $3) RETURNING id::text, at`,
-      [jobId, type, message],
-    );
-    const timestamp = row!.at.toISOString();
-    this.emit('events.job.log', { eventId: `job-log:${row!.id}`, userId: this.userId, at: timestamp, jobId, type, message, timestamp });
+    const line = await this.logs.add(this.em, jobId, type, message);
+    const timestamp = line.at.toISOString();
+    this.emit('events.job.log', { eventId: `job-log:${line.id}`, userId: this.userId, at: timestamp, jobId, type, message, timestamp });
   }
 
   /** `nextSendAt` is part of the event id: a progress report is new when anything in it changed. */
   progress(jobId: string, status: JobStatus, progress: JobProgress, nextSendAt: Date | null = null): void {
     const next = nextSendAt?.toISOString() ?? null;
     this.emit('events.job.progress', {
-      eventId: `job-progress:${jobId}:${status}:${progress.sent}:${progress.failed}:${next ?? '-'}`,
+      // Skipped recipients (issue 13) only appear in the id when there are some, so other ids stay as they were.
+      eventId: `job-progress:${jobId}:${status}:${progress.sent}:${progress.failed}${progress.skipped ? `+${progress.skipped}` : ''}:${next ?? '-'}`,
       userId: this.userId,
       at: new Date().toISOString(),
       jobId,
@@ -47,12 +46,20 @@ export class JobJournal {
     });
   }
 
-  async commit(): Promise<OutboxRow[]> {
-    if (this.events.length === 0) return [];
-    const rows = await this.sql<{ id: string }>(
-      `INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text`,
-      [this.events.map((e) => e.subject), this.events.map((e) => JSON.stringify(e.payload))],
-    );
-    return rows.map((r, i) => ({ id: r.id, subject: this.events[i]!.subject, payload: this.events[i]!.payload }));
+  commit(): Promise<OutboxRow[]> {
+    return this.outbox.add(this.em, this.events);
+  }
+}
+
+/** Opens a journal on a transaction. */
+@Injectable()
+export class JobJournals {
+  constructor(
+    private readonly logs: JobLogsRepository,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  open(em: EntityManager, userId: string): JobJournal {
+    return new JobJournal(em, userId, this.logs, this.outbox);
   }
 }

@@ -1,9 +1,45 @@
-import { Module } from '@nestjs/common';
-import { OutboxPublisher } from '../events/outbox-publisher.js';
+import { Module, type OnModuleInit } from '@nestjs/common';
+import { OutboxPublisher, OutboxRepository } from '@bns/service-kit';
+import { JobJournals } from '../events/job-journal.js';
+import { countPublished } from '../metrics/jobs.metrics.js';
+import { OptOutsModule } from '../optouts/opt-outs.module.js';
+import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { LaneQueue } from '../queue/lane-queue.js';
+import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
+import { WorkersRepository } from '../queue/workers.repository.js';
+import { JobLogsRepository } from './job-logs.repository.js';
 import { JobsHandler } from './jobs.handler.js';
+import { JobsRepository } from './jobs.repository.js';
 import { JobsService } from './jobs.service.js';
+import { PolicyRepository } from './policy.repository.js';
+import { Policies } from './policy.service.js';
+import { RecipientsRepository } from './recipients.repository.js';
+import { ResultsModule } from '../results/results.module.js';
 
-@Module({ controllers: [JobsHandler], providers: [JobsService, LaneQueue, LaneWorker, OutboxPublisher] })
-export class JobsModule {}
+/** The repositories: every SQL statement of the jobs schema (the opt-outs one serves the start and the lane step too). */
+export const JOBS_REPOSITORIES = [
+  JobsRepository,
+  RecipientsRepository,
+  JobLogsRepository,
+  LaneRepository,
+  WorkersRepository,
+  OutboxRepository,
+  PolicyRepository,
+  OptOutsRepository,
+];
+
+@Module({
+  // Campaign results (issue 14) and opt-outs (issue 13): their calls and their event consumers.
+  imports: [ResultsModule, OptOutsModule],
+  controllers: [JobsHandler],
+  providers: [...JOBS_REPOSITORIES, Policies, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
+})
+export class JobsModule implements OnModuleInit {
+  constructor(private readonly outbox: OutboxPublisher) {}
+
+  /** The sent/failed and finished-job counters follow what the outbox publishes after each commit. */
+  onModuleInit(): void {
+    this.outbox.observe(countPublished);
+  }
+}

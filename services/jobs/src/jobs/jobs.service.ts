@@ -1,117 +1,220 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import {
+  checkStartAt,
   checkStartJob,
-  estimateMinutes,
+  estimateSend,
+  formatLocal,
   JOB_MESSAGES,
   JobsErrorCode,
+  OPT_OUT_MESSAGES,
+  PACING_LOG,
   parseSince,
+  pickVariation,
+  POLICY_MESSAGES,
+  PolicyErrorCode,
+  variantCount,
   type JobLogEntry,
-  type JobLogType,
   type JobRef,
-  type JobStatus,
   type JobView,
+  type SendingPolicy,
+  type SkipReason,
   type StartJobReply,
   type StartJobRequest,
 } from '@bns/contracts';
-import { AppError, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { AppError, OutboxPublisher, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { inTransaction, sqlOf, type Sql } from '../database/sql.js';
-import { JobJournal } from '../events/job-journal.js';
-import { OutboxPublisher } from '../events/outbox-publisher.js';
+import { JobJournals } from '../events/job-journal.js';
+import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
+import { progressOf } from '../queue/lane-queue.js';
+import { countSkipped } from '../metrics/jobs.metrics.js';
+import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
+import { JobLogsRepository } from './job-logs.repository.js';
+import { JobsRepository, type JobSummary } from './jobs.repository.js';
+import { Policies } from './policy.service.js';
+import { RecipientsRepository } from './recipients.repository.js';
+import { StartGuard, type StartAdmission } from '../results/start-guard.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** States of `sessions.status` in which the account can send. */
 const LINKED_STATES = new Set(['ready', 'exist']);
 
-interface JobRow {
-  id: string;
-  status: JobStatus;
-  total: number;
-  sent: number;
-  failed: number;
-  error: string | null;
-  estimated_minutes: number;
-  created_at: Date;
-  started_at: Date | null;
-  finished_at: Date | null;
-  next_send_at: Date | null;
-}
-
 @Injectable()
 export class JobsService {
   private readonly logger = new Logger('JobsService');
-  private readonly sql: Sql;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly tx: Transactions,
+    private readonly jobs: JobsRepository,
+    private readonly recipients: RecipientsRepository,
+    private readonly logLines: JobLogsRepository,
+    private readonly lanes: LaneRepository,
+    private readonly journals: JobJournals,
+    private readonly policies: Policies,
     private readonly rpc: RpcClient,
     private readonly outbox: OutboxPublisher,
     private readonly worker: LaneWorker,
+    private readonly guard: StartGuard,
+    private readonly optOuts: OptOutsRepository,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
-  ) {
-    this.sql = sqlOf(db);
+  ) {}
+
+  /** Issue 14: the guard reads a staged body, runs a user's starts one at a time and replays a known key. */
+  start(req: StartJobRequest): Promise<StartJobReply> {
+    return this.guard.run(req, (body, admission) => this.create(body, admission));
   }
 
   /**
    * Checks the request (SPEC §5 words), checks the account is linked, then stores the job and all its
-   * recipients in one transaction. The user's lane is reactivated; the job queues behind a running one.
+   * recipients in one transaction. Recipients on the account's opt-out list, or remembered not on
+   * WhatsApp (issue 13), are recorded as skipped in that transaction and never queued. The user's lane
+   * is reactivated; the job queues behind a running one.
    */
-  async start(req: StartJobRequest): Promise<StartJobReply> {
+  private async create(req: StartJobRequest, admission: StartAdmission): Promise<StartJobReply> {
     const check = checkStartJob(req, { maxRecipients: this.env.MAX_RECIPIENTS_PER_JOB });
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
 
     const link = await this.rpc.call('sessions.status', { userId: req.userId });
     if (!LINKED_STATES.has(link.state)) throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
 
+    const when = checkStartAt(req.startAt);
+    if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
+    const startAt = when.startAt ?? null;
+
     const jobId = randomUUID();
     const total = check.recipients.length;
-    const estimatedTime = estimateMinutes(total, this.env.SEND_DELAY_MS);
+    const message = req.message as string;
     const clientId = typeof req.clientId === 'string' ? req.clientId.slice(0, 200) : null;
-    const published = await inTransaction(this.db, async (sql) => {
+    // {Hello|Hi|Hey}: one option per recipient, chosen from job + number and stored, so a resend after a crash is the same text.
+    const varied = variantCount(message) > 1;
+    const status = startAt ? 'scheduled' : 'queued';
+    let estimate!: { estimatedTime: number; estimatedFinishAt: Date };
+    let skips = new Map<string, SkipReason>();
+    const published = await this.tx.run(async (em) => {
       // The lane first: it serialises this user's starts with the worker's "no more work" decision.
-      await sql(
-        `INSERT INTO lanes (user_id) VALUES ($1)
-         ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now()`,
-        [req.userId],
+      await this.lanes.activate(em, req.userId);
+      await admission.admit(em, jobId, total);
+      const ahead = await this.jobs.countAhead(em, req.userId);
+      const policy = await this.policies.of(em, req.userId);
+      const counters = await this.lanes.counters(em, req.userId);
+      // Opted-out and not-on-WhatsApp recipients are skipped: recorded, not queued.
+      skips = await this.optOuts.suppressedAmong(em, req.userId, check.recipients.map((r) => r.phone), this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+      const queued = skips.size === 0 ? check.recipients : check.recipients.filter((r) => !skips.has(r.phone));
+      const texts = check.personalised || varied ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text)) : [];
+      estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });
+      await this.jobs.insert(em, {
+        id: jobId,
+        userId: req.userId,
+        clientId,
+        message,
+        total,
+        delayMs: policy.delayMs,
+        estimatedMinutes: estimate.estimatedTime,
+        status,
+        startAt,
+        estimatedFinishAt: estimate.estimatedFinishAt,
+        skipped: skips.size,
+      });
+      await this.optOuts.recordSkips(em, jobId, skips);
+      await this.recipients.insertAll(
+        em,
+        jobId,
+        queued.map((r) => r.phone),
+        texts,
       );
-      const [ahead] = await sql<{ n: number }>(`SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND status IN ('queued', 'running')`, [req.userId]);
-      await sql(
-        `INSERT INTO jobs (id, user_id, client_id, message, total, delay_ms, estimated_minutes) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [jobId, req.userId, clientId, req.message, total, this.env.SEND_DELAY_MS, estimatedTime],
-      );
-      await sql(
-        `INSERT INTO job_recipients (job_id, seq, phone, text)
-         SELECT $1, r.seq, r.phone, r.text FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(phone, text, seq)`,
-        [jobId, check.recipients.map((r) => r.phone), check.personalised ? check.recipients.map((r) => r.text) : []],
-      );
-      const journal = new JobJournal(sql, req.userId);
-      if (ahead!.n > 0) await journal.log(jobId, 'info', JOB_MESSAGES.jobQueued);
-      journal.progress(jobId, 'queued', { total, sent: 0, failed: 0 });
+      await admission.variables(em, jobId, queued);
+      const journal = this.journals.open(em, req.userId);
+      if (startAt) await journal.log(jobId, 'info', PACING_LOG.scheduled(formatLocal(startAt, policy.timeZone)));
+      else if (ahead > 0) await journal.log(jobId, 'info', JOB_MESSAGES.jobQueued);
+      // One log line says how many were skipped and why.
+      if (skips.size > 0) await journal.log(jobId, 'warning', OPT_OUT_MESSAGES.skippedAtStart(...countReasons(skips)));
+      journal.progress(jobId, status, progressOf({ total, sent: 0, failed: 0, skipped: skips.size }));
       return journal.commit();
     });
     this.outbox.publish(published);
-    this.logger.log({ jobId, userId: req.userId, total, personalised: check.personalised }, 'job accepted');
-    await this.worker.kick(req.userId).catch((err: unknown) => this.logger.warn({ err }, 'kick failed; the next poll takes the lane'));
-    return { jobId, estimatedTime, status: 'queued', total };
+    countSkipped(skips.values());
+    const [optedOut, notOnWhatsApp] = countReasons(skips);
+    this.logger.log(
+      { jobId, userId: req.userId, total, personalised: check.personalised, scheduled: startAt !== null, skippedOptedOut: optedOut, skippedNotOnWhatsApp: notOnWhatsApp },
+      'job accepted',
+    );
+    await this.kick(req.userId);
+    return { jobId, estimatedTime: estimate.estimatedTime, estimatedFinishAt: estimate.estimatedFinishAt.toISOString(), status, total };
+  }
+
+  /** Stops sending for the job until the user resumes it; a send in flight is still recorded. */
+  async pause({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
+    const published = await this.tx.run(async (em) => {
+      const job = await this.find(em, userId, jobId, true);
+      if (job.status === 'paused' && job.pausedReason === 'user') {
+        throw AppError.conflict(PolicyErrorCode.NotPausable, POLICY_MESSAGES.alreadyPaused, { status: job.status });
+      }
+      if (!['queued', 'scheduled', 'running', 'paused'].includes(job.status)) {
+        throw AppError.conflict(PolicyErrorCode.NotPausable, POLICY_MESSAGES.notPausable, { status: job.status });
+      }
+      await this.jobs.pause(em, jobId, 'user', null);
+      const journal = this.journals.open(em, userId);
+      await journal.log(jobId, 'warning', PACING_LOG.pausedByUser);
+      journal.progress(jobId, 'paused', progressOf(job));
+      return journal.commit();
+    });
+    this.outbox.publish(published);
+    return { job: await this.view(this.tx.manager, userId, jobId) };
+  }
+
+  /** Goes on where the job stopped: it takes its place again in the account's lane. */
+  async resume({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
+    const published = await this.tx.run(async (em) => {
+      const job = await this.find(em, userId, jobId, true);
+      if (job.status === 'paused' && job.pausedReason !== 'user') {
+        throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.resumesByItself, { status: job.status, pausedReason: job.pausedReason });
+      }
+      if (job.status !== 'paused') throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.notPaused, { status: job.status });
+      await this.lanes.wake(em, userId);
+      await this.jobs.resume(em, jobId);
+      const journal = this.journals.open(em, userId);
+      await journal.log(jobId, 'info', PACING_LOG.resumedByUser);
+      const after = await this.find(em, userId, jobId);
+      journal.progress(jobId, after.status, progressOf(job));
+      return journal.commit();
+    });
+    this.outbox.publish(published);
+    await this.kick(userId);
+    return { job: await this.view(this.tx.manager, userId, jobId) };
+  }
+
+  async getPolicy({ userId }: { userId: string }): Promise<{ policy: SendingPolicy }> {
+    return { policy: await this.policies.of(this.tx.manager, userId) };
+  }
+
+  /** Stores the update; it applies from the account's next message (a sleeping lane looks again now). */
+  async setPolicy({ userId, policy }: { userId: string; policy: unknown }): Promise<{ policy: SendingPolicy }> {
+    const saved = await this.tx.run(async (em) => {
+      const next = await this.policies.update(em, userId, policy);
+      await this.lanes.wake(em, userId);
+      return next;
+    });
+    await this.kick(userId);
+    return { policy: saved };
+  }
+
+  private async kick(userId: string): Promise<void> {
+    await this.worker.kick(userId).catch((err: unknown) => this.logger.warn({ err }, 'kick failed; the next poll takes the lane'));
   }
 
   async status({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
-    return { job: await this.view(this.sql, userId, jobId) };
+    return { job: await this.view(this.tx.manager, userId, jobId) };
   }
 
   /** Entries strictly after `since`, oldest first, a page at a time (the next poll's `since` continues). */
   async logs({ userId, jobId, since }: JobRef & { since?: string }): Promise<{ logs: JobLogEntry[] }> {
     const after = parseSince(since);
     if (after === null) throw AppError.validation(JobsErrorCode.InvalidSince, JOB_MESSAGES.invalidSince);
-    await this.find(this.sql, userId, jobId);
+    await this.find(this.tx.manager, userId, jobId);
     const limit = this.env.JOB_LOGS_PAGE_MAX;
-    const rows = await this.sql<{ type: JobLogType; message: string; at: Date }>(
-      `SELECT type, message, at FROM job_logs WHERE job_id = $1 AND at > $2 ORDER BY at, id LIMIT $3`,
-      [jobId, after ?? new Date(0), limit],
-    );
+    const rows = await this.logLines.page(this.tx.manager, jobId, after ?? new Date(0), limit);
     // A full page must not end inside a run of equal timestamps, or `since` would skip the rest of it.
     if (rows.length === limit) {
       const last = rows[rows.length - 1]!.at.getTime();
@@ -123,63 +226,62 @@ export class JobsService {
 
   /** Stops the job before its next send; a send already in flight is still recorded. */
   async cancel({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
-    const published = await inTransaction(this.db, async (sql) => {
-      const job = await this.find(sql, userId, jobId, true);
+    const published = await this.tx.run(async (em) => {
+      const job = await this.find(em, userId, jobId, true);
       if (job.status === 'cancelled') return [];
       if (job.status === 'completed' || job.status === 'failed') {
         throw AppError.conflict(JobsErrorCode.AlreadyFinished, JOB_MESSAGES.alreadyFinished, { status: job.status });
       }
-      await sql(`UPDATE jobs SET status = 'cancelled', finished_at = now() WHERE id = $1`, [jobId]);
-      const journal = new JobJournal(sql, userId);
+      await this.jobs.cancel(em, jobId);
+      const journal = this.journals.open(em, userId);
       await journal.log(jobId, 'warning', JOB_MESSAGES.jobCancelled);
-      journal.progress(jobId, 'cancelled', { total: job.total, sent: job.sent, failed: job.failed });
+      journal.progress(jobId, 'cancelled', progressOf(job));
       return journal.commit();
     });
     this.outbox.publish(published);
-    return { job: await this.view(this.sql, userId, jobId) };
+    return { job: await this.view(this.tx.manager, userId, jobId) };
   }
 
   /** Another user's job, and an id that is not a job id at all, are both simply not found. */
-  private async find(sql: Sql, userId: string, jobId: string, lock = false): Promise<JobRow> {
+  private async find(em: EntityManager, userId: string, jobId: string, lock = false): Promise<JobSummary> {
     if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
-    const [job] = await sql<JobRow>(
-      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.error, j.estimated_minutes, j.created_at, j.started_at, j.finished_at,
-              CASE WHEN j.status = 'running' THEN l.next_send_at END AS next_send_at
-         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
-        WHERE j.id = $1 AND j.user_id = $2 ${lock ? 'FOR UPDATE OF j' : ''}`,
-      [jobId, userId],
-    );
+    const job = await this.jobs.findOwned(em, userId, jobId, lock);
     if (!job) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     return job;
   }
 
-  private async view(sql: Sql, userId: string, jobId: string): Promise<JobView> {
-    const job = await this.find(sql, userId, jobId);
-    const limit = this.env.JOB_STATUS_LIST_MAX;
-    // The newest `limit` of each list, shown oldest first like the lists grow.
-    const done = await sql<{ phone: string; state: 'sent' | 'failed'; done_at: Date; error: string | null }>(
-      `(SELECT phone, state, done_at, error FROM job_recipients WHERE job_id = $1 AND state = 'sent' ORDER BY done_at DESC, seq DESC LIMIT $2)
-       UNION ALL
-       (SELECT phone, state, done_at, error FROM job_recipients WHERE job_id = $1 AND state = 'failed' ORDER BY done_at DESC, seq DESC LIMIT $2)`,
-      [jobId, limit],
-    );
-    done.reverse();
+  private async view(em: EntityManager, userId: string, jobId: string): Promise<JobView> {
+    const job = await this.find(em, userId, jobId);
+    const done = await this.recipients.newestDone(em, jobId, this.env.JOB_STATUS_LIST_MAX);
+    const skippedList = await this.optOuts.newestSkips(em, jobId, this.env.JOB_STATUS_LIST_MAX);
     return {
       jobId: job.id,
       status: job.status,
-      progress: { total: job.total, sent: job.sent, failed: job.failed },
+      progress: progressOf(job),
       results: {
-        successList: done.filter((r) => r.state === 'sent').map((r) => ({ originalNumber: r.phone, timestamp: r.done_at.toISOString() })),
+        skippedList,
+        successList: done.filter((r) => r.state === 'sent').map((r) => ({ originalNumber: r.phone, timestamp: r.doneAt.toISOString() })),
         failedList: done
           .filter((r) => r.state === 'failed')
-          .map((r) => ({ phoneNumber: r.phone, timestamp: r.done_at.toISOString(), error: r.error ?? JOB_MESSAGES.sendFailed })),
+          .map((r) => ({ phoneNumber: r.phone, timestamp: r.doneAt.toISOString(), error: r.error ?? JOB_MESSAGES.sendFailed })),
       },
       error: job.error,
-      estimatedTime: job.estimated_minutes,
-      nextSendAt: job.next_send_at ? job.next_send_at.toISOString() : null,
-      createdAt: job.created_at.toISOString(),
-      startedAt: job.started_at?.toISOString() ?? null,
-      finishedAt: job.finished_at?.toISOString() ?? null,
+      estimatedTime: job.estimatedMinutes,
+      nextSendAt: job.nextSendAt ? job.nextSendAt.toISOString() : null,
+      createdAt: job.createdAt.toISOString(),
+      startedAt: job.startedAt?.toISOString() ?? null,
+      finishedAt: job.finishedAt?.toISOString() ?? null,
+      startAt: job.startAt?.toISOString() ?? null,
+      pausedReason: job.pausedReason,
+      resumesAt: job.resumesAt?.toISOString() ?? null,
+      estimatedFinishAt: job.estimatedFinishAt?.toISOString() ?? null,
     };
   }
+}
+
+/** How many were skipped for each reason, for the start's log line. */
+function countReasons(skips: ReadonlyMap<string, SkipReason>): [optedOut: number, notOnWhatsApp: number] {
+  let optedOut = 0;
+  for (const reason of skips.values()) if (reason === 'opted_out') optedOut++;
+  return [optedOut, skips.size - optedOut];
 }

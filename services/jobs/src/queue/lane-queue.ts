@@ -1,10 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { JOB_MESSAGES, type JobProgress, type JobStatus } from '@bns/contracts';
-import { SERVICE_ENV } from '@bns/service-kit';
-import type { JobsEnv } from '../config/env.js';
-import { inTransaction, sqlOf, type Sql } from '../database/sql.js';
-import { JobJournal, type OutboxRow } from '../events/job-journal.js';
+import type { EntityManager } from 'typeorm';
+import {
+  countSend,
+  formatLocal,
+  gateAt,
+  JOB_MESSAGES,
+  OPT_OUT_MESSAGES,
+  PACING_LOG,
+  SessionsErrorCode,
+  type JobProgress,
+  type PausedReason,
+  type SendingPolicy,
+  type SkipReason,
+} from '@bns/contracts';
+import { SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { backoffStepsMs, type JobsEnv } from '../config/env.js';
+import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
+import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
+import { Policies } from '../jobs/policy.service.js';
+import { RecipientsRepository, type OpenRecipient } from '../jobs/recipients.repository.js';
+import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
+import { LaneRepository, type LaneCounters, type LaneDue } from './lane.repository.js';
+import { WorkersRepository } from './workers.repository.js';
 import { paceMs, retryDelayMs, unlinkedRecheckMs } from './pacing.js';
 import type { SendOutcome } from './send-outcome.js';
 
@@ -24,27 +41,22 @@ export interface PlannedSend {
   wasUnlinked: boolean;
   /** The pause this send was paced with. */
   paceMs: number;
+  /** The policy in force when the send was planned, and the lane's counters then (the lane is held: nobody else moves them). */
+  policy: SendingPolicy;
+  counters: LaneCounters;
 }
 
-export type NextStep =
+export type NextStep = (
   | { kind: 'lost'; published: OutboxRow[] }
   | { kind: 'idle'; published: OutboxRow[] }
   | { kind: 'wait'; waitMs: number; published: OutboxRow[] }
-  | { kind: 'send'; send: PlannedSend; published: OutboxRow[] };
+  | { kind: 'send'; send: PlannedSend; published: OutboxRow[] }
+) & {
+  /** Recipients this step skipped (opted out or not on WhatsApp since the job was created), for the metrics once committed. */
+  skipped?: SkipReason[];
+};
 
 export type Finished = { kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'; waitMs: number; published: OutboxRow[] };
-
-interface JobRow {
-  id: string;
-  status: JobStatus;
-  message: string;
-  total: number;
-  sent: number;
-  failed: number;
-  unlinked_since: Date | null;
-}
-
-const ms = (interval: number) => interval / 1000;
 
 /**
  * The durable queue (Postgres, schema `jobs`). An account's work is a lane: the one row that holds
@@ -54,101 +66,95 @@ const ms = (interval: number) => interval / 1000;
  */
 @Injectable()
 export class LaneQueue {
-  private readonly sql: Sql;
-
   constructor(
-    private readonly db: DataSource,
+    private readonly tx: Transactions,
+    private readonly lanes: LaneRepository,
+    private readonly workers: WorkersRepository,
+    private readonly jobs: JobsRepository,
+    private readonly recipients: RecipientsRepository,
+    private readonly policies: Policies,
+    private readonly journals: JobJournals,
+    private readonly optOuts: OptOutsRepository,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
-  ) {
-    this.sql = sqlOf(db);
-  }
+  ) {}
 
   async heartbeat(workerId: string): Promise<void> {
-    await this.sql(`INSERT INTO workers (id) VALUES ($1) ON CONFLICT (id) DO UPDATE SET seen_at = now()`, [workerId]);
+    await this.workers.beat(this.tx.manager, workerId);
   }
 
   /** Graceful stop: lanes are handed back at once rather than after the stale time. */
   async retire(workerId: string): Promise<void> {
-    await this.sql(`UPDATE lanes SET holder = NULL, updated_at = now() WHERE holder = $1`, [workerId]);
-    await this.sql(`DELETE FROM workers WHERE id = $1 OR seen_at < now() - interval '1 day'`, [workerId]);
+    await this.lanes.release(this.tx.manager, workerId);
+    await this.workers.forget(this.tx.manager, workerId);
   }
 
   /**
    * Takes up to `limit` lanes with work due within `lookaheadMs` that no live worker holds, or only
    * `userId`'s lane (whenever due). Returns each with how long until its next send.
    */
-  async claim(workerId: string, limit: number, lookaheadMs: number, userId?: string): Promise<{ userId: string; dueInMs: number }[]> {
-    const rows = await this.sql<{ user_id: string; due_in_ms: number }>(
-      `UPDATE lanes l SET holder = $1, updated_at = now()
-         FROM (SELECT c.user_id FROM lanes c
-                WHERE c.active
-                  AND ($5::text IS NULL AND c.next_send_at <= now() + make_interval(secs => $3) OR c.user_id = $5)
-                  AND c.holder IS DISTINCT FROM $1
-                  AND (c.holder IS NULL OR NOT EXISTS (
-                        SELECT 1 FROM workers w WHERE w.id = c.holder AND w.seen_at > now() - make_interval(secs => $4)))
-                ORDER BY c.next_send_at
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED) AS free
-        WHERE l.user_id = free.user_id
-      RETURNING l.user_id, greatest(0, extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS due_in_ms`,
-      [workerId, limit, ms(lookaheadMs), ms(this.env.JOBS_WORKER_STALE_MS), userId ?? null],
-    );
-    return rows.map((r) => ({ userId: r.user_id, dueInMs: r.due_in_ms }));
+  claim(workerId: string, limit: number, lookaheadMs: number, userId?: string): Promise<LaneDue[]> {
+    return this.lanes.claim(this.tx.manager, workerId, limit, lookaheadMs, this.env.JOBS_WORKER_STALE_MS, userId);
   }
 
   /** Lanes the database says this worker holds (a safety net against losing one in memory). */
-  async held(workerId: string): Promise<{ userId: string; dueInMs: number }[]> {
-    const rows = await this.sql<{ user_id: string; due_in_ms: number }>(
-      `SELECT user_id, greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS due_in_ms
-         FROM lanes WHERE holder = $1 AND active`,
-      [workerId],
-    );
-    return rows.map((r) => ({ userId: r.user_id, dueInMs: r.due_in_ms }));
+  held(workerId: string): Promise<LaneDue[]> {
+    return this.lanes.held(this.tx.manager, workerId);
   }
 
   /**
-   * The lane's next step: the oldest unfinished job's first open recipient, marked `sending` and the
-   * lane's next slot booked, all in one transaction. A recipient already `sending` was left by a dead
-   * worker and goes out again with the same key.
+   * The lane's next step, in one transaction under the lane's row lock: the oldest workable job; the
+   * account's gates (back-off after pushback, sending window, daily cap with warm-up), which pause the
+   * job and put the lane to sleep until they open; then the job's first open recipient the account
+   * may still send to (opted-out ones are skipped, see `take`), marked `sending`, and the lane's next
+   * slot booked with the policy's gap. A recipient already `sending` was left by a dead worker and goes
+   * out again with the same key.
    */
   next(workerId: string, userId: string): Promise<NextStep> {
-    return inTransaction(this.db, async (sql) => {
-      const [lane] = await sql<{ holder: string | null; wait_ms: number }>(
-        `SELECT holder, (extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS wait_ms FROM lanes WHERE user_id = $1 FOR UPDATE`,
-        [userId],
-      );
+    return this.tx.run(async (em) => {
+      const lane = await this.lanes.lock(em, userId);
       if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
-      if (lane.wait_ms > 1) return { kind: 'wait', waitMs: lane.wait_ms, published: [] };
+      if (lane.waitMs > 1) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
 
-      const [job] = await sql<JobRow>(
-        `SELECT id, status, message, total, sent, failed, unlinked_since FROM jobs
-          WHERE user_id = $1 AND status IN ('queued', 'running') ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-        [userId],
-      );
+      const job = await this.jobs.lockNextWorkable(em, userId);
       if (!job) {
-        // A start in flight upserts the lane first, so it waits for this lock and reactivates the lane.
-        await sql(`UPDATE lanes SET active = false, holder = NULL, updated_at = now() WHERE user_id = $1`, [userId]);
+        // A scheduled job: sleep until it is due. Otherwise rest; a start in flight activates the lane
+        // first, so it waits for this lock and reactivates it.
+        const wake = await this.jobs.nextScheduledStart(em, userId);
+        if (wake) await this.lanes.sleep(em, userId, wake);
+        else await this.lanes.deactivate(em, userId);
         return { kind: 'idle', published: [] };
       }
-      const journal = new JobJournal(sql, userId);
-      if (job.status === 'queued') {
-        await sql(`UPDATE jobs SET status = 'running', started_at = now() WHERE id = $1`, [job.id]);
+      const policy = await this.policies.of(em, userId);
+      const journal = this.journals.open(em, userId);
+      const now = new Date();
+
+      const closed = this.closedGate(policy, lane, now);
+      if (closed) {
+        if (job.status !== 'paused' || job.pausedReason !== closed.reason || job.resumesAt?.getTime() !== closed.resumesAt.getTime()) {
+          await this.jobs.pause(em, job.id, closed.reason, closed.resumesAt);
+          if (job.status !== 'paused' || job.pausedReason !== closed.reason) await journal.log(job.id, 'warning', closed.log);
+          journal.progress(job.id, 'paused', progressOf(job));
+        }
+        await this.lanes.sleep(em, userId, closed.resumesAt);
+        return { kind: 'idle', published: await journal.commit() };
+      }
+
+      if (job.status !== 'running') {
+        // Its first message (it may have waited for its window first), or going on after a pause.
+        const first = job.startedAt === null;
+        await this.jobs.markRunning(em, job.id);
+        await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
         job.status = 'running';
-        await journal.log(job.id, 'info', JOB_MESSAGES.jobStarted(job.total));
         journal.progress(job.id, 'running', progressOf(job));
       }
-      const [recipient] = await sql<{ seq: number; phone: string; text: string; attempts: number; state: string }>(
-        `SELECT seq, phone, coalesce(text, $2) AS text, attempts, state FROM job_recipients
-          WHERE job_id = $1 AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1`,
-        [job.id, job.message],
-      );
+      const { recipient, skipped } = await this.take(em, journal, userId, job);
       if (!recipient) {
-        await this.complete(sql, journal, job);
-        return { kind: 'wait', waitMs: 0, published: await journal.commit() };
+        await this.complete(em, journal, job);
+        return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
       }
-      const pace = paceMs(this.env.SEND_DELAY_MS, this.env.SEND_JITTER_MS);
-      await sql(`UPDATE job_recipients SET state = 'sending', next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [job.id, recipient.seq]);
-      await sql(`UPDATE lanes SET next_send_at = clock_timestamp() + make_interval(secs => $2), updated_at = now() WHERE user_id = $1`, [userId, ms(pace)]);
+      if (skipped.length > 0) journal.progress(job.id, job.status, progressOf(job));
+      const pace = paceMs(policy.delayMs, policy.jitterMs);
+      await this.lanes.book(em, userId, pace);
       return {
         kind: 'send',
         send: {
@@ -160,139 +166,198 @@ export class LaneQueue {
           idempotencyKey: `${job.id}:${recipient.phone}`,
           attempts: recipient.attempts,
           resumed: recipient.state === 'sending',
-          wasUnlinked: job.unlinked_since !== null,
+          wasUnlinked: job.unlinkedSince !== null,
           paceMs: pace,
+          policy,
+          counters: { dayKey: lane.dayKey, dayCount: lane.dayCount, warmUpFrom: lane.warmUpFrom, runCount: lane.runCount, engineFailures: lane.engineFailures, backoffLevel: lane.backoffLevel, backoffAt: lane.backoffAt },
         },
         published: await journal.commit(),
+        skipped,
       };
     });
   }
 
+  /**
+   * The recipient this step sends to, marked `sending` — in the step's transaction, so the opt-out
+   * list (issue 13) is checked at the moment of sending: pending recipients who opted out (or were
+   * found not on WhatsApp) since the job was created leave the queue for the job's skips, each with a
+   * log line and counted in `job.skipped`; the take itself passes over any that opted out a moment
+   * later. No recipient left: a STOP that committed between those two statements is skipped then, so
+   * the job completes with every recipient counted (sent + failed + skipped = total).
+   */
+  private async take(
+    em: EntityManager,
+    journal: JobJournal,
+    userId: string,
+    job: LaneJob,
+  ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
+    const skipped = await this.skipSuppressed(em, journal, userId, job);
+    const recipient = await this.recipients.firstOpen(em, job.id, job.message, { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS });
+    if (recipient) await this.recipients.markSending(em, job.id, recipient.seq);
+    else skipped.push(...(await this.skipSuppressed(em, journal, userId, job)));
+    return { recipient, skipped };
+  }
+
+  /** Moves the job's newly suppressed pending recipients to its skips; `job`'s count is updated in place. */
+  private async skipSuppressed(em: EntityManager, journal: JobJournal, userId: string, job: LaneJob): Promise<SkipReason[]> {
+    const moved = await this.optOuts.skipSuppressedRecipients(em, userId, job.id, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+    if (moved.length === 0) return [];
+    for (const s of moved) await journal.log(job.id, 'warning', OPT_OUT_MESSAGES.skippedMidJob(s.phone, s.reason));
+    job.skipped = (await this.jobs.countSkipped(em, job.id, moved.length)).skipped;
+    return moved.map((s) => s.reason);
+  }
+
+  /** The first gate that keeps the account from sending at `now`, with when it opens and the log line saying so. */
+  private closedGate(policy: SendingPolicy, lane: LaneCounters, now: Date): { reason: PausedReason; resumesAt: Date; log: string } | undefined {
+    const backoffUntil = this.backoffUntil(lane);
+    if (backoffUntil && backoffUntil > now) {
+      return { reason: 'rate_limited', resumesAt: backoffUntil, log: PACING_LOG.rateLimited(Math.ceil((backoffUntil.getTime() - now.getTime()) / 60_000), formatLocal(backoffUntil, policy.timeZone)) };
+    }
+    const gate = gateAt(policy, now, lane);
+    if (gate.open) return undefined;
+    const at = formatLocal(gate.resumesAt, policy.timeZone);
+    return {
+      reason: gate.reason,
+      resumesAt: gate.resumesAt,
+      log: gate.reason === 'daily_cap' ? PACING_LOG.dailyCapReached(gate.cap ?? 0, at) : PACING_LOG.windowClosed(at),
+    };
+  }
+
+  private backoffUntil(lane: Pick<LaneCounters, 'backoffLevel' | 'backoffAt'>): Date | undefined {
+    if (lane.backoffLevel < 1 || !lane.backoffAt) return undefined;
+    const steps = backoffStepsMs(this.env);
+    return new Date(lane.backoffAt.getTime() + steps[Math.min(lane.backoffLevel, steps.length) - 1]!);
+  }
+
   /** Records what became of a planned send and books the lane's next step. */
   finish(workerId: string, send: PlannedSend, outcome: SendOutcome): Promise<Finished> {
-    return inTransaction(this.db, async (sql) => {
-      const journal = new JobJournal(sql, send.userId);
+    return this.tx.run(async (em) => {
+      const journal = this.journals.open(em, send.userId);
       /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
-      let notBefore = 0;
-      let nextFromDuplicate: Date | undefined;
-      let sentFloor: Date | undefined;
+      let notBeforeMs = 0;
+      let exactly: Date | undefined;
+      let floor: Date | undefined;
+      let counters: Partial<LaneCounters> | undefined;
       switch (outcome.kind) {
         case 'sent': {
-          const done = await sql(
-            `UPDATE job_recipients SET state = 'sent', done_at = $3, error = NULL
-              WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
-            [send.jobId, send.seq, outcome.at],
-          );
-          if (done.length === 0) break; // another worker recorded it after taking over
-          const job = await this.count(sql, send.jobId, 'sent');
+          // The policy's long pause follows every pauseEvery-th message; the day's count feeds the cap.
+          let runCount = send.counters.runCount + 1;
+          let planned = send.paceMs;
+          if (send.policy.pauseEvery && send.policy.pauseMs && runCount >= send.policy.pauseEvery) {
+            planned += send.policy.pauseMs;
+            runCount = 0;
+          }
+          // Not applied: another worker recorded it after taking over.
+          if (!(await this.recipients.markSent(em, send.jobId, send.seq, outcome.at, planned))) break;
+          counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
+          const job = await this.jobs.countOutcome(em, send.jobId, 'sent');
           if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
           await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
           this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
           if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
           // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
-          if (outcome.duplicate) nextFromDuplicate = new Date(outcome.at.getTime() + send.paceMs);
+          if (outcome.duplicate) exactly = new Date(outcome.at.getTime() + planned);
           // The gap that matters is between messages as they really left; a slow send pushes the next one.
-          else sentFloor = new Date(outcome.at.getTime() + send.paceMs);
+          else floor = new Date(outcome.at.getTime() + planned);
           break;
         }
         case 'permanent':
-          await this.fail(sql, journal, send, outcome.error);
+          await this.fail(em, journal, send, outcome.error);
+          // WhatsApp does not know the number: remembered, so later jobs skip it (issue 13).
+          if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.optOuts.rememberNotOnWhatsApp(em, send.userId, send.phone);
+          break;
+        case 'rate_limited':
+          notBeforeMs = await this.backOff(em, journal, send);
           break;
         case 'transient': {
-          const retry = send.attempts + 1;
-          if (retry > this.env.JOB_MAX_RETRIES) {
-            await this.fail(sql, journal, send, outcome.error);
+          // Several engine failures in a row, to numbers with no verdict, are WhatsApp pushing back.
+          const engineFailures = outcome.engine ? send.counters.engineFailures + 1 : 0;
+          if (engineFailures >= this.env.JOB_BACKOFF_AFTER_FAILURES) {
+            notBeforeMs = await this.backOff(em, journal, send);
             break;
           }
-          notBefore = retryDelayMs(retry, this.env.JOB_RETRY_BASE_MS);
-          const back = await sql(
-            `UPDATE job_recipients SET state = 'pending', attempts = attempts + 1, error = $3,
-                    next_attempt_at = now() + make_interval(secs => $4)
-              WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
-            [send.jobId, send.seq, outcome.error, ms(notBefore)],
-          );
-          if (back.length > 0) {
+          counters = { engineFailures };
+          const retry = send.attempts + 1;
+          if (retry > this.env.JOB_MAX_RETRIES) {
+            await this.fail(em, journal, send, outcome.error);
+            break;
+          }
+          notBeforeMs = retryDelayMs(retry, this.env.JOB_RETRY_BASE_MS);
+          if (await this.recipients.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
             await journal.log(
               send.jobId,
               'warning',
-              JOB_MESSAGES.retrying(send.phone, retry, this.env.JOB_MAX_RETRIES, Math.round(notBefore / 1000)),
+              JOB_MESSAGES.retrying(send.phone, retry, this.env.JOB_MAX_RETRIES, Math.round(notBeforeMs / 1000)),
             );
           }
           break;
         }
         case 'busy':
-          notBefore = this.env.JOB_RETRY_BASE_MS;
-          await sql(`UPDATE job_recipients SET state = 'pending' WHERE job_id = $1 AND seq = $2 AND state = 'sending'`, [send.jobId, send.seq]);
+          notBeforeMs = this.env.JOB_RETRY_BASE_MS;
+          await this.recipients.release(em, send.jobId, send.seq);
           break;
         case 'unlinked':
-          notBefore = await this.pauseUnlinked(sql, journal, send);
+          notBeforeMs = await this.pauseUnlinked(em, journal, send);
           break;
       }
-      const [lane] = await sql<{ next_send_at: Date; wait_ms: number }>(
-        `UPDATE lanes SET updated_at = now(),
-                next_send_at = CASE WHEN $4::timestamptz IS NOT NULL THEN least(next_send_at, greatest(now(), $4::timestamptz))
-                                    ELSE greatest(next_send_at, now() + make_interval(secs => $3), coalesce($5::timestamptz, '-infinity')) END
-          WHERE user_id = $1 AND holder = $2
-        RETURNING next_send_at, greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS wait_ms`,
-        [send.userId, workerId, ms(notBefore), nextFromDuplicate ?? null, sentFloor ?? null],
-      );
-      const [job] = await sql<JobRow>(`SELECT id, status, message, total, sent, failed, unlinked_since FROM jobs WHERE id = $1`, [send.jobId]);
-      journal.progress(send.jobId, job!.status, progressOf(job!), job!.status === 'running' ? (lane?.next_send_at ?? null) : null);
+      const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
+      const job = (await this.jobs.get(em, send.jobId))!;
+      journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
       const published = await journal.commit();
-      return lane ? { kind: 'wait', waitMs: lane.wait_ms, published } : { kind: 'lost', published };
+      return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };
     });
   }
 
-  private async fail(sql: Sql, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {
-    const done = await sql(
-      `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $3, done_at = now()
-        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING done_at`,
-      [send.jobId, send.seq, error],
-    );
-    if (done.length === 0) return;
-    const job = await this.count(sql, send.jobId, 'failed');
+  private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {
+    if (!(await this.recipients.markFailed(em, send.jobId, send.seq, error))) return;
+    const job = await this.jobs.countOutcome(em, send.jobId, 'failed');
     await journal.log(send.jobId, 'error', JOB_MESSAGES.messageFailed(send.phone, error));
     this.messageStatus(journal, send, 'failed', new Date(), error);
     if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
   }
 
-  /** One more sent or failed; the job completes with its last recipient (a cancelled job stays cancelled). */
-  private async count(sql: Sql, jobId: string, column: 'sent' | 'failed'): Promise<JobRow> {
-    const [job] = await sql<JobRow>(
-      `UPDATE jobs SET ${column} = ${column} + 1,
-              unlinked_since = CASE WHEN $2 THEN NULL ELSE unlinked_since END,
-              status = CASE WHEN status = 'running' AND sent + failed + 1 >= total THEN 'completed' ELSE status END,
-              finished_at = CASE WHEN status = 'running' AND sent + failed + 1 >= total THEN now() ELSE finished_at END
-        WHERE id = $1 RETURNING id, status, message, total, sent, failed, unlinked_since`,
-      [jobId, column === 'sent'],
-    );
-    return job!;
-  }
-
-  private async complete(sql: Sql, journal: JobJournal, job: JobRow): Promise<void> {
-    await sql(`UPDATE jobs SET status = 'completed', finished_at = now() WHERE id = $1`, [job.id]);
+  private async complete(em: EntityManager, journal: JobJournal, job: LaneJob): Promise<void> {
+    await this.jobs.complete(em, job.id);
     await journal.log(job.id, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
     journal.progress(job.id, 'completed', progressOf(job));
   }
 
+  /**
+   * WhatsApp pushed back: the recipient waits (no attempt used), the account backs off for the next
+   * step of JOB_BACKOFF_MS (the level grows with each hit within a day) and the job shows why and until when.
+   */
+  private async backOff(em: EntityManager, journal: JobJournal, send: PlannedSend): Promise<number> {
+    await this.recipients.release(em, send.jobId, send.seq);
+    const now = new Date();
+    const { backoffAt, backoffLevel } = send.counters;
+    const level = backoffAt && now.getTime() - backoffAt.getTime() < 86_400_000 ? backoffLevel + 1 : 1;
+    const until = this.backoffUntil({ backoffLevel: level, backoffAt: now })!;
+    await this.lanes.setCounters(em, send.userId, { backoffLevel: level, backoffAt: now, engineFailures: 0 });
+    const job = await this.jobs.get(em, send.jobId);
+    if (job?.status === 'running') {
+      await this.jobs.pause(em, send.jobId, 'rate_limited', until);
+      const minutes = Math.ceil((until.getTime() - now.getTime()) / 60_000);
+      await journal.log(send.jobId, 'warning', PACING_LOG.rateLimited(minutes, formatLocal(until, send.policy.timeZone)));
+    }
+    return until.getTime() - now.getTime();
+  }
+
   /** Not linked: the recipient waits, the job pauses, and fails once the account stayed unlinked too long. */
-  private async pauseUnlinked(sql: Sql, journal: JobJournal, send: PlannedSend): Promise<number> {
-    await sql(`UPDATE job_recipients SET state = 'pending' WHERE job_id = $1 AND seq = $2 AND state = 'sending'`, [send.jobId, send.seq]);
-    const [job] = await sql<{ status: JobStatus; first: boolean; unlinked_ms: number }>(
-      `UPDATE jobs SET unlinked_since = coalesce(unlinked_since, now()) WHERE id = $1
-       RETURNING status, unlinked_since = now() AS first, (extract(epoch FROM now() - unlinked_since) * 1000)::float8 AS unlinked_ms`,
-      [send.jobId],
-    );
+  private async pauseUnlinked(em: EntityManager, journal: JobJournal, send: PlannedSend): Promise<number> {
+    await this.recipients.release(em, send.jobId, send.seq);
+    const job = await this.jobs.markUnlinked(em, send.jobId);
     if (!job || job.status !== 'running') return 0;
     const timeout = this.env.JOB_UNLINKED_TIMEOUT_MS;
-    if (job.unlinked_ms >= timeout) {
+    if (job.unlinkedMs >= timeout) {
       const reason = JOB_MESSAGES.unlinkedTooLong(timeout);
-      await sql(`UPDATE jobs SET status = 'failed', error = $2, finished_at = now() WHERE id = $1`, [send.jobId, reason]);
+      await this.jobs.fail(em, send.jobId, reason);
       await journal.log(send.jobId, 'error', reason);
       return 0;
     }
     if (job.first) await journal.log(send.jobId, 'warning', JOB_MESSAGES.waitingForLink);
-    return unlinkedRecheckMs(job.unlinked_ms, timeout, this.env.JOB_UNLINKED_RECHECK_MAX_MS);
+    const wait = unlinkedRecheckMs(job.unlinkedMs, timeout, this.env.JOB_UNLINKED_RECHECK_MAX_MS);
+    await this.jobs.markWaitingForLink(em, send.jobId, new Date(Date.now() + wait));
+    return wait;
   }
 
   /** Deterministic event id: a republish after a crash is the same event, deduplicated downstream. */
@@ -312,6 +377,7 @@ export class LaneQueue {
   }
 }
 
-function progressOf(job: Pick<JobRow, 'total' | 'sent' | 'failed'>): JobProgress {
-  return { total: job.total, sent: job.sent, failed: job.failed };
+/** A job's counts as progress reports carry them; `skipped` only when some were (opt-outs, issue 13). */
+export function progressOf(job: Pick<LaneJob, 'total' | 'sent' | 'failed' | 'skipped'>): JobProgress {
+  return { total: job.total, sent: job.sent, failed: job.failed, ...(job.skipped > 0 ? { skipped: job.skipped } : {}) };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { isRpcDisconnected, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { OutboxPublisher } from '../events/outbox-publisher.js';
+import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
 import { outcomeOfError, outcomeOfReply, type SendOutcome } from './send-outcome.js';
 
@@ -16,6 +16,8 @@ interface Lane {
 
 /** Polls between two looks for lanes this worker holds in the database but not in memory. */
 const ORPHAN_CHECK_EVERY = 40;
+/** NATS reconnects one send may wait out before its failure counts (a flapping connection still ends). */
+const MAX_RECONNECT_WAITS = 3;
 /** A step that failed on the database is tried again after this. */
 const STEP_RETRY_MS = 1000;
 
@@ -66,11 +68,6 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     for (const claimed of await this.queue.claim(this.id, 1, 0, userId)) this.adopt(claimed.userId, claimed.dueInMs);
   }
 
-  /** How many accounts this replica sends for right now. */
-  get laneCount(): number {
-    return this.lanes.size;
-  }
-
   private async beat(): Promise<void> {
     try {
       await this.queue.heartbeat(this.id);
@@ -116,6 +113,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     const lane = this.lanes.get(userId);
     if (!lane || this.stopping) return;
     clearTimeout(lane.timer);
+    lanePlanned(lane, ms);
     lane.timer = setTimeout(() => this.run(userId), Math.max(0, Math.ceil(ms)));
   }
 
@@ -145,12 +143,14 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     try {
       const next = await this.queue.next(this.id, userId);
       this.outbox.publish(next.published);
+      if (next.skipped) countSkipped(next.skipped);
       if (next.kind === 'lost' || next.kind === 'idle') return this.drop(userId, lane, epoch);
       if (next.kind === 'wait') return this.schedule(userId, next.waitMs);
 
       if (next.send.resumed) {
         this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
       }
+      laneSending(lane);
       const outcome = await this.send(next.send);
       const done = await this.queue.finish(this.id, next.send, outcome);
       this.outbox.publish(done.published);
@@ -164,16 +164,17 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async send(send: PlannedSend): Promise<SendOutcome> {
-    try {
-      const reply = await this.rpc.call('sessions.send', {
-        userId: send.userId,
-        to: send.phone,
-        text: send.text,
-        idempotencyKey: send.idempotencyKey,
-      });
-      return outcomeOfReply(reply);
-    } catch (err) {
-      return outcomeOfError(err);
+    const request = { userId: send.userId, jobId: send.jobId, to: send.phone, text: send.text, idempotencyKey: send.idempotencyKey };
+    // A NATS blip says nothing about the message: wait for the reconnect and ask again with the same
+    // key (sessions answers a send it already made instead of making it twice), without spending one
+    // of the message's retries or telling the user about it.
+    for (let blips = 0; ; blips++) {
+      try {
+        return outcomeOfReply(await this.rpc.call('sessions.send', request));
+      } catch (err) {
+        if (!isRpcDisconnected(err) || this.stopping || blips >= MAX_RECONNECT_WAITS) return outcomeOfError(err);
+        await this.rpc.whenConnected().catch(() => undefined);
+      }
     }
   }
 }

@@ -1,4 +1,4 @@
-import { ErrorKind, JOB_MESSAGES, SessionsErrorCode, type SessionSendReply } from '@bns/contracts';
+import { CommonErrorCode, ErrorKind, JOB_MESSAGES, SessionsErrorCode, type SessionSendReply } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 
 /**
@@ -8,11 +8,17 @@ import { AppError } from '@bns/service-kit';
  * - `transient`: may pass on a retry (timeout, sessions down or failing): retried with backoff;
  * - `busy`: the same key is being sent right now (a send of a dead worker still in flight): asked
  *   again soon, without using a retry, since the first send decides the result;
- * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault.
+ * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault;
+ * - `rate_limited`: WhatsApp pushed back (rate-overlimit): the account backs off, the recipient waits.
+ * A transient failure the engine itself reported (`engine`) says something about the account: several
+ * in a row are taken as pushback too.
  */
 export type SendOutcome =
   | { kind: 'sent'; at: Date; duplicate: boolean; messageId: string }
-  | { kind: 'permanent' | 'transient' | 'busy' | 'unlinked'; error: string };
+  | { kind: 'transient'; error: string; engine?: boolean }
+  // `code`: the sessions error code of a permanent failure (NOT_ON_WHATSAPP is remembered, issue 13)
+  | { kind: 'permanent'; error: string; code?: string }
+  | { kind: 'busy' | 'unlinked' | 'rate_limited'; error: string };
 
 export function outcomeOfReply(reply: SessionSendReply): SendOutcome {
   const at = new Date(reply.at);
@@ -23,6 +29,9 @@ export function outcomeOfError(err: unknown): SendOutcome {
   const error = AppError.fromUnknown(err);
   if (error.code === SessionsErrorCode.NotLinked) return { kind: 'unlinked', error: error.message };
   if (error.code === SessionsErrorCode.SendInProgress) return { kind: 'busy', error: error.message };
+  if (error.code === SessionsErrorCode.RateLimited) return { kind: 'rate_limited', error: error.message };
+  // Still disconnected after waiting: not the message's fault, so it is asked again without using a retry.
+  if (error.code === CommonErrorCode.NatsDisconnected) return { kind: 'busy', error: error.message };
   switch (error.kind) {
     case ErrorKind.Unavailable:
       return { kind: 'transient', error: JOB_MESSAGES.sessionsUnavailable };
@@ -31,7 +40,7 @@ export function outcomeOfError(err: unknown): SendOutcome {
       return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };
     default:
       // An engine failure without a verdict on the number may pass on another try.
-      if (error.code === SessionsErrorCode.SendFailed) return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };
-      return { kind: 'permanent', error: error.message || JOB_MESSAGES.sendFailed };
+      if (error.code === SessionsErrorCode.SendFailed) return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed, engine: true };
+      return { kind: 'permanent', error: error.message || JOB_MESSAGES.sendFailed, code: error.code };
   }
 }

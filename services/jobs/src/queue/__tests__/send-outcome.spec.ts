@@ -6,7 +6,8 @@ import { outcomeOfError, outcomeOfReply } from '../send-outcome.js';
 describe('outcomeOfError', () => {
   it('not on WhatsApp (and any refusal) fails the recipient at once', () => {
     const err = AppError.validation(SessionsErrorCode.NotOnWhatsApp, 'number is not on WhatsApp');
-    expect(outcomeOfError(err)).toEqual({ kind: 'permanent', error: 'number is not on WhatsApp' });
+    // The code is kept: a number WhatsApp does not know is remembered (opt-outs, issue 13).
+    expect(outcomeOfError(err)).toEqual({ kind: 'permanent', error: 'number is not on WhatsApp', code: SessionsErrorCode.NotOnWhatsApp });
     expect(outcomeOfError(err.toPayload()).kind).toBe('permanent');
   });
   it('not linked pauses the job', () => {

@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { loadEnv, openDatabase, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { startPostgres, type Postgres } from '@bns/testing';
+import { JOBS_ENV, type JobsEnv } from '../config/env.js';
+import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../database/data-source.js';
+import { JobJournals } from '../events/job-journal.js';
+import { JOBS_REPOSITORIES } from '../jobs/jobs.module.js';
+import { JobsRepository } from '../jobs/jobs.repository.js';
+import { Policies } from '../jobs/policy.service.js';
+import { RecipientsRepository } from '../jobs/recipients.repository.js';
+import { LaneQueue } from '../queue/lane-queue.js';
+import { LaneRepository } from '../queue/lane.repository.js';
+
+/**
+ * The jobs service's data layer in-process: a real private Postgres with the service's migrations and
+ * entities, the repositories and the lane queue from Nest DI; no NATS, no build, no spawned services.
+ */
+export interface InProcess {
+  pg: Postgres;
+  db: DataSource;
+  module: TestingModule;
+  env: JobsEnv;
+  get<T>(type: new (...args: never[]) => T): T;
+  /** Stores a queued job for `userId` with these numbers and activates the lane, as a start does. */
+  seedJob(userId: string, phones: string[], message?: string, startAt?: Date): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startInProcess(envOverrides: Record<string, string> = {}, extraProviders: unknown[] = []): Promise<InProcess> {
+  const pg = await startPostgres();
+  const db = await openDatabase({ url: pg.url, schema: JOBS_SCHEMA, entities: JOBS_ENTITIES, migrations: JOBS_MIGRATIONS, poolSize: 10 });
+  const env = { ...loadEnv(JOBS_ENV, envOverrides), RPC_TIMEOUT_MS: 2000 } as JobsEnv;
+  const module = await Test.createTestingModule({
+    providers: [
+      { provide: DataSource, useValue: db },
+      { provide: Transactions, useValue: new Transactions(db) },
+      { provide: SERVICE_ENV, useValue: env },
+      ...JOBS_REPOSITORIES,
+      Policies,
+      JobJournals,
+      LaneQueue,
+      ...(extraProviders as never[]),
+    ],
+  }).compile();
+  const get = <T>(type: new (...args: never[]) => T): T => module.get(type);
+  return {
+    pg,
+    db,
+    module,
+    env,
+    get,
+    async seedJob(userId, phones, message = 'Hello', startAt) {
+      const jobId = randomUUID();
+      await get(Transactions).run(async (em) => {
+        await get(LaneRepository).activate(em, userId);
+        await get(JobsRepository).insert(em, {
+          id: jobId,
+          userId,
+          clientId: null,
+          message,
+          total: phones.length,
+          delayMs: env.SEND_DELAY_MS,
+          estimatedMinutes: 0,
+          status: startAt ? 'scheduled' : 'queued',
+          startAt: startAt ?? null,
+          estimatedFinishAt: null,
+        });
+        await get(RecipientsRepository).insertAll(em, jobId, phones, []);
+      });
+      return jobId;
+    },
+    async close() {
+      await module.close();
+      await db.destroy();
+      await pg.stop();
+    },
+  };
+}

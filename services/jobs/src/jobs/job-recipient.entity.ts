@@ -1,0 +1,39 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type RecipientState = 'pending' | 'sending' | 'sent' | 'failed';
+
+/** `jobs.job_recipients`: one number of a job, in list order (`seq`), and what became of it. */
+@Entity({ name: 'job_recipients' })
+export class JobRecipientEntity {
+  @PrimaryColumn({ name: 'job_id', type: 'uuid' })
+  jobId!: string;
+
+  @PrimaryColumn({ type: 'integer' })
+  seq!: number;
+
+  @Column({ type: 'text' })
+  phone!: string;
+
+  /** The personalised text; null when it is the job's message as it is. */
+  @Column({ type: 'text', nullable: true })
+  text!: string | null;
+
+  @Column({ type: 'text', default: 'pending' })
+  state!: RecipientState;
+
+  @Column({ type: 'smallint', default: 0 })
+  attempts!: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+
+  @Column({ name: 'done_at', type: 'timestamptz', nullable: true })
+  doneAt!: Date | null;
+
+  /** The gap planned after this message (pace, plus a long pause when one followed), ms. */
+  @Column({ name: 'paced_ms', type: 'integer', nullable: true })
+  pacedMs!: number | null;
+}

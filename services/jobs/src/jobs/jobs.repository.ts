@@ -1,0 +1,182 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager, QueryPartialEntity } from 'typeorm';
+import type { JobStatus, PausedReason } from '@bns/contracts';
+import { row } from '@bns/service-kit';
+import { JobEntity } from './job.entity.js';
+
+/** What the lane step reads of a job. */
+export type LaneJob = Pick<
+  JobEntity,
+  'id' | 'status' | 'message' | 'total' | 'sent' | 'failed' | 'skipped' | 'unlinkedSince' | 'pausedReason' | 'resumesAt' | 'startedAt'
+>;
+/** What the job view shows, with the lane's next slot while the job is running. */
+export type JobSummary = Pick<
+  JobEntity,
+  | 'id'
+  | 'status'
+  | 'total'
+  | 'sent'
+  | 'failed'
+  | 'skipped'
+  | 'error'
+  | 'estimatedMinutes'
+  | 'createdAt'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'startAt'
+  | 'pausedReason'
+  | 'resumesAt'
+  | 'estimatedFinishAt'
+> & { nextSendAt: Date | null };
+export type NewJob = Pick<
+  JobEntity,
+  'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
+> &
+  /** Recipients skipped at start (opt-outs, issue 13); none when absent. */
+  Partial<Pick<JobEntity, 'skipped'>>;
+
+const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
+  resumes_at AS "resumesAt", started_at AS "startedAt"`;
+/** Statuses in which a job still holds work for its lane. */
+const OPEN = `('queued', 'scheduled', 'running', 'paused')`;
+/** Jobs the lane may send for now: not paused by the user, and scheduled ones once their time came. */
+const WORKABLE = `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now()))`;
+
+/** Every statement on `jobs.jobs`. */
+@Injectable()
+export class JobsRepository {
+  async insert(em: EntityManager, job: NewJob): Promise<void> {
+    await em.createQueryBuilder().insert().into(JobEntity).values(job).updateEntity(false).execute();
+  }
+
+  /** Jobs of the user a new job waits behind: queued, running, or paused by the policy (not scheduled, not paused by the user). */
+  async countAhead(em: EntityManager, userId: string): Promise<number> {
+    const found = await row<{ n: number }>(
+      em,
+      `SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND (status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user'))`,
+      [userId],
+    );
+    return found!.n;
+  }
+
+  /** The user's job (never another user's), optionally locked for the caller's transaction. */
+  findOwned(em: EntityManager, userId: string, jobId: string, lock = false): Promise<JobSummary | undefined> {
+    return row<JobSummary>(
+      em,
+      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
+              j.created_at AS "createdAt", j.started_at AS "startedAt", j.finished_at AS "finishedAt",
+              j.start_at AS "startAt", j.paused_reason AS "pausedReason", j.resumes_at AS "resumesAt",
+              j.estimated_finish_at AS "estimatedFinishAt",
+              CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt"
+         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
+        WHERE j.id = $1 AND j.user_id = $2 ${lock ? 'FOR UPDATE OF j' : ''}`,
+      [jobId, userId],
+    );
+  }
+
+  get(em: EntityManager, jobId: string): Promise<LaneJob | undefined> {
+    return row<LaneJob>(em, `SELECT ${LANE_JOB} FROM jobs WHERE id = $1`, [jobId]);
+  }
+
+  /**
+   * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
+   * order; a job the user paused steps aside, a scheduled one waits for its time.
+   */
+  lockNextWorkable(em: EntityManager, userId: string): Promise<LaneJob | undefined> {
+    return row<LaneJob>(
+      em,
+      `SELECT ${LANE_JOB} FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
+      [userId],
+    );
+  }
+
+  /** When the user's next scheduled job is due, if any. */
+  async nextScheduledStart(em: EntityManager, userId: string): Promise<Date | undefined> {
+    const found = await row<{ at: Date | null }>(em, `SELECT min(start_at) AS at FROM jobs WHERE user_id = $1 AND status = 'scheduled'`, [userId]);
+    return found?.at ?? undefined;
+  }
+
+  /** Sending (again): started now unless it had started before; any pause is over. */
+  async markRunning(em: EntityManager, jobId: string): Promise<void> {
+    await this.update(em, jobId, { status: 'running', startedAt: () => 'coalesce(started_at, now())', pausedReason: null, resumesAt: null });
+  }
+
+  /** Waits: for the user (`user`, no end) or for its policy until `resumesAt`. */
+  async pause(em: EntityManager, jobId: string, reason: PausedReason, resumesAt: Date | null): Promise<void> {
+    await this.update(em, jobId, { status: 'paused', pausedReason: reason, resumesAt });
+  }
+
+  /** The user resumes: back to scheduled if its time has not come, else to where it was; the lane decides the rest. */
+  async resume(em: EntityManager, jobId: string): Promise<void> {
+    await this.update(em, jobId, {
+      status: () => `CASE WHEN start_at > now() THEN 'scheduled' WHEN started_at IS NULL THEN 'queued' ELSE 'running' END`,
+      pausedReason: null,
+      resumesAt: null,
+    });
+  }
+
+  async complete(em: EntityManager, jobId: string): Promise<void> {
+    await this.update(em, jobId, { status: 'completed', finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+  }
+
+  async cancel(em: EntityManager, jobId: string): Promise<void> {
+    await this.update(em, jobId, { status: 'cancelled', finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+  }
+
+  async fail(em: EntityManager, jobId: string, reason: string): Promise<void> {
+    await this.update(em, jobId, { status: 'failed', error: reason, finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+  }
+
+  /**
+   * One more sent or failed; the job completes with its last recipient, skipped ones counted
+   * (sent + failed + skipped reaches total; a cancelled job stays cancelled). A send clears the
+   * unlinked mark.
+   */
+  async countOutcome(em: EntityManager, jobId: string, column: 'sent' | 'failed'): Promise<LaneJob> {
+    const job = await row<LaneJob>(
+      em,
+      `UPDATE jobs SET ${column} = ${column} + 1,
+              unlinked_since = CASE WHEN $2 THEN NULL ELSE unlinked_since END,
+              paused_reason = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
+              resumes_at = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,
+              status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
+              finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END
+        WHERE id = $1 RETURNING ${LANE_JOB}`,
+      [jobId, column === 'sent'],
+    );
+    return job!;
+  }
+
+  /**
+   * `n` more recipients skipped (opted out or not on WhatsApp since the job was created, issue 13). The
+   * lane step completes the job itself when nothing is left to take, so the status is left alone here.
+   */
+  async countSkipped(em: EntityManager, jobId: string, n: number): Promise<LaneJob> {
+    const job = await row<LaneJob>(em, `UPDATE jobs SET skipped = skipped + $2 WHERE id = $1 RETURNING ${LANE_JOB}`, [jobId, n]);
+    return job!;
+  }
+
+  /** The account is not linked: the job keeps running but says it waits, and until when it looks again. */
+  async markWaitingForLink(em: EntityManager, jobId: string, resumesAt: Date): Promise<void> {
+    await em
+      .createQueryBuilder()
+      .update(JobEntity)
+      .set({ pausedReason: 'unlinked', resumesAt })
+      .where(`id = :jobId AND status = 'running'`, { jobId })
+      .execute();
+  }
+
+  /** Marks the job unlinked since now unless it already was; says for how long and whether this is the first time. */
+  markUnlinked(em: EntityManager, jobId: string): Promise<{ status: JobStatus; first: boolean; unlinkedMs: number } | undefined> {
+    return row(
+      em,
+      `UPDATE jobs SET unlinked_since = coalesce(unlinked_since, now()) WHERE id = $1
+       RETURNING status, unlinked_since = now() AS first, (extract(epoch FROM now() - unlinked_since) * 1000)::float8 AS "unlinkedMs"`,
+      [jobId],
+    );
+  }
+
+  private async update(em: EntityManager, jobId: string, set: QueryPartialEntity<JobEntity>): Promise<void> {
+    await em.createQueryBuilder().update(JobEntity).set(set).where('id = :jobId', { jobId }).execute();
+  }
+}

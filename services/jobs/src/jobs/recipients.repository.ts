@@ -1,0 +1,110 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { row, rows } from '@bns/service-kit';
+import { sendableSql } from '../optouts/opt-outs.repository.js';
+import type { JobRecipientEntity } from './job-recipient.entity.js';
+
+/** The next recipient to send to, with the text it receives. */
+export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & { text: string };
+/** A recipient that is done, for the job view's lists. */
+export type DoneRecipient = Pick<JobRecipientEntity, 'phone' | 'error'> & { state: 'sent' | 'failed'; doneAt: Date };
+
+/**
+ * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still `sending`,
+ * so a worker that lost its lane cannot record over the one that took it; each says whether it applied.
+ */
+@Injectable()
+export class RecipientsRepository {
+  /** The job's recipients in list order; `texts` empty when every recipient gets the job's message. */
+  async insertAll(em: EntityManager, jobId: string, phones: readonly string[], texts: readonly string[]): Promise<void> {
+    await rows(
+      em,
+      `INSERT INTO job_recipients (job_id, seq, phone, text)
+       SELECT $1, r.seq, r.phone, r.text FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(phone, text, seq)`,
+      [jobId, phones, texts],
+    );
+  }
+
+  /**
+   * The first recipient not done yet; one still `sending` was left by a dead worker. With `sendableFor`,
+   * a pending recipient the account must not send to (opted out, or not on WhatsApp within the memory
+   * window: issue 13) is passed over, so one who opted out a moment ago is never taken.
+   */
+  firstOpen(
+    em: EntityManager,
+    jobId: string,
+    jobMessage: string,
+    sendableFor?: { userId: string; notOnWhatsAppDays: number },
+  ): Promise<OpenRecipient | undefined> {
+    if (!sendableFor) {
+      return row<OpenRecipient>(
+        em,
+        `SELECT seq, phone, coalesce(text, $2) AS text, attempts, state FROM job_recipients
+          WHERE job_id = $1 AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1`,
+        [jobId, jobMessage],
+      );
+    }
+    return row<OpenRecipient>(
+      em,
+      `SELECT seq, phone, coalesce(text, $2) AS text, attempts, state FROM job_recipients
+        WHERE job_id = $1 AND state IN ('pending', 'sending')
+          AND ${sendableSql('job_recipients.phone', 'job_recipients.state', '$3', '$4')}
+        ORDER BY seq LIMIT 1`,
+      [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays],
+    );
+  }
+
+  async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
+    await rows(em, `UPDATE job_recipients SET state = 'sending', next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
+  }
+
+  /** `pacedMs`: the gap planned after this message. */
+  async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
+    const done = await rows(
+      em,
+      `UPDATE job_recipients SET state = 'sent', done_at = $3, error = NULL, paced_ms = $4
+        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
+      [jobId, seq, at, pacedMs],
+    );
+    return done.length > 0;
+  }
+
+  async markFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<boolean> {
+    const done = await rows(
+      em,
+      `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $3, done_at = now()
+        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
+      [jobId, seq, error],
+    );
+    return done.length > 0;
+  }
+
+  /** A temporary failure: back to pending with one more attempt, not before `afterMs`. */
+  async retryLater(em: EntityManager, jobId: string, seq: number, error: string, afterMs: number): Promise<boolean> {
+    const back = await rows(
+      em,
+      `UPDATE job_recipients SET state = 'pending', attempts = attempts + 1, error = $3,
+              next_attempt_at = now() + make_interval(secs => $4)
+        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
+      [jobId, seq, error, afterMs / 1000],
+    );
+    return back.length > 0;
+  }
+
+  /** Back to pending without using an attempt (the account, not the number, was the problem). */
+  async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
+    await rows(em, `UPDATE job_recipients SET state = 'pending' WHERE job_id = $1 AND seq = $2 AND state = 'sending'`, [jobId, seq]);
+  }
+
+  /** The newest `limit` sent and the newest `limit` failed, oldest first like the lists grow. */
+  async newestDone(em: EntityManager, jobId: string, limit: number): Promise<DoneRecipient[]> {
+    const done = await rows<DoneRecipient>(
+      em,
+      `(SELECT phone, state, done_at AS "doneAt", error FROM job_recipients WHERE job_id = $1 AND state = 'sent' ORDER BY done_at DESC, seq DESC LIMIT $2)
+       UNION ALL
+       (SELECT phone, state, done_at AS "doneAt", error FROM job_recipients WHERE job_id = $1 AND state = 'failed' ORDER BY done_at DESC, seq DESC LIMIT $2)`,
+      [jobId, limit],
+    );
+    return done.reverse();
+  }
+}

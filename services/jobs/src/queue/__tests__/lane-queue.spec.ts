@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { JOB_MESSAGES } from '@bns/contracts';
+import { sleep } from '@bns/testing';
+import { Transactions } from '@bns/service-kit';
+import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
+import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { RecipientsRepository } from '../../jobs/recipients.repository.js';
+import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
+
+const STALE_MS = 400;
+
+describe('LaneQueue against a real Postgres (in-process)', () => {
+  let app: InProcess;
+  let queue: LaneQueue;
+  let users = 0;
+  const user = () => `user_lane_${++users}`;
+
+  beforeAll(async () => {
+    app = await startInProcess({
+      SEND_DELAY_MS: '0',
+      JOB_RETRY_BASE_MS: '50',
+      JOB_MAX_RETRIES: '1',
+      JOBS_HEARTBEAT_MS: '100',
+      JOBS_WORKER_STALE_MS: String(STALE_MS),
+    });
+    queue = app.get(LaneQueue);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const em = () => app.get(Transactions).manager;
+  const jobOf = (jobId: string) => app.get(JobsRepository).get(em(), jobId);
+  const logsOf = async (jobId: string) => (await app.get(JobLogsRepository).page(em(), jobId, new Date(0), 100)).map((l) => l.message);
+  const sent = (at = new Date()) => ({ kind: 'sent' as const, at, duplicate: false, messageId: 'm1' });
+
+  function planned(step: NextStep): PlannedSend {
+    if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);
+    return step.send;
+  }
+
+  it('gives a lane to one worker only, even when two claim at once', async () => {
+    const userId = user();
+    await app.seedJob(userId, ['91234567']);
+    await queue.heartbeat('w-a');
+    await queue.heartbeat('w-b');
+    const [a, b] = await Promise.all([queue.claim('w-a', 10, 0, userId), queue.claim('w-b', 10, 0, userId)]);
+    expect([...a, ...b].map((c) => c.userId)).toEqual([userId]);
+    const holder = a.length === 1 ? 'w-a' : 'w-b';
+    const other = holder === 'w-a' ? 'w-b' : 'w-a';
+    // The other worker can neither take it again nor step on it.
+    expect(await queue.claim(other, 10, 0, userId)).toEqual([]);
+    expect((await queue.next(other, userId)).kind).toBe('lost');
+    expect((await queue.next(holder, userId)).kind).toBe('send');
+    expect((await queue.held(holder)).map((h) => h.userId)).toContain(userId);
+  });
+
+  it('takes over the lane of a holder that stopped beating, and resends its message in flight with the same key', async () => {
+    const userId = user();
+    const jobId = await app.seedJob(userId, ['91234567', '61234567']);
+    await queue.heartbeat('w-dead');
+    expect(await queue.claim('w-dead', 10, 0, userId)).toHaveLength(1);
+    const first = planned(await queue.next('w-dead', userId));
+    expect(first).toMatchObject({ jobId, seq: 1, phone: '91234567', resumed: false, idempotencyKey: `${jobId}:91234567` });
+
+    // w-dead goes silent with the message in flight; a live worker may not take the lane before the stale time.
+    await queue.heartbeat('w-live');
+    expect(await queue.claim('w-live', 10, 0, userId)).toEqual([]);
+    await sleep(STALE_MS + 200);
+    await queue.heartbeat('w-live');
+    expect((await queue.claim('w-live', 10, 0, userId)).map((c) => c.userId)).toEqual([userId]);
+
+    const again = planned(await queue.next('w-live', userId));
+    expect(again).toMatchObject({ jobId, seq: 1, phone: '91234567', resumed: true, idempotencyKey: first.idempotencyKey });
+    // The dead worker's late answer is not recorded: it no longer holds the lane.
+    expect((await queue.finish('w-dead', first, sent())).kind).toBe('lost');
+    expect((await queue.finish('w-live', again, sent())).kind).toBe('wait');
+    // Recording twice applies once.
+    await queue.finish('w-live', again, sent());
+    expect(await jobOf(jobId)).toMatchObject({ status: 'running', sent: 1, failed: 0 });
+  });
+
+  it('records sent, failed and a temporary failure that is retried, then completes the job', async () => {
+    const userId = user();
+    const jobId = await app.seedJob(userId, ['91234567', '61234567', '51234567']);
+    await queue.heartbeat('w-1');
+    await queue.claim('w-1', 10, 0, userId);
+
+    const a = planned(await queue.next('w-1', userId));
+    const done = await queue.finish('w-1', a, sent());
+    expect(done.kind).toBe('wait');
+    expect(done.published.map((p) => p.subject)).toEqual(['events.job.log', 'events.message.status', 'events.job.progress']);
+    expect(done.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({ jobId, recipient: '91234567', status: 'sent' });
+
+    // Transient: back to pending with a retry warning and the lane pushed back by the retry wait.
+    const b = planned(await queue.next('w-1', userId));
+    expect(b.phone).toBe('61234567');
+    const retried = await queue.finish('w-1', b, { kind: 'transient', error: 'timeout' });
+    expect(retried.kind === 'wait' && retried.waitMs).toBeGreaterThan(20);
+    expect((await queue.next('w-1', userId)).kind).toBe('wait');
+    await sleep(80);
+    const bAgain = planned(await queue.next('w-1', userId));
+    expect(bAgain).toMatchObject({ phone: '61234567', attempts: 1, resumed: false });
+    // Out of retries (JOB_MAX_RETRIES=1): it fails.
+    await queue.finish('w-1', bAgain, { kind: 'transient', error: 'timeout' });
+
+    const c = planned(await queue.next('w-1', userId));
+    expect(c.phone).toBe('51234567');
+    const last = await queue.finish('w-1', c, { kind: 'permanent', error: 'not on WhatsApp' });
+    expect(last.published.at(-1)?.payload).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 1, failed: 2 } });
+
+    expect(await jobOf(jobId)).toMatchObject({ status: 'completed', sent: 1, failed: 2 });
+    const lists = await app.get(RecipientsRepository).newestDone(em(), jobId, 10);
+    expect(lists.map((r) => [r.phone, r.state, r.error])).toEqual([
+      ['61234567', 'failed', 'timeout'],
+      ['51234567', 'failed', 'not on WhatsApp'],
+      ['91234567', 'sent', null],
+    ]);
+    expect(await logsOf(jobId)).toEqual([
+      JOB_MESSAGES.jobStarted(3),
+      JOB_MESSAGES.messageSent('91234567'),
+      JOB_MESSAGES.retrying('61234567', 1, 1, 0),
+      JOB_MESSAGES.messageFailed('61234567', 'timeout'),
+      JOB_MESSAGES.messageFailed('51234567', 'not on WhatsApp'),
+      JOB_MESSAGES.jobCompleted(1, 2),
+    ]);
+    // Nothing left: the lane goes idle and is handed back.
+    expect((await queue.next('w-1', userId)).kind).toBe('idle');
+    expect((await queue.held('w-1')).map((h) => h.userId)).not.toContain(userId);
+  });
+
+  it('keeps the pace: the next send waits for the slot the last one booked', async () => {
+    const userId = user();
+    await app.seedJob(userId, ['91234567', '61234567']);
+    await queue.heartbeat('w-p');
+    await queue.claim('w-p', 10, 0, userId);
+    const a = planned(await queue.next('w-p', userId));
+    // A message that really left now pushes the next slot to now + pace.
+    const paced = { ...a, paceMs: 300 };
+    const done = await queue.finish('w-p', paced, sent());
+    expect(done.kind === 'wait' && done.waitMs).toBeGreaterThan(200);
+    const early = await queue.next('w-p', userId);
+    expect(early.kind).toBe('wait');
+    await sleep(early.kind === 'wait' ? early.waitMs + 20 : 0);
+    expect(planned(await queue.next('w-p', userId)).phone).toBe('61234567');
+  });
+
+  it('pauses a job whose account is unlinked and resumes it with the next success', async () => {
+    const userId = user();
+    const jobId = await app.seedJob(userId, ['91234567']);
+    await queue.heartbeat('w-u');
+    await queue.claim('w-u', 10, 0, userId);
+    const a = planned(await queue.next('w-u', userId));
+    const paused = await queue.finish('w-u', a, { kind: 'unlinked', error: 'not linked' });
+    expect(paused.kind === 'wait' && paused.waitMs).toBeGreaterThan(500);
+    expect((await jobOf(jobId))?.unlinkedSince).not.toBeNull();
+    await sleep(paused.kind === 'wait' ? paused.waitMs + 20 : 0);
+    const again = planned(await queue.next('w-u', userId));
+    expect(again).toMatchObject({ phone: '91234567', wasUnlinked: true });
+    await queue.finish('w-u', again, sent());
+    expect(await jobOf(jobId)).toMatchObject({ status: 'completed', unlinkedSince: null });
+    expect(await logsOf(jobId)).toEqual([
+      JOB_MESSAGES.jobStarted(1),
+      JOB_MESSAGES.waitingForLink,
+      JOB_MESSAGES.resumed,
+      JOB_MESSAGES.messageSent('91234567'),
+      JOB_MESSAGES.jobCompleted(1, 0),
+    ]);
+  });
+});

@@ -1,0 +1,47 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** `jobs.lanes`: one account's pacing (`nextSendAt`) and the worker sending for it (`holder`). */
+@Entity({ name: 'lanes' })
+export class LaneEntity {
+  @PrimaryColumn({ name: 'user_id', type: 'text' })
+  userId!: string;
+
+  @Column({ type: 'boolean', default: true })
+  active!: boolean;
+
+  @Column({ name: 'next_send_at', type: 'timestamptz' })
+  nextSendAt!: Date;
+
+  @Column({ type: 'text', nullable: true })
+  holder!: string | null;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  /** Local date (policy time zone) of `dayCount`. */
+  @Column({ name: 'day_key', type: 'text', nullable: true })
+  dayKey!: string | null;
+
+  /** Messages sent on `dayKey`: what the daily cap counts. */
+  @Column({ name: 'day_count', type: 'integer', default: 0 })
+  dayCount!: number;
+
+  /** Messages since the last long pause (pause every N). */
+  @Column({ name: 'run_count', type: 'integer', default: 0 })
+  runCount!: number;
+
+  /** Local date of the first send under warm-up. */
+  @Column({ name: 'warm_up_from', type: 'text', nullable: true })
+  warmUpFrom!: string | null;
+
+  /** Consecutive engine failures without a verdict on the number (several = WhatsApp pushing back). */
+  @Column({ name: 'engine_failures', type: 'smallint', default: 0 })
+  engineFailures!: number;
+
+  /** Back-offs in a row after WhatsApp pushback; the next one is longer. */
+  @Column({ name: 'backoff_level', type: 'smallint', default: 0 })
+  backoffLevel!: number;
+
+  @Column({ name: 'backoff_at', type: 'timestamptz', nullable: true })
+  backoffAt!: Date | null;
+}

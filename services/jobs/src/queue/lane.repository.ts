@@ -1,0 +1,189 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager, QueryPartialEntity } from 'typeorm';
+import { row, rows } from '@bns/service-kit';
+import { LaneEntity } from './lane.entity.js';
+
+/** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
+export type LockedLane = Pick<LaneEntity, 'holder' | 'dayKey' | 'dayCount' | 'runCount' | 'warmUpFrom' | 'engineFailures' | 'backoffLevel' | 'backoffAt'> & {
+  waitMs: number;
+};
+export type LaneCounters = Pick<LaneEntity, 'dayKey' | 'dayCount' | 'runCount' | 'warmUpFrom' | 'engineFailures' | 'backoffLevel' | 'backoffAt'>;
+const COUNTERS = `day_key AS "dayKey", day_count AS "dayCount", run_count AS "runCount", warm_up_from AS "warmUpFrom",
+  engine_failures AS "engineFailures", backoff_level AS "backoffLevel", backoff_at AS "backoffAt"`;
+
+/** A lane handed to a worker, with how long until its next send. */
+export interface LaneDue {
+  userId: string;
+  dueInMs: number;
+}
+
+const secs = (ms: number) => ms / 1000;
+
+/**
+ * Every statement on `jobs.lanes`. Times are the database's clock, so replicas with skewed clocks
+ * still pace one account alike.
+ */
+@Injectable()
+export class LaneRepository {
+  /**
+   * The user has new work: the lane exists and is active. A start takes this row lock first, so it
+   * serialises with the worker's "no more work" decision.
+   */
+  async activate(em: EntityManager, userId: string): Promise<void> {
+    await rows(
+      em,
+      `INSERT INTO lanes (user_id) VALUES ($1)
+       ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now()`,
+      [userId],
+    );
+  }
+
+  /**
+   * Takes up to `limit` active lanes with work due within `lookaheadMs` that no live worker holds
+   * (the holder missing from `workers` or silent for `staleMs`), or only `userId`'s lane whenever due.
+   */
+  async claim(em: EntityManager, workerId: string, limit: number, lookaheadMs: number, staleMs: number, userId?: string): Promise<LaneDue[]> {
+    return rows<LaneDue>(
+      em,
+      `UPDATE lanes l SET holder = $1, updated_at = now()
+         FROM (SELECT c.user_id FROM lanes c
+                WHERE c.active
+                  AND ($5::text IS NULL AND c.next_send_at <= now() + make_interval(secs => $3) OR c.user_id = $5)
+                  AND c.holder IS DISTINCT FROM $1
+                  AND (c.holder IS NULL OR NOT EXISTS (
+                        SELECT 1 FROM workers w WHERE w.id = c.holder AND w.seen_at > now() - make_interval(secs => $4)))
+                ORDER BY c.next_send_at
+                LIMIT $2
+                FOR UPDATE SKIP LOCKED) AS free
+        WHERE l.user_id = free.user_id
+      RETURNING l.user_id AS "userId", greatest(0, extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "dueInMs"`,
+      [workerId, limit, secs(lookaheadMs), secs(staleMs), userId ?? null],
+    );
+  }
+
+  /** Active lanes the database says `workerId` holds. */
+  held(em: EntityManager, workerId: string): Promise<LaneDue[]> {
+    return rows<LaneDue>(
+      em,
+      `SELECT user_id AS "userId", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "dueInMs"
+         FROM lanes WHERE holder = $1 AND active`,
+      [workerId],
+    );
+  }
+
+  /** Locks the lane for the caller's transaction: who holds it, how long until its next slot (negative when past), its counters. */
+  lock(em: EntityManager, userId: string): Promise<LockedLane | undefined> {
+    return row<LockedLane>(
+      em,
+      `SELECT holder, (extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS}
+         FROM lanes WHERE user_id = $1 FOR UPDATE`,
+      [userId],
+    );
+  }
+
+  /** The counters without a lock (estimates); undefined for an account that never sent. */
+  counters(em: EntityManager, userId: string): Promise<LaneCounters | undefined> {
+    return row<LaneCounters>(em, `SELECT ${COUNTERS} FROM lanes WHERE user_id = $1`, [userId]);
+  }
+
+  async setCounters(em: EntityManager, userId: string, counters: QueryPartialEntity<LaneEntity>): Promise<void> {
+    await em.createQueryBuilder().update(LaneEntity).set(counters).where('user_id = :userId', { userId }).execute();
+  }
+
+  /**
+   * Nothing to send before `until` (a closed window, a reached cap, a back-off, a scheduled start): the
+   * lane is handed back, still active, and whichever worker polls first takes it when it is due.
+   */
+  async sleep(em: EntityManager, userId: string, until: Date): Promise<void> {
+    await em
+      .createQueryBuilder()
+      .update(LaneEntity)
+      .set({ holder: null, active: true, nextSendAt: until, updatedAt: () => 'now()' })
+      .where('user_id = :userId', { userId })
+      .execute();
+  }
+
+  /**
+   * Something changed that may let the account send sooner (a resume, a new policy): the lane is active
+   * again and, unless a worker holds it (then its own step reads the change), due now.
+   */
+  async wake(em: EntityManager, userId: string): Promise<void> {
+    await rows(
+      em,
+      `INSERT INTO lanes (user_id) VALUES ($1)
+       ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now(),
+         next_send_at = CASE WHEN lanes.holder IS NULL THEN least(lanes.next_send_at, now()) ELSE lanes.next_send_at END`,
+      [userId],
+    );
+  }
+
+  /** No more work: the lane rests and nobody holds it, until a start activates it again. */
+  async deactivate(em: EntityManager, userId: string): Promise<void> {
+    await em
+      .createQueryBuilder()
+      .update(LaneEntity)
+      .set({ active: false, holder: null, updatedAt: () => 'now()' })
+      .where('user_id = :userId', { userId })
+      .execute();
+  }
+
+  /** Books the lane's next slot `paceMs` after now. */
+  async book(em: EntityManager, userId: string, paceMs: number): Promise<void> {
+    await rows(em, `UPDATE lanes SET next_send_at = clock_timestamp() + make_interval(secs => $2), updated_at = now() WHERE user_id = $1`, [
+      userId,
+      secs(paceMs),
+    ]);
+  }
+
+  /**
+   * After a send's outcome, the lane's next slot: with `exactly`, that time (a duplicate: nothing left
+   * now, so only the gap to the earlier send counts; never in the past, never later than booked);
+   * otherwise the latest of what was booked, now + `notBeforeMs` (retries and pauses) and `floor` (the
+   * real send time plus the pace). Undefined when `workerId` no longer holds the lane.
+   */
+  reschedule(
+    em: EntityManager,
+    userId: string,
+    workerId: string,
+    slot: { notBeforeMs: number; exactly?: Date; floor?: Date },
+    counters?: Partial<LaneCounters>,
+  ): Promise<{ nextSendAt: Date; waitMs: number } | undefined> {
+    const c = counters ?? {};
+    return row(
+      em,
+      `UPDATE lanes SET updated_at = now(),
+              next_send_at = CASE WHEN $4::timestamptz IS NOT NULL THEN least(next_send_at, greatest(now(), $4::timestamptz))
+                                  ELSE greatest(next_send_at, now() + make_interval(secs => $3), coalesce($5::timestamptz, '-infinity')) END,
+              day_key = CASE WHEN $6 THEN $7 ELSE day_key END,
+              day_count = coalesce($8, day_count),
+              run_count = coalesce($9, run_count),
+              warm_up_from = CASE WHEN $6 THEN $10 ELSE warm_up_from END,
+              engine_failures = coalesce($11, engine_failures)
+        WHERE user_id = $1 AND holder = $2
+      RETURNING next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`,
+      [
+        userId,
+        workerId,
+        secs(slot.notBeforeMs),
+        slot.exactly ?? null,
+        slot.floor ?? null,
+        c.dayKey !== undefined,
+        c.dayKey ?? null,
+        c.dayCount ?? null,
+        c.runCount ?? null,
+        c.warmUpFrom ?? null,
+        c.engineFailures ?? null,
+      ],
+    );
+  }
+
+  /** Graceful stop: the worker's lanes are handed back at once rather than after the stale time. */
+  async release(em: EntityManager, workerId: string): Promise<void> {
+    await em
+      .createQueryBuilder()
+      .update(LaneEntity)
+      .set({ holder: null, updatedAt: () => 'now()' })
+      .where('holder = :workerId', { workerId })
+      .execute();
+  }
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Transactions } from '@bns/service-kit';
+import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
+import { RecipientsRepository } from '../../jobs/recipients.repository.js';
+import { ResultsRepository } from '../results.repository.js';
+import { toResult } from '../results.service.js';
+
+const phones = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
+
+/** The results repository in-process on a real Postgres: paging, folding, history, keys and caps. */
+describe('ResultsRepository (in-process, real Postgres)', () => {
+  let ip: InProcess;
+  let repo: ResultsRepository;
+  let tx: Transactions;
+
+  beforeAll(async () => {
+    ip = await startInProcess({}, [ResultsRepository]);
+    repo = ip.get(ResultsRepository);
+    tx = ip.get(Transactions);
+  }, 60_000);
+  afterAll(() => ip?.close());
+
+  it('pages a 5,000-recipient job in list order: every recipient exactly once, variables attached', async () => {
+    const list = phones(5000, 60_000_000);
+    const jobId = await ip.seedJob('user-a', list);
+    await tx.run((em) =>
+      repo.insertVariables(
+        em,
+        jobId,
+        list.map((_, i) => i + 1),
+        list.map((_, i) => JSON.stringify({ name: `N${i}` })),
+      ),
+    );
+    const seen: string[] = [];
+    let after = 0;
+    for (;;) {
+      const page = await repo.page(tx.manager, jobId, after, 500);
+      if (page.length === 0) break;
+      seen.push(...page.map((r) => r.phone));
+      after = page.at(-1)!.seq;
+    }
+    expect(seen).toEqual(list);
+    const first = (await repo.page(tx.manager, jobId, 0, 1))[0]!;
+    expect(toResult(first)).toEqual({
+      phoneNumber: list[0],
+      variables: { name: 'N0' },
+      status: 'pending',
+      sentAt: null,
+      deliveredAt: null,
+      readAt: null,
+      repliedAt: null,
+    });
+    expect(await repo.variableNames(tx.manager, jobId, 50)).toEqual(['name']);
+    expect(await repo.page(tx.manager, jobId, 0, 10, ['sent'])).toEqual([]);
+  }, 60_000);
+
+  it('folds receipts once: a repeat or a late delivered after read changes nothing; a reply marks the newest send', async () => {
+    const list = phones(3, 51_000_000);
+    const jobId = await ip.seedJob('user-b', list);
+    const recipients = ip.get(RecipientsRepository);
+    await tx.run(async (em) => {
+      for (const seq of [1, 2, 3]) {
+        await recipients.markSending(em, jobId, seq);
+        await recipients.markSent(em, jobId, seq, new Date(Date.now() - 60_000));
+      }
+    });
+    const fold = (kind: 'delivered' | 'read', phone: string) =>
+      tx.run((em) => repo.foldReceipt(em, { userId: 'user-b', jobId, phone, kind, at: new Date() }));
+
+    expect(await fold('read', list[0]!)).toEqual({ jobId, delivered: 1, read: 1, replied: 0 });
+    expect(await fold('read', list[0]!)).toEqual({ jobId, delivered: 0, read: 0, replied: 0 });
+    expect(await fold('delivered', list[0]!)).toEqual({ jobId, delivered: 0, read: 0, replied: 0 });
+    expect(await fold('delivered', list[1]!)).toEqual({ jobId, delivered: 1, read: 0, replied: 0 });
+    // Another user's receipt for this job, or a number not in it, is ignored.
+    expect(await tx.run((em) => repo.foldReceipt(em, { userId: 'user-x', jobId, phone: list[2]!, kind: 'read', at: new Date() }))).toBeUndefined();
+    expect(await tx.run((em) => repo.foldReply(em, 'user-b', '99999999', new Date()))).toBeUndefined();
+    const reply = await tx.run((em) => repo.foldReply(em, 'user-b', list[2]!, new Date()));
+    expect(reply).toEqual({ jobId, delivered: 1, read: 1, replied: 1 });
+
+    const statuses = (await repo.page(tx.manager, jobId, 0, 10)).map((r) => r.status);
+    expect(statuses).toEqual(['read', 'delivered', 'replied']);
+    await tx.run((em) => repo.addCounts(em, [{ jobId, delivered: 3, read: 2, replied: 1 }]));
+    const [item] = await repo.history(tx.manager, 'user-b', 10, undefined, 100);
+    expect(item).toMatchObject({ id: jobId, delivered: 3, read: 2, replied: 1, personalised: false });
+  });
+
+  it('lists only the user\'s own jobs, newest first, with keyset paging', async () => {
+    const mine = [await ip.seedJob('user-c', ['61234567']), await ip.seedJob('user-c', ['61234568']), await ip.seedJob('user-c', ['61234569'])];
+    await ip.seedJob('user-d', ['61234567']);
+    const first = await repo.history(tx.manager, 'user-c', 2, undefined, 100);
+    expect(first.map((j) => j.id)).toEqual([mine[2], mine[1]]);
+    const next = await repo.history(tx.manager, 'user-c', 2, first.at(-1)!.id, 100);
+    expect(next.map((j) => j.id)).toEqual([mine[0]]);
+    expect(await repo.ownsJob(tx.manager, 'user-d', mine[0]!)).toBe(false);
+    expect(await repo.findJob(tx.manager, 'user-d', mine[0]!)).toBeUndefined();
+  });
+
+  it('an idempotency key is claimed once per user, and in-flight work is counted for the caps', async () => {
+    const jobId = await ip.seedJob('user-e', phones(10, 52_000_000));
+    const key = randomUUID();
+    expect(await tx.run((em) => repo.claimStart(em, 'user-e', key, 'h1', jobId))).toBe(true);
+    expect(await tx.run((em) => repo.claimStart(em, 'user-e', key, 'h2', jobId))).toBe(false);
+    // The same key of another user is another key.
+    const other = await ip.seedJob('user-f', ['61234567']);
+    expect(await tx.run((em) => repo.claimStart(em, 'user-f', key, 'h1', other))).toBe(true);
+    expect(await repo.findStart(tx.manager, 'user-e', key)).toMatchObject({ id: jobId, requestHash: 'h1', total: 10 });
+    expect(await tx.run((em) => repo.inFlight(em, 'user-e'))).toEqual({ jobs: 1, recipients: 10 });
+  });
+});

@@ -1,0 +1,254 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { CAPPED_JOB_STATUSES, type RecipientResultStatus } from '@bns/contracts';
+import { row, rows } from '@bns/service-kit';
+import type { JobEntity } from '../jobs/job.entity.js';
+import type { JobReceiptsEntity } from './job-receipts.entity.js';
+import type { JobStartEntity } from './job-start.entity.js';
+
+/** One recipient as the report reads it. */
+export interface ReportRow {
+  seq: number;
+  phone: string;
+  status: RecipientResultStatus;
+  error: string | null;
+  doneAt: Date | null;
+  variables: Record<string, string> | null;
+  deliveredAt: Date | null;
+  readAt: Date | null;
+  repliedAt: Date | null;
+}
+
+export type HistoryRow = Pick<JobEntity, 'id' | 'status' | 'total' | 'sent' | 'failed' | 'createdAt' | 'startedAt' | 'finishedAt'> &
+  Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> & Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
+
+export type StartedJob = Pick<JobEntity, 'id' | 'status' | 'total' | 'estimatedMinutes' | 'estimatedFinishAt'> & Pick<JobStartEntity, 'requestHash'>;
+
+/** A receipt to fold: which recipient (by job and number) and what happened when. */
+export interface ReceiptFold {
+  userId: string;
+  jobId: string;
+  phone: string;
+  kind: 'delivered' | 'read';
+  at: Date;
+}
+
+/** What one fold changed (each time is set once, so a repeat changes nothing). */
+export interface FoldDelta {
+  jobId: string;
+  delivered: number;
+  read: number;
+  replied: number;
+}
+
+/**
+ * The status the report shows, from the recipient's state and its receipts: the furthest it got.
+ * `skipped` comes with the opt-out list (a recipient that was never sent to on purpose).
+ */
+const STATUS_SQL = `CASE WHEN k.replied_at IS NOT NULL THEN 'replied'
+     WHEN k.read_at IS NOT NULL THEN 'read'
+     WHEN k.delivered_at IS NOT NULL THEN 'delivered'
+     WHEN r.state = 'sent' THEN 'sent'
+     WHEN r.state = 'failed' THEN 'failed'
+     WHEN r.state = 'skipped' THEN 'skipped'
+     ELSE 'pending' END`;
+
+const REPORT_SELECT = `SELECT r.seq, r.phone, ${STATUS_SQL} AS status, r.error, r.done_at AS "doneAt", v.variables,
+       k.delivered_at AS "deliveredAt", k.read_at AS "readAt", k.replied_at AS "repliedAt"
+  FROM job_recipients r
+  LEFT JOIN recipient_variables v ON v.job_id = r.job_id AND v.seq = r.seq
+  LEFT JOIN recipient_receipts k ON k.job_id = r.job_id AND k.seq = r.seq`;
+
+/** Report positions of skipped recipients start here: after any list a job can have (≤ 50,000 rows). */
+const SKIPPED_SEQ_BASE = 1_000_000_000;
+
+const CAPPED = `(${CAPPED_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+
+/**
+ * Every statement of campaign results: idempotency keys, caps, the report, the export, the history
+ * and the receipts folded in from events.
+ */
+@Injectable()
+export class ResultsRepository {
+  // ---- idempotent starts ----
+
+  /** The job a key already made, with the hash of the body it came with. */
+  findStart(em: EntityManager, userId: string, key: string): Promise<StartedJob | undefined> {
+    return row<StartedJob>(
+      em,
+      `SELECT j.id, j.status, j.total, j.estimated_minutes AS "estimatedMinutes", j.estimated_finish_at AS "estimatedFinishAt", s.request_hash AS "requestHash"
+         FROM job_starts s JOIN jobs j ON j.id = s.job_id
+        WHERE s.user_id = $1 AND s.idempotency_key = $2`,
+      [userId, key],
+    );
+  }
+
+  /**
+   * Claims the key for `jobId` in the caller's transaction. False when another start holds it: then
+   * that one committed first (or this waited for it to), and the caller replays it.
+   */
+  async claimStart(em: EntityManager, userId: string, key: string, requestHash: string, jobId: string): Promise<boolean> {
+    const claimed = await rows(
+      em,
+      `INSERT INTO job_starts (user_id, idempotency_key, request_hash, job_id) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1`,
+      [userId, key, requestHash, jobId],
+    );
+    return claimed.length > 0;
+  }
+
+  /** The user's work in flight: active jobs and recipients not yet done in them. */
+  async inFlight(em: EntityManager, userId: string): Promise<{ jobs: number; recipients: number }> {
+    const found = await row<{ jobs: number; recipients: number }>(
+      em,
+      `SELECT count(*)::int AS jobs, coalesce(sum(total - sent - failed), 0)::int AS recipients
+         FROM jobs WHERE user_id = $1 AND status IN ${CAPPED}`,
+      [userId],
+    );
+    return found!;
+  }
+
+  /** The variables of a personalised job's recipients, by list position. */
+  async insertVariables(em: EntityManager, jobId: string, seqs: readonly number[], variables: readonly string[]): Promise<void> {
+    if (seqs.length === 0) return;
+    await rows(
+      em,
+      `INSERT INTO recipient_variables (job_id, seq, variables)
+       SELECT $1, v.seq, v.variables::jsonb FROM unnest($2::int[], $3::text[]) AS v(seq, variables)`,
+      [jobId, seqs, variables],
+    );
+  }
+
+  // ---- the report ----
+
+  /** The job's owner check and what the report needs of it. */
+  findJob(em: EntityManager, userId: string, jobId: string): Promise<Pick<JobEntity, 'id' | 'status' | 'createdAt'> | undefined> {
+    return row(em, `SELECT id, status, created_at AS "createdAt" FROM jobs WHERE id = $1 AND user_id = $2`, [jobId, userId]);
+  }
+
+  /**
+   * Recipients after `afterSeq` in list order, optionally only those in `statuses`, at most `limit`.
+   * Recipients the opt-out list skipped (issue 13: never queued, or taken out of the queue mid-job) live
+   * in `job_skips`; they follow the list, numbered from SKIPPED_SEQ_BASE in the order they were skipped,
+   * so every recipient is on exactly one page.
+   */
+  page(em: EntityManager, jobId: string, afterSeq: number, limit: number, statuses?: readonly RecipientResultStatus[]): Promise<ReportRow[]> {
+    const filtered = statuses && statuses.length > 0;
+    const wantSkipped = !filtered || statuses.includes('skipped');
+    const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${filtered ? `AND ${STATUS_SQL} = ANY($4::text[])` : ''}`;
+    const skipped = `SELECT s.seq, s.phone, 'skipped' AS status, s.reason AS error, s.at AS "doneAt", NULL::jsonb AS variables,
+            NULL::timestamptz AS "deliveredAt", NULL::timestamptz AS "readAt", NULL::timestamptz AS "repliedAt"
+       FROM (SELECT (${SKIPPED_SEQ_BASE} + row_number() OVER (ORDER BY at, phone))::int AS seq, phone, reason, at FROM job_skips WHERE job_id = $1) s
+      WHERE s.seq > $2`;
+    return rows<ReportRow>(
+      em,
+      `${wantSkipped ? `(${queued}) UNION ALL (${skipped})` : queued} ORDER BY seq LIMIT $3`,
+      filtered ? [jobId, afterSeq, limit, statuses] : [jobId, afterSeq, limit],
+    );
+  }
+
+  /** Names of the variables a job's recipients carry (the export's extra columns), sorted. */
+  async variableNames(em: EntityManager, jobId: string, max: number): Promise<string[]> {
+    const found = await rows<{ name: string }>(
+      em,
+      `SELECT DISTINCT jsonb_object_keys(variables) AS name FROM recipient_variables WHERE job_id = $1 ORDER BY name LIMIT $2`,
+      [jobId, max],
+    );
+    return found.map((f) => f.name);
+  }
+
+  // ---- the history ----
+
+  /** The user's jobs, newest first, after the job `afterJobId` (keyset on created_at, id). */
+  history(em: EntityManager, userId: string, limit: number, afterJobId: string | undefined, previewMax: number): Promise<HistoryRow[]> {
+    const after = afterJobId
+      ? `AND (j.created_at, j.id) < (SELECT c.created_at, c.id FROM jobs c WHERE c.id = $4 AND c.user_id = $1)`
+      : '';
+    return rows<HistoryRow>(
+      em,
+      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.created_at AS "createdAt", j.started_at AS "startedAt",
+              j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
+              coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
+              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised
+         FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
+        WHERE j.user_id = $1 ${after}
+        ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,
+      afterJobId ? [userId, limit, previewMax, afterJobId] : [userId, limit, previewMax],
+    );
+  }
+
+  /** Whether `jobId` is a job of the user (a history cursor must be one). */
+  async ownsJob(em: EntityManager, userId: string, jobId: string): Promise<boolean> {
+    return (await row(em, `SELECT 1 FROM jobs WHERE id = $1 AND user_id = $2`, [jobId, userId])) !== undefined;
+  }
+
+  // ---- receipts ----
+
+  /**
+   * Folds a delivered or read receipt into the recipient's row (a read implies delivered). Each time
+   * is set only when it is still empty, so a redelivered or late duplicate changes nothing; returns
+   * what changed, for the job's counts. Unknown or foreign recipients change nothing.
+   */
+  async foldReceipt(em: EntityManager, r: ReceiptFold): Promise<FoldDelta | undefined> {
+    const target = await row<{ seq: number }>(
+      em,
+      `SELECT r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
+        WHERE r.job_id = $1 AND j.user_id = $2 AND r.phone = $3`,
+      [r.jobId, r.userId, r.phone],
+    );
+    if (!target) return undefined;
+    return this.setTimes(em, r.jobId, target.seq, r.at, r.kind === 'read', false);
+  }
+
+  /**
+   * Folds a reply into the newest message sent to that number by that user at or before the reply
+   * (a reply means it was delivered and read, too).
+   */
+  async foldReply(em: EntityManager, userId: string, phone: string, at: Date): Promise<FoldDelta | undefined> {
+    const target = await row<{ jobId: string; seq: number }>(
+      em,
+      `SELECT r.job_id AS "jobId", r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
+        WHERE r.phone = $2 AND r.state = 'sent' AND j.user_id = $1 AND r.done_at <= $3
+        ORDER BY r.done_at DESC LIMIT 1`,
+      [userId, phone, at],
+    );
+    if (!target) return undefined;
+    return this.setTimes(em, target.jobId, target.seq, at, true, true);
+  }
+
+  /** Adds what folds changed to the jobs' counts. */
+  async addCounts(em: EntityManager, deltas: readonly FoldDelta[]): Promise<void> {
+    const changed = deltas.filter((d) => d.delivered + d.read + d.replied > 0);
+    if (changed.length === 0) return;
+    await rows(
+      em,
+      `INSERT INTO job_receipts (job_id, delivered, read, replied)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[])
+       ON CONFLICT (job_id) DO UPDATE SET delivered = job_receipts.delivered + excluded.delivered,
+              read = job_receipts.read + excluded.read, replied = job_receipts.replied + excluded.replied`,
+      [changed.map((d) => d.jobId), changed.map((d) => d.delivered), changed.map((d) => d.read), changed.map((d) => d.replied)],
+    );
+  }
+
+  private async setTimes(em: EntityManager, jobId: string, seq: number, at: Date, read: boolean, replied: boolean): Promise<FoldDelta> {
+    await rows(em, `INSERT INTO recipient_receipts (job_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [jobId, seq]);
+    const before = (await row<{ d: boolean; r: boolean; p: boolean }>(
+      em,
+      `SELECT delivered_at IS NOT NULL AS d, read_at IS NOT NULL AS r, replied_at IS NOT NULL AS p
+         FROM recipient_receipts WHERE job_id = $1 AND seq = $2 FOR UPDATE`,
+      [jobId, seq],
+    ))!;
+    const delta: FoldDelta = { jobId, delivered: before.d ? 0 : 1, read: read && !before.r ? 1 : 0, replied: replied && !before.p ? 1 : 0 };
+    if (delta.delivered + delta.read + delta.replied === 0) return delta;
+    await rows(
+      em,
+      `UPDATE recipient_receipts SET delivered_at = coalesce(delivered_at, $3),
+              read_at = CASE WHEN $4 THEN coalesce(read_at, $3) ELSE read_at END,
+              replied_at = CASE WHEN $5 THEN coalesce(replied_at, $3) ELSE replied_at END
+        WHERE job_id = $1 AND seq = $2`,
+      [jobId, seq, at, read, replied],
+    );
+    return delta;
+  }
+}
+

@@ -1,0 +1,246 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  addDays,
+  carefulPolicy,
+  localTime,
+  PACING_LOG,
+  pickVariation,
+  POLICY_MESSAGES,
+  zonedInstant,
+  type JobView,
+  type SendingPolicy,
+} from '@bns/contracts';
+import { sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
+import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+
+const DELAY_MS = 200;
+const HK = 'Asia/Hong_Kong';
+
+async function logMessages(user: User, jobId: string): Promise<string[]> {
+  return (await user.client.get(`/job-logs/${jobId}`)).body.logs.map((l: { message: string }) => l.message);
+}
+
+async function setPolicy(user: User, update: Record<string, unknown>): Promise<SendingPolicy> {
+  const res = await user.client.put(`/api/sending-policy/${user.userId}`, update);
+  if (res.status !== 200) throw new Error(`policy: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.policy as SendingPolicy;
+}
+
+/** Gaps between consecutive messages of a job as the simulated phone received them, ms. */
+async function gapsOf(user: User, jobId: string): Promise<number[]> {
+  const times = (await outboxOf(user, jobId)).map((m) => Date.parse(m.at));
+  return times.slice(1).map((t, i) => t - times[i]!);
+}
+
+describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume (real services)', () => {
+  let sys: System;
+  const restarted: ServiceHandle[] = [];
+  const users: User[] = [];
+  const user = async (name: string) => {
+    const u = await signInLinked(sys.gateway.url, `${name}-policy@example.com`);
+    users.push(u);
+    return u;
+  };
+
+  beforeAll(async () => {
+    sys = await startSystem({
+      shards: 2,
+      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
+      serviceEnv: { jobs: { SEND_DELAY_MS: String(DELAY_MS), POLICY_MIN_DELAY_MS: '50' } },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const u of users) u.tab.close();
+    await Promise.all(restarted.map((h) => h.stop()));
+    await sys?.stop();
+  });
+
+  it('round trip: standard by default, presets, custom on any edit; every bad field is a 400 naming it; own user only', async () => {
+    const ann = await user('ann');
+    const first = await ann.client.get(`/api/sending-policy/${ann.userId}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({
+      success: true,
+      policy: { preset: 'standard', delayMs: DELAY_MS, jitterMs: 0, pauseEvery: null, pauseMs: null, dailyCap: null, window: null, timeZone: HK, warmUp: false },
+    });
+    expect(await setPolicy(ann, { preset: 'careful' })).toEqual(carefulPolicy());
+    expect(await setPolicy(ann, { dailyCap: 120, clerkUserId: ann.userId })).toEqual({ ...carefulPolicy(), preset: 'custom', dailyCap: 120 });
+    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toMatchObject({ preset: 'custom', dailyCap: 120 });
+
+    const bad: [Record<string, unknown>, string, string][] = [
+      [{ delayMs: 10 }, 'delayMs', POLICY_MESSAGES.delayMs(50)],
+      [{ jitterMs: 'lots' }, 'jitterMs', POLICY_MESSAGES.jitterMs],
+      [{ dailyCap: 0 }, 'dailyCap', POLICY_MESSAGES.dailyCap],
+      [{ dailyCap: -5 }, 'dailyCap', POLICY_MESSAGES.dailyCap],
+      [{ pauseEvery: 0 }, 'pauseEvery', POLICY_MESSAGES.pauseEvery],
+      [{ window: { start: '18:00', end: '09:00' } }, 'window.end', POLICY_MESSAGES.windowOrder],
+      [{ window: { start: '09:00', end: '25:00' } }, 'window.end', POLICY_MESSAGES.windowTime('end')],
+      [{ timeZone: 'Europe/Atlantis' }, 'timeZone', POLICY_MESSAGES.timeZone('Europe/Atlantis')],
+      [{ turbo: true }, 'turbo', POLICY_MESSAGES.unknownField('turbo')],
+      [{ preset: 'yolo' }, 'preset', POLICY_MESSAGES.preset],
+    ];
+    for (const [update, field, message] of bad) {
+      const res = await ann.client.put(`/api/sending-policy/${ann.userId}`, update);
+      expect({ update, status: res.status, body: res.body }).toEqual({ update, status: 400, body: expect.objectContaining({ success: false, error: message, errors: { [field]: message } }) });
+    }
+    // Nothing of the refused updates was stored.
+    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toEqual({ ...carefulPolicy(), preset: 'custom', dailyCap: 120 });
+    expect((await ann.client.get('/api/sending-policy/user_someone_else')).status).toBe(403);
+    expect((await ann.client.put('/api/sending-policy/user_someone_else', { preset: 'careful' })).status).toBe(403);
+    expect(await setPolicy(ann, { preset: 'standard' })).toMatchObject({ preset: 'standard', delayMs: DELAY_MS });
+  });
+
+  it('random gaps stay within [delay, delay + jitter] over 50 sends, and {a|b} variation is fixed per recipient', async () => {
+    const bea = await user('bea');
+    await setPolicy(bea, { delayMs: 100, jitterMs: 200 });
+    const message = '{Hello|Hi|Hey} there, {see you|bye}';
+    const phones = numbers(50, 61_100_000);
+    const jobId = await startJob(bea, { message, phoneNumbers: phones });
+    await waitForJob(bea, jobId, isFinished, 60_000);
+    const gaps = await gapsOf(bea, jobId);
+    expect(gaps).toHaveLength(49);
+    // A gap is booked from when the message really left, so it is never shorter than the delay; the
+    // upper bound allows for the machine's own latency.
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(95);
+    expect(Math.max(...gaps)).toBeLessThan(300 + 400);
+    // Random, not a fixed rhythm: the gaps spread over most of the jitter range.
+    expect(Math.max(...gaps) - Math.min(...gaps)).toBeGreaterThan(100);
+
+    const sent = await outboxOf(bea, jobId);
+    for (const m of sent) expect(m.text).toBe(pickVariation(message, `${jobId}:${m.to}`));
+    expect(new Set(sent.map((m) => m.text)).size).toBeGreaterThan(2);
+  }, 90_000);
+
+  it('takes a long pause after every N messages', async () => {
+    const cy = await user('cy');
+    await setPolicy(cy, { delayMs: 100, jitterMs: 0, pauseEvery: 3, pauseMs: 3000 });
+    const jobId = await startJob(cy, { message: 'Paced', phoneNumbers: numbers(7, 61_200_000) });
+    await waitForJob(cy, jobId, isFinished, 30_000);
+    const gaps = await gapsOf(cy, jobId);
+    expect(gaps).toHaveLength(6);
+    // After messages 3 and 6: delay + pause; the others: the delay (plus this busy machine's latency).
+    gaps.forEach((gap, i) => {
+      if (i === 2 || i === 5) expect(gap).toBeGreaterThanOrEqual(3100 - 5);
+      else expect(gap).toBeLessThan(2000);
+    });
+  });
+
+  it('a daily cap of 3 on 5 recipients: 3 sent, then paused/daily_cap until the next local midnight; a higher cap lets it finish', async () => {
+    const dee = await user('dee');
+    await setPolicy(dee, { delayMs: 100, dailyCap: 3 });
+    const started = await dee.client.post('/start-bulk-messages', { clerkUserId: dee.userId, message: 'Capped', phoneNumbers: numbers(5, 61_300_000) });
+    expect(started.status).toBe(200);
+    // Estimated in days, not seconds: the last two go out tomorrow.
+    expect(started.body.estimatedTime).toBeGreaterThan(1);
+    const { jobId } = started.body;
+    const paused = await waitForJob(dee, jobId, (j) => j.status === 'paused', 15_000, 'paused');
+    const midnight = zonedInstant(addDays(localTime(new Date(), HK).date, 1), 0, HK);
+    expect(paused).toMatchObject({ status: 'paused', pausedReason: 'daily_cap', resumesAt: midnight.toISOString(), progress: { total: 5, sent: 3, failed: 0 } });
+    expect(paused.estimatedFinishAt! >= midnight.toISOString()).toBe(true);
+    await sleep(800);
+    expect(await outboxOf(dee, jobId)).toHaveLength(3);
+    expect((await logMessages(dee, jobId)).some((m) => m.startsWith('Daily limit of 3 messages reached'))).toBe(true);
+
+    await setPolicy(dee, { dailyCap: 10 });
+    const done = await waitForJob(dee, jobId, isFinished, 15_000);
+    expect(done).toMatchObject({ status: 'completed', pausedReason: null, resumesAt: null, progress: { sent: 5 } });
+    expect(await logMessages(dee, jobId)).toContain(PACING_LOG.resumed);
+  });
+
+  it('a window closing pauses the job (paused/window), and its opening resumes it', async () => {
+    const eli = await user('eli');
+    // The window's edges are whole minutes: it ends at the next minute and opens again one minute later.
+    const local = localTime(new Date(), HK);
+    const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
+    if (local.minutes >= 1436) await sleep(5 * 60_000); // not across local midnight
+    const nowMin = localTime(new Date(), HK).minutes;
+    const closesAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 1, HK);
+    await setPolicy(eli, { delayMs: 400, window: { start: '00:00', end: hhmm(nowMin + 1) } });
+    const jobId = await startJob(eli, { message: 'Office hours', phoneNumbers: numbers(400, 61_400_000) });
+    await waitForJob(eli, jobId, (j) => j.progress.sent >= 1, 10_000, 'sending');
+
+    const paused = await waitForJob(eli, jobId, (j) => j.status === 'paused', closesAt.getTime() - Date.now() + 10_000, 'window closed');
+    // With this window the next opening is tomorrow 00:00.
+    const reopens = zonedInstant(addDays(localTime(new Date(), HK).date, 1), 0, HK);
+    expect(paused).toMatchObject({ pausedReason: 'window', resumesAt: reopens.toISOString() });
+    const outbox = await outboxOf(eli, jobId);
+    expect(outbox.every((m) => Date.parse(m.at) < closesAt.getTime() + 50)).toBe(true);
+
+    // Now open from the following minute to the end of the day: it resumes by itself when that minute comes.
+    const opensAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 2, HK);
+    await setPolicy(eli, { window: { start: hhmm(nowMin + 2), end: '24:00' } });
+    // The new window applies at once: the lane looks again and the job says when it will go on.
+    const waiting = await waitForJob(eli, jobId, (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused', 10_000, 'new resumesAt');
+    expect(waiting).toMatchObject({ status: 'paused', pausedReason: 'window', resumesAt: opensAt.toISOString() });
+    const resumed = await waitForJob(eli, jobId, (j) => j.status === 'running' && j.progress.sent > paused.progress.sent, opensAt.getTime() - Date.now() + 10_000, 'reopened');
+    expect(resumed.pausedReason).toBeNull();
+    const after = (await outboxOf(eli, jobId)).slice(outbox.length);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after.every((m) => Date.parse(m.at) >= opensAt.getTime() - 50)).toBe(true);
+    await eli.client.post(`/cancel-job/${jobId}`);
+  }, 200_000);
+
+  it('startAt a few seconds ahead: scheduled, nothing sent before it, then sent; bad startAt is a 400; a scheduled job can be cancelled', async () => {
+    const fay = await user('fay');
+    const startAt = new Date(Date.now() + 3000);
+    const jobId = await startJob(fay, { message: 'Later', phoneNumbers: numbers(2, 61_500_000), startAt: startAt.toISOString() });
+    const scheduled = await jobOf(fay, jobId);
+    expect(scheduled).toMatchObject({ status: 'scheduled', startAt: startAt.toISOString(), startedAt: null });
+    const done = await waitForJob(fay, jobId, isFinished, 20_000);
+    expect(done.status).toBe('completed');
+    const sent = await outboxOf(fay, jobId);
+    expect(sent).toHaveLength(2);
+    expect(Date.parse(sent[0]!.at)).toBeGreaterThanOrEqual(startAt.getTime() - 5);
+
+    for (const [value, message] of [
+      ['next tuesday', POLICY_MESSAGES.startAtInvalid],
+      [new Date(Date.now() - 60_000).toISOString(), POLICY_MESSAGES.startAtPast],
+      [new Date(Date.now() + 31 * 86_400_000).toISOString(), POLICY_MESSAGES.startAtTooFar],
+    ] as const) {
+      const res = await fay.client.post('/start-bulk-messages', { clerkUserId: fay.userId, message: 'x', phoneNumbers: ['91234567'], startAt: value });
+      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: expect.objectContaining({ error: message, errors: { startAt: message } }) });
+    }
+    const later = await startJob(fay, { message: 'Never', phoneNumbers: numbers(2, 61_510_000), startAt: new Date(Date.now() + 86_400_000).toISOString() });
+    expect((await fay.client.post(`/cancel-job/${later}`)).body.job.status).toBe('cancelled');
+  });
+
+  it('pause and resume across a kill -9 of jobs: nothing sent while paused, each recipient exactly once; 409 and 404 where they make no sense', async () => {
+    const gus = await user('gus');
+    const other = await user('other');
+    const phones = numbers(12, 61_600_000);
+    const jobId = await startJob(gus, { message: 'Pausable', phoneNumbers: phones });
+    await waitForJob(gus, jobId, (j) => j.progress.sent >= 3, 10_000, 'three sent');
+
+    const pausedRes = await gus.client.post(`/pause-job/${jobId}`);
+    expect(pausedRes.status).toBe(200);
+    expect(pausedRes.body.job).toMatchObject({ status: 'paused', pausedReason: 'user', resumesAt: null });
+    expect((await gus.client.post(`/pause-job/${jobId}`)).status).toBe(409);
+    expect((await other.client.post(`/pause-job/${jobId}`)).status).toBe(404);
+    expect((await other.client.post(`/resume-job/${jobId}`)).status).toBe(404);
+    await sleep(DELAY_MS * 3); // a send in flight at the pause is still recorded
+    const atPause = (await outboxOf(gus, jobId)).length;
+
+    let jobs = sys.services.find((h) => h.name === 'jobs')!;
+    await jobs.kill9();
+    jobs = await sys.start('jobs');
+    restarted.push(jobs);
+    await sleep(1500);
+    const stillPaused = await jobOf(gus, jobId);
+    expect(stillPaused).toMatchObject({ status: 'paused', pausedReason: 'user' });
+    expect(await outboxOf(gus, jobId)).toHaveLength(atPause);
+
+    const resumed = await gus.client.post(`/resume-job/${jobId}`);
+    expect(resumed.status).toBe(200);
+    expect(['running', 'queued']).toContain(resumed.body.job.status);
+    const done: JobView = await waitForJob(gus, jobId, isFinished, 30_000);
+    expect(done).toMatchObject({ status: 'completed', progress: { total: 12, sent: 12, failed: 0 } });
+    const outbox = await outboxOf(gus, jobId);
+    expect(outbox.map((m) => m.to).sort()).toEqual(phones);
+    expect((await gus.client.post(`/resume-job/${jobId}`)).status).toBe(409);
+    expect((await gus.client.post(`/pause-job/${jobId}`)).status).toBe(409);
+    const logs = await logMessages(gus, jobId);
+    expect(logs).toContain(PACING_LOG.pausedByUser);
+    expect(logs).toContain(PACING_LOG.resumedByUser);
+  }, 90_000);
+});
