@@ -1,7 +1,12 @@
 import { runService } from '@bns/service-kit';
 import { SESSIONS_ENV, shardProblems, type SessionsEnv } from './config/env.js';
-import { CreateSessions1763769600000 } from './database/migrations/1763769600000-create-sessions.js';
+import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from './database/schema.js';
+import { UnhandledRejectionGuard } from './process-guards.js';
+import { registerSessionsMetrics } from './metrics/sessions.metrics.js';
 import { SessionsModule } from './sessions/sessions.module.js';
+
+// Before anything starts: one user's browser must never take the whole shard down.
+new UnhandledRejectionGuard().install();
 
 await runService({
   name: 'sessions',
@@ -10,6 +15,7 @@ await runService({
   natsHandlers: true,
   shard: (env) => env.SHARD_INDEX,
   validate: (env) => shardProblems(env as SessionsEnv),
-  database: { schema: 'sessions', entities: [], migrations: [CreateSessions1763769600000] },
+  database: { schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS },
   module: () => SessionsModule,
+  metrics: registerSessionsMetrics,
 });

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { IsNull, type FindOptionsSelect } from 'typeorm';
+import { Transactions } from '@bns/service-kit';
 import type { WaEngineName } from '@bns/contracts';
+import { LinkEntity } from './link.entity.js';
 
 export interface LinkRow {
   userId: string;
@@ -9,56 +11,47 @@ export interface LinkRow {
   phoneNumber: string;
 }
 
-/**
- * TypeORM answers a bare UPDATE/DELETE … RETURNING as [rows, count]; wrapping it in a CTE that
- * counts keeps every answer a plain row list.
- */
-export function countOf(rows: { n: number }[]): number {
-  return rows[0]?.n ?? 0;
-}
+const ROW_COLUMNS: FindOptionsSelect<LinkEntity> = { userId: true, sessionId: true, engine: true, phoneNumber: true };
 
-const COLUMNS = `user_id AS "userId", session_id AS "sessionId", engine, phone_number AS "phoneNumber"`;
-
-/** The `links` table: one row per linked account, the source of truth for restores. */
+/** Every query of the `links` table: one row per linked account, the source of truth for restores. */
 @Injectable()
 export class LinksRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly tx: Transactions) {}
 
-  async find(userId: string): Promise<LinkRow | undefined> {
-    const rows: LinkRow[] = await this.db.query(`SELECT ${COLUMNS} FROM links WHERE user_id = $1`, [userId]);
-    return rows[0];
+  private get repo() {
+    return this.tx.manager.getRepository(LinkEntity);
   }
 
-  async all(engine: WaEngineName): Promise<LinkRow[]> {
-    return this.db.query(`SELECT ${COLUMNS} FROM links WHERE engine = $1 ORDER BY linked_at`, [engine]);
+  async find(userId: string): Promise<LinkRow | undefined> {
+    return (await this.repo.findOne({ select: ROW_COLUMNS, where: { userId } })) ?? undefined;
+  }
+
+  all(engine: WaEngineName): Promise<LinkRow[]> {
+    return this.repo.find({ select: ROW_COLUMNS, where: { engine }, order: { linkedAt: 'ASC' } });
   }
 
   /** A new link replaces any older one of the same user (a fresh session id, welcome not yet sent). */
   async save(link: LinkRow): Promise<void> {
-    await this.db.query(
-      `INSERT INTO links (user_id, session_id, engine, phone_number, linked_at, welcome_sent_at, updated_at)
-       VALUES ($1, $2, $3, $4, now(), NULL, now())
-       ON CONFLICT (user_id) DO UPDATE SET session_id = excluded.session_id, engine = excluded.engine,
-         phone_number = excluded.phone_number, linked_at = now(), welcome_sent_at = NULL, updated_at = now()`,
-      [link.userId, link.sessionId, link.engine, link.phoneNumber],
-    );
+    await this.repo
+      .createQueryBuilder()
+      .insert()
+      .values({ ...link, linkedAt: () => 'now()', welcomeSentAt: null, updatedAt: () => 'now()' })
+      .orUpdate(['session_id', 'engine', 'phone_number', 'linked_at', 'welcome_sent_at', 'updated_at'], ['user_id'])
+      .execute();
   }
 
   async touch(userId: string): Promise<void> {
-    await this.db.query(`UPDATE links SET updated_at = now() WHERE user_id = $1`, [userId]);
+    await this.repo.update({ userId }, { updatedAt: () => 'now()' });
   }
 
+  /** How many rows went (0 or 1). */
   async delete(userId: string): Promise<number> {
-    return countOf(await this.db.query(`WITH d AS (DELETE FROM links WHERE user_id = $1 RETURNING 1) SELECT count(*)::int AS n FROM d`, [userId]));
+    return (await this.repo.delete({ userId })).affected ?? 0;
   }
 
   /** Claims the once-per-link welcome message; false when it was already claimed for this link. */
   async claimWelcome(userId: string, sessionId: string): Promise<boolean> {
-    const claimed = await this.db.query(
-      `WITH u AS (UPDATE links SET welcome_sent_at = now() WHERE user_id = $1 AND session_id = $2 AND welcome_sent_at IS NULL RETURNING 1)
-       SELECT count(*)::int AS n FROM u`,
-      [userId, sessionId],
-    );
-    return countOf(claimed) > 0;
+    const result = await this.repo.update({ userId, sessionId, welcomeSentAt: IsNull() }, { welcomeSentAt: () => 'now()' });
+    return (result.affected ?? 0) > 0;
   }
 }

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { EventBus } from '@bns/service-kit';
-import type { MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
+import type { SessionStateEvent } from '@bns/contracts';
+import { trackLinkState } from '../metrics/sessions.metrics.js';
+import { safeError } from '../redact.js';
 
 type StatePayload = Omit<SessionStateEvent, 'eventId' | 'userId' | 'at'>;
-type StatusPayload = Omit<MessageStatusEvent, 'eventId' | 'userId' | 'at'>;
 
-/** Publishes this module's events. A failed publish is logged: a lost UI hint must not break a link. */
+/**
+ * Publishes session states. A failed publish is logged: a lost UI hint must not break a link (the next
+ * createSession or status call answers the current state). Receipts and inbound messages are durable
+ * and go through the outbox instead (`MessageEvents`).
+ */
 @Injectable()
 export class SessionEvents {
   private readonly logger = new Logger('SessionEvents');
@@ -14,14 +19,9 @@ export class SessionEvents {
   constructor(private readonly events: EventBus) {}
 
   async state(userId: string, payload: StatePayload): Promise<void> {
+    trackLinkState(userId, payload.state);
     await this.events
       .emit('events.session.state', { eventId: randomUUID(), userId, at: new Date().toISOString(), ...payload })
-      .catch((err: unknown) => this.logger.warn({ err, userId, state: payload.state }, 'could not publish a session state'));
-  }
-
-  async messageStatus(userId: string, payload: StatusPayload): Promise<void> {
-    await this.events
-      .emit('events.message.status', { eventId: randomUUID(), userId, at: new Date().toISOString(), ...payload })
-      .catch((err: unknown) => this.logger.warn({ err, userId, status: payload.status }, 'could not publish a message status'));
+      .catch((err: unknown) => this.logger.warn({ err: safeError(err), userId, state: payload.state }, 'could not publish a session state'));
   }
 }

@@ -7,18 +7,28 @@ import {
   LIMITS,
   SESSION_MESSAGES,
   SessionsErrorCode,
+  normalizePhone,
   shardOf,
+  type CleanupFailure,
+  type CleanupStep,
+  type SessionLogoutReply,
   type SessionSendReply,
   type SessionSendRequest,
   type SessionStatusReply,
+  type SimulatorInboundReply,
+  type SimulatorInboundRequest,
   type SimulatorOutboxReply,
   type SimulatorScanReply,
+  whatsappDisconnect,
 } from '@bns/contracts';
-import { DataSource } from 'typeorm';
 import type { SessionsEnv } from '../config/env.js';
-import { isSimulatorControls, WA_ENGINE, type AckStatus, type EngineListener, type EngineSession, type WaEngine } from './engines/engine.types.js';
+import { safeError } from '../redact.js';
+import { isSimulatorControls, PhaseTimeoutError, WA_ENGINE, type AckStatus, type EngineListener, type EngineSession, type WaEngine } from './engines/engine.types.js';
+import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
 import { LinksRepository, type LinkRow } from './links.repository.js';
+import { MessageEvents } from './message-events.service.js';
 import { SendLedger } from './send-ledger.service.js';
+import { restoreFinished, restoreStarted } from '../metrics/sessions.metrics.js';
 import { SessionEvents } from './session-events.js';
 
 /**
@@ -59,7 +69,8 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     private readonly ledger: SendLedger,
     private readonly events: SessionEvents,
     private readonly rpc: RpcClient,
-    private readonly db: DataSource,
+    private readonly simOutbox: SimOutboxRepository,
+    private readonly messageEvents: MessageEvents,
   ) {}
 
   // ---- lifecycle -------------------------------------------------------------------------------
@@ -111,7 +122,8 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
       }
       const session: UserSession = { userId, sessionId: randomUUID(), phase: 'linking', attempts: 0 };
       this.sessions.set(userId, session);
-      await this.startEngine(session);
+      // Not awaited: the browser may take longer to show a QR than the caller waits for this answer.
+      void this.startEngine(session);
       return { state: 'creating', sessionId: session.sessionId };
     });
   }
@@ -133,17 +145,34 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     return this.ledger.send(req.userId, req, engine);
   }
 
-  /** Sign-out cleanup: unlink, drop the stored login; 0 when there was nothing. */
-  logout(userId: string): Promise<{ sessionsCleanedUp: number }> {
+  /**
+   * Sign-out cleanup: unlink, drop the stored link and login; 0 when there was nothing. Every step runs
+   * even when an earlier one failed, and a failed step is reported (not swallowed), so the caller can
+   * tell a partial cleanup from a full one.
+   */
+  logout(userId: string): Promise<SessionLogoutReply> {
     return this.owned(userId, async () => {
       const s = this.sessions.get(userId);
       this.sessions.delete(userId);
-      if (s?.engine) await s.engine.logout().catch((err: unknown) => this.logger.warn({ err, userId }, 'engine logout failed'));
-      const deletedLinks = await this.links.delete(userId);
-      await this.engine.deleteStoredAuth(userId);
-      const cleaned = s || deletedLinks > 0 ? 1 : 0;
-      if (cleaned) await this.events.state(userId, { state: 'disconnected', sessionId: s?.sessionId, reason: DISCONNECT_REASONS.logout });
-      return { sessionsCleanedUp: cleaned };
+      const failures: CleanupFailure[] = [];
+      const attempt = async <T>(step: CleanupStep, message: string, fn: () => Promise<T>): Promise<T | undefined> => {
+        try {
+          return await fn();
+        } catch (err) {
+          this.logger.warn({ err: safeError(err), userId, step }, 'cleanup step failed');
+          failures.push({ step, message });
+          return undefined;
+        }
+      };
+      if (s?.engine) {
+        const engine = s.engine;
+        await attempt('whatsapp_logout', SESSION_MESSAGES.cleanupWhatsappLogoutFailed, () => engine.logout());
+      }
+      const deletedLinks = (await attempt('stored_link', SESSION_MESSAGES.cleanupStoredLinkFailed, () => this.links.delete(userId))) ?? 0;
+      await attempt('stored_login', SESSION_MESSAGES.cleanupStoredLoginFailed, () => this.engine.deleteStoredAuth(userId));
+      const found = s !== undefined || deletedLinks > 0;
+      if (found) await this.events.state(userId, { state: 'disconnected', sessionId: s?.sessionId, reason: DISCONNECT_REASONS.logout });
+      return { sessionsCleanedUp: found && failures.length === 0 ? 1 : 0, ...(failures.length > 0 ? { failures } : {}) };
     });
   }
 
@@ -172,13 +201,28 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
+  /** The simulated phone receives a message from `from`: it reaches the user as `events.message.received`. */
+  simulatorInbound(req: SimulatorInboundRequest): Promise<SimulatorInboundReply> {
+    this.assertSimulated();
+    const errors: Record<string, string> = {};
+    const from = normalizePhone(req?.from, 'international') ?? '';
+    if (typeof req?.from !== 'string' || !/^\d{8,15}$/.test(from)) errors.from = 'from must be 8 to 15 digits';
+    if (typeof req?.text !== 'string' || req.text.trim() === '') errors.text = 'text is required';
+    else if (req.text.length > LIMITS.messageMaxLength) errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
+    else if (req.text.includes('\u0000')) errors.text = 'text must not contain NUL characters';
+    if (Object.keys(errors).length > 0) return Promise.reject(AppError.validation(SessionsErrorCode.InvalidRequest, Object.values(errors).join('; '), errors));
+    return this.owned(req.userId, async () => {
+      const s = await this.current(req.userId);
+      if (s?.phase !== 'ready' || !s.engine || !isSimulatorControls(s.engine)) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+      const { messageId, at } = s.engine.receive(from, req.text);
+      return { messageId, at: at.toISOString() };
+    });
+  }
+
   async simulatorOutbox(userId: string): Promise<SimulatorOutboxReply> {
     this.assertSimulated();
-    const rows: { to_number: string; text: string; idempotency_key: string; sent_at: Date }[] = await this.db.query(
-      `SELECT to_number, text, idempotency_key, sent_at FROM sim_outbox WHERE user_id = $1 ORDER BY sent_at, idempotency_key`,
-      [userId],
-    );
-    return { messages: rows.map((r) => ({ to: r.to_number, text: r.text, idempotencyKey: r.idempotency_key, at: new Date(r.sent_at).toISOString() })) };
+    const rows = await this.simOutbox.list(userId);
+    return { messages: rows.map((r) => ({ to: r.toNumber, text: r.text, idempotencyKey: r.idempotencyKey, at: new Date(r.sentAt).toISOString() })) };
   }
 
   // ---- engine events ---------------------------------------------------------------------------
@@ -189,23 +233,29 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
       void this.serial(session.userId, async () => {
         if (this.sessions.get(session.userId) !== session || this.shuttingDown) return;
         await fn(session);
-      }).catch((err: unknown) => this.logger.error({ err, userId: session.userId, what }, 'engine event failed'));
+      }).catch((err: unknown) => this.logger.error({ err: safeError(err), userId: session.userId, what }, 'engine event failed'));
     return {
       qr: (qr) => on('qr', (s) => this.onQr(s, qr)),
       authenticated: () => on('authenticated', (s) => this.onAuthenticated(s)),
       ready: (phone) => on('ready', (s) => this.onReady(s, phone)),
-      disconnected: (reason) => on('disconnected', (s) => this.endLink(s, DISCONNECT_REASONS.phoneUnlinked, reason)),
-      authFailure: (message) => on('auth_failure', (s) => this.endLink(s, DISCONNECT_REASONS.authLost, message)),
+      disconnected: (waReason) =>
+        on('disconnected', (s) => {
+          const { reason, message } = whatsappDisconnect(waReason);
+          return this.endLink(s, reason, { message, waReason });
+        }),
+      authFailure: () => on('auth_failure', (s) => this.endLink(s, DISCONNECT_REASONS.authLost, { message: SESSION_MESSAGES.authLost })),
       failed: (error) => on('failed', (s) => this.onFailed(s, error)),
-      ack: (messageId, status: AckStatus) =>
-        void this.ledger.publishAck(session.userId, messageId, status).catch((err: unknown) => this.logger.warn({ err }, 'ack not published')),
+      // Receipts and inbound messages do not touch the link's state: they go straight to the durable
+      // outbox (retried through a Postgres outage), outside the user's queue.
+      ack: (messageId, status: AckStatus) => void this.messageEvents.recordAck(session.userId, messageId, status),
+      incoming: (from, text, at, messageId) => void this.messageEvents.recordInbound(session.userId, { from, text, at, messageId }),
     };
   }
 
   private async onQr(s: UserSession, qr: string): Promise<void> {
     if (s.phase === 'restoring') {
       // WhatsApp asks for a scan: the stored login is no longer valid.
-      await this.endLink(s, DISCONNECT_REASONS.authLost, 'stored login refused');
+      await this.endLink(s, DISCONNECT_REASONS.authLost, { message: SESSION_MESSAGES.authLost });
       return;
     }
     if (s.phase !== 'linking') return;
@@ -230,6 +280,7 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
   private async onReady(s: UserSession, phoneNumber: string): Promise<void> {
     if (s.phase === 'ready') return;
     const restored = s.phase === 'restoring';
+    restoreFinished(s.userId);
     s.phase = 'ready';
     s.phoneNumber = phoneNumber;
     s.lastQr = undefined;
@@ -240,26 +291,36 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     }
     await this.links.save({ userId: s.userId, sessionId: s.sessionId, engine: this.engine.name, phoneNumber });
     await this.events.state(s.userId, { state: 'ready', sessionId: s.sessionId, phoneNumber });
-    // Outside the user's queue: the preference lookup may take its whole timeout.
-    setImmediate(() => void this.sendWelcome(s.userId, s.sessionId, phoneNumber));
+    // Outside the user's queue: the preference lookup may take its whole timeout. Never to a number
+    // WhatsApp did not give us (a LID account whose phone number could not be resolved).
+    if (phoneNumber) setImmediate(() => void this.sendWelcome(s.userId, s.sessionId, phoneNumber));
   }
 
   private async onFailed(s: UserSession, error: Error): Promise<void> {
-    this.logger.error({ err: error, userId: s.userId, phase: s.phase }, 'WhatsApp engine failed');
     this.sessions.delete(s.userId);
     await s.engine?.destroy();
+    if (error instanceof PhaseTimeoutError && error.phase === 'qr' && s.phase === 'linking') {
+      // Nobody scanned in time (or WhatsApp stopped rotating the QR): the same end as too many QR codes.
+      this.logger.log({ userId: s.userId }, 'QR not scanned in time');
+      await this.events.state(s.userId, { state: 'qr_max_attempts', sessionId: s.sessionId, message: SESSION_MESSAGES.qrMaxAttempts, attempts: s.attempts });
+      return;
+    }
+    this.logger.error({ err: safeError(error), userId: s.userId, phase: s.phase }, 'WhatsApp engine failed');
     // A restore that failed keeps its stored link: the next start (or createSession) tries again.
     await this.events.state(s.userId, { state: 'disconnected', sessionId: s.sessionId, reason: DISCONNECT_REASONS.engineFailed, message: SESSION_MESSAGES.engineFailed });
   }
 
-  /** The link is gone for good (unlinked on the phone, or the login refused): forget it. */
-  private async endLink(s: UserSession, reason: string, detail: string): Promise<void> {
-    this.logger.log({ userId: s.userId, reason, detail }, 'link ended');
+  /**
+   * The link is gone for good (unlinked on the phone, banned, opened elsewhere, or the login refused):
+   * forget it, and tell the user why in plain words.
+   */
+  private async endLink(s: UserSession, reason: string, detail: { message: string; waReason?: string }): Promise<void> {
+    this.logger.log({ userId: s.userId, reason, waReason: detail.waReason }, 'link ended');
     this.sessions.delete(s.userId);
     await s.engine?.destroy();
     await this.links.delete(s.userId);
     await this.engine.deleteStoredAuth(s.userId);
-    await this.events.state(s.userId, { state: 'disconnected', sessionId: s.sessionId, reason });
+    await this.events.state(s.userId, { state: 'disconnected', sessionId: s.sessionId, reason, message: detail.message, ...(detail.waReason ? { waReason: detail.waReason } : {}) });
   }
 
   // ---- helpers ---------------------------------------------------------------------------------
@@ -277,7 +338,7 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
       if (!(await this.links.claimWelcome(userId, sessionId))) return;
       await this.ledger.send(userId, { userId, to: phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${sessionId}` }, engine, 'welcome');
     } catch (err) {
-      this.logger.warn({ err, userId }, 'auto-login message not sent');
+      this.logger.warn({ err: safeError(err), userId }, 'auto-login message not sent');
     }
   }
 
@@ -298,11 +359,12 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     }
     const restoring = this.restoringSession(link);
     this.sessions.set(userId, restoring);
-    await this.startEngine(restoring);
+    void this.startEngine(restoring);
     return restoring;
   }
 
   private restoringSession(link: LinkRow): UserSession {
+    restoreStarted(link.userId);
     return { userId: link.userId, sessionId: link.sessionId, phase: 'restoring', attempts: 0, phoneNumber: link.phoneNumber };
   }
 
@@ -311,32 +373,33 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     const worker = async () => {
       for (let link = queue.shift(); link && !this.shuttingDown; link = queue.shift()) {
         const userId = link.userId;
-        await this.serial(userId, async () => {
+        const launch = await this.serial(userId, async () => {
           const s = this.sessions.get(userId);
-          if (s?.phase !== 'restoring' || s.engine) return;
+          if (s?.phase !== 'restoring' || s.engine) return undefined;
           // "No backup before the first save": a link whose login never reached the store cannot come back.
           if (!(await this.engine.hasStoredAuth(userId))) {
             this.sessions.delete(userId);
             await this.links.delete(userId);
-            return;
+            return undefined;
           }
-          await this.startEngine(s);
-        }).catch((err: unknown) => this.logger.error({ err, userId }, 'restore failed'));
+          return { settled: this.startEngine(s) };
+        }).catch((err: unknown) => this.logger.error({ err: safeError(err), userId }, 'restore failed'));
+        // Outside the user's queue (its events and requests go on), but this worker takes no other
+        // link until this browser showed a QR, got ready, failed or missed its start deadline.
+        await launch?.settled;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.env.RESTORE_CONCURRENCY, queue.length) }, worker));
   }
 
-  private async startEngine(s: UserSession): Promise<void> {
+  /** Launches the user's engine; resolves once the launch settled (QR, ready, failure or its deadline). */
+  private startEngine(s: UserSession): Promise<void> {
+    const listener = this.listenerFor(s);
     s.engine = this.engine.create(
       { userId: s.userId, ...(s.phase === 'restoring' && s.phoneNumber ? { restore: { phoneNumber: s.phoneNumber } } : {}) },
-      this.listenerFor(s),
+      listener,
     );
-    try {
-      await s.engine.start();
-    } catch (err) {
-      await this.onFailed(s, err instanceof Error ? err : new Error(String(err)));
-    }
+    return s.engine.start().catch((err: unknown) => listener.failed(err instanceof Error ? err : new Error(String(err))));
   }
 
   /** Runs a request in the user's queue, on the shard that owns the user only. */

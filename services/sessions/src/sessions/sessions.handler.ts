@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
+import { countSend } from '../metrics/sessions.metrics.js';
 import { SessionManager } from './session-manager.service.js';
 
 /** Logical keys; the kit listens on `sessions.<SHARD_INDEX>.<verb>`, so each user reaches its own shard. */
@@ -20,7 +21,7 @@ export class SessionsHandler {
 
   @MessagePattern('sessions.send')
   send(@Payload() req: RequestOf<'sessions.send'>): Promise<ReplyOf<'sessions.send'>> {
-    return this.sessions.send(req);
+    return countSend(this.sessions.send(req));
   }
 
   @MessagePattern('sessions.logout')
@@ -36,6 +37,11 @@ export class SessionsHandler {
   @MessagePattern('sessions.simulator.disconnect')
   disconnect(@Payload() req: RequestOf<'sessions.simulator.disconnect'>): Promise<ReplyOf<'sessions.simulator.disconnect'>> {
     return this.sessions.simulatorDisconnect(req.userId);
+  }
+
+  @MessagePattern('sessions.simulator.inbound')
+  inbound(@Payload() req: RequestOf<'sessions.simulator.inbound'>): Promise<ReplyOf<'sessions.simulator.inbound'>> {
+    return this.sessions.simulatorInbound(req);
   }
 
   @MessagePattern('sessions.simulator.outbox')

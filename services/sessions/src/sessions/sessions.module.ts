@@ -1,13 +1,30 @@
 import { Module } from '@nestjs/common';
+import { OutboxPublisher, OutboxRepository } from '@bns/service-kit';
 import { engineProvider } from './engines/engine.provider.js';
+import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
+import { WebjsAuthRepository } from './engines/webjs-auth.repository.js';
 import { LinksRepository } from './links.repository.js';
+import { MessageEvents } from './message-events.service.js';
 import { SendLedger } from './send-ledger.service.js';
+import { SendsRepository } from './sends.repository.js';
 import { SessionEvents } from './session-events.js';
 import { SessionManager } from './session-manager.service.js';
 import { SessionsHandler } from './sessions.handler.js';
 
 @Module({
   controllers: [SessionsHandler],
-  providers: [engineProvider, LinksRepository, SendLedger, SessionEvents, SessionManager],
+  providers: [
+    engineProvider,
+    LinksRepository,
+    SendsRepository,
+    SimOutboxRepository,
+    WebjsAuthRepository,
+    OutboxRepository,
+    OutboxPublisher,
+    SendLedger,
+    SessionEvents,
+    MessageEvents,
+    SessionManager,
+  ],
 })
 export class SessionsModule {}

@@ -1,33 +1,40 @@
 import type { Provider } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { SERVICE_ENV } from '@bns/service-kit';
 import type { SessionsEnv } from '../../config/env.js';
 import { WA_ENGINE, type WaEngine } from './engine.types.js';
+import { SimOutboxRepository } from './sim-outbox.repository.js';
 import { SimulatedEngine } from './simulated.engine.js';
+import { WebjsAuthRepository } from './webjs-auth.repository.js';
 import { WebjsEngine } from './webjs.engine.js';
 
-export function createEngine(env: SessionsEnv, db: DataSource): WaEngine {
+export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository): WaEngine {
   if (env.WA_ENGINE === 'webjs') {
-    return new WebjsEngine(db, {
+    return new WebjsEngine(auth, {
       chromiumPath: env.CHROMIUM_PATH,
       dataPath: env.WEBJS_DATA_PATH,
       backupSyncIntervalMs: env.WEBJS_BACKUP_SYNC_MS,
       authMaxBytes: env.WEBJS_AUTH_MAX_BYTES,
       headless: env.WEBJS_HEADLESS,
+      startTimeoutMs: env.WEBJS_START_TIMEOUT_MS,
+      linkTimeoutMs: env.WEBJS_LINK_TIMEOUT_MS,
+      authTimeoutMs: env.WEBJS_AUTH_TIMEOUT_MS,
+      // The number lookup queues nothing, so it must give up before the whole send does (then it is retried).
+      lookupTimeoutMs: Math.min(15_000, Math.floor(env.SEND_TIMEOUT_MS / 3)),
     });
   }
-  return new SimulatedEngine(db, {
+  return new SimulatedEngine(simOutbox, {
     qrIntervalMs: env.SIM_QR_INTERVAL_MS,
     readyDelayMs: env.SIM_READY_DELAY_MS,
     autoScanMs: env.SIM_AUTO_SCAN_MS,
     failNumbers: env.SIM_FAIL_NUMBERS,
     deliveredDelayMs: env.SIM_DELIVERED_DELAY_MS,
     readDelayMs: env.SIM_READ_DELAY_MS,
+    rateLimitAfter: env.SIM_RATE_LIMIT_AFTER,
   });
 }
 
 export const engineProvider: Provider = {
   provide: WA_ENGINE,
-  useFactory: (env: SessionsEnv, db: DataSource) => createEngine(env, db),
-  inject: [SERVICE_ENV, DataSource],
+  useFactory: (env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository) => createEngine(env, auth, simOutbox),
+  inject: [SERVICE_ENV, WebjsAuthRepository, SimOutboxRepository],
 };

@@ -8,24 +8,51 @@ export interface EngineListener {
   qr(qr: string): void;
   /** The QR was scanned; the link is being finalised. */
   authenticated(): void;
+  /** Linked; the account's phone number in international digits ('' when WhatsApp did not say it). */
   ready(phoneNumber: string): void;
-  /** The phone unlinked this device, or WhatsApp logged it out. */
+  /** The phone unlinked this device, or WhatsApp logged it out; `reason` is WhatsApp's (LOGOUT, CONFLICT, TOS_BLOCK, …). */
   disconnected(reason: string): void;
   /** Stored login refused by WhatsApp. */
   authFailure(message: string): void;
-  /** The engine could not start or died. */
+  /** The engine could not start or died, or a phase missed its deadline (a `PhaseTimeoutError`). */
   failed(error: Error): void;
   ack(messageId: string, status: AckStatus): void;
+  /**
+   * A recipient wrote to the account in a one-to-one chat (never groups, status broadcasts or our own
+   * messages). `from` is the sender's number in international digits.
+   */
+  incoming(from: string, text: string, at: Date, messageId: string): void;
 }
 
 export interface SentMessage {
-  messageId: string;
+  /**
+   * WhatsApp's id of the message; undefined when WhatsApp may have taken it but did not confirm it
+   * (the send must then never be repeated: the ledger records it as unknown).
+   */
+  messageId?: string;
   at: Date;
+}
+
+/** The phases of a link that have a deadline (DESIGN: a stuck browser must not hold a shard). */
+export type EnginePhase = 'start' | 'qr' | 'authenticating';
+
+/** A link phase missed its deadline; the engine was destroyed. `qr` means nobody scanned in time. */
+export class PhaseTimeoutError extends Error {
+  constructor(
+    readonly phase: EnginePhase,
+    readonly ms: number,
+  ) {
+    super(`WhatsApp ${phase} phase timed out after ${ms} ms`);
+    this.name = 'PhaseTimeoutError';
+  }
 }
 
 /** One user's link as an engine runs it. */
 export interface EngineSession {
-  /** Launches the engine; events follow through the listener. */
+  /**
+   * Launches the engine; resolves once it shows a QR, is ready, or failed (or its start deadline
+   * passed), so callers can bound how many start at once. Never rejects: failures go to the listener.
+   */
   start(): Promise<void>;
   /** Throws AppError NotOnWhatsApp (permanent) or NotLinked (retryable). */
   send(to: string, text: string, idempotencyKey: string): Promise<SentMessage>;
@@ -39,6 +66,8 @@ export interface EngineSession {
 export interface SimulatorControls {
   scan(): string;
   phoneUnlink(): void;
+  /** The simulated phone receives a message from `from` (international digits). */
+  receive(from: string, text: string): { messageId: string; at: Date };
 }
 
 export function isSimulatorControls(session: EngineSession): session is EngineSession & SimulatorControls {

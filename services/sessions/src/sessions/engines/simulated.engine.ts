@@ -1,9 +1,9 @@
-import { randomBytes, randomInt } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { AppError } from '@bns/service-kit';
-import { LIMITS, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
+import { ErrorKind } from '@bns/contracts';
+import { LIMITS, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
 import type { EngineCreateOptions, EngineListener, EngineSession, SentMessage, SimulatorControls, WaEngine } from './engine.types.js';
-import { internationalDigits } from './phone.js';
+import type { SimOutboxRepository } from './sim-outbox.repository.js';
 
 export interface SimulatedEngineOptions {
   qrIntervalMs: number;
@@ -12,6 +12,8 @@ export interface SimulatedEngineOptions {
   failNumbers: readonly string[];
   deliveredDelayMs: number;
   readDelayMs: number;
+  /** After this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never). */
+  rateLimitAfter?: number;
 }
 
 /**
@@ -22,6 +24,10 @@ export function simulatedQr(): string {
   const b64 = (n: number) => randomBytes(n).toString('base64');
   return `2@${b64(48)},${b64(32)},${b64(32)},${b64(32)}`;
 }
+
+/** A restored simulated link replays the receipts of what it sent this long ago at most, and this many. */
+const RECEIPT_REPLAY_WINDOW_MS = 60 * 60_000;
+const RECEIPT_REPLAY_MAX = 1000;
 
 export function simulatedPhoneNumber(): string {
   return `${LIMITS.hkCountryCode}${String(randomInt(0, 100_000_000)).padStart(LIMITS.hkPhoneDigits, '0')}`;
@@ -37,14 +43,14 @@ export class SimulatedEngine implements WaEngine {
   private readonly failNumbers: Set<string>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly outbox: SimOutboxRepository,
     private readonly options: SimulatedEngineOptions,
   ) {
-    this.failNumbers = new Set(options.failNumbers.map(internationalDigits));
+    this.failNumbers = new Set(options.failNumbers.flatMap((n) => normalizePhone(n, 'international') ?? []));
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession & SimulatorControls {
-    return new SimulatedSession(this.db, this.options, this.failNumbers, options, listener);
+    return new SimulatedSession(this.outbox, this.options, this.failNumbers, options, listener);
   }
 
   // The simulator's "login" is the link row itself: nothing else to keep or drop.
@@ -62,9 +68,11 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   private phoneNumber?: string;
   private qrTimer?: NodeJS.Timeout;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** Sends since the last emulated rate-overlimit. */
+  private sendsInRow = 0;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly outbox: SimOutboxRepository,
     private readonly options: SimulatedEngineOptions,
     private readonly failNumbers: ReadonlySet<string>,
     private readonly create: EngineCreateOptions,
@@ -75,7 +83,10 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     if (this.create.restore) {
       this.phoneNumber = this.create.restore.phoneNumber;
       this.phase = 'authenticating';
-      this.later(0, () => this.becomeReady());
+      this.later(0, () => {
+        this.becomeReady();
+        void this.replayReceipts();
+      });
       return;
     }
     this.phase = 'qr';
@@ -97,34 +108,36 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   phoneUnlink(): void {
     if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NothingToDisconnect, SESSION_MESSAGES.nothingToDisconnect);
     this.stop();
-    this.listener.disconnected('phone_unlinked');
+    // whatsapp-web.js reports an unlink on the phone as LOGOUT.
+    this.listener.disconnected('LOGOUT');
+  }
+
+  receive(from: string, text: string): { messageId: string; at: Date } {
+    if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+    const message = { messageId: `sim-in-${randomUUID()}`, at: new Date() };
+    this.listener.incoming(from, text, message.at, message.messageId);
+    return message;
   }
 
   async send(to: string, text: string, idempotencyKey: string): Promise<SentMessage> {
     if (this.phase !== 'ready' || !this.phoneNumber) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
-    if (this.failNumbers.has(internationalDigits(to))) {
+    if (this.failNumbers.has(normalizePhone(to, 'international') ?? to)) {
       throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
     }
+    const limit = this.options.rateLimitAfter ?? 0;
+    if (limit > 0 && this.sendsInRow >= limit) {
+      this.sendsInRow = 0;
+      throw new AppError(ErrorKind.RateLimited, SessionsErrorCode.RateLimited, SESSION_MESSAGES.rateLimited);
+    }
+    this.sendsInRow++;
     // The phone keeps one copy per key: a resend after a crash between send and ledger is not a second message.
-    const rows: { message_id: string; sent_at: Date }[] = await this.db.query(
-      `WITH ins AS (
-         INSERT INTO sim_outbox (user_id, idempotency_key, from_number, to_number, text)
-         VALUES ($1, $2, $3, $4, $5)
-         ON CONFLICT (user_id, idempotency_key) DO NOTHING
-         RETURNING message_id, sent_at)
-       SELECT message_id, sent_at FROM ins
-       UNION ALL
-       SELECT message_id, sent_at FROM sim_outbox WHERE user_id = $1 AND idempotency_key = $2
-       LIMIT 1`,
-      [this.create.userId, idempotencyKey, this.phoneNumber, to, text],
-    );
-    const row = rows[0];
+    const row = await this.outbox.deliverOnce(this.create.userId, idempotencyKey, this.phoneNumber, to, text);
     // Only when another send of the same key is committing at this very moment.
     if (!row) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
-    const messageId = String(row.message_id);
+    const messageId = row.messageId;
     this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered'));
     this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () => this.listener.ack(messageId, 'read'));
-    return { messageId, at: new Date(row.sent_at) };
+    return { messageId, at: new Date(row.sentAt) };
   }
 
   async logout(): Promise<void> {
@@ -133,6 +146,24 @@ class SimulatedSession implements EngineSession, SimulatorControls {
 
   async destroy(): Promise<void> {
     this.stop();
+  }
+
+  /**
+   * Like a phone coming back online, a restored link receives the receipts of recent messages it missed
+   * (their timers died with the process that sent them). A receipt already recorded changes nothing:
+   * receipts only move forward.
+   */
+  private async replayReceipts(): Promise<void> {
+    try {
+      const since = new Date(Date.now() - RECEIPT_REPLAY_WINDOW_MS);
+      for (const messageId of await this.outbox.sentSince(this.create.userId, since, RECEIPT_REPLAY_MAX)) {
+        if (this.phase !== 'ready') return;
+        this.listener.ack(messageId, 'delivered');
+        this.listener.ack(messageId, 'read');
+      }
+    } catch {
+      // The database is away: the receipts stay where they are, as a phone's would until it syncs.
+    }
   }
 
   private becomeReady(): void {

@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { WebjsAuthRepository } from './webjs-auth.repository.js';
+import { profileZipProblem } from './webjs-zip.js';
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
@@ -12,6 +13,8 @@ const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
  * - the zip is read from RemoteAuth's own dataPath, never the working directory (whatsapp-web.js #3615);
  * - an empty, truncated or oversized zip is refused and the previous good one kept (WAHA #584, #2090):
  *   a backup taken by a browser that had not finished its first save must not overwrite a good login;
+ *   so is a valid zip without files under `Default/IndexedDB` and `Default/Local Storage` (a profile
+ *   zipped after a logout is 114 bytes with a correct header and nothing in it);
  * - nothing exists before the first good save, so a restart in the first minute after a link does not
  *   restore an empty profile: the user scans again instead;
  * - a save replaces the row in one statement and an extract writes a temp file then renames it, so a
@@ -21,15 +24,14 @@ export class WebjsAuthStore {
   private readonly logger = new Logger('WebjsAuthStore');
 
   constructor(
-    private readonly db: DataSource,
+    private readonly auth: WebjsAuthRepository,
     private readonly userId: string,
     private readonly dataPath: string,
     private readonly maxBytes: number,
   ) {}
 
   async sessionExists({ session }: { session: string }): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM webjs_auth WHERE session = $1`, [session]);
-    return rows.length > 0;
+    return this.auth.exists(session);
   }
 
   async save({ session }: { session: string }): Promise<void> {
@@ -41,18 +43,14 @@ export class WebjsAuthStore {
       return;
     }
     const data = await readFile(zipPath);
-    await this.db.query(
-      `INSERT INTO webjs_auth (session, user_id, data, size_bytes, saved_at) VALUES ($1, $2, $3, $4, now())
-       ON CONFLICT (session) DO UPDATE SET data = excluded.data, size_bytes = excluded.size_bytes, saved_at = now(), user_id = excluded.user_id`,
-      [session, this.userId, data, data.length],
-    );
+    await this.auth.save(session, this.userId, data);
   }
 
   async extract({ session, path }: { session: string; path: string }): Promise<void> {
-    const rows: { data: Buffer }[] = await this.db.query(`SELECT data FROM webjs_auth WHERE session = $1`, [session]);
-    if (rows.length === 0) return;
+    const data = await this.auth.load(session);
+    if (!data) return;
     const tmp = `${path}.${randomUUID()}.tmp`;
-    await writeFile(tmp, rows[0]!.data);
+    await writeFile(tmp, data);
     await rename(tmp, path).catch(async (err: unknown) => {
       await rm(tmp, { force: true });
       throw err;
@@ -60,7 +58,7 @@ export class WebjsAuthStore {
   }
 
   async delete({ session }: { session: string }): Promise<void> {
-    await this.db.query(`DELETE FROM webjs_auth WHERE session = $1`, [session]);
+    await this.auth.delete(session);
   }
 
   private async zipProblem(zipPath: string): Promise<string | undefined> {
@@ -68,7 +66,7 @@ export class WebjsAuthStore {
     try {
       handle = await open(zipPath, 'r');
     } catch {
-      return `no backup file at ${zipPath}`;
+      return 'no backup file';
     }
     try {
       const { size } = await handle.stat();
@@ -77,10 +75,10 @@ export class WebjsAuthStore {
       const head = Buffer.alloc(4);
       await handle.read(head, 0, 4, 0);
       if (!head.equals(ZIP_MAGIC)) return 'backup is not a zip file';
-      return undefined;
     } finally {
       await handle.close();
     }
+    return profileZipProblem(zipPath);
   }
 }
 

@@ -2,23 +2,57 @@ import type { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import wwebjs from 'whatsapp-web.js';
 import { AppError } from '@bns/service-kit';
-import { SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
-import type { AckStatus, EngineCreateOptions, EngineListener, EngineSession, SentMessage, WaEngine } from './engine.types.js';
-import { internationalDigits } from './phone.js';
+import { ErrorKind, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
+import { PhaseTimeoutError, type AckStatus, type EngineCreateOptions, type EngineListener, type EnginePhase, type EngineSession, type SentMessage, type WaEngine } from './engine.types.js';
+import { safeError } from '../../redact.js';
+import { TIMED_OUT, within } from '../../timeout.js';
 import { SafeRemoteAuth } from './safe-remote-auth.js';
+import type { WebjsAuthRepository } from './webjs-auth.repository.js';
 import { WebjsAuthStore, webjsClientId, webjsSessionName } from './webjs-auth.store.js';
+
+/**
+ * A WhatsApp id as whatsapp-web.js hands it over. Since WhatsApp Web 2.3000.1042401057 the serialized
+ * form is the minified `$1` instead of `_serialized` (whatsapp-web.js issue 201857).
+ */
+export interface WebjsWid {
+  _serialized?: string;
+  $1?: string;
+  user?: string;
+  server?: string;
+}
+export interface WebjsMessageLike {
+  id?: WebjsWid | null;
+  ack?: number;
+  timestamp?: number;
+}
+/** A whatsapp-web.js `message` event's Message, the fields read here. */
+export interface WebjsInboundLike {
+  id?: WebjsWid | null;
+  from?: string;
+  fromMe?: boolean;
+  body?: string;
+  timestamp?: number;
+  isStatus?: boolean;
+  broadcast?: boolean;
+}
+export interface WebjsSendOptions {
+  waitUntilMsgSent?: boolean;
+  sendSeen?: boolean;
+}
 
 /** The part of whatsapp-web.js's Client this engine uses; tests hand in a fake with the same shape. */
 export interface WebjsClientLike extends EventEmitter {
-  info?: { wid?: { user?: string } } | null;
+  info?: { wid?: WebjsWid | null } | null;
   initialize(): Promise<void>;
   destroy(): Promise<void>;
   logout(): Promise<void>;
-  getNumberId(number: string): Promise<{ _serialized: string } | null>;
-  sendMessage(chatId: string, content: string): Promise<{ id: { _serialized: string }; timestamp?: number }>;
+  getNumberId(number: string): Promise<WebjsWid | null>;
+  /** Resolves `undefined` when the message went out but the library could not find it again (issue 201857). */
+  sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessageLike | null | undefined>;
+  /** The phone number behind a LID (`…@lid`): `pn` is `<digits>@c.us` when WhatsApp knows it. */
+  getContactLidAndPhone(userIds: string[]): Promise<{ lid?: string; pn?: string }[]>;
 }
 
 export interface WebjsClientArgs {
@@ -38,6 +72,14 @@ export interface WebjsEngineOptions {
   backupSyncIntervalMs: number;
   authMaxBytes: number;
   headless: boolean;
+  /** Launch until the first QR (or ready, for a restore). */
+  startTimeoutMs: number;
+  /** QR shown until it is scanned. */
+  linkTimeoutMs: number;
+  /** Scanned (or restoring) until ready. */
+  authTimeoutMs: number;
+  /** The "is this number on WhatsApp" lookup before a send; nothing is queued yet, so a timeout may be retried. */
+  lookupTimeoutMs: number;
 }
 
 /** A real whatsapp-web.js Client: RemoteAuth in Postgres, the system Chromium, no browser download. */
@@ -48,7 +90,7 @@ export const realWebjsClient: WebjsClientFactory = (args) =>
       store: args.store,
       dataPath: args.dataPath,
       backupSyncIntervalMs: args.backupSyncIntervalMs,
-    }),
+    }).asStrategy(),
     puppeteer: {
       executablePath: args.chromiumPath,
       headless: args.headless,
@@ -65,12 +107,18 @@ export function ackStatusOf(ack: number): AckStatus {
   return 'read';
 }
 
+/** The serialized form of a WhatsApp id, old (`_serialized`) or new (`$1`) builds alike. */
+export function serializedId(id: WebjsWid | null | undefined): string | undefined {
+  const value = id?._serialized ?? id?.$1;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
 export class WebjsEngine implements WaEngine {
   readonly name = 'webjs' as const;
   private readonly dataPath: string;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly auth: WebjsAuthRepository,
     private readonly options: WebjsEngineOptions,
     private readonly clientFactory: WebjsClientFactory = realWebjsClient,
   ) {
@@ -79,7 +127,7 @@ export class WebjsEngine implements WaEngine {
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession {
-    const store = new WebjsAuthStore(this.db, options.userId, this.dataPath, this.options.authMaxBytes);
+    const store = new WebjsAuthStore(this.auth, options.userId, this.dataPath, this.options.authMaxBytes);
     const client = this.clientFactory({
       userId: options.userId,
       clientId: webjsClientId(options.userId),
@@ -89,80 +137,213 @@ export class WebjsEngine implements WaEngine {
       chromiumPath: this.options.chromiumPath,
       headless: this.options.headless,
     });
-    return new WebjsSession(client, listener);
+    return new WebjsSession(client, listener, this.options);
   }
 
-  async hasStoredAuth(userId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM webjs_auth WHERE session = $1`, [webjsSessionName(userId)]);
-    return rows.length > 0;
+  hasStoredAuth(userId: string): Promise<boolean> {
+    return this.auth.exists(webjsSessionName(userId));
   }
 
-  async deleteStoredAuth(userId: string): Promise<number> {
-    const rows: { n: number }[] = await this.db.query(`WITH d AS (DELETE FROM webjs_auth WHERE user_id = $1 RETURNING 1) SELECT count(*)::int AS n FROM d`, [
-      userId,
-    ]);
-    return rows[0]?.n ?? 0;
+  deleteStoredAuth(userId: string): Promise<number> {
+    return this.auth.deleteByUser(userId);
   }
 }
 
+type SessionPhase = 'idle' | EnginePhase | 'ready' | 'stopped';
+
+/**
+ * One user's whatsapp-web.js Client. Each phase of a link has a deadline (the library has none that
+ * reaches Node: `goto` waits forever, a "ready timeout" is thrown inside the page); a missed one
+ * destroys the browser and reports a `PhaseTimeoutError`.
+ */
 class WebjsSession implements EngineSession {
   private readonly logger = new Logger('WebjsSession');
-  private ready = false;
-  private stopped = false;
+  private phase: SessionPhase = 'idle';
+  private deadline?: NodeJS.Timeout;
+  private started?: () => void;
+  private closed?: Promise<void>;
 
   constructor(
     private readonly client: WebjsClientLike,
     private readonly listener: EngineListener,
+    private readonly options: WebjsEngineOptions,
   ) {
-    client.on('qr', (qr: string) => listener.qr(qr));
-    client.on('authenticated', () => listener.authenticated());
-    client.on('ready', () => {
-      this.ready = true;
-      const phone = client.info?.wid?.user;
-      if (phone) listener.ready(phone);
-      else listener.failed(new Error('ready without an account number'));
+    client.on('qr', (qr: string) => {
+      if (this.phase === 'stopped') return;
+      if (this.phase === 'idle' || this.phase === 'start') this.enter('qr', options.linkTimeoutMs);
+      listener.qr(qr);
+      this.startSettled();
     });
+    // The first loading_screen comes right after the scan; `authenticated` only after the history sync.
+    client.on('loading_screen', () => this.onAuthenticating());
+    client.on('authenticated', () => this.onAuthenticating());
+    client.on('ready', () => void this.onReady());
     client.on('disconnected', (reason: unknown) => {
-      this.ready = false;
+      if (this.phase === 'stopped') return;
+      this.stop();
       listener.disconnected(String(reason));
+      this.startSettled();
     });
-    client.on('auth_failure', (message: unknown) => listener.authFailure(String(message)));
-    client.on('message_ack', (msg: { id?: { _serialized?: string } }, ack: number) => {
-      const id = msg?.id?._serialized;
+    client.on('auth_failure', (message: unknown) => {
+      if (this.phase === 'stopped') return;
+      this.stop();
+      listener.authFailure(String(message));
+      this.startSettled();
+    });
+    client.on('message_ack', (msg: WebjsMessageLike, ack: number) => {
+      const id = serializedId(msg?.id);
       if (id) listener.ack(id, ackStatusOf(ack));
     });
+    client.on('message', (msg: WebjsInboundLike) => void this.onMessage(msg));
     client.on('remote_session_saved', () => this.logger.log('login backed up to Postgres'));
   }
 
-  async start(): Promise<void> {
-    // initialize() resolves late (after the page loads) and rejects when the browser cannot reach
-    // WhatsApp; the outcome arrives through events, so it is not awaited here.
+  start(): Promise<void> {
+    this.enter('start', this.options.startTimeoutMs);
+    const settled = new Promise<void>((resolve) => (this.started = resolve));
+    // initialize() resolves late (after the page loads, or never) and rejects when the browser cannot
+    // reach WhatsApp; the outcome arrives through events.
     this.client.initialize().catch((err: unknown) => {
-      if (!this.stopped) this.listener.failed(err instanceof Error ? err : new Error(String(err)));
+      if (this.phase === 'stopped') return;
+      this.stop();
+      void this.closeBrowser();
+      this.listener.failed(err instanceof Error ? err : new Error(String(err)));
+      this.startSettled();
     });
+    return settled;
   }
 
   async send(to: string, text: string): Promise<SentMessage> {
-    if (!this.ready) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
-    const numberId = await this.client.getNumberId(internationalDigits(to));
+    if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+    const digits = normalizePhone(to, 'international');
+    if (!digits) throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
+    const numberId = await within(this.client.getNumberId(digits), this.options.lookupTimeoutMs);
+    if (numberId === TIMED_OUT) throw new AppError(ErrorKind.Unavailable, SessionsErrorCode.SendFailed, SESSION_MESSAGES.whatsappSlow);
     if (!numberId) throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
-    const msg = await this.client.sendMessage(numberId._serialized, text);
-    return { messageId: msg.id._serialized, at: msg.timestamp ? new Date(msg.timestamp * 1000) : new Date() };
+    const chatId = serializedId(numberId) ?? `${digits}@c.us`;
+    // From here on WhatsApp may have the message: nothing below may free the key for a second send.
+    let msg: WebjsMessageLike | null | undefined;
+    try {
+      // waitUntilMsgSent: answer once WhatsApp's server took it (not at ack 0, queued in the page);
+      // sendSeen false: sending must not mark the recipient's chat as read.
+      msg = await this.client.sendMessage(chatId, text, { waitUntilMsgSent: true, sendSeen: false });
+    } catch (err) {
+      this.logger.warn({ err: safeError(err) }, 'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed');
+      return { at: new Date() };
+    }
+    if (msg?.ack === -1) throw AppError.validation(SessionsErrorCode.SendRejected, SESSION_MESSAGES.sendRejected, { to: SESSION_MESSAGES.sendRejected });
+    return { messageId: serializedId(msg?.id), at: msg?.timestamp ? new Date(msg.timestamp * 1000) : new Date() };
   }
 
   async logout(): Promise<void> {
-    this.stopped = true;
-    if (this.ready) {
-      this.ready = false;
-      // Logout needs the page; when it is gone the stored login is still dropped by the caller.
-      await this.client.logout().catch((err: unknown) => this.logger.warn({ err }, 'logout failed; destroying the browser'));
+    const wasReady = this.phase === 'ready';
+    this.stop();
+    let failure: unknown;
+    if (wasReady) {
+      // Logout needs the page; when it is gone the stored login is still dropped by the caller, and
+      // the failure is passed on so sign-out can say the phone may still list this device.
+      await this.client.logout().catch((err: unknown) => {
+        this.logger.warn({ err: safeError(err) }, 'logout failed; destroying the browser');
+        failure = err;
+      });
     }
-    await this.client.destroy().catch(() => undefined);
+    await this.closeBrowser();
+    if (failure !== undefined) throw failure instanceof Error ? failure : new Error(String(failure));
   }
 
   async destroy(): Promise<void> {
-    this.stopped = true;
-    this.ready = false;
-    await this.client.destroy().catch((err: unknown) => this.logger.warn({ err }, 'destroy failed'));
+    this.stop();
+    await this.closeBrowser();
+  }
+
+  /** Closes the browser once, whoever asks first (a deadline, a failure, the manager). */
+  private closeBrowser(): Promise<void> {
+    this.closed ??= this.client.destroy().catch((err: unknown) => this.logger.warn({ err: safeError(err) }, 'destroy failed'));
+    return this.closed;
+  }
+
+  private onAuthenticating(): void {
+    if (this.phase !== 'start' && this.phase !== 'qr') return;
+    this.enter('authenticating', this.options.authTimeoutMs);
+    this.listener.authenticated();
+  }
+
+  private async onReady(): Promise<void> {
+    if (this.phase === 'stopped') return;
+    // `ready` fires again when the page re-injects: the link is the same, nothing to announce.
+    if (this.phase === 'ready') return;
+    const phone = await this.accountPhoneNumber();
+    // The phase may have moved while the number was looked up (a destroy, a second ready).
+    const now = this.phase as SessionPhase;
+    if (now === 'stopped' || now === 'ready') return;
+    this.enter('ready');
+    this.listener.ready(phone ?? '');
+    this.startSettled();
+  }
+
+  /**
+   * Replies to us: one-to-one chats only. `@c.us` senders are numbers; a `@lid` sender is resolved to
+   * its number (dropped when WhatsApp will not say it); groups (`@g.us`), status broadcasts, newsletters
+   * and our own messages are not replies.
+   */
+  private async onMessage(msg: WebjsInboundLike): Promise<void> {
+    if (!msg || msg.fromMe || typeof msg.from !== 'string') return;
+    if (msg.isStatus || msg.broadcast) return;
+    const messageId = serializedId(msg.id);
+    if (!messageId) return;
+    let from: string | undefined;
+    if (msg.from.endsWith('@c.us')) from = msg.from.slice(0, -'@c.us'.length);
+    else if (msg.from.endsWith('@lid')) from = await this.phoneOfLid(msg.from);
+    if (!from || !/^\d{6,15}$/.test(from)) return;
+    const at = typeof msg.timestamp === 'number' && msg.timestamp > 0 ? new Date(msg.timestamp * 1000) : new Date();
+    this.listener.incoming(from, typeof msg.body === 'string' ? msg.body : '', at, messageId);
+  }
+
+  private async phoneOfLid(lid: string): Promise<string | undefined> {
+    try {
+      const [found] = await this.client.getContactLidAndPhone([lid]);
+      const pn = found?.pn;
+      return pn?.endsWith('@c.us') ? pn.slice(0, -'@c.us'.length) : undefined;
+    } catch (err) {
+      this.logger.warn({ err: safeError(err) }, 'could not resolve the phone number of a LID sender');
+      return undefined;
+    }
+  }
+
+  /** The account's number: a `c.us` wid is one; a LID (`lid` server) is resolved to its phone number. */
+  private async accountPhoneNumber(): Promise<string | undefined> {
+    const wid = this.client.info?.wid;
+    if (!wid) return undefined;
+    if (wid.server === 'c.us' && wid.user) return wid.user;
+    const lid = serializedId(wid) ?? (wid.user && wid.server ? `${wid.user}@${wid.server}` : undefined);
+    return lid ? this.phoneOfLid(lid) : undefined;
+  }
+
+  private enter(phase: SessionPhase, deadlineMs?: number): void {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+    this.phase = phase;
+    if (deadlineMs !== undefined && (phase === 'start' || phase === 'qr' || phase === 'authenticating')) {
+      this.deadline = setTimeout(() => this.expire(phase, deadlineMs), deadlineMs);
+    }
+  }
+
+  private expire(phase: EnginePhase, ms: number): void {
+    if (this.phase !== phase) return;
+    this.stop();
+    void this.closeBrowser();
+    this.listener.failed(new PhaseTimeoutError(phase, ms));
+    this.startSettled();
+  }
+
+  private stop(): void {
+    clearTimeout(this.deadline);
+    this.deadline = undefined;
+    this.phase = 'stopped';
+  }
+
+  private startSettled(): void {
+    this.started?.();
+    this.started = undefined;
   }
 }

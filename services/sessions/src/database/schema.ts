@@ -1,0 +1,14 @@
+import { CreateSessions1763769600000 } from './migrations/1763769600000-create-sessions.js';
+import { SendStatusUnknown1795411781000 } from './migrations/1795411781000-send-status-unknown.js';
+import { OutboxAndReceipts1795412300000 } from './migrations/1795412300000-outbox-and-receipts.js';
+import { OutboxEntity } from '@bns/service-kit';
+import { LinkEntity } from '../sessions/link.entity.js';
+import { SendEntity } from '../sessions/send.entity.js';
+import { SimOutboxEntity } from '../sessions/engines/sim-outbox.entity.js';
+import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
+
+/** Every table of the `sessions` schema; the data source (main.ts and the tests) registers exactly these. */
+export const SESSIONS_ENTITIES = [LinkEntity, SendEntity, SimOutboxEntity, WebjsAuthEntity, OutboxEntity];
+
+/** In order; each runs once per database under the migration lock. */
+export const SESSIONS_MIGRATIONS = [CreateSessions1763769600000, SendStatusUnknown1795411781000, OutboxAndReceipts1795412300000];

@@ -1,0 +1,123 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { jetstream } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { EVENTS_STREAM, type EventEnvelope } from '@bns/contracts';
+import { connectNats, ensureEventsStream, EventBus, openDatabase, OutboxPublisher, OutboxRepository, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { sleep, startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bns/testing';
+import { Test, type TestingModule } from '@nestjs/testing';
+import { DataSource } from 'typeorm';
+import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../../database/schema.js';
+import { MessageEvents } from '../message-events.service.js';
+import { SendsRepository } from '../sends.repository.js';
+import { TEST_ENV } from './harness.js';
+
+type Stored = EventEnvelope & Record<string, any> & { subject: string };
+
+/** Every event JetStream stored (after its msg-id dedupe). */
+async function storedEvents(nc: NatsConnection): Promise<Stored[]> {
+  const consumer = await jetstream(nc).consumers.get(EVENTS_STREAM);
+  const out: Stored[] = [];
+  const messages = await consumer.fetch({ max_messages: 10_000, expires: 1000 });
+  for await (const m of messages) {
+    out.push({ ...m.json<EventEnvelope>(), subject: m.subject } as Stored);
+    if (m.info.pending === 0) break;
+  }
+  return out;
+}
+
+describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbound messages through the outbox', () => {
+  let pg: Postgres;
+  let nats: Nats;
+  let natsPort: number;
+  let natsStore: string;
+  let db: DataSource;
+  let nc: NatsConnection;
+  let module: TestingModule;
+  let events: MessageEvents;
+  let sends: SendsRepository;
+  let outbox: OutboxRepository;
+  let publisher: OutboxPublisher;
+
+  beforeAll(async () => {
+    natsStore = mkdtempSync(join(tmpdir(), 'bns-nats-keep-'));
+    [pg, nats] = await Promise.all([startPostgres(), startNats({ storeDir: natsStore })]);
+    natsPort = nats.port;
+    db = await openDatabase({ url: pg.url, schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS });
+    nc = await connectNats(nats.url, 'message-events-test');
+    await ensureEventsStream(nc);
+    module = await Test.createTestingModule({
+      providers: [
+        { provide: DataSource, useValue: db },
+        { provide: Transactions, useValue: new Transactions(db) },
+        { provide: SERVICE_ENV, useValue: TEST_ENV },
+        { provide: EventBus, useValue: new EventBus(nc) },
+        SendsRepository,
+        OutboxRepository,
+        OutboxPublisher,
+        MessageEvents,
+      ],
+    }).compile();
+    events = module.get(MessageEvents);
+    sends = module.get(SendsRepository);
+    outbox = module.get(OutboxRepository);
+    publisher = module.get(OutboxPublisher);
+  }, 60_000);
+
+  afterAll(async () => {
+    await module?.close();
+    await nc?.close();
+    await db?.destroy();
+    await Promise.all([nats?.stop(), pg?.stop()]);
+  });
+
+  const sent = async (userId: string, key: string, messageId: string) => {
+    await sends.claim(userId, key, 'job', '91234567', 'hello');
+    await sends.markSent(userId, key, messageId, new Date());
+  };
+
+  it('publishes each receipt once (a repeated or older ack is no change), and an ack that overtakes its send once the send is recorded', async () => {
+    await sent('user_r', 'job-r:91234567', 'msg-r-1');
+    await Promise.all([events.recordAck('user_r', 'msg-r-1', 'delivered'), events.recordAck('user_r', 'msg-r-1', 'delivered')]);
+    await events.recordAck('user_r', 'msg-r-1', 'read');
+    await events.recordAck('user_r', 'msg-r-1', 'delivered'); // late and older: nothing
+    await events.recordAck('user_r', 'msg-r-1', 'sent'); // jobs reports sent itself
+    const early = events.recordAck('user_r', 'msg-r-2', 'delivered'); // before the ledger knows msg-r-2
+    await sleep(400);
+    await sent('user_r', 'job-r:91234568', 'msg-r-2');
+    await early;
+    await publisher.drain();
+    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_r');
+    expect(statuses.map((e) => [e.messageId, e.status, e.jobId, e.recipient, e.content])).toEqual([
+      ['msg-r-1', 'delivered', 'job-r', '91234567', 'hello'],
+      ['msg-r-1', 'read', 'job-r', '91234567', 'hello'],
+      ['msg-r-2', 'delivered', 'job-r', '91234568', 'hello'],
+    ]);
+    expect(await outbox.count()).toBe(0);
+  });
+
+  it('keeps receipts and inbound messages in the outbox while NATS is down, and publishes them once it is back', async () => {
+    await sent('user_n', 'job-n:91234569', 'msg-n-1');
+    await nats.stop();
+    await events.recordAck('user_n', 'msg-n-1', 'delivered');
+    await events.recordInbound('user_n', { from: '85291234569', text: 'ST\u0000OP', at: new Date(), messageId: 'in-n-1' }); // NUL: Postgres refuses it
+    await publisher.drain();
+    expect(await outbox.count()).toBe(2); // written with the state change, not published yet
+    nats = await startNats({ storeDir: natsStore, port: natsPort });
+    await waitFor(async () => (await publisher.sweep(0)) > 0 || (await outbox.count()) === 0, 30_000, 500, 'the outbox to drain');
+    expect(await outbox.count()).toBe(0);
+    const reader = await connect({ servers: nats.url });
+    try {
+      const stored = (await storedEvents(reader)).filter((e) => e.userId === 'user_n');
+      expect(stored.map((e) => [e.subject, e.status ?? e.text])).toEqual([
+        ['events.message.status', 'delivered'],
+        ['events.message.received', 'STOP'],
+      ]);
+      expect(stored[1]).toMatchObject({ from: '85291234569', messageId: 'in-n-1', eventId: expect.stringMatching(/^message-received:/) });
+    } finally {
+      await reader.close();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { rows, Transactions } from '@bns/service-kit';
+import { SendEntity, type Receipt, type SendKind, type SendStatus } from './send.entity.js';
+
+export interface LedgerEntry {
+  status: SendStatus;
+  messageId: string | null;
+  sentAt: Date | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  /** A `sending` claim older than the stale time: its process died mid-send. */
+  stale: boolean;
+}
+
+export interface SentEntry {
+  kind: SendKind;
+  idempotencyKey: string;
+  text: string;
+}
+
+/** Every query of the send ledger (`sends`), one row per (user, idempotency key). */
+@Injectable()
+export class SendsRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  private repo(em: EntityManager = this.tx.manager) {
+    return em.getRepository(SendEntity);
+  }
+
+  async find(userId: string, key: string, staleSeconds: number): Promise<LedgerEntry | undefined> {
+    const [row] = await rows<LedgerEntry>(
+      this.tx.manager,
+      `SELECT status, message_id AS "messageId", sent_at AS "sentAt", error_code AS "errorCode", error_message AS "errorMessage",
+              (status = 'sending' AND created_at < now() - make_interval(secs => $3)) AS stale
+         FROM sends WHERE user_id = $1 AND idempotency_key = $2`,
+      [userId, key, staleSeconds],
+    );
+    return row;
+  }
+
+  /** A new claim; false when the key already has a row (another send holds or decided it). */
+  async claim(userId: string, key: string, kind: SendKind, to: string, text: string): Promise<boolean> {
+    const inserted = await this.repo()
+      .createQueryBuilder()
+      .insert()
+      .values({ userId, idempotencyKey: key, kind, status: 'sending', toNumber: to, text })
+      .orIgnore()
+      .returning(['user_id'])
+      .execute();
+    return inserted.raw.length > 0;
+  }
+
+  /** Takes over a claim left by a process that died mid-send; false when it is not (or no longer) stale. */
+  async takeOverStale(userId: string, key: string, to: string, text: string, staleSeconds: number): Promise<boolean> {
+    const taken = await rows(
+      this.tx.manager,
+      `UPDATE sends SET created_at = now(), to_number = $3, text = $4
+        WHERE user_id = $1 AND idempotency_key = $2 AND status = 'sending'
+          AND created_at < now() - make_interval(secs => $5)
+        RETURNING 1`,
+      [userId, key, to, text, staleSeconds],
+    );
+    return taken.length > 0;
+  }
+
+  async markSent(userId: string, key: string, messageId: string, at: Date): Promise<void> {
+    await this.repo().update({ userId, idempotencyKey: key }, { status: 'sent', messageId, sentAt: at });
+  }
+
+  /** The engine may have sent it: the key keeps its row for good and is never sent again. */
+  async markUnknown(userId: string, key: string, at: Date): Promise<void> {
+    await this.repo().update({ userId, idempotencyKey: key }, { status: 'unknown', sentAt: at });
+  }
+
+  async markFailed(userId: string, key: string, errorCode: string, errorMessage: string): Promise<void> {
+    await this.repo().update({ userId, idempotencyKey: key }, { status: 'failed', errorCode, errorMessage });
+  }
+
+  /** Drops a claim whose send surely did not reach WhatsApp, so a retry really sends. */
+  async release(userId: string, key: string): Promise<void> {
+    await this.repo().delete({ userId, idempotencyKey: key, status: 'sending' });
+  }
+
+  /**
+   * The sent message an ack is about, locked for `em`'s transaction, or undefined (an id we did not
+   * send, or whose ledger update is not committed yet).
+   */
+  async lockSentByMessageId(em: EntityManager, userId: string, messageId: string): Promise<(SentEntry & { receipt: Receipt | null }) | undefined> {
+    const [row] = await rows<SentEntry & { receipt: Receipt | null }>(
+      em,
+      `SELECT kind, idempotency_key AS "idempotencyKey", text, receipt FROM sends
+        WHERE user_id = $1 AND message_id = $2 AND status = 'sent' FOR UPDATE`,
+      [userId, messageId],
+    );
+    return row;
+  }
+
+  async setReceipt(em: EntityManager, userId: string, key: string, receipt: Receipt): Promise<void> {
+    await this.repo(em).update({ userId, idempotencyKey: key }, { receipt, receiptAt: () => 'now()' });
+  }
+}
