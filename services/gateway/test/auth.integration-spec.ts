@@ -36,6 +36,23 @@ describe('gateway auth (Clerk mode)', () => {
     expect(res.body).toEqual({ success: true, stats: ZERO_STATS });
   });
 
+  it('says on /readyz which issuer and key source tokens are verified against (no key material)', async () => {
+    const res = await fetch(`${url}/readyz`);
+    const body = (await res.json()) as { checks: { name: string; ok: boolean; detail?: unknown }[] };
+    const auth = body.checks.find((c) => c.name === 'auth');
+    expect(auth).toMatchObject({
+      ok: true,
+      detail: { mode: 'clerk', issuer: issuer.issuer, keySource: 'CLERK_JWT_KEY (PEM public key, networkless)', authorizedParties: [AZP, 'https://other-allowed.test'] },
+    });
+    expect(JSON.stringify(body)).not.toContain('BEGIN PUBLIC KEY');
+  });
+
+  it('serves the public config without a token: support e-mail by default, no donation link unless configured', async () => {
+    const res = await api(url).get('/api/config');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ donationUrl: null, supportEmail: 'support@business-notification.app', whatsappEngine: 'simulated' });
+  });
+
   it('refuses a request without a token, or with a malformed one, with 401', async () => {
     for (const res of [await stats(undefined), await stats('not-a-jwt'), await api(url).get('/api/templates/user_alice/stats', { authorization: 'Basic abc' })]) {
       expect(res.status).toBe(401);
@@ -107,7 +124,7 @@ describe('gateway dev auth, limits and docs', () => {
   let url: string;
 
   beforeAll(async () => {
-    sys = await startSystem({ services: ['templates'], serviceEnv: { gateway: { RATE_LIMIT_BURST: '20', RATE_LIMIT_PER_SECOND: '1', BODY_LIMIT: '2kb' } } });
+    sys = await startSystem({ services: ['templates'], serviceEnv: { gateway: { RATE_LIMIT_BURST: '20', RATE_LIMIT_PER_SECOND: '1', BODY_LIMIT: '2kb', PRE_AUTH_BODY_LIMIT: '2kb' } } });
     url = sys.gateway.url;
   });
   afterAll(() => sys?.stop());

@@ -20,7 +20,7 @@ describe('gateway /readyz', () => {
   it('is 200 when every service and every sessions shard answers a ping, and lists them', async () => {
     const { status, body } = await readyz(sys.gateway.url);
     expect(status).toBe(200);
-    expect(body.checks.map((c) => c.name).sort()).toEqual(['dashboard', 'jobs', 'nats', 'sessions-0', 'sessions-1', 'templates']);
+    expect(body.checks.map((c) => c.name).sort()).toEqual(['auth', 'dashboard', 'jobs', 'nats', 'sessions-0', 'sessions-1', 'templates']);
     expect(body.checks.every((c) => c.ok)).toBe(true);
   });
 

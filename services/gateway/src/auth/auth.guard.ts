@@ -2,28 +2,40 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
 import { AppError, PUBLIC_ROUTE } from '@bns/service-kit';
+import { AuthFailures } from './auth-failures.js';
 import type { AuthedRequest, AuthUser } from './auth.types.js';
-import { bearerToken, TokenVerifier } from './token-verifier.js';
+import { unauthorized } from './token-verifier.js';
 
 export const TOKEN_VERIFIER = Symbol('TOKEN_VERIFIER');
 
 /**
- * Every HTTP route needs a valid bearer token unless marked @Public(). A user id in the path
- * (`:userId`) or body (`clerkUserId`) must be the token's subject: users act only on their own data.
+ * Every HTTP route needs a valid bearer token unless marked @Public(). The token was already checked
+ * by the authenticate middleware (before the body was read); here a route without a verified user is
+ * a 401, counted against the client address. A user id in the path (`:userId`) or body
+ * (`clerkUserId`) must be the token's subject: users act only on their own data.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(TOKEN_VERIFIER) private readonly verifier: TokenVerifier,
+    @Inject(AuthFailures) private readonly failures: AuthFailures,
   ) {}
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  canActivate(ctx: ExecutionContext): boolean {
     if (ctx.getType() !== 'http') return true;
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()])) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
-    const user = await this.verifier.verify(bearerToken(req.headers.authorization));
-    req.user = user;
+    const user = req.user;
+    if (!user) {
+      const address = req.ip ?? 'unknown';
+      if (req.authError === undefined) {
+        // A bad token was counted by the middleware already; a missing one is counted here.
+        const blocked = this.failures.blocked(address);
+        if (blocked) throw blocked;
+        this.failures.record(address);
+      }
+      throw req.authError ?? unauthorized('missing token');
+    }
     assertActsAsSelf(req, user);
     return true;
   }

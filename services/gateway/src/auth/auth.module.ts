@@ -1,7 +1,11 @@
 import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { GatewayEnv } from '../config/env.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { NATS_CONNECTION } from '@bns/service-kit';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
+import { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
+import { AuthFailures } from './auth-failures.js';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard.js';
 import { DevAuthController } from './dev-auth.controller.js';
 import { DEV_ISSUER, DevIssuer } from './dev-issuer.js';
@@ -16,6 +20,32 @@ export function authEnvProblems(env: GatewayEnv): string[] {
   return problems;
 }
 
+/** What tokens are checked against, for the start-up log and /readyz (no secrets: a PEM is named, not shown). */
+export interface AuthSource {
+  mode: GatewayEnv['AUTH_MODE'];
+  issuer: string;
+  keySource: string;
+  authorizedParties: readonly string[];
+}
+
+export function authSource(env: GatewayEnv): AuthSource {
+  if (env.AUTH_MODE === 'dev') {
+    return { mode: 'dev', issuer: DEV_ISSUER, keySource: 'dev issuer key made at start (JWKS at /auth/dev/.well-known/jwks.json)', authorizedParties: [] };
+  }
+  return {
+    mode: 'clerk',
+    issuer: env.CLERK_ISSUER ?? '',
+    keySource: env.CLERK_JWT_KEY ? 'CLERK_JWT_KEY (PEM public key, networkless)' : `CLERK_JWKS_URL ${env.CLERK_JWKS_URL ?? ''}`,
+    authorizedParties: env.CLERK_AUTHORIZED_PARTIES,
+  };
+}
+
+/** One line a deployer can grep for: "auth: clerk tokens from https://… checked with CLERK_JWKS_URL …". */
+export function describeAuthSource(source: AuthSource): string {
+  const parties = source.authorizedParties.length > 0 ? source.authorizedParties.join(', ') : 'any (CLERK_AUTHORIZED_PARTIES unset)';
+  return `auth: ${source.mode} tokens, issuer ${source.issuer}, keys from ${source.keySource}, azp allowed: ${source.mode === 'dev' ? 'not checked' : parties}`;
+}
+
 @Module({})
 export class AuthModule {
   static forRoot(env: GatewayEnv): DynamicModule {
@@ -23,11 +53,12 @@ export class AuthModule {
       issuer,
       authorizedParties: env.CLERK_AUTHORIZED_PARTIES,
       clockToleranceS: env.AUTH_CLOCK_TOLERANCE_S,
+      cacheMax: env.TOKEN_CACHE_MAX,
     });
     const dev = env.AUTH_MODE === 'dev';
     const providers: Provider[] = dev
       ? [
-          { provide: DevIssuer, useFactory: () => DevIssuer.create(env.DEV_TOKEN_TTL_S) },
+          { provide: DevIssuer, useFactory: () => DevIssuer.create(env.DEV_TOKEN_TTL_S, env.DEV_ISSUER_KEY_FILE) },
           { provide: TOKEN_VERIFIER, useFactory: (issuer: DevIssuer) => TokenVerifier.fromJwks(issuer.jwks, options(DEV_ISSUER)), inject: [DevIssuer] },
         ]
       : [
@@ -45,11 +76,17 @@ export class AuthModule {
       controllers: dev ? [DevAuthController] : [],
       providers: [
         ...providers,
+        {
+          provide: SharedRateLimiter,
+          useFactory: (nc: NatsConnection) => SharedRateLimiter.open(nc, env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, env.RATE_LIMIT_LEASE),
+          inject: [NATS_CONNECTION],
+        },
+        { provide: AuthFailures, useValue: new AuthFailures(env.AUTH_FAIL_BURST, env.AUTH_FAIL_PER_MINUTE) },
         // Guards run in this order: who you are, then how fast you may go.
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
       ],
-      exports: [TOKEN_VERIFIER],
+      exports: [TOKEN_VERIFIER, AuthFailures],
     };
   }
 }

@@ -5,6 +5,9 @@ export interface AuthUser {
   sessionId?: string;
   email?: string;
   firstName?: string;
+  /** When the token stops being accepted (its exp plus the clock tolerance), epoch ms. */
+  expiresAtMs: number;
 }
 
-export type AuthedRequest = Request & { user?: AuthUser };
+/** `user` is set by the authenticate middleware for a valid token; `authError` says why a token was refused. */
+export type AuthedRequest = Request & { user?: AuthUser; authError?: unknown };

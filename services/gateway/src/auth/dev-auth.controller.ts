@@ -1,17 +1,14 @@
 import { Body, Controller, Get, HttpCode, Inject, Post } from '@nestjs/common';
-import { ApiOperation, ApiProperty, ApiPropertyOptional, ApiTags } from '@nestjs/swagger';
-import { CommonErrorCode } from '@bns/contracts';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CommonErrorCode, DevSignInBodySchema, type Infer } from '@bns/contracts';
 import { AppError, Public } from '@bns/service-kit';
+import { ApiSchemaBody } from '../http/openapi.js';
+import { SchemaPipe } from '../http/schema.pipe.js';
 import { DevIssuer } from './dev-issuer.js';
 
-class DevSignInBody {
-  @ApiProperty({ example: 'owner@shop.hk' })
-  email!: string;
-  @ApiPropertyOptional({ example: 'Ann' })
-  firstName?: string;
-}
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+// eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
+const PIPES = { signIn: new SchemaPipe(DevSignInBodySchema, (r) => AppError.validation(CommonErrorCode.BadRequest, r.message, { email: r.message })) };
 
 /** Only mounted with AUTH_MODE=dev; otherwise these paths answer 404 like any unknown route. */
 @ApiTags('dev auth')
@@ -29,12 +26,8 @@ export class DevAuthController {
   @Post('sign-in')
   @HttpCode(200)
   @ApiOperation({ summary: 'Dev sign-in: a token for an e-mail (the same e-mail is always the same user)' })
-  signIn(@Body() body: DevSignInBody) {
-    const email = typeof body?.email === 'string' ? body.email.trim() : '';
-    if (email.length > 254 || !EMAIL.test(email)) {
-      throw AppError.validation(CommonErrorCode.BadRequest, 'Please enter a valid e-mail address', { email: 'Please enter a valid e-mail address' });
-    }
-    const firstName = typeof body.firstName === 'string' && body.firstName.trim() !== '' ? body.firstName.trim().slice(0, 100) : undefined;
-    return this.issuer.signIn(email, firstName);
+  @ApiSchemaBody(DevSignInBodySchema)
+  signIn(@Body(PIPES.signIn) body: Infer<typeof DevSignInBodySchema>) {
+    return this.issuer.signIn(body.email, body.firstName);
   }
 }

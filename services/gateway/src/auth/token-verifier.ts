@@ -2,11 +2,14 @@ import { createLocalJWKSet, createRemoteJWKSet, importSPKI, jwtVerify, type JSON
 import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 import type { AuthUser } from './auth.types.js';
+import { ClaimsCache } from './claims-cache.js';
 
 export interface VerifierOptions {
   issuer: string;
   authorizedParties: readonly string[];
   clockToleranceS: number;
+  /** Verified tokens remembered until they expire (0 = verify every time). */
+  cacheMax?: number;
 }
 
 type KeySource = JWTVerifyGetKey | CryptoKey;
@@ -21,10 +24,14 @@ export function unauthorized(reason: string): AppError {
  * option for it) because skipping it lets another site's token in.
  */
 export class TokenVerifier {
+  private readonly cache: ClaimsCache;
+
   constructor(
     private readonly keys: KeySource,
     private readonly options: VerifierOptions,
-  ) {}
+  ) {
+    this.cache = new ClaimsCache(options.cacheMax ?? 0);
+  }
 
   static fromJwks(jwks: JSONWebKeySet, options: VerifierOptions): TokenVerifier {
     return new TokenVerifier(createLocalJWKSet(jwks), options);
@@ -40,6 +47,8 @@ export class TokenVerifier {
 
   async verify(token: string | undefined): Promise<AuthUser> {
     if (!token) throw unauthorized('missing token');
+    const cached = this.cache.get(token);
+    if (cached) return cached;
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.keys as JWTVerifyGetKey, {
@@ -56,12 +65,17 @@ export class TokenVerifier {
       throw unauthorized('azp not allowed');
     }
     const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-    return {
+    // Accepted exactly as long as jose would accept it: until exp plus the clock tolerance.
+    const expiresAtMs = (payload.exp! + this.options.clockToleranceS) * 1000;
+    const user: AuthUser = {
       userId: payload.sub!,
       sessionId: str(payload.sid),
       email: str(payload.email),
       firstName: str(payload.first_name),
+      expiresAtMs,
     };
+    this.cache.set(token, user, expiresAtMs);
+    return user;
   }
 }
 

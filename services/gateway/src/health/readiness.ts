@@ -4,7 +4,7 @@ import type { KitContext, ReadinessCheck } from '@bns/service-kit';
 const PING_TIMEOUT_MS = 2000;
 
 /** The gateway is ready only when every service, and every sessions shard, answers a ping. */
-export function servicePings(ctx: KitContext): ReadinessCheck[] {
+export function servicePings(ctx: Pick<KitContext, 'info' | 'rpc'>): ReadinessCheck[] {
   const checks: ReadinessCheck[] = [];
   for (const service of SERVICES) {
     if (service === 'sessions') {

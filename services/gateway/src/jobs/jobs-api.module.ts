@@ -1,6 +1,12 @@
 import { Module } from '@nestjs/common';
+import { JobStarter } from './job-starter.js';
 import { JobsController } from './jobs.controller.js';
+import { PolicyController } from './policy.controller.js';
+import { ResultsController } from './results.controller.js';
 
-/** /start-bulk-messages, /job-status, /job-logs and /cancel-job, answered by the jobs service over NATS. */
-@Module({ controllers: [JobsController] })
+/**
+ * /start-bulk-messages, /job-status, /job-logs, /cancel-job, /pause-job, /resume-job, /api/sending-policy,
+ * and the campaign results calls (/job-results, /api/jobs), answered by the jobs service over NATS.
+ */
+@Module({ controllers: [JobsController, PolicyController, ResultsController], providers: [JobStarter] })
 export class JobsApiModule {}

@@ -1,26 +1,30 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
-import type { NatsConnection } from '@nats-io/transport-node';
-import { CommonErrorCode, ErrorKind, MESSAGES, type StartJobBody } from '@bns/contracts';
-import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  JOB_HTTP,
+  JobAnswerSchema,
+  JobLogsAnswerSchema,
+  JobLogsQuerySchema,
+  JobPacingAnswerSchema,
+  JobsErrorCode,
+  StartJobAnswerSchema,
+  StartJobBodySchema,
+  StartJobHttpBodySchema,
+  startJobErrorCode,
+  type Infer,
+} from '@bns/contracts';
+import { AppError, RpcClient } from '@bns/service-kit';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import type { AuthUser } from '../auth/auth.types.js';
+import { BodyRule } from '../http/body-size.js';
+import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
+import { SchemaPipe } from '../http/schema.pipe.js';
+import { JobStarter } from './job-starter.js';
 
-/** Room left in a NATS message for the request envelope around the body. */
-const ENVELOPE_BYTES = 4096;
-
-const JOB_EXAMPLE = {
-  jobId: '3f0c…',
-  status: 'running',
-  progress: { total: 3, sent: 1, failed: 1 },
-  results: {
-    successList: [{ originalNumber: '91234567', timestamp: '2025-01-01T00:00:04.000Z' }],
-    failedList: [{ phoneNumber: '61234567', timestamp: '2025-01-01T00:00:08.000Z', error: 'number is not on WhatsApp' }],
-  },
-  error: null,
-  estimatedTime: 1,
-  nextSendAt: '2025-01-01T00:00:12.000Z',
-};
+/** The start body's shape, checked here with the same codes and words the jobs service answers. */
+const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) => AppError.validation(startJobErrorCode(r.field, r.message), r.message));
+const logsQuery = new SchemaPipe(JobLogsQuerySchema, (r) => AppError.validation(JobsErrorCode.InvalidSince, r.message));
 
 /**
  * The bulk-send calls of SPEC §7. The paths carry no user id: the job belongs to the token's user,
@@ -32,30 +36,41 @@ const JOB_EXAMPLE = {
 export class JobsController {
   constructor(
     private readonly rpc: RpcClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly starter: JobStarter,
   ) {}
 
   @Post('start-bulk-messages')
   @HttpCode(200)
+  @BodyRule(JOB_HTTP.start)
   @ApiOperation({
     summary: 'Start a bulk send: phoneNumbers (8-digit Hong Kong numbers, 852/+852 stripped, duplicates merged) or personalised recipients [{phone, variables}] filling {{placeholders}}',
   })
-  @ApiBody({
-    schema: {
-      example: { message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }], clientId: 'socket-id', clerkUserId: 'user_…' },
-    },
-  })
-  @ApiOkResponse({ schema: { example: { success: true, jobId: '3f0c…', estimatedTime: 7 } } })
-  async start(@Body() body: Partial<StartJobBody> | undefined, @CurrentUser() user: AuthUser) {
-    const request = { userId: user.userId, message: body?.message, phoneNumbers: body?.phoneNumbers, recipients: body?.recipients, clientId: body?.clientId };
-    this.assertFitsOneMessage(request);
-    const { jobId, estimatedTime } = await this.rpc.call('jobs.start', request);
+  @ApiSchemaBody(StartJobBodySchema)
+  @ApiSchemaOk(StartJobAnswerSchema)
+  async start(
+    @Body(startBody) body: Infer<typeof StartJobHttpBodySchema>,
+    @CurrentUser() user: AuthUser,
+    @Headers(IDEMPOTENCY_KEY_HEADER) key: unknown,
+  ) {
+    const { message, phoneNumbers, recipients, clientId, startAt } = body;
+    const request = { userId: user.userId, message, phoneNumbers, recipients, clientId, ...(startAt ? { startAt } : {}) };
+    // Issue 14: idempotency key, staging of big bodies and retries are the starter's.
+    const { jobId, estimatedTime } = await this.starter.start(request, JobStarter.keyOf(key));
     return { success: true, jobId, estimatedTime };
   }
 
+  @Get('api/jobs/pacing')
+  @ApiOperation({ summary: 'The delay between two messages the jobs service uses (ms), so an estimate shown before a start matches its own' })
+  @ApiSchemaOk(JobPacingAnswerSchema)
+  async pacing(@CurrentUser() user: AuthUser) {
+    return { success: true, ...(await this.rpc.call('jobs.pacing', { userId: user.userId })) };
+  }
+
   @Get('job-status/:jobId')
+  // Pollers revalidate: an unchanged job is a 304 on its ETag (Express's, over the body), not the lists again.
+  @Header('Cache-Control', 'private, no-cache')
   @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time" })
-  @ApiOkResponse({ schema: { example: { success: true, job: JOB_EXAMPLE } } })
+  @ApiSchemaOk(JobAnswerSchema)
   async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
     const { job } = await this.rpc.call('jobs.status', { userId: user.userId, jobId });
     return { success: true, job };
@@ -63,28 +78,19 @@ export class JobsController {
 
   @Get('job-logs/:jobId')
   @ApiOperation({ summary: 'Log entries strictly after `since` (ISO time or epoch ms), oldest first, up to 500 per call' })
-  @ApiQuery({ name: 'since', required: false })
-  @ApiOkResponse({ schema: { example: { success: true, logs: [{ type: 'success', message: 'Message sent to 91234567', timestamp: '2025-01-01T00:00:04.000Z' }] } } })
-  async logs(@Param('jobId') jobId: string, @Query('since') since: unknown, @CurrentUser() user: AuthUser) {
-    const { logs } = await this.rpc.call('jobs.logs', { userId: user.userId, jobId, ...(typeof since === 'string' ? { since } : {}) });
+  @ApiSchemaQuery(JobLogsQuerySchema)
+  @ApiSchemaOk(JobLogsAnswerSchema)
+  async logs(@Param('jobId') jobId: string, @Query(logsQuery) query: Infer<typeof JobLogsQuerySchema>, @CurrentUser() user: AuthUser) {
+    const { logs } = await this.rpc.call('jobs.logs', { userId: user.userId, jobId, ...(query.since !== undefined ? { since: query.since } : {}) });
     return { success: true, logs };
   }
 
   @Post('cancel-job/:jobId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a queued or running job before its next send' })
-  @ApiOkResponse({ schema: { example: { success: true, job: { ...JOB_EXAMPLE, status: 'cancelled', nextSendAt: null } } } })
+  @ApiSchemaOk(JobAnswerSchema)
   async cancel(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
     const { job } = await this.rpc.call('jobs.cancel', { userId: user.userId, jobId });
     return { success: true, job };
-  }
-
-  /** A body the HTTP limit lets in can still be too big for one NATS message: say so, not "unavailable". */
-  private assertFitsOneMessage(request: object): void {
-    const max = this.nc.info?.max_payload;
-    if (max === undefined) return;
-    if (Buffer.byteLength(JSON.stringify(request)) + ENVELOPE_BYTES > max) {
-      throw new AppError(ErrorKind.PayloadTooLarge, CommonErrorCode.PayloadTooLarge, MESSAGES.payloadTooLarge, { details: { maxBytes: max - ENVELOPE_BYTES } });
-    }
   }
 }

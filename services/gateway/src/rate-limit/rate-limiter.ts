@@ -30,6 +30,14 @@ export class RateLimiter {
     return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((1 - bucket.tokens) / this.perSecond)) };
   }
 
+  /** The wait (seconds) before `key` has a token again, without taking one; undefined when it has one. */
+  peek(key: string): number | undefined {
+    const bucket = this.buckets.get(key);
+    if (!bucket) return undefined;
+    const tokens = Math.min(this.burst, bucket.tokens + ((this.now() - bucket.at) / 1000) * this.perSecond);
+    return tokens >= 1 ? undefined : Math.max(1, Math.ceil((1 - tokens) / this.perSecond));
+  }
+
   sweep(): void {
     const t = this.now();
     for (const [key, b] of this.buckets) {

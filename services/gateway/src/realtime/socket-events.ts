@@ -1,9 +1,4 @@
-import { SOCKET_EVENTS, type EventKey, type EventMap, type SessionStateEvent } from '@bns/contracts';
-
-export interface SocketEmission {
-  name: string;
-  payload?: unknown;
-}
+import { SOCKET_EVENTS, type EventKey, type EventMap, type SessionStateEvent, type SocketEmission } from '@bns/contracts';
 
 /** Session states to the exact socket events and payloads of SPEC §7. */
 function sessionEmission(e: SessionStateEvent): SocketEmission {
@@ -19,7 +14,7 @@ function sessionEmission(e: SessionStateEvent): SocketEmission {
     case 'creating':
       return { name: SOCKET_EVENTS.creating, payload: { message: e.message } };
     case 'no_session':
-      return { name: SOCKET_EVENTS.noSession };
+      return { name: SOCKET_EVENTS.noSession, payload: undefined };
     case 'disconnected':
       return { name: SOCKET_EVENTS.disconnected, payload: { reason: e.reason } };
   }
@@ -27,9 +22,27 @@ function sessionEmission(e: SessionStateEvent): SocketEmission {
 
 /** What a user's sockets receive for one event; internal fields (event id, user id) stay behind. */
 export function toSocketEmission<K extends EventKey>(subject: K, event: EventMap[K]): SocketEmission {
-  if (subject === 'events.session.state') return sessionEmission(event as SessionStateEvent);
-  const { eventId: _eventId, userId: _userId, ...payload } = event;
-  const name =
-    subject === 'events.job.progress' ? SOCKET_EVENTS.jobProgress : subject === 'events.job.log' ? SOCKET_EVENTS.jobLog : SOCKET_EVENTS.messageStatus;
-  return { name, payload };
+  switch (subject) {
+    case 'events.session.state':
+      return sessionEmission(event as SessionStateEvent);
+    case 'events.job.progress': {
+      const { eventId: _eventId, userId: _userId, ...payload } = event as EventMap['events.job.progress'];
+      return { name: SOCKET_EVENTS.jobProgress, payload };
+    }
+    case 'events.job.log': {
+      const { eventId: _eventId, userId: _userId, ...payload } = event as EventMap['events.job.log'];
+      return { name: SOCKET_EVENTS.jobLog, payload };
+    }
+    case 'events.message.status': {
+      const { eventId: _eventId, userId: _userId, ...payload } = event as EventMap['events.message.status'];
+      return { name: SOCKET_EVENTS.messageStatus, payload };
+    }
+    case 'events.message.received': {
+      // Who and when only: an inbound text is personal data and is not pushed around.
+      const { from, at, messageId } = event as EventMap['events.message.received'];
+      return { name: SOCKET_EVENTS.messageReceived, payload: { from, at, messageId } };
+    }
+  }
+  const unknown: never = subject;
+  throw new Error(`no socket event for ${String(unknown)}`);
 }

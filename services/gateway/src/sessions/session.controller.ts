@@ -1,9 +1,14 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
+import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { SESSION_MESSAGES, SessionCleanupAnswerSchema, SessionCleanupBodySchema, SessionsErrorCode, type Infer } from '@bns/contracts';
 import { AppError, RpcClient } from '@bns/service-kit';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import type { AuthUser } from '../auth/auth.types.js';
+import { ApiSchemaBody, ApiSchemaOk } from '../http/openapi.js';
+import { SchemaPipe } from '../http/schema.pipe.js';
+
+// eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
+const PIPES = { cleanup: new SchemaPipe(SessionCleanupBodySchema, (r) => AppError.validation(SessionsErrorCode.InvalidRequest, r.message, { clerkUserId: r.message })) };
 
 @ApiTags('session')
 @ApiBearerAuth()
@@ -14,14 +19,22 @@ export class SessionController {
   @Post('cleanup')
   @HttpCode(200)
   @ApiOperation({ summary: 'Sign-out cleanup: logs the WhatsApp account out and deletes its stored login (0 when there is nothing)' })
-  @ApiBody({ schema: { type: 'object', required: ['clerkUserId'], properties: { clerkUserId: { type: 'string' } } } })
-  @ApiOkResponse({ schema: { example: { success: true, sessionsCleanedUp: 1, message: SESSION_MESSAGES.cleanupDone } } })
-  async cleanup(@Body() body: { clerkUserId?: unknown } | undefined, @CurrentUser() user: AuthUser) {
-    // AuthGuard has already refused a clerkUserId that is not the caller.
-    if (typeof body?.clerkUserId !== 'string' || body.clerkUserId === '') {
-      throw AppError.validation(SessionsErrorCode.InvalidRequest, SESSION_MESSAGES.clerkUserIdRequired, { clerkUserId: SESSION_MESSAGES.clerkUserIdRequired });
+  @ApiSchemaBody(SessionCleanupBodySchema)
+  @ApiSchemaOk(SessionCleanupAnswerSchema)
+  // AuthGuard has already refused a clerkUserId that is not the caller.
+  async cleanup(@Body(PIPES.cleanup) _body: Infer<typeof SessionCleanupBodySchema>, @CurrentUser() user: AuthUser) {
+    const { sessionsCleanedUp, failures = [] } = await this.rpc.call('sessions.logout', { userId: user.userId });
+    if (failures.length > 0) {
+      // A partial cleanup is still a 200: sign-out goes on, and the web warns with what is left.
+      return {
+        success: false,
+        partial: true,
+        sessionsCleanedUp,
+        error: failures.map((f) => f.message).join('; '),
+        message: SESSION_MESSAGES.cleanupPartial,
+        failures,
+      };
     }
-    const { sessionsCleanedUp } = await this.rpc.call('sessions.logout', { userId: user.userId });
     return { success: true, sessionsCleanedUp, message: sessionsCleanedUp > 0 ? SESSION_MESSAGES.cleanupDone : SESSION_MESSAGES.cleanupNothing };
   }
 }

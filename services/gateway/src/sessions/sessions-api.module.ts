@@ -1,7 +1,15 @@
-import { Module } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { devRoutesEnabled, type GatewayEnv } from '../config/env.js';
 import { SessionController } from './session.controller.js';
 import { SimulatorController } from './simulator.controller.js';
 
-/** /api/session/cleanup and the dev simulator calls, answered by the user's sessions shard over NATS. */
-@Module({ controllers: [SessionController, SimulatorController] })
-export class SessionsApiModule {}
+/**
+ * /api/session/cleanup, answered by the user's sessions shard over NATS, and the dev simulator calls,
+ * which exist only for local runs (dev sign-in + simulated engine): anywhere else they are 404.
+ */
+@Module({})
+export class SessionsApiModule {
+  static forRoot(env: GatewayEnv): DynamicModule {
+    return { module: SessionsApiModule, controllers: [SessionController, ...(devRoutesEnabled(env) ? [SimulatorController] : [])] };
+  }
+}

@@ -1,82 +1,103 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiBody,
-  ApiCreatedResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiQuery,
-  ApiTags,
-} from '@nestjs/swagger';
-import { TEMPLATE_CATEGORIES } from '@bns/contracts';
-import { RpcClient } from '@bns/service-kit';
+  MESSAGES,
+  TEMPLATE_HTTP,
+  TEMPLATE_MESSAGES,
+  TemplateAnswerSchema,
+  TemplateCategoriesAnswerSchema,
+  TemplateCreateSchema,
+  TemplateListAnswerSchema,
+  TemplateListQuerySchema,
+  TemplateSchema,
+  TemplateStatsAnswerSchema,
+  TemplateUpdateSchema,
+  TemplatesErrorCode,
+  type Infer,
+  type Schema,
+} from '@bns/contracts';
+import { AppError, RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { CreateTemplateDto, UpdateTemplateDto } from './dtos/template-body.dto.js';
-import {
-  SuccessResponseDto,
-  TemplateCategoriesResponseDto,
-  TemplateErrorResponseDto,
-  TemplateListResponseDto,
-  TemplateResponseDto,
-  TemplateStatsResponseDto,
-} from './dtos/template-responses.dto.js';
+import { BodyRule } from '../http/body-size.js';
+import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi, registerSchema } from '../http/openapi.js';
+import { SchemaPipe } from '../http/schema.pipe.js';
+import { ErrorAnswerSchema, SuccessAnswerSchema } from '../http/answers.js';
+
+/** A form refusal as the templates service words it: "Please fix the form errors" with field → message. */
+const formPipe = <T>(schema: Schema<T>) =>
+  new SchemaPipe<T>(schema, (r) =>
+    r.field === ''
+      ? AppError.validation(TemplatesErrorCode.InvalidTemplate, TEMPLATE_MESSAGES.bodyNotObject, {})
+      : AppError.validation(TemplatesErrorCode.InvalidTemplate, MESSAGES.fixFormErrors, r.errors),
+  );
+const createBody = formPipe<Infer<typeof TemplateCreateSchema>>(TemplateCreateSchema);
+const listQuery = new SchemaPipe(TemplateListQuerySchema, (r) =>
+  AppError.validation(TemplatesErrorCode.InvalidFilter, Object.values(r.errors).join('; '), r.errors),
+);
+
+// Names kept from the API's first documentation, so clients generated from it keep their types.
+registerSchema('TemplateDto', TemplateSchema);
+const ERROR = openApi(ErrorAnswerSchema, 'TemplateErrorResponseDto');
+const TEMPLATE_ANSWER = 'TemplateResponseDto';
 
 /**
  * The /api/templates/... calls (SPEC §7). The AuthGuard has already checked that `:userId` is the
- * token's subject; every call acts as the token's user, and the templates service validates and scopes.
+ * token's subject; every call acts as the token's user. Bodies are checked here with the contracts'
+ * schemas and checked again by the templates service, which owns the data.
  */
 @ApiTags('templates')
 @ApiBearerAuth()
 @ApiParam({ name: 'userId', description: "The signed-in user's id (must be the token's subject)" })
-@ApiNotFoundResponse({ type: TemplateErrorResponseDto, description: 'No such template for this user' })
+@ApiNotFoundResponse({ description: 'No such template for this user', schema: ERROR })
 @Controller('api/templates')
 export class TemplatesController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get(':userId/categories')
   @ApiOperation({ summary: 'Every category with how many templates it holds' })
-  @ApiOkResponse({ type: TemplateCategoriesResponseDto })
+  @ApiSchemaOk(TemplateCategoriesAnswerSchema, 'TemplateCategoriesResponseDto')
   async categories(@CurrentUser() user: AuthUser) {
     return { success: true, categories: await this.rpc.call('templates.categories', { userId: user.userId }) };
   }
 
   @Get(':userId/stats')
   @ApiOperation({ summary: 'Template stats: total_templates, favorite_templates, categories, total_usage' })
-  @ApiOkResponse({ type: TemplateStatsResponseDto })
+  @ApiSchemaOk(TemplateStatsAnswerSchema, 'TemplateStatsResponseDto')
   async stats(@CurrentUser() user: AuthUser) {
     return { success: true, stats: await this.rpc.call('templates.stats', { userId: user.userId }) };
   }
 
   @Get(':userId')
   @ApiOperation({ summary: 'List templates, newest first, optionally by category and/or favorites only' })
-  @ApiQuery({ name: 'category', required: false, enum: ['', 'all', ...TEMPLATE_CATEGORIES], description: 'Empty or "all": every category' })
-  @ApiQuery({ name: 'is_favorite', required: false, enum: ['true', 'false'], description: 'true: favorites only; false: the others' })
-  @ApiOkResponse({ type: TemplateListResponseDto })
-  @ApiBadRequestResponse({ type: TemplateErrorResponseDto, description: 'Unknown category or is_favorite value' })
-  async list(@CurrentUser() user: AuthUser, @Query('category') category?: unknown, @Query('is_favorite') isFavorite?: unknown) {
-    const templates = await this.rpc.call('templates.list', { userId: user.userId, category, is_favorite: isFavorite });
+  @ApiSchemaQuery(TemplateListQuerySchema)
+  @ApiSchemaOk(TemplateListAnswerSchema, 'TemplateListResponseDto')
+  @ApiBadRequestResponse({ description: 'Unknown category or is_favorite value', schema: ERROR })
+  async list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<typeof TemplateListQuerySchema>) {
+    const templates = await this.rpc.call('templates.list', { userId: user.userId, category: query.category, is_favorite: query.is_favorite });
     return { success: true, templates };
   }
 
   @Post(':userId')
+  @BodyRule(TEMPLATE_HTTP.create)
   @ApiOperation({ summary: 'Create a template' })
-  @ApiBody({ type: CreateTemplateDto })
-  @ApiCreatedResponse({ type: TemplateResponseDto })
-  @ApiBadRequestResponse({ type: TemplateErrorResponseDto, description: '"Please fix the form errors" with field → message' })
-  async create(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+  @ApiSchemaBody(TemplateCreateSchema, 'CreateTemplateDto')
+  @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
+  @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
+  async create(@CurrentUser() user: AuthUser, @Body(createBody) body: Infer<typeof TemplateCreateSchema>) {
     return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body }) };
   }
 
   @Put(':userId/:templateId')
+  @BodyRule(TEMPLATE_HTTP.update)
   @ApiOperation({ summary: 'Update a template, fully or partially (e.g. only is_favorite)' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
-  @ApiBody({ type: UpdateTemplateDto })
-  @ApiOkResponse({ type: TemplateResponseDto })
-  @ApiBadRequestResponse({ type: TemplateErrorResponseDto, description: '"Please fix the form errors" with field → message' })
+  @ApiSchemaBody(TemplateUpdateSchema, 'UpdateTemplateDto')
+  @ApiSchemaOk(TemplateAnswerSchema, TEMPLATE_ANSWER)
+  @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
+  // The body is judged by the templates service after it has found the template: an id that is not the
+  // caller's answers 404 whatever the body, so a 400 never confirms that an id exists. Depth and size
+  // are bounded here like every body's.
   async update(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string, @Body() body: unknown) {
     return { success: true, template: await this.rpc.call('templates.update', { userId: user.userId, templateId, body }) };
   }
@@ -84,7 +105,7 @@ export class TemplatesController {
   @Delete(':userId/:templateId')
   @ApiOperation({ summary: 'Delete a template' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
-  @ApiOkResponse({ type: SuccessResponseDto })
+  @ApiSchemaOk(SuccessAnswerSchema, 'SuccessResponseDto')
   async remove(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
     await this.rpc.call('templates.delete', { userId: user.userId, templateId });
     return { success: true };
@@ -94,7 +115,7 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Count one use of a template (atomic increment); answers the updated template' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
-  @ApiOkResponse({ type: TemplateResponseDto })
+  @ApiSchemaOk(TemplateAnswerSchema, TEMPLATE_ANSWER)
   async use(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
     return { success: true, template: await this.rpc.call('templates.use', { userId: user.userId, templateId }) };
   }
@@ -102,7 +123,7 @@ export class TemplatesController {
   @Post(':userId/:templateId/duplicate')
   @ApiOperation({ summary: 'Copy a template as "<name> (Copy)", not a favorite, usage 0' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
-  @ApiCreatedResponse({ type: TemplateResponseDto })
+  @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
   async duplicate(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
     return { success: true, template: await this.rpc.call('templates.duplicate', { userId: user.userId, templateId }) };
   }

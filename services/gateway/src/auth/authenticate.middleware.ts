@@ -1,0 +1,53 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { json } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { AuthedRequest } from './auth.types.js';
+import type { AuthFailures } from './auth-failures.js';
+import { bearerToken, type TokenVerifier } from './token-verifier.js';
+
+/** The only routes that read a body from a caller without a token. */
+const PRE_AUTH_BODY_PATHS = new Set(['/auth/dev/sign-in']);
+
+/**
+ * Authenticates before any body is read: a caller with a valid token may send up to BODY_LIMIT. A
+ * caller without one has its body parsed only on the sign-in route, and only up to
+ * PRE_AUTH_BODY_LIMIT; anywhere else it is not parsed at all and the AuthGuard answers 401 (so an
+ * anonymous 5 MB body costs no parsing, and broken JSON without a token is a 401, not a 400).
+ */
+export function authenticateThenParse(options: {
+  verifier: TokenVerifier;
+  failures: AuthFailures;
+  bodyLimit: string;
+  /** Signed-in routes (exact paths) allowed a bigger body than BODY_LIMIT. */
+  routeBodyLimits?: Record<string, string>;
+  preAuthBodyLimit: string;
+  /** Checks the raw bytes before JSON.parse (the depth bound); throws to refuse the body. */
+  verify?: (req: IncomingMessage, res: ServerResponse, body: Buffer, encoding: string) => void;
+}): RequestHandler {
+  const parseDefault = json({ limit: options.bodyLimit, verify: options.verify });
+  const parseByRoute = new Map(Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [path, json({ limit, verify: options.verify })]));
+  const parseSignedIn: RequestHandler = (req, res, next) => (parseByRoute.get(req.path) ?? parseDefault)(req, res, next);
+  const parseAnonymous = json({ limit: options.preAuthBodyLimit, verify: options.verify });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const authed = req as AuthedRequest;
+    const anonymous = () => (PRE_AUTH_BODY_PATHS.has(req.path) ? parseAnonymous(req, res, next) : next());
+    const token = bearerToken(req.headers.authorization);
+    if (!token) return anonymous();
+    // A valid token always gets through, so failed sign-ins from a shared address (an office NAT, a
+    // proxy) cannot lock its signed-in users out; only failures from a blocked address are refused.
+    options.verifier.verify(token).then(
+      (user) => {
+        authed.user = user;
+        parseSignedIn(req, res, next);
+      },
+      (err: unknown) => {
+        const address = req.ip ?? 'unknown';
+        const blocked = options.failures.blocked(address);
+        if (blocked) return next(blocked);
+        options.failures.record(address);
+        authed.authError = err;
+        anonymous();
+      },
+    );
+  };
+}

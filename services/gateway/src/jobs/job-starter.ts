@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Objm, setSha256Backend, StorageType, type ObjectStore } from '@nats-io/obj';
+import {
+  ErrorKind,
+  idempotencyKeySchema,
+  JobResultsErrorCode,
+  RESULTS_LIMITS,
+  RESULTS_MESSAGES,
+  STAGED_STARTS_BUCKET,
+  type StartJobReply,
+  type StartJobRequest,
+} from '@bns/contracts';
+import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+
+/** Tries of `jobs.start` when the jobs service does not answer in time (the key makes them safe). */
+const START_TRIES = 3;
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * The gateway's half of a job start (issue 14). Every start carries an idempotency key (the client's
+ * `Idempotency-Key`, or one made here), so a start that timed out is retried and answered with the job
+ * it made instead of an error: a start never reports failure for a job it created. A body too big for
+ * one NATS message is staged in the JetStream object store (chunked by the store) and the request
+ * carries only its name; the jobs service commits the job once, all or nothing.
+ */
+@Injectable()
+export class JobStarter {
+  private readonly logger = new Logger('JobStarter');
+  private store?: Promise<ObjectStore>;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {
+    // The object store hashes what it stores; node's SHA-256 is many times faster than the JS default.
+    setSha256Backend('native');
+  }
+
+  /** The header's key, checked; undefined when the client sent none. */
+  static keyOf(header: unknown): string | undefined {
+    if (header === undefined) return undefined;
+    const parsed = idempotencyKeySchema.safeParse(Array.isArray(header) ? header[0] : header);
+    if (!parsed.success) throw AppError.validation(JobResultsErrorCode.IdempotencyKeyInvalid, RESULTS_MESSAGES.idempotencyKeyInvalid);
+    return parsed.data;
+  }
+
+  async start(request: StartJobRequest, clientKey: string | undefined): Promise<StartJobReply> {
+    const idempotencyKey = clientKey ?? `gw-${randomUUID()}`;
+    const { userId, clientId, message, phoneNumbers, recipients } = request;
+    const text = JSON.stringify({ message, phoneNumbers, recipients, clientId });
+    const payload: StartJobRequest =
+      Buffer.byteLength(text) > RESULTS_LIMITS.stageAboveBytes
+        ? { userId, message: undefined, clientId, idempotencyKey, staged: await this.stage(text), ...(request.startAt ? { startAt: request.startAt } : {}) }
+        : { ...request, idempotencyKey };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.rpc.call('jobs.start', payload, { timeoutMs: RESULTS_LIMITS.startTimeoutMs });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.kind !== ErrorKind.Unavailable || attempt >= START_TRIES) throw err;
+        this.logger.warn({ attempt }, 'jobs.start did not answer; retrying with the same idempotency key');
+        await sleep(250 * attempt);
+      }
+    }
+  }
+
+  private async stage(text: string): Promise<{ bucket: string; name: string }> {
+    const name = randomUUID();
+    try {
+      const store = await this.objectStore();
+      await store.putBlob({ name }, Buffer.from(text));
+    } catch (err) {
+      this.logger.warn({ err }, 'could not stage a start body');
+      throw AppError.unavailable();
+    }
+    return { bucket: STAGED_STARTS_BUCKET, name };
+  }
+
+  private objectStore(): Promise<ObjectStore> {
+    this.store ??= new Objm(this.nc)
+      .create(STAGED_STARTS_BUCKET, { storage: StorageType.File, ttl: RESULTS_LIMITS.stagedTtlMs * 1_000_000 })
+      .catch((err: unknown) => {
+        this.store = undefined;
+        throw err;
+      });
+    return this.store;
+  }
+}

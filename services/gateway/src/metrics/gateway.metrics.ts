@@ -1,0 +1,28 @@
+import type { Server } from 'socket.io';
+import { counter, gauge } from '@bns/service-kit';
+
+/**
+ * The gateway's socket metrics (its HTTP metrics come from service-kit's middleware, by route
+ * template). Labels are event names, never a user or a room.
+ */
+const eventsSent = counter({
+  name: 'bns_gateway_socket_events_sent_total',
+  help: 'Events pushed to users\' socket rooms, by socket event name',
+  labelNames: ['event'],
+});
+
+/** Hook: the socket.io server exists; its connected sockets are counted on scrape. */
+export function trackSockets(server: Server): void {
+  gauge({
+    name: 'bns_gateway_sockets_connected',
+    help: 'socket.io clients connected to this replica',
+    collect() {
+      this.set(server.engine?.clientsCount ?? 0);
+    },
+  });
+}
+
+/** Hook: one event was emitted to a user's room. */
+export function countSocketEvent(event: string): void {
+  eventsSent.inc({ event: /^[\w:.-]{1,48}$/.test(event) ? event : 'other' });
+}

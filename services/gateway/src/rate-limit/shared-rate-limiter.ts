@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { StorageType } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
+import { RateLimiter } from './rate-limiter.js';
+
+export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+
+/** The NATS KV bucket every gateway replica shares for per-user rate limits. */
+export const RATE_LIMIT_BUCKET = 'gateway_rate_limits';
+const MAX_ATTEMPTS = 4;
+/** Unused leased requests are forgotten after this long (they only ever make the limit stricter). */
+const LEASE_MS = 5000;
+
+/**
+ * Per-user limit shared by every gateway replica, kept in NATS KV (JetStream, which we already run).
+ * Each key holds one number, the GCRA "theoretical arrival time": a request is allowed when it would
+ * not push that time more than `burst` intervals into the future. That is a token bucket of `burst`
+ * refilled at `perSecond`, stored in one value, updated with compare-and-set on the key's revision so
+ * two replicas cannot both spend the last token. The last revision seen is kept, so a round trip is
+ * usually one update (a conflict costs a read and another try).
+ *
+ * A replica takes up to `lease` requests at once from the shared budget and spends them locally (for
+ * at most LEASE_MS), so a steady poller costs one KV round trip per `lease` requests. Leased requests
+ * were paid for in the shared value, so the limit across replicas still holds; at worst a user who
+ * moves to another replica leaves `lease - 1` of them unused.
+ *
+ * When NATS KV cannot answer (a broker restart), the replica falls back to its own in-memory bucket:
+ * a request is never refused or failed because the limiter's store is away.
+ */
+export class SharedRateLimiter {
+  private readonly intervalMs: number;
+  private readonly toleranceMs: number;
+  private readonly known = new Map<string, { tat: number; revision: number }>();
+  private readonly leases = new Map<string, { left: number; until: number }>();
+  private readonly fallback: RateLimiter;
+  private readonly sweeper: NodeJS.Timeout;
+
+  private constructor(
+    private readonly kv: KV | undefined,
+    perSecond: number,
+    burst: number,
+    private readonly lease: number,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.intervalMs = 1000 / perSecond;
+    this.toleranceMs = burst * this.intervalMs;
+    this.fallback = new RateLimiter(perSecond, burst, now);
+    this.sweeper = setInterval(() => this.sweep(), 60_000);
+    this.sweeper.unref();
+  }
+
+  static async open(nc: NatsConnection, perSecond: number, burst: number, lease = 1): Promise<SharedRateLimiter> {
+    // A key idle for longer than a full refill carries no information; the bucket forgets it.
+    const ttl = Math.max(60_000, Math.ceil((burst / perSecond) * 1000) * 2);
+    const kvm = new Kvm(nc);
+    let kv: KV;
+    try {
+      kv = await kvm.create(RATE_LIMIT_BUCKET, { history: 1, ttl, storage: StorageType.Memory });
+    } catch {
+      // Another replica made it with other settings: use it as it is.
+      kv = await kvm.open(RATE_LIMIT_BUCKET);
+    }
+    return new SharedRateLimiter(kv, perSecond, burst, Math.max(1, Math.min(lease, burst)));
+  }
+
+  async take(rawKey: string): Promise<Verdict> {
+    if (!this.kv) return this.fallback.take(rawKey);
+    const key = kvKey(rawKey);
+    const held = this.leases.get(key);
+    if (held && held.left > 0 && held.until > this.now()) {
+      held.left--;
+      return { allowed: true };
+    }
+    try {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        let last = this.known.get(key);
+        if (!last || attempt > 0) last = await this.read(key);
+        const t = this.now();
+        const start = Math.max(last?.tat ?? 0, t);
+        // As many as the lease size, but never more than the bucket holds right now.
+        const room = Math.floor((t + this.toleranceMs - start) / this.intervalMs + 1e-9);
+        if (room < 1) {
+          const next = start + this.intervalMs;
+          return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil((next - t - this.toleranceMs) / 1000)) };
+        }
+        const take = Math.min(this.lease, room);
+        const next = start + take * this.intervalMs;
+        try {
+          const value = String(next);
+          const revision = last ? await this.kv.update(key, value, last.revision) : await this.kv.create(key, value);
+          this.known.set(key, { tat: next, revision });
+          if (take > 1) this.leases.set(key, { left: take - 1, until: t + LEASE_MS });
+          else this.leases.delete(key);
+          return { allowed: true };
+        } catch {
+          this.known.delete(key); // someone else wrote it first: read and try again
+        }
+      }
+    } catch {
+      // KV unreachable: fall through to the local bucket
+    }
+    return this.fallback.take(rawKey);
+  }
+
+  private async read(key: string): Promise<{ tat: number; revision: number } | undefined> {
+    const entry = await this.kv!.get(key);
+    if (!entry || entry.operation !== 'PUT') return undefined;
+    const found = { tat: Number(entry.string()) || 0, revision: entry.revision };
+    this.known.set(key, found);
+    return found;
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [key, v] of this.known) if (v.tat < t) this.known.delete(key);
+    for (const [key, l] of this.leases) if (l.until <= t) this.leases.delete(key);
+    this.fallback.sweep();
+  }
+}
+
+/** KV keys allow only [-/_=.a-zA-Z0-9]: user ids pass as they are, anything else is hashed. */
+function kvKey(key: string): string {
+  return /^[-_=a-zA-Z0-9]{1,200}$/.test(key) ? key : `h_${createHash('sha256').update(key).digest('base64url')}`;
+}
