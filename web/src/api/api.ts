@@ -1,5 +1,6 @@
 import { createApi, fetchBaseQuery, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
 import {
+  IDEMPOTENCY_KEY_HEADER,
   duplicateTemplateInput,
   templateListQueryString,
   type Template,
@@ -9,7 +10,7 @@ import {
   type UserPreferences,
 } from '@bns/contracts';
 import { getToken } from './token.js';
-import type { CleanupAnswer, DashboardData, JobLog, JobView, StartJobAnswer, StartJobBody, TemplateFilters } from './types.js';
+import type { CleanupAnswer, DashboardData, JobLog, JobPacing, JobView, StartJobAnswer, StartJobBody, TemplateFilters } from './types.js';
 
 let onUnauthorized: () => void = () => undefined;
 /** Called once a call answers 401 (the token expired or was revoked): the app signs the user out. */
@@ -175,8 +176,14 @@ export const api = createApi({
     }),
 
     // Jobs
-    startBulkMessages: build.mutation<StartJobAnswer, StartJobBody>({
-      query: (body) => ({ url: 'start-bulk-messages', method: 'POST', body }),
+    /** One confirmed send = one Idempotency-Key: a retry with the same key returns the same job (issue 14). */
+    startBulkMessages: build.mutation<StartJobAnswer, StartJobBody & { idempotencyKey?: string }>({
+      query: ({ idempotencyKey, ...body }) => ({
+        url: 'start-bulk-messages',
+        method: 'POST',
+        body,
+        headers: idempotencyKey ? { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } : {},
+      }),
     }),
     getJobStatus: build.query<JobView, string>({
       query: (jobId) => `job-status/${encodeURIComponent(jobId)}`,
@@ -187,6 +194,11 @@ export const api = createApi({
       query: ({ jobId, since }) => `job-logs/${encodeURIComponent(jobId)}${since ? `?since=${encodeURIComponent(since)}` : ''}`,
       transformResponse: (r: { logs: JobLog[] }) => r.logs,
       keepUnusedDataFor: 0,
+    }),
+    /** The jobs service's configured delay: the confirm's estimate is the one the start will answer. */
+    getJobPacing: build.query<JobPacing, void>({
+      query: () => 'api/jobs/pacing',
+      transformResponse: (r: JobPacing) => ({ sendDelayMs: r.sendDelayMs, sendJitterMs: r.sendJitterMs }),
     }),
     cancelJob: build.mutation<unknown, string>({
       query: (jobId) => ({ url: `cancel-job/${encodeURIComponent(jobId)}`, method: 'POST' }),
@@ -200,6 +212,18 @@ export const api = createApi({
     getSimulatorOutbox: build.query<{ messages: unknown[] }, void>({
       query: () => 'dev/simulator/outbox',
       providesTags: ['Simulator'],
+    }),
+    /** Dev only (simulated engine): the phone scans the QR code showing. */
+    simulatorScan: build.mutation<{ phoneNumber?: string }, void>({
+      query: () => ({ url: 'dev/simulator/scan', method: 'POST' }),
+    }),
+    /** Dev only (simulated engine): the phone unlinks this device. */
+    simulatorUnlink: build.mutation<unknown, void>({
+      query: () => ({ url: 'dev/simulator/disconnect', method: 'POST' }),
+    }),
+    /** Dev only (simulated engine): a contact replies to the linked account. */
+    simulatorInbound: build.mutation<unknown, { from: string; text: string }>({
+      query: (body) => ({ url: 'dev/simulator/inbound', method: 'POST', body }),
     }),
   }),
 });
@@ -218,4 +242,8 @@ export const {
   useUseTemplateMutation,
   useCancelJobMutation,
   useGetSimulatorOutboxQuery,
+  useGetJobPacingQuery,
+  useSimulatorScanMutation,
+  useSimulatorUnlinkMutation,
+  useSimulatorInboundMutation,
 } = api;

@@ -2,7 +2,7 @@
  * Answer shapes the web reads. The services' own types come from @bns/contracts; only what no service
  * defines (the web's filter state, the cleanup and start answers) is declared here.
  */
-import type { TemplateCategory } from '@bns/contracts';
+import type { CleanupFailure, TemplateCategory } from '@bns/contracts';
 
 export type {
   DashboardData,
@@ -18,6 +18,8 @@ export type {
 export interface Recipient {
   phone: string;
   variables: Record<string, string>;
+  /** The spreadsheet row it came from (as the upload panel shows it); none for a number typed by hand. */
+  row?: number;
 }
 
 export interface StartJobAnswer {
@@ -35,4 +37,13 @@ export interface CleanupAnswer {
   success: boolean;
   sessionsCleanedUp: number;
   message?: string;
+  /** A partial cleanup: some steps failed (`error` says which), the rest ran. */
+  partial?: boolean;
+  error?: string;
+  failures?: CleanupFailure[];
+}
+
+export interface JobPacing {
+  sendDelayMs: number;
+  sendJitterMs: number;
 }

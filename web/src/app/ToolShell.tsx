@@ -1,10 +1,11 @@
 import { useRef, type KeyboardEvent } from 'react';
-import { CONTACT_EMAIL } from '@bns/contracts';
+import { WEB_MESSAGES } from '@bns/contracts';
 import { useGetSimulatorOutboxQuery } from '../api/api.js';
 import { ActivityLog } from '../features/activity/ActivityLog.js';
 import { useAuth } from '../features/auth/auth-context.js';
 import { selectDisplayName } from '../features/auth/slice.js';
 import { signOut } from '../features/auth/signOut.js';
+import { useWebConfig } from '../features/config/publicConfig.js';
 import { selectIsConnected } from '../features/connection/slice.js';
 import { DashboardTab } from '../features/dashboard/DashboardTab.js';
 import { SendTab } from '../features/sender/SendTab.js';
@@ -31,6 +32,7 @@ export function ToolShell() {
   const current = visible.some((t) => t.id === active) ? active : 'send';
   const simulator = useGetSimulatorOutboxQuery();
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const { supportEmail, donationUrl } = useWebConfig();
 
   const onTabKey = (e: KeyboardEvent, index: number) => {
     const delta = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
@@ -56,7 +58,7 @@ export function ToolShell() {
               Welcome, <strong>{name}</strong>
             </span>
             <span className="support-note">
-              Need help? <a href={`mailto:${CONTACT_EMAIL}`}>{CONTACT_EMAIL}</a>
+              Need help? <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
             </span>
             <button
               type="button"
@@ -108,7 +110,16 @@ export function ToolShell() {
       <footer className="app-footer">
         <div className="container">
           <p>
-            ♥ Find this tool useful? It is free to use: please consider a <a href="#donate">donation</a> to keep it running.
+            ♥ {WEB_MESSAGES.donationFooter}
+            {/* A link only when DONATION_URL is configured: never one that leads nowhere. */}
+            {donationUrl && (
+              <>
+                {' '}
+                <a href={donationUrl} target="_blank" rel="noopener noreferrer">
+                  {WEB_MESSAGES.donationLink}
+                </a>
+              </>
+            )}
           </p>
         </div>
       </footer>

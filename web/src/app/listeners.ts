@@ -17,7 +17,7 @@ import {
 } from '../features/connection/slice.js';
 import { createSessionRequested } from '../features/connection/socketMiddleware.js';
 import { monitorJob } from '../features/job/monitor.js';
-import { isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringStopped } from '../features/job/slice.js';
+import { isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
 import { toast } from '../features/toasts/toasts.js';
 import type { RootState } from './store.js';
 
@@ -26,8 +26,9 @@ type StartListening = TypedStartListening<RootState>;
 /** Side effects that follow actions: the 30 s timeouts, the keep-alive log, job monitoring. */
 export function registerListeners(startListening: StartListening): void {
   // SPEC §4.1: checking lasts at most 30 s, then the manual Connect button.
+  // The timer starts once, when checking begins (on load); a socket connecting later does not restart it.
   startListening({
-    actionCreator: checkStarted,
+    predicate: (action, current, previous) => checkStarted.match(action) && previous.connection.status === 'unknown' && current.connection.status === 'checking',
     effect: async (_a, l) => {
       l.cancelActiveListeners();
       const answered = await l.condition((_action, s) => s.connection.status !== 'checking', LIMITS.sessionCheckTimeoutMs);
@@ -97,11 +98,14 @@ export function registerListeners(startListening: StartListening): void {
   });
 
   // SPEC §4.4: follow a started job until it ends (socket first, polling as the fallback).
+  // "Resume monitoring" starts the same loop again for the job on screen.
   startListening({
-    actionCreator: jobStarted,
-    effect: async (started, l) => {
+    predicate: (action, current) => jobStarted.match(action) || (monitoringResumed.match(action) && current.job.monitoring),
+    effect: async (action, l) => {
       l.cancelActiveListeners();
-      const { jobId } = started.payload;
+      const jobId = jobStarted.match(action) ? action.payload.jobId : l.getState().job.jobId;
+      if (!jobId) return;
+      if (monitoringResumed.match(action)) l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.monitoringResumed }));
       const ours = () => l.getState().job.jobId === jobId;
       const outcome = await monitorJob({
         fetchStatus: () => l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { subscribe: false, forceRefetch: true })).unwrap(),

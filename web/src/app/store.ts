@@ -5,6 +5,8 @@ import { sessionSlice, type SessionState } from '../features/auth/slice.js';
 import { connectionSlice } from '../features/connection/slice.js';
 import { createSocketMiddleware, type SocketFactory } from '../features/connection/socketMiddleware.js';
 import { jobSlice } from '../features/job/slice.js';
+import { pacingSlice } from '../features/pacing/slice.js';
+import { receiptsSlice } from '../features/results/receiptsSlice.js';
 import { senderSlice } from '../features/sender/slice.js';
 import { templatesSlice } from '../features/templates/slice.js';
 import { uiSlice } from '../features/ui/slice.js';
@@ -13,7 +15,7 @@ import { registerListeners } from './listeners.js';
 /** Sign-out clears every piece of local state but who the store belongs to (SPEC §4.6). */
 export const localStateCleared = createAction('app/localStateCleared');
 
-const slices = combineSlices(api, sessionSlice, connectionSlice, uiSlice, senderSlice, jobSlice, activitySlice, templatesSlice);
+const slices = combineSlices(api, sessionSlice, connectionSlice, uiSlice, senderSlice, jobSlice, activitySlice, templatesSlice, pacingSlice, receiptsSlice);
 export type RootState = ReturnType<typeof slices>;
 
 const rootReducer = (state: RootState | undefined, action: UnknownAction): RootState => {

@@ -1,5 +1,7 @@
 import { cleanup, configure } from '@testing-library/react';
 import { afterEach } from 'vitest';
+import { resetWebConfig } from '../features/config/publicConfig.js';
+import { resetSimulatorProbe } from '../features/connection/SimulatorControls.js';
 import { clearToasts } from '../features/toasts/toasts.js';
 
 // Two shared cores: give async queries room when the whole suite runs at once.
@@ -9,4 +11,6 @@ afterEach(() => {
   cleanup();
   clearToasts();
   sessionStorage.clear();
+  resetWebConfig();
+  resetSimulatorProbe();
 });

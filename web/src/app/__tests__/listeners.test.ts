@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LIMITS, WEB_MESSAGES } from '@bns/contracts';
 import { checkStarted, connectRequested, sessionReady } from '../../features/connection/slice.js';
+import type { Socket } from 'socket.io-client';
+import { socketConnect } from '../../features/connection/socketMiddleware.js';
 import { makeStore } from '../store.js';
 import { TEST_USER } from '../../test/renderWithProviders.js';
 
@@ -16,6 +18,31 @@ describe('connection timers', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(store.getState().connection.status).toBe('no_session');
     expect(store.getState().activity.entries[0]!.message).toBe(WEB_MESSAGES.sessionCheckTimedOut);
+    store.listener.clearListeners();
+  });
+
+  it('checking starts on load: a socket that never connects still ends in the Connect button after 30 s', async () => {
+    vi.useFakeTimers();
+    // A socket stand-in that never connects (as when the network blocks socket.io).
+    const silent = { on: () => silent, io: { on: () => undefined, removeAllListeners: () => undefined }, removeAllListeners: () => undefined, disconnect: () => undefined, emit: () => undefined };
+    const store = makeStore({ session: TEST_USER, socketFactory: () => silent as unknown as Socket });
+    store.dispatch(socketConnect());
+    expect(store.getState().connection.status).toBe('checking');
+    await vi.advanceTimersByTimeAsync(LIMITS.sessionCheckTimeoutMs - 1);
+    expect(store.getState().connection.status).toBe('checking');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(store.getState().connection.status).toBe('no_session');
+    store.listener.clearListeners();
+  });
+
+  it('a socket connecting late does not restart the 30 s check', async () => {
+    vi.useFakeTimers();
+    const store = makeStore({ session: TEST_USER });
+    store.dispatch(checkStarted());
+    await vi.advanceTimersByTimeAsync(20_000);
+    store.dispatch(checkStarted()); // what the socket's 'connect' dispatches
+    await vi.advanceTimersByTimeAsync(LIMITS.sessionCheckTimeoutMs - 20_000);
+    expect(store.getState().connection.status).toBe('no_session');
     store.listener.clearListeners();
   });
 

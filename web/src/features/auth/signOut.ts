@@ -1,5 +1,6 @@
 import { WEB_MESSAGES } from '@bns/contracts';
 import { api } from '../../api/api.js';
+import type { CleanupAnswer } from '../../api/types.js';
 import { localStateCleared, type AppThunk } from '../../app/store.js';
 import { socketDisconnect } from '../connection/socketMiddleware.js';
 import { toast } from '../toasts/toasts.js';
@@ -15,9 +16,13 @@ export const signOut =
     try {
       await dispatch(api.endpoints.cleanupSession.initiate(userId)).unwrap();
     } catch (e) {
-      const partial = (e as { status?: unknown }).status === 'CUSTOM_ERROR';
-      if (partial) toast.warning(WEB_MESSAGES.cleanupPartial);
-      else toast.error(WEB_MESSAGES.cleanupFailed);
+      // A partial cleanup is a 200 of {success: false, partial: true, error}: say what is left over.
+      const answer = (e as { status?: unknown; data?: CleanupAnswer }).data;
+      if ((e as { status?: unknown }).status === 'CUSTOM_ERROR' && answer?.partial) {
+        toast.warning(answer.error ? `${WEB_MESSAGES.cleanupPartial} ${answer.error}` : WEB_MESSAGES.cleanupPartial);
+      } else {
+        toast.error(WEB_MESSAGES.cleanupFailed);
+      }
     }
     dispatch(socketDisconnect());
     stopTimers();

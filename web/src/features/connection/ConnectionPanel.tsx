@@ -3,6 +3,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Spinner } from '../../components/Spinner.js';
 import { connectRequested, selectConnection } from './slice.js';
 import { QrCode } from './QrCode.js';
+import { SimulatedPhone, SimulateScan, useSimulatedEngine } from './SimulatorControls.js';
 
 const STEPS = [
   'Open WhatsApp on your phone',
@@ -16,6 +17,7 @@ const STEPS = [
 export function ConnectionPanel() {
   const dispatch = useAppDispatch();
   const c = useAppSelector(selectConnection);
+  const simulated = useSimulatedEngine();
   const connect = () => dispatch(connectRequested());
 
   switch (c.status) {
@@ -67,23 +69,29 @@ export function ConnectionPanel() {
                 </button>
               </div>
             ) : (
-              <ol className="qr-steps">
-                {STEPS.map((s) => (
-                  <li key={s}>{s}</li>
-                ))}
-              </ol>
+              <>
+                <ol className="qr-steps">
+                  {STEPS.map((s) => (
+                    <li key={s}>{s}</li>
+                  ))}
+                </ol>
+                {simulated && <SimulateScan />}
+              </>
             )}
           </div>
         </div>
       );
     case 'connected':
       return (
-        <div className="connected-banner" role="status">
-          <span className="dot dot-green" aria-hidden="true" />
-          <span>
-            <strong>Connected</strong> WhatsApp {c.phoneNumber ? <span className="phone">{displayedPhoneDigits(c.phoneNumber)}</span> : null}
-          </span>
-        </div>
+        <>
+          <div className="connected-banner" role="status">
+            <span className="dot dot-green" aria-hidden="true" />
+            <span>
+              <strong>Connected</strong> WhatsApp {c.phoneNumber ? <span className="phone">{displayedPhoneDigits(c.phoneNumber)}</span> : null}
+            </span>
+          </div>
+          {simulated && <SimulatedPhone />}
+        </>
       );
   }
 }

@@ -107,7 +107,6 @@ export const connectionSlice = createSlice({
   selectors: {
     selectConnection: (s) => s,
     selectIsConnected: (s) => s.status === 'connected',
-    selectSocketLive: (s) => s.socket === 'connected',
   },
 });
 
@@ -125,4 +124,4 @@ export const {
   sessionDisconnected,
   sessionRequestFailed,
 } = connectionSlice.actions;
-export const { selectConnection, selectIsConnected, selectSocketLive } = connectionSlice.selectors;
+export const { selectConnection, selectIsConnected } = connectionSlice.selectors;

@@ -5,16 +5,15 @@ import {
   SOCKET,
   SOCKET_CLIENT_EVENTS,
   SOCKET_EVENTS,
-  type JobLogType,
-  type JobProgress,
-  type JobStatus,
-  type SessionSocketError,
-  type SessionStatusReply,
+  type ClientToServerEvents,
+  type ServerToClientEvents,
+  type SocketEventMap,
 } from '@bns/contracts';
 import { getToken } from '../../api/token.js';
 import { toast } from '../toasts/toasts.js';
 import { jobLogKey, logAdded } from '../activity/slice.js';
 import { jobProgressEvent } from '../job/slice.js';
+import { messageStatusReceived } from '../results/receiptsSlice.js';
 import {
   checkStarted,
   noSession,
@@ -32,7 +31,10 @@ export const socketDisconnect = createAction('socket/disconnect');
 /** createSession {id, clerkUserId, isExplicitRequest?} (SPEC §7). */
 export const createSessionRequested = createAction<{ explicit: boolean }>('socket/createSession');
 
-export type SocketFactory = (opts: Partial<ManagerOptions & SocketOptions>) => Socket;
+/** The socket typed by the contracts' SocketEventMap: every event name and payload is checked on this end too. */
+export type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
+export type SocketFactory = (opts: Partial<ManagerOptions & SocketOptions>) => AppSocket;
+type CreateSessionAck = SocketEventMap['clientToServer']['createSession']['ack'];
 
 /** The SPEC §7 client options: polling then websocket, 30 s timeout, 10 reconnects 1–5 s apart. */
 export function socketOptions(): Partial<ManagerOptions & SocketOptions> {
@@ -60,7 +62,7 @@ interface SessionState {
  * turns server events into actions and the spec's connection toasts (SPEC §8).
  */
 export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opts), onUnauthorized: () => void = () => undefined): Middleware {
-  let socket: Socket | null = null;
+  let socket: AppSocket | null = null;
   let errorShown = false;
 
   return (store) => (next) => (action) => {
@@ -71,9 +73,9 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
         SOCKET_CLIENT_EVENTS.createSession,
         { id: state().session.clientId, clerkUserId: state().session.userId, ...(explicit ? { isExplicitRequest: true } : {}) },
         // The ack carries the first state (the same one also reaches the room as an event; reducers are idempotent).
-        (reply: Partial<SessionStatusReply & SessionSocketError> | undefined) => {
+        (reply: CreateSessionAck | undefined) => {
           if (!reply) return;
-          if (typeof reply.code === 'string' && typeof reply.message === 'string') {
+          if ('code' in reply) {
             toast.error(reply.message);
             dispatch(sessionRequestFailed());
             return;
@@ -102,6 +104,9 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
       const s = factory(socketOptions());
       socket = s;
       dispatch(socketStatusChanged('connecting'));
+      // SPEC §4.1: checking starts on load, not when the socket connects, so a socket that never
+      // connects still ends in the Connect button after 30 s.
+      dispatch(checkStarted());
 
       s.on('connect', () => {
         errorShown = false;
@@ -133,17 +138,16 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
         toast.error(MESSAGES.connectionFailed);
       });
 
-      s.on(SOCKET_EVENTS.qr, (p: { qr: string; attempts: number }) => dispatch(qrReceived({ qr: p.qr, attempts: p.attempts })));
-      s.on(SOCKET_EVENTS.qrMaxAttempts, (p: { message: string; attempts: number }) => dispatch(qrMaxAttempts(p)));
-      s.on(SOCKET_EVENTS.ready, (p: { id?: string; phoneNumber?: string }) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
-      s.on(SOCKET_EVENTS.exist, (p: { id?: string; phoneNumber?: string }) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
-      s.on(SOCKET_EVENTS.creating, (p: { message?: string } | undefined) => dispatch(sessionCreating({ message: p?.message ?? null })));
+      s.on(SOCKET_EVENTS.qr, (p) => dispatch(qrReceived({ qr: p?.qr ?? '', attempts: p?.attempts ?? 0 })));
+      s.on(SOCKET_EVENTS.qrMaxAttempts, (p) => dispatch(qrMaxAttempts({ message: p?.message ?? '', attempts: p?.attempts ?? 0 })));
+      s.on(SOCKET_EVENTS.ready, (p) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
+      s.on(SOCKET_EVENTS.exist, (p) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
+      s.on(SOCKET_EVENTS.creating, (p) => dispatch(sessionCreating({ message: p?.message ?? null })));
       s.on(SOCKET_EVENTS.noSession, () => dispatch(noSession()));
       s.on(SOCKET_EVENTS.disconnected, () => dispatch(sessionDisconnected()));
-      s.on(SOCKET_EVENTS.jobProgress, (p: { jobId: string; status: JobStatus; progress: JobProgress; nextSendAt?: string | null }) =>
-        dispatch(jobProgressEvent(p)),
-      );
-      s.on(SOCKET_EVENTS.jobLog, (p: { jobId: string; type: JobLogType; message: string; timestamp: string }) => {
+      s.on(SOCKET_EVENTS.messageStatus, (p) => dispatch(messageStatusReceived(p)));
+      s.on(SOCKET_EVENTS.jobProgress, (p) => dispatch(jobProgressEvent(p)));
+      s.on(SOCKET_EVENTS.jobLog, (p) => {
         const current = (store.getState() as { job: { jobId: string | null } }).job.jobId;
         if (p.jobId !== current) return;
         dispatch(logAdded({ type: p.type, message: p.message, timestamp: p.timestamp, key: jobLogKey(p.jobId, p) }));

@@ -8,6 +8,9 @@ import { Spinner } from '../../components/Spinner.js';
 import { selectUserId } from '../auth/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { UsageChart } from './UsageChart.js';
+import { OptOutsCard } from '../optouts/OptOutsCard.js';
+import { SendingPaceCard } from '../pacing/SendingPaceCard.js';
+import { CampaignsCard } from '../campaigns/CampaignsCard.js';
 
 function MessageRow({ m }: { m: DashboardMessage }) {
   const [expanded, setExpanded] = useState(false);
@@ -105,6 +108,7 @@ export function DashboardTab() {
           )}
         </section>
 
+        <SendingPaceCard />
         <section className="card settings-card" aria-labelledby="settings-title">
           <h2 id="settings-title">Settings</h2>
           <div className="toggle-row">
@@ -135,6 +139,12 @@ export function DashboardTab() {
           </div>
         </section>
       </div>
+
+      {/* Issue 14: past and current jobs, their reports and Send again. */}
+      <CampaignsCard />
+
+      {/* opt-outs: */}
+      <OptOutsCard />
     </div>
   );
 }

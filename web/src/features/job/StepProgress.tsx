@@ -1,10 +1,14 @@
 import { useEffect, useState } from 'react';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { senderReset } from '../sender/slice.js';
-import { isTerminal, jobReset, selectCanGoBack, selectJob } from './slice.js';
+import { WEB_MESSAGES } from '@bns/contracts';
+import { isTerminal, jobReset, monitoringResumed, selectCanGoBack, selectCanResumeMonitoring, selectJob } from './slice.js';
 import { cancelJob } from './thunks.js';
+import { JobPacingStatus, nextMomentOf } from '../pacing/JobPacingStatus.js';
+import { JobResults } from '../results/JobResults.js';
+import { SkippedList } from '../optouts/SkippedList.js';
 
-const STATUS_LABEL = { queued: 'Queued', running: 'Sending', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' } as const;
+const STATUS_LABEL = { queued: 'Queued', scheduled: 'Scheduled', running: 'Sending', paused: 'Paused', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' } as const;
 
 function useSecondsUntil(iso: string | null): number | null {
   const [now, setNow] = useState(() => Date.now());
@@ -17,16 +21,16 @@ function useSecondsUntil(iso: string | null): number | null {
   return Math.max(0, Math.ceil((Date.parse(iso) - now) / 1000));
 }
 
-const time = (iso: string) => new Date(iso).toLocaleTimeString();
-
 /** Step 3: counters, the countdown to the next message, the bar, both result lists, Cancel and Go Back. */
 export function StepProgress() {
   const dispatch = useAppDispatch();
   const job = useAppSelector(selectJob);
   const canGoBack = useAppSelector(selectCanGoBack);
-  const seconds = useSecondsUntil(job.status === 'running' || job.status === 'queued' ? job.nextSendAt : null);
-  const { total, sent, failed } = job.progress;
-  const done = sent + failed;
+  const canResume = useAppSelector(selectCanResumeMonitoring);
+  const seconds = useSecondsUntil(nextMomentOf(job));
+  const { total, sent, failed, skipped = 0 } = job.progress;
+  // Skipped recipients (opted out, not on WhatsApp) are done too.
+  const done = sent + failed + skipped;
   const percent = total > 0 ? Math.round((done / total) * 100) : 0;
   const active = job.phase === 'starting' || !isTerminal(job.status);
 
@@ -44,9 +48,11 @@ export function StepProgress() {
         <Counter testId="count-total" value={total} label="Total" />
         <Counter testId="count-sent" value={sent} label="Sent" tone="success" />
         <Counter testId="count-failed" value={failed} label="Failed" tone="failed" />
+        {skipped > 0 && <Counter testId="count-skipped" value={skipped} label="Skipped" />}
         <Counter testId="count-percent" value={`${percent}%`} label="Complete" />
       </div>
 
+      <JobPacingStatus />
       {active && (
         <div className="countdown" aria-live="polite">
           {seconds !== null ? (
@@ -66,35 +72,21 @@ export function StepProgress() {
           {job.error}
         </p>
       )}
-      {!job.monitoring && job.phase === 'progress' && !isTerminal(job.status) && (
-        <p className="notice notice-warning">Progress is no longer being followed; refresh the page to check the job.</p>
+      {canResume && (
+        <div className="notice notice-warning" role="status">
+          <p>{WEB_MESSAGES.monitoringStoppedNotice}</p>
+          <button type="button" className="button secondary small" onClick={() => dispatch(monitoringResumed())}>
+            {WEB_MESSAGES.resumeMonitoring}
+          </button>
+        </div>
       )}
 
-      <div className="results-grid">
-        <div>
-          <h3>Successful ({job.results.successList.length})</h3>
-          <ul className="result-list success" aria-label="Successful numbers">
-            {job.results.successList.map((r) => (
-              <li key={`${r.originalNumber}${r.timestamp}`}>
-                <span>{r.originalNumber}</span>
-                <time dateTime={r.timestamp}>{time(r.timestamp)}</time>
-              </li>
-            ))}
-          </ul>
-        </div>
-        <div>
-          <h3>Failed ({job.results.failedList.length})</h3>
-          <ul className="result-list failed" aria-label="Failed numbers">
-            {job.results.failedList.map((r) => (
-              <li key={`${r.phoneNumber}${r.timestamp}`}>
-                <span>{r.phoneNumber}</span>
-                {r.error && <span className="muted small">{r.error}</span>}
-                <time dateTime={r.timestamp}>{time(r.timestamp)}</time>
-              </li>
-            ))}
-          </ul>
-        </div>
-      </div>
+      {/* Issue 14: receipts, the report's lists (virtualised, any size) and Export. */}
+      {job.jobId && job.phase === 'progress' ? (
+        <JobResults jobId={job.jobId} progress={job.progress} finished={isTerminal(job.status)} />
+      ) : null}
+      {/* opt-outs: skipped numbers with their reason */}
+      <SkippedList entries={job.results.skippedList} />
 
       <div className="button-row end">
         {active && job.phase === 'progress' && (
@@ -106,6 +98,7 @@ export function StepProgress() {
           type="button"
           className="button secondary"
           disabled={!canGoBack}
+          title={canGoBack ? undefined : WEB_MESSAGES.goBackWhileActive}
           onClick={() => {
             // SPEC §4.5: Go Back resets everything.
             dispatch(jobReset());

@@ -1,5 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
-import type { JobProgress, JobStatus } from '@bns/contracts';
+import type { JobProgress, JobStatus, PausedReason } from '@bns/contracts';
 import type { JobView } from '../../api/types.js';
 
 type JobResults = JobView['results'];
@@ -14,6 +14,10 @@ export interface JobState {
   progress: JobProgress;
   results: JobResults;
   nextSendAt: string | null;
+  /** Sending policy: why the job waits, until when, and a scheduled start. */
+  pausedReason: PausedReason | null;
+  resumesAt: string | null;
+  startAt: string | null;
   estimatedTime: number | null;
   error: string | null;
   /** False once polling gave up (429 or a failed fetch). */
@@ -30,6 +34,9 @@ export const initialJobState: JobState = {
   progress: { total: 0, sent: 0, failed: 0 },
   results: { successList: [], failedList: [] },
   nextSendAt: null,
+  pausedReason: null,
+  resumesAt: null,
+  startAt: null,
   estimatedTime: null,
   error: null,
   monitoring: false,
@@ -79,6 +86,9 @@ export const jobSlice = createSlice({
       s.progress = job.progress;
       s.results = job.results ?? s.results;
       s.nextSendAt = job.nextSendAt ?? null;
+      s.pausedReason = job.pausedReason ?? null;
+      s.resumesAt = job.resumesAt ?? null;
+      s.startAt = job.startAt ?? null;
       s.error = job.error ?? null;
       if (!wasTerminal) settle(s, job.status);
     },
@@ -86,19 +96,28 @@ export const jobSlice = createSlice({
     jobProgressEvent(s, a: PayloadAction<{ jobId: string; status: JobStatus; progress: JobProgress; nextSendAt?: string | null }>) {
       if (a.payload.jobId !== s.jobId || isTerminal(s.status)) return;
       s.status = a.payload.status;
-      s.progress = a.payload.progress;
+      // opt-outs: a progress event carries `skipped` only when some were; one without it keeps the count last seen
+      s.progress = { ...a.payload.progress, ...(a.payload.progress.skipped === undefined && s.progress.skipped ? { skipped: s.progress.skipped } : {}) };
       if (a.payload.nextSendAt !== undefined) s.nextSendAt = a.payload.nextSendAt;
       settle(s, a.payload.status);
     },
     monitoringStopped(s) {
       s.monitoring = false;
     },
+    /** "Resume monitoring": follow the same job again after polling gave up. */
+    monitoringResumed(s) {
+      if (s.phase === 'progress' && s.jobId !== null && !isTerminal(s.status)) s.monitoring = true;
+    },
     donationPromptClosed(s) {
       s.donationPromptOpen = false;
     },
-    /** Go Back: allowed only when nothing is in progress (the button is disabled otherwise). */
+    /**
+     * Go Back: allowed only when nothing is in progress (the button is disabled otherwise). A job whose
+     * monitoring stopped is still in progress as far as the server last said: going back then would let
+     * a second job queue behind it unseen.
+     */
     jobReset(s) {
-      if (s.phase === 'starting' || (s.phase === 'progress' && !isTerminal(s.status) && s.monitoring)) return;
+      if (s.phase === 'starting' || (s.phase === 'progress' && !isTerminal(s.status))) return;
       const { donationPromptShown } = s;
       return { ...initialJobState, donationPromptShown };
     },
@@ -106,11 +125,22 @@ export const jobSlice = createSlice({
   selectors: {
     selectJob: (s) => s,
     selectJobInProgress: (s) => s.phase === 'starting' || (s.phase === 'progress' && !isTerminal(s.status)),
-    /** Go Back is allowed when nothing is in progress, or when nothing is being followed any more. */
-    selectCanGoBack: (s) => s.phase === 'progress' && (isTerminal(s.status) || !s.monitoring),
+    /** Go Back is allowed once the server said the job ended (SPEC §4.5). */
+    selectCanGoBack: (s) => s.phase === 'progress' && isTerminal(s.status),
+    /** Monitoring gave up while the job was still active: offer to resume it. */
+    selectCanResumeMonitoring: (s) => s.phase === 'progress' && !s.monitoring && !isTerminal(s.status),
   },
 });
 
-export const { jobStartRequested, jobStarted, jobStartFailed, jobStatusReceived, jobProgressEvent, monitoringStopped, donationPromptClosed, jobReset } =
-  jobSlice.actions;
-export const { selectJob, selectJobInProgress, selectCanGoBack } = jobSlice.selectors;
+export const {
+  jobStartRequested,
+  jobStarted,
+  jobStartFailed,
+  jobStatusReceived,
+  jobProgressEvent,
+  monitoringStopped,
+  monitoringResumed,
+  donationPromptClosed,
+  jobReset,
+} = jobSlice.actions;
+export const { selectJob, selectJobInProgress, selectCanGoBack, selectCanResumeMonitoring } = jobSlice.selectors;

@@ -1,25 +1,37 @@
-import { LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { api } from '../../api/api.js';
 import { errorMessage, httpStatus, isNetworkError } from '../../api/errors.js';
 import type { StartJobBody } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { logAdded } from '../activity/slice.js';
+import { newIdempotencyKey } from '../results/idempotency.js';
 import { hasVariables, recipientsOf } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
+import { scheduleChosen } from '../pacing/slice.js';
 import { jobStartFailed, jobStarted, jobStartRequested } from './slice.js';
 
-/** Start Sending, after the confirm dialog (SPEC §4 "Bulk send", §5 "Sending screen"). */
-export const startSending = (): AppThunk => async (dispatch, getState) => {
+/**
+ * Start Sending, after the confirm dialog (SPEC §4 "Bulk send", §5 "Sending screen"). Resolves true once
+ * the server accepted the job, false when nothing was started (and the user was told why).
+ */
+export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, getState) => {
   const { sender, session, connection, job } = getState();
   if (sender.message.trim() === '') {
     toast.error(MESSAGES.enterMessageFirst);
-    return;
+    return false;
   }
   if (sender.phoneNumbers.length === 0) {
     toast.error(MESSAGES.addPhoneNumbersFirst);
-    return;
+    return false;
   }
-  if (connection.status !== 'connected' || job.phase !== 'setup') return;
+  if (connection.status !== 'connected') {
+    toast.error(JOB_MESSAGES.notLinked);
+    return false;
+  }
+  if (job.phase !== 'setup') {
+    toast.error(WEB_MESSAGES.useWhileSending);
+    return false;
+  }
 
   const total = sender.phoneNumbers.length;
   // SPEC §5: the message is cut to 1000 characters before sending.
@@ -28,19 +40,29 @@ export const startSending = (): AppThunk => async (dispatch, getState) => {
     ? { message, recipients: recipientsOf(sender), clientId: session.clientId, clerkUserId: session.userId }
     : { message, phoneNumbers: [...sender.phoneNumbers], clientId: session.clientId, clerkUserId: session.userId };
 
+  // Send later: the job waits as `scheduled` until then (the sending policy's startAt).
+  const { startAt } = getState().pacing;
+  if (startAt) body.startAt = startAt;
   dispatch(jobStartRequested({ total }));
   try {
-    const answer = await dispatch(api.endpoints.startBulkMessages.initiate(body)).unwrap();
+    // Issue 14: one key per confirmed send; a start that got no answer is retried once with the same key,
+    // so it returns the job it may have made instead of making a second one.
+    const idempotencyKey = newIdempotencyKey();
+    const send = () => dispatch(api.endpoints.startBulkMessages.initiate({ ...body, idempotencyKey })).unwrap();
+    const answer = await send().catch((e: unknown) => (isNetworkError(e) || httpStatus(e) === 503 ? send() : Promise.reject(e)));
     dispatch(jobStarted({ jobId: answer.jobId, estimatedTime: answer.estimatedTime, total }));
+    if (startAt) dispatch(scheduleChosen(null));
     dispatch(
       logAdded({ type: 'info', message: `${WEB_MESSAGES.jobAccepted}: ${total} recipient${total === 1 ? '' : 's'}, estimated ${answer.estimatedTime} min` }),
     );
+    return true;
   } catch (e) {
     const unavailable = isNetworkError(e) || httpStatus(e) === 503;
     const reason = unavailable ? MESSAGES.senderUnavailable : errorMessage(e);
     dispatch(logAdded({ type: 'error', message: `${MESSAGES.errorStartingJob}: ${reason}` }));
     toast.error(`${MESSAGES.errorStartingJob}: ${reason}`);
     dispatch(jobStartFailed());
+    return false;
   }
 };
 

@@ -1,6 +1,7 @@
-import { CONTACT_EMAIL, MARKETING } from '@bns/contracts';
+import { MARKETING } from '@bns/contracts';
 import { Brand } from '../../components/Brand.js';
 import { useAuth } from '../auth/auth-context.js';
+import { useWebConfig } from '../config/publicConfig.js';
 
 /** Line icons drawn inline (no icon font, no emoji: they render the same everywhere). */
 const ICONS = {
@@ -46,6 +47,7 @@ const SOCIAL = [
 /** The public page (SPEC §2 "Landing page"): hero, screenshot, statistics, how it works, the 3 steps, footer. */
 export function LandingPage() {
   const { startSignIn } = useAuth();
+  const { supportEmail } = useWebConfig();
   return (
     <div className="landing">
       <header className="landing-header">
@@ -182,7 +184,7 @@ export function LandingPage() {
           <div>
             <h3>Get in Touch</h3>
             <p>
-              <a href={`mailto:${CONTACT_EMAIL}`}>{CONTACT_EMAIL}</a>
+              <a href={`mailto:${supportEmail}`}>{supportEmail}</a>
             </p>
             <p className="status-indicator">
               <span className="dot dot-green" aria-hidden="true" /> All systems operational

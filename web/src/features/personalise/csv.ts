@@ -1,42 +1,22 @@
-/** RFC 4180 CSV: quoted fields, "" inside quotes, CRLF or LF, a UTF-8 BOM ignored, blank lines dropped. */
+import Papa from 'papaparse';
+
+/**
+ * CSV as RFC 4180 reads it (papaparse): quoted fields with commas, line breaks and "" inside, CRLF or
+ * LF. The delimiter is detected (comma, semicolon or tab: spreadsheets in some locales save with ";"),
+ * a UTF-8 BOM is ignored and blank lines are dropped. Line ends are made LF first: files edited by hand
+ * mix CRLF and LF, and papaparse takes one kind per file (a line break inside a cell becomes LF).
+ */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (quoted) {
-      if (ch === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += ch;
-    } else if (ch === '"' && field === '') quoted = true;
-    else if (ch === ',' || ch === ';' || ch === '\t') {
-      row.push(field);
-      field = '';
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && src[i + 1] === '\n') i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = '';
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((r) => r.some((c) => c.trim() !== ''));
+  const source = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).replace(/\r\n?/g, '\n');
+  const result = Papa.parse<string[]>(source, {
+    newline: '\n',
+    delimitersToGuess: [',', ';', '\t'],
+    skipEmptyLines: 'greedy',
+  });
+  return result.data.filter((row) => row.some((cell) => cell.trim() !== ''));
 }
 
-function quote(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
-}
-
+/** Rows as RFC 4180 CSV with CRLF line ends, quoting only where a field needs it. */
 export function toCsv(rows: readonly (readonly string[])[]): string {
-  return rows.map((r) => r.map(quote).join(',')).join('\r\n') + '\r\n';
+  return Papa.unparse(rows.map((r) => [...r]), { newline: '\r\n' }) + '\r\n';
 }

@@ -82,7 +82,9 @@ export function applyMapping(table: SheetTable, mapping: ColumnMapping): Mapping
       return;
     }
     seen.add(phone);
-    recipients.push({ phone, variables: Object.fromEntries(vars.map((v) => [v.name, cells[v.column] ?? ''])) });
+    // A blank cell is no value: the review lists the row instead of sending an empty name.
+    const values = vars.map((v) => [v.name, (cells[v.column] ?? '').trim()] as const).filter(([, value]) => value !== '');
+    recipients.push({ phone, variables: Object.fromEntries(values), row });
   });
   return { recipients, invalid };
 }

@@ -1,5 +1,7 @@
+import { WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
+import { useWebConfig } from '../config/publicConfig.js';
 import { ConnectionPanel } from '../connection/ConnectionPanel.js';
 import { selectIsConnected } from '../connection/slice.js';
 import { StepProgress } from '../job/StepProgress.js';
@@ -13,6 +15,7 @@ export function SendTab() {
   const connected = useAppSelector(selectIsConnected);
   const job = useAppSelector(selectJob);
   const inJob = job.phase !== 'setup';
+  const { donationUrl } = useWebConfig();
 
   return (
     <div className="send-main">
@@ -37,13 +40,15 @@ export function SendTab() {
               <button type="button" className="button secondary" onClick={() => dispatch(donationPromptClosed())}>
                 Maybe later
               </button>
-              <a className="button primary" href="#donate" onClick={() => dispatch(donationPromptClosed())}>
-                Donate
-              </a>
+              {donationUrl && (
+                <a className="button primary" href={donationUrl} target="_blank" rel="noopener noreferrer" onClick={() => dispatch(donationPromptClosed())}>
+                  {WEB_MESSAGES.donationLink}
+                </a>
+              )}
             </>
           }
         >
-          <p>This tool is free. If it saved you time, a small donation keeps it running for everyone.</p>
+          <p>{WEB_MESSAGES.donationPrompt}</p>
         </Dialog>
       )}
     </div>

@@ -1,12 +1,25 @@
-import { useMemo, useState } from 'react';
+import { useId, useMemo, useState } from 'react';
 import { estimateMinutes, fillPlaceholders, LIMITS, MESSAGES, placeholdersIn, reviewEstimateMinutes, WEB_MESSAGES } from '@bns/contracts';
+import { useGetJobPacingQuery } from '../../api/api.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
 import { selectIsConnected } from '../connection/slice.js';
 import { startSending } from '../job/thunks.js';
 import { selectJobInProgress } from '../job/slice.js';
+import { ReviewPacing } from '../pacing/ReviewPacing.js';
 import { MessagePreview } from './MessagePreview.js';
-import { selectMessage, selectPhoneNumbers, selectVariables } from './slice.js';
+import { toast } from '../toasts/toasts.js';
+import {
+  missingValuesFilled,
+  missingValuesOf,
+  numbersRemoved,
+  selectMessage,
+  selectPhoneNumbers,
+  selectRows,
+  selectVariables,
+  type MissingValues,
+} from './slice.js';
+import { OptOutsReviewNote } from '../optouts/OptOutsReviewNote.js';
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
 
@@ -16,6 +29,7 @@ export function StepReview() {
   const message = useAppSelector(selectMessage);
   const numbers = useAppSelector(selectPhoneNumbers);
   const variables = useAppSelector(selectVariables);
+  const rows = useAppSelector(selectRows);
   const connected = useAppSelector(selectIsConnected);
   const running = useAppSelector(selectJobInProgress);
   const [confirming, setConfirming] = useState(false);
@@ -26,11 +40,8 @@ export function StepReview() {
   const canStart = hasMessage && hasNumbers && connected && !running;
   const first = numbers[0];
   const previewText = first && variables[first] ? fillPlaceholders(message, variables[first]) : message;
-  const missing = useMemo(() => {
-    const names = placeholdersIn(message);
-    if (names.length === 0 || Object.keys(variables).length === 0) return [];
-    return names.filter((name) => numbers.some((p) => !Object.hasOwn(variables[p] ?? {}, name)));
-  }, [message, numbers, variables]);
+  // The recipients the server would refuse for a placeholder without a value, by their spreadsheet row.
+  const missing = useMemo(() => missingValuesOf({ phoneNumbers: numbers, variables, rows }, placeholdersIn(message)), [message, numbers, variables, rows]);
 
   const checklist = [
     { ok: hasMessage, label: 'Message entered' },
@@ -48,9 +59,20 @@ export function StepReview() {
           <h3>Preview{first && variables[first] ? ` (for ${first})` : ''}</h3>
           <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} />
           {missing.length > 0 && (
-            <p className="field-error">
-              {WEB_MESSAGES.placeholderMissing} {missing.map((m) => `{{${m}}}`).join(', ')} in some recipients
-            </p>
+            <MissingValuesPanel
+              missing={missing}
+              others={numbers.length - missing.length}
+              onSendToOthers={() => {
+                dispatch(numbersRemoved(missing.map((m) => m.phone)));
+                toast.info(WEB_MESSAGES.missingValuesDropped(missing.length));
+                setConfirming(true);
+              }}
+              onFill={(value) => {
+                const names = [...new Set(missing.flatMap((m) => m.names))];
+                dispatch(missingValuesFilled({ phones: missing.map((m) => m.phone), names, value }));
+                toast.success(WEB_MESSAGES.missingValuesFilled(missing.length));
+              }}
+            />
           )}
         </div>
         <div className="review-side">
@@ -69,6 +91,9 @@ export function StepReview() {
             )}
             <p className="muted small">Estimated time: about {minutes(reviewEstimateMinutes(numbers.length))}</p>
           </div>
+          <ReviewPacing count={numbers.length} message={message} />
+          {/* opt-outs: "N recipients have opted out and will be skipped" */}
+          <OptOutsReviewNote numbers={numbers} />
           <ul className="checklist" aria-label="Ready to send">
             {checklist.map((c) => (
               <li key={c.label} className={c.ok ? 'ok' : 'missing'}>
@@ -102,7 +127,52 @@ export function StepReview() {
   );
 }
 
-/** The send confirm (also used by a template's Use): up to 10 recipients and the 4-second estimate. */
+const MISSING_SHOWN = 50;
+
+/** Rows with blank cells for the message's placeholders: send to the others, or fill in a default value. */
+function MissingValuesPanel({
+  missing,
+  others,
+  onSendToOthers,
+  onFill,
+}: {
+  missing: readonly MissingValues[];
+  others: number;
+  onSendToOthers: () => void;
+  onFill: (value: string) => void;
+}) {
+  const [value, setValue] = useState('');
+  const titleId = useId();
+  return (
+    <div className="notice notice-warning missing-rows" role="group" aria-labelledby={titleId}>
+      <strong id={titleId}>{WEB_MESSAGES.rowsMissingValuesTitle}</strong>
+      <p className="small">{WEB_MESSAGES.rowsMissingValuesHint}</p>
+      <ul aria-label={WEB_MESSAGES.rowsMissingValuesTitle}>
+        {missing.slice(0, MISSING_SHOWN).map((m) => (
+          <li key={m.phone}>
+            {m.row !== undefined ? `Row ${m.row}` : `${WEB_MESSAGES.typedNumber}`} · {m.phone} · {WEB_MESSAGES.placeholderMissing}{' '}
+            {m.names.map((n) => `{{${n}}}`).join(', ')}
+          </li>
+        ))}
+        {missing.length > MISSING_SHOWN && <li className="muted">and {missing.length - MISSING_SHOWN} more</li>}
+      </ul>
+      <div className="button-row">
+        <button type="button" className="button secondary small" disabled={others === 0} onClick={onSendToOthers}>
+          {WEB_MESSAGES.sendToOthers(others)}
+        </button>
+        <label className="field inline">
+          <span>{WEB_MESSAGES.fillDefaultLabel}</span>
+          <input value={value} onChange={(e) => setValue(e.target.value)} />
+        </label>
+        <button type="button" className="button secondary small" disabled={value.trim() === ''} onClick={() => onFill(value.trim())}>
+          {WEB_MESSAGES.fillDefault}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** The send confirm (also used by a template's Use): up to 10 recipients and the estimate with the server's delay. */
 export function ConfirmSendDialog({
   title = 'Confirm Bulk Send',
   message,
@@ -116,6 +186,8 @@ export function ConfirmSendDialog({
   onCancel: () => void;
   onConfirm: () => void;
 }) {
+  // The jobs service's own delay (SEND_DELAY_MS): the estimate here is the one the start answers with.
+  const pacing = useGetJobPacingQuery();
   return (
     <Dialog
       title={title}
@@ -133,7 +205,10 @@ export function ConfirmSendDialog({
     >
       <p>
         Send this message to <strong>{numbers.length}</strong> recipient{numbers.length === 1 ? '' : 's'}? Estimated time:{' '}
-        <strong>{minutes(estimateMinutes(numbers.length))}</strong>.
+        <strong data-testid="confirm-estimate">
+          {pacing.data ? minutes(estimateMinutes(numbers.length, pacing.data.sendDelayMs)) : WEB_MESSAGES.estimateUnknown}
+        </strong>
+        .
       </p>
       <MessagePreview text={message.slice(0, LIMITS.messageMaxLength)} />
       <ul className="confirm-list" aria-label="Recipients">

@@ -5,11 +5,13 @@ export interface SenderState {
   message: string;
   /** 8-digit Hong Kong numbers, unique, in the order they were added. */
   phoneNumbers: string[];
-  /** Per-number variables from an uploaded file ({{name}} placeholders). */
+  /** Per-number variables from an uploaded file ({{name}} placeholders); blank cells are left out. */
   variables: Record<string, Record<string, string>>;
+  /** Per-number spreadsheet row of an uploaded file, so the review and the server name the same rows. */
+  rows: Record<string, number>;
 }
 
-export const initialSenderState: SenderState = { message: '', phoneNumbers: [], variables: {} };
+export const initialSenderState: SenderState = { message: '', phoneNumbers: [], variables: {}, rows: {} };
 
 function addUnique(list: string[], numbers: readonly string[]): void {
   const seen = new Set(list);
@@ -35,10 +37,28 @@ export const senderSlice = createSlice({
     numberRemoved(s, a: PayloadAction<string>) {
       s.phoneNumbers = s.phoneNumbers.filter((n) => n !== a.payload);
       delete s.variables[a.payload];
+      delete s.rows[a.payload];
+    },
+    /** "Send to the others": the recipients without values leave the list. */
+    numbersRemoved(s, a: PayloadAction<readonly string[]>) {
+      const gone = new Set(a.payload);
+      s.phoneNumbers = s.phoneNumbers.filter((n) => !gone.has(n));
+      for (const n of gone) {
+        delete s.variables[n];
+        delete s.rows[n];
+      }
+    },
+    /** "Fill in the default": each listed recipient gets `value` for every placeholder it has no value for. */
+    missingValuesFilled(s, a: PayloadAction<{ phones: readonly string[]; names: readonly string[]; value: string }>) {
+      for (const phone of a.payload.phones) {
+        const vars = (s.variables[phone] ??= {});
+        for (const name of a.payload.names) if (!hasValue(vars, name)) vars[name] = a.payload.value;
+      }
     },
     numbersCleared(s) {
       s.phoneNumbers = [];
       s.variables = {};
+      s.rows = {};
     },
     /** Rows of an uploaded file: their numbers join the list and carry their variables. */
     recipientsImported(s, a: PayloadAction<readonly Recipient[]>) {
@@ -46,12 +66,17 @@ export const senderSlice = createSlice({
         s.phoneNumbers,
         a.payload.map((r) => r.phone),
       );
-      for (const r of a.payload) s.variables[r.phone] = { ...r.variables };
+      for (const r of a.payload) {
+        s.variables[r.phone] = { ...r.variables };
+        if (r.row !== undefined) s.rows[r.phone] = r.row;
+        else delete s.rows[r.phone];
+      }
     },
     templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[] }>) {
       s.message = a.payload.message;
       s.phoneNumbers = [];
       s.variables = {};
+      s.rows = {};
       addUnique(s.phoneNumbers, a.payload.phoneNumbers);
     },
     senderReset() {
@@ -62,17 +87,51 @@ export const senderSlice = createSlice({
     selectMessage: (s) => s.message,
     selectPhoneNumbers: (s) => s.phoneNumbers,
     selectVariables: (s) => s.variables,
+    selectRows: (s) => s.rows,
   },
 });
 
-export const { messageChanged, numbersAdded, numberRemoved, numbersCleared, recipientsImported, templateLoaded, senderReset } = senderSlice.actions;
-export const { selectMessage, selectPhoneNumbers, selectVariables } = senderSlice.selectors;
+export const {
+  messageChanged,
+  numbersAdded,
+  numberRemoved,
+  numbersRemoved,
+  missingValuesFilled,
+  numbersCleared,
+  recipientsImported,
+  templateLoaded,
+  senderReset,
+} = senderSlice.actions;
+export const { selectMessage, selectPhoneNumbers, selectVariables, selectRows } = senderSlice.selectors;
 
-/** The recipients as the start call sends them: variables only when a file gave some. */
+/** A value a message can show: a blank cell is no value (the server treats it the same). */
+export function hasValue(vars: Record<string, string> | undefined, name: string): boolean {
+  return vars !== undefined && Object.hasOwn(vars, name) && vars[name]!.trim() !== '';
+}
+
+/** The recipients as the start call sends them: variables only when a file gave some, and each file row's number. */
 export function recipientsOf(s: SenderState): Recipient[] {
-  return s.phoneNumbers.map((phone) => ({ phone, variables: s.variables[phone] ?? {} }));
+  return s.phoneNumbers.map((phone) => ({ phone, variables: s.variables[phone] ?? {}, ...(s.rows[phone] !== undefined ? { row: s.rows[phone] } : {}) }));
 }
 
 export function hasVariables(s: SenderState): boolean {
   return s.phoneNumbers.some((p) => Object.keys(s.variables[p] ?? {}).length > 0);
+}
+
+export interface MissingValues {
+  phone: string;
+  /** Its spreadsheet row; undefined for a number typed by hand. */
+  row?: number;
+  names: string[];
+}
+
+/** The recipients that have no value for a placeholder of the message (what the server would refuse). */
+export function missingValuesOf(s: Pick<SenderState, 'phoneNumbers' | 'variables' | 'rows'>, placeholders: readonly string[]): MissingValues[] {
+  if (placeholders.length === 0) return [];
+  const out: MissingValues[] = [];
+  for (const phone of s.phoneNumbers) {
+    const names = placeholders.filter((name) => !hasValue(s.variables[phone], name));
+    if (names.length > 0) out.push({ phone, ...(s.rows[phone] !== undefined ? { row: s.rows[phone] } : {}), names });
+  }
+  return out;
 }

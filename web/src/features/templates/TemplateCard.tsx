@@ -8,7 +8,18 @@ export interface TemplateCardActions {
   onUse: (t: Template) => void;
 }
 
-export function TemplateCard({ template: t, actions, useDisabled }: { template: Template; actions: TemplateCardActions; useDisabled: boolean }) {
+export function TemplateCard({
+  template: t,
+  actions,
+  useDisabled,
+  useDisabledReason,
+}: {
+  template: Template;
+  actions: TemplateCardActions;
+  useDisabled: boolean;
+  /** Id of the text saying why Use is disabled. */
+  useDisabledReason?: string;
+}) {
   const pending = t.id.startsWith('optimistic-');
   const shown = t.phone_numbers.slice(0, LIMITS.templateCardNumbersShown);
   const more = t.phone_numbers.length - shown.length;
@@ -63,6 +74,7 @@ export function TemplateCard({ template: t, actions, useDisabled }: { template: 
           disabled={pending || useDisabled}
           onClick={() => actions.onUse(t)}
           aria-label={`Use ${t.name}`}
+          aria-describedby={useDisabled ? useDisabledReason : undefined}
         >
           Use
         </button>

@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { LIMITS, MESSAGES, TEMPLATE_CATEGORIES, WEB_MESSAGES, type Template, type TemplateCategory, type TemplateFieldErrors } from '@bns/contracts';
+import { LIMITS, MESSAGES, WEB_MESSAGES, type Template, type TemplateCategory, type TemplateCategoryCount, type TemplateFieldErrors } from '@bns/contracts';
 import {
   useCreateTemplateMutation,
   useDeleteTemplateMutation,
   useDuplicateTemplateMutation,
+  useGetTemplateCategoriesQuery,
   useGetTemplatesQuery,
   useGetTemplateStatsQuery,
   useSetFavoriteMutation,
@@ -24,6 +25,11 @@ import { loadTemplate, sendTemplate } from './thunks.js';
 import { useDebouncedValue } from './useDebouncedValue.js';
 
 const titleCase = (c: string) => c[0]!.toUpperCase() + c.slice(1);
+/** A filter entry; `count` is shown when the server gives one. */
+type CategoryOption = Pick<TemplateCategoryCount, 'category'> & { count?: number };
+/** "Marketing (3)"; the count only when the server gave one. */
+const categoryLabel = (c: CategoryOption) =>
+  `${titleCase(c.category)}${typeof c.count === 'number' ? ` (${c.count})` : ''}`;
 /** The server answered (so "Failed to …"), as opposed to the call not going through ("Error …"). */
 const answered = (e: unknown) => httpStatus(e) !== undefined || (e as { status?: unknown })?.status === 'CUSTOM_ERROR';
 
@@ -37,6 +43,8 @@ export function TemplatesTab() {
   const debounced = useDebouncedValue(filters, LIMITS.templateFetchDebounceMs);
   const list = useGetTemplatesQuery({ userId, filters: debounced });
   const stats = useGetTemplateStatsQuery(userId);
+  // SPEC §7: the filter offers the categories this user has, from GET /api/templates/{userId}/categories.
+  const categories = useGetTemplateCategoriesQuery(userId);
   const [createTemplate, createState] = useCreateTemplateMutation();
   const [updateTemplate, updateState] = useUpdateTemplateMutation();
   const [setFavorite] = useSetFavoriteMutation();
@@ -116,6 +124,10 @@ export function TemplatesTab() {
     { label: 'Total Usage', value: stats.data?.total_usage },
   ];
   const templates = list.data ?? [];
+  // The categories the user has: a server that lists every category with 0 for the unused ones is filtered.
+  const categoryOptions: CategoryOption[] = (categories.data ?? []).filter((c: CategoryOption) => typeof c.count !== 'number' || c.count > 0);
+  // The chosen category stays selectable after its last template went (the list then says none match).
+  if (filters.category !== 'all' && !categoryOptions.some((c) => c.category === filters.category)) categoryOptions.push({ category: filters.category });
 
   return (
     <div className="templates">
@@ -132,10 +144,10 @@ export function TemplatesTab() {
         <label className="field inline">
           <span>Category</span>
           <select value={filters.category} onChange={(e) => dispatch(categoryFilterChanged(e.target.value as TemplateCategory | 'all'))}>
-            <option value="all">All categories</option>
-            {TEMPLATE_CATEGORIES.map((c) => (
-              <option key={c} value={c}>
-                {titleCase(c)}
+            <option value="all">{WEB_MESSAGES.allCategories}</option>
+            {categoryOptions.map((c) => (
+              <option key={c.category} value={c.category}>
+                {categoryLabel(c)}
               </option>
             ))}
           </select>
@@ -171,11 +183,18 @@ export function TemplatesTab() {
           <p>No templates{filters.category !== 'all' || filters.favoritesOnly ? ' match these filters' : ' yet'}.</p>
         </div>
       ) : (
-        <div className={`template-grid ${list.isFetching ? 'refreshing' : ''}`}>
-          {templates.map((t) => (
-            <TemplateCard key={t.id} template={t} actions={actions} useDisabled={running} />
-          ))}
-        </div>
+        <>
+          {running && (
+            <p className="muted small" id="use-disabled-reason">
+              {WEB_MESSAGES.useWhileSending}
+            </p>
+          )}
+          <div className={`template-grid ${list.isFetching ? 'refreshing' : ''}`}>
+            {templates.map((t) => (
+              <TemplateCard key={t.id} template={t} actions={actions} useDisabled={running} useDisabledReason={running ? 'use-disabled-reason' : undefined} />
+            ))}
+          </div>
+        </>
       )}
 
       {editing && (

@@ -1,6 +1,7 @@
-import { MESSAGES, normalizeHkPhone, type Template } from '@bns/contracts';
+import { MESSAGES, normalizeHkPhone, WEB_MESSAGES, type Template } from '@bns/contracts';
 import { api } from '../../api/api.js';
 import type { AppThunk } from '../../app/store.js';
+import { isTerminal, jobReset } from '../job/slice.js';
 import { startSending } from '../job/thunks.js';
 import { templateLoaded } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
@@ -17,12 +18,14 @@ export function sendableNumbers(template: Pick<Template, 'phone_numbers'>): stri
 }
 
 /**
- * Use: needs a message and numbers (SPEC §5 "Template send errors"); loads both into the sender.
+ * Use: needs a message and numbers (SPEC §5 "Template send errors"); loads both into a fresh send. A
+ * finished job still on screen is put away first (as Go Back would), so the send that follows is a new
+ * one; while a job is in progress nothing is loaded (the button is disabled with the reason).
  * Returns the numbers to confirm, or null when the template cannot be sent.
  */
 export const loadTemplate =
   (template: Template): AppThunk<string[] | null> =>
-  (dispatch) => {
+  (dispatch, getState) => {
     if (template.message_content.trim() === '') {
       toast.error(MESSAGES.templateMessageEmpty);
       return null;
@@ -32,24 +35,35 @@ export const loadTemplate =
       toast.error(MESSAGES.noPhoneNumbersInTemplate);
       return null;
     }
+    const { job } = getState();
+    if (job.phase === 'starting' || (job.phase === 'progress' && !isTerminal(job.status))) {
+      toast.error(WEB_MESSAGES.useWhileSending);
+      return null;
+    }
+    if (job.phase === 'progress') dispatch(jobReset());
     dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers }));
     return numbers;
   };
 
-/** After the send confirm: count the use (a failure is only a console warning), then send from Tab 1. */
+/**
+ * After the send confirm: send from Tab 1, and count the use only once the job was accepted (a failed
+ * count is only a console warning: sending has already started).
+ */
 export const sendTemplate =
   (template: Template): AppThunk =>
   async (dispatch, getState) => {
     const userId = getState().session.userId;
+    dispatch(tabSelected('send'));
+    let started = false;
+    try {
+      started = await dispatch(startSending());
+    } catch {
+      toast.error(MESSAGES.errorUsingTemplate);
+    }
+    if (!started) return;
     try {
       await dispatch(api.endpoints.useTemplate.initiate({ userId, id: template.id })).unwrap();
     } catch (e) {
       console.warn('Template usage was not counted', e);
-    }
-    try {
-      dispatch(tabSelected('send'));
-      await dispatch(startSending());
-    } catch {
-      toast.error(MESSAGES.errorUsingTemplate);
     }
   };

@@ -9,12 +9,12 @@ import { last12Months } from '../UsageChart.js';
 const long = 'A'.repeat(LIMITS.dashboardContentPreview) + ' and the end of a long message';
 const data: DashboardData = {
   messages: [
-    { id: 'm1', job_id: 'j', recipient: '91234567', content: long, status: 'read', error: null, sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z' },
-    { id: 'm2', job_id: 'j', recipient: '55550000', content: 'short', status: 'failed', error: 'number is not on WhatsApp', sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z' },
+    { id: 'm1', job_id: 'j', recipient: '91234567', content: long, status: 'read', error: null, sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z', replied_at: null, reply: null },
+    { id: 'm2', job_id: 'j', recipient: '55550000', content: 'short', status: 'failed', error: 'number is not on WhatsApp', sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z', replied_at: null, reply: null },
   ],
   sessions: [],
   usage: { messages_sent_count: 1, messages_failed_count: 1, monthly: [] },
-  stats: { totalMessages: 2, successfulMessages: 1, failedMessages: 1, activeSessions: 1 },
+  stats: { totalMessages: 2, successfulMessages: 1, failedMessages: 1, activeSessions: 1, repliedMessages: 0 },
   user: { id: 'user_test_1', preferences: { auto_login_message_enabled: true } },
 };
 

@@ -10,6 +10,7 @@ import {
   jobStartFailed,
   jobStartRequested,
   jobStatusReceived,
+  monitoringResumed,
   monitoringStopped,
   type JobState,
 } from '../slice.js';
@@ -32,6 +33,7 @@ const view = (status: JobView['status'], sent: number, failed = 0): JobView => (
 });
 const started = () => reduce(initialJobState, jobStartRequested({ total: 3 }), jobStarted({ jobId: 'j1', estimatedTime: 1, total: 3 }));
 const select = (s: JobState) => jobSlice.getSelectors().selectCanGoBack(s);
+const canResume = (s: JobState) => jobSlice.getSelectors().selectCanResumeMonitoring(s);
 const inProgress = (s: JobState) => jobSlice.getSelectors().selectJobInProgress(s);
 
 describe('job slice (SPEC §4 Bulk send)', () => {
@@ -52,14 +54,27 @@ describe('job slice (SPEC §4 Bulk send)', () => {
     expect(withLists.results.successList).toHaveLength(2);
   });
 
-  it('Go Back is refused while sending and allowed once the job ended or monitoring stopped', () => {
+  it('Go Back is refused while sending and allowed once the job ended', () => {
     const running = reduce(started(), jobStatusReceived(view('running', 1)));
     expect(select(running)).toBe(false);
     expect(reduce(running, jobReset()).phase).toBe('progress');
-    expect(select(reduce(running, monitoringStopped()))).toBe(true);
     const done = reduce(running, jobStatusReceived(view('completed', 3)));
     expect(select(done)).toBe(true);
     expect(reduce(done, jobReset())).toMatchObject({ phase: 'setup', jobId: null });
+  });
+
+  it('after monitoring stopped, Go Back stays refused while the server last said the job is active; Resume monitoring is offered', () => {
+    const stopped = reduce(started(), jobStatusReceived(view('running', 1)), monitoringStopped());
+    expect(select(stopped)).toBe(false);
+    expect(reduce(stopped, jobReset()).phase).toBe('progress');
+    expect(canResume(stopped)).toBe(true);
+    const resumed = reduce(stopped, monitoringResumed());
+    expect(resumed.monitoring).toBe(true);
+    expect(canResume(resumed)).toBe(false);
+    // A socket event or a later status that says the job ended enables Go Back again.
+    const ended = reduce(stopped, jobProgressEvent({ jobId: 'j1', status: 'completed', progress: { total: 3, sent: 3, failed: 0 } }));
+    expect(select(ended)).toBe(true);
+    expect(canResume(ended)).toBe(false);
   });
 
   it('shows the donation prompt once, after the first completed job only', () => {

@@ -1,9 +1,14 @@
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it, vi } from 'vitest';
-import { MARKETING } from '@bns/contracts';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { CONTACT_EMAIL, MARKETING } from '@bns/contracts';
+import { fakeFetch } from '../../../test/renderWithProviders.js';
 import { AuthContext, type Auth } from '../../auth/auth-context.js';
 import { LandingPage } from '../LandingPage.js';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe('Landing page', () => {
   it('has the hero, statistics, how it works, the 3 steps and the footer of SPEC §2', async () => {
@@ -34,5 +39,20 @@ describe('Landing page', () => {
     await userEvent.click(screen.getByRole('link', { name: 'Start Messaging' }));
     await userEvent.click(screen.getByRole('button', { name: 'Sign In' }));
     expect(startSignIn).toHaveBeenCalledTimes(2);
+    // Without the gateway's settings, the default contact address.
+    expect(screen.getByRole('link', { name: CONTACT_EMAIL }).getAttribute('href')).toBe(`mailto:${CONTACT_EMAIL}`);
+  }, 15_000);
+
+  it('shows the deployment’s SUPPORT_EMAIL from GET /api/config', async () => {
+    const server = fakeFetch(() => ({ body: { donationUrl: 'https://give.example.org', supportEmail: 'help@shop.hk', whatsappEngine: 'webjs' } }));
+    vi.stubGlobal('fetch', server.fn);
+    const auth: Auth = { mode: 'dev', status: 'signed-out', user: null, getToken: async () => null, startSignIn: () => undefined, signOut: async () => undefined };
+    render(
+      <AuthContext.Provider value={auth}>
+        <LandingPage />
+      </AuthContext.Provider>,
+    );
+    expect((await screen.findByRole('link', { name: 'help@shop.hk' })).getAttribute('href')).toBe('mailto:help@shop.hk');
+    expect(server.calls.map((c) => c.url.pathname)).toEqual(['/api/config']);
   });
 });

@@ -34,13 +34,27 @@ describe('column mapping', () => {
     const table = toTable(cells);
     const { recipients, invalid } = applyMapping(table, guessMapping(table));
     expect(recipients).toEqual([
-      { phone: '91234567', variables: { name: 'Ann', discount: '10%' } },
-      { phone: '61234567', variables: { name: 'Eve', discount: '3%' } },
+      { phone: '91234567', variables: { name: 'Ann', discount: '10%' }, row: 2 },
+      { phone: '61234567', variables: { name: 'Eve', discount: '3%' }, row: 6 },
     ]);
     expect(invalid).toEqual([
       { row: 3, value: '123', reason: WEB_MESSAGES.rowInvalidPhone },
       { row: 4, value: '', reason: WEB_MESSAGES.rowMissingPhone },
       { row: 5, value: '+85291234567', reason: WEB_MESSAGES.rowDuplicatePhone },
+    ]);
+  });
+
+  it('leaves blank cells out, so a recipient with a blank name has no name (as the server sees it)', () => {
+    const table = toTable([
+      ['phone', 'name'],
+      ['91230001', 'Bob'],
+      ['91230002', '   '],
+      ['91230003'],
+    ]);
+    expect(applyMapping(table, guessMapping(table)).recipients).toEqual([
+      { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
+      { phone: '91230002', variables: {}, row: 3 },
+      { phone: '91230003', variables: {}, row: 4 },
     ]);
   });
 

@@ -1,9 +1,16 @@
-import { act, screen, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { describe, expect, it } from 'vitest';
-import { LIMITS, MESSAGES } from '@bns/contracts';
-import { connectedState, renderWithProviders } from '../../../test/renderWithProviders.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { resetWebConfig } from '../../config/publicConfig.js';
+import { resetSimulatorProbe } from '../../connection/SimulatorControls.js';
+import { recipientsImported } from '../slice.js';
+import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { SendTab } from '../SendTab.js';
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe('Send Messages tab', () => {
   it('adds numbers by typing and by pasting a column into the 10-row spreadsheet, dropping bad rows and merging duplicates', async () => {
@@ -52,6 +59,9 @@ describe('Send Messages tab', () => {
   });
 
   it('enables Start Sending only with a message and numbers, and confirms with up to 10 recipients', async () => {
+    // The server sends every 10 s (SEND_DELAY_MS): the confirm's estimate uses that, not 4 s.
+    const server = fakeFetch((_m, url) => (url.pathname === '/api/jobs/pacing' ? { body: { success: true, sendDelayMs: 10_000, sendJitterMs: 0 } } : { status: 404, body: {} }));
+    vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     const numbers = Array.from({ length: 12 }, (_, i) => String(91234500 + i));
     const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
@@ -75,8 +85,8 @@ describe('Send Messages tab', () => {
     const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
     expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem')).toHaveLength(LIMITS.confirmRecipientsShown);
     expect(within(dialog).getByText('and 2 more')).toBeTruthy();
-    // ceil(4 × 11 / 60) = 1 minute.
-    expect(within(dialog).getByText('1 minute')).toBeTruthy();
+    // ceil(10 s × 11 / 60) = 2 minutes.
+    expect(await within(dialog).findByText('2 minutes')).toBeTruthy();
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(document.activeElement).toBe(start);
@@ -98,5 +108,123 @@ describe('Send Messages tab', () => {
   it('shows the connected number as digits 3 to 11', () => {
     renderWithProviders(<SendTab />, { preloadedState: connectedState() });
     expect(screen.getByRole('status').textContent).toContain('91234567');
+  });
+
+  it('lists the rows with blank cells by their spreadsheet row; fill a default or send to the others', async () => {
+    const server = fakeFetch((_m, url) => (url.pathname === '/api/jobs/pacing' ? { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } } : { status: 404, body: {} }));
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.type(screen.getByLabelText('Message'), 'Hi {{{{name}}, see you at {{{{shop}}');
+    act(() => {
+      store.dispatch(
+        recipientsImported([
+          { phone: '91230001', variables: { name: 'Bob', shop: 'TST' }, row: 2 },
+          { phone: '91230002', variables: { shop: 'TST' }, row: 4 },
+          { phone: '91230003', variables: { name: 'Cat', shop: 'MK' }, row: 5 },
+        ]),
+      );
+    });
+    const panel = screen.getByRole('group', { name: WEB_MESSAGES.rowsMissingValuesTitle });
+    expect(within(panel).getAllByRole('listitem').map((li) => li.textContent)).toEqual([`Row 4 · 91230002 · ${WEB_MESSAGES.placeholderMissing} {{name}}`]);
+
+    await user.type(within(panel).getByLabelText(WEB_MESSAGES.fillDefaultLabel), 'friend');
+    await user.click(within(panel).getByRole('button', { name: WEB_MESSAGES.fillDefault }));
+    expect(screen.queryByRole('group', { name: WEB_MESSAGES.rowsMissingValuesTitle })).toBeNull();
+    expect(store.getState().sender.variables['91230002']).toEqual({ name: 'friend', shop: 'TST' });
+
+    act(() => {
+      store.dispatch(recipientsImported([{ phone: '91230004', variables: { name: ' ' }, row: 9 }]));
+    });
+    const again = screen.getByRole('group', { name: WEB_MESSAGES.rowsMissingValuesTitle });
+    expect(within(again).getByRole('listitem').textContent).toBe(`Row 9 · 91230004 · ${WEB_MESSAGES.placeholderMissing} {{name}}, {{shop}}`);
+    await user.click(within(again).getByRole('button', { name: WEB_MESSAGES.sendToOthers(3) }));
+    expect(store.getState().sender.phoneNumbers).toEqual(['91230001', '91230002', '91230003']);
+    // Straight to the confirm, with the three that have values.
+    const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
+    expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem')).toHaveLength(3);
+  });
+
+  it('a start the server refuses for a blank cell names the same spreadsheet row', async () => {
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
+      if (url.pathname === '/start-bulk-messages') return { status: 400, body: { success: false, error: JOB_MESSAGES.missingVariable('name', [4]), code: 'MISSING_VARIABLE' } };
+      return { status: 404, body: {} };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.type(screen.getByLabelText('Message'), 'Hi {{{{name}}');
+    act(() => {
+      store.dispatch(
+        recipientsImported([
+          { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
+          { phone: '91230002', variables: {}, row: 4 },
+        ]),
+      );
+    });
+    await user.click(screen.getByRole('button', { name: 'Start Sending' }));
+    await user.click(within(screen.getByRole('dialog', { name: 'Confirm Bulk Send' })).getByRole('button', { name: 'Send Messages' }));
+    expect(await screen.findByText(`${MESSAGES.errorStartingJob}: Placeholder {{name}} has no value in row 4`)).toBeTruthy();
+    const body = server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body as { recipients: unknown[] };
+    expect(body.recipients).toEqual([
+      { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
+      { phone: '91230002', variables: {}, row: 4 },
+    ]);
+    store.listener.clearListeners();
+  });
+
+  it('shows "Simulate scan" on the QR card only when the server says WhatsApp is simulated', async () => {
+    const qr = { status: 'qr' as const, qr: '2@abc', attempts: 1, maxAttemptsMessage: null, creatingMessage: null, sessionId: null, phoneNumber: null, socket: 'connected' as const };
+    const server = fakeFetch((method, url) => {
+      if (url.pathname === '/api/config') return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
+      if (url.pathname === '/dev/simulator/scan' && method === 'POST') return { body: { success: true } };
+      return { status: 404, body: {} };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const first = renderWithProviders(<SendTab />, { preloadedState: { connection: qr } });
+    await user.click(await screen.findByRole('button', { name: WEB_MESSAGES.simulateScan }));
+    expect(server.calls.some((c) => c.method === 'POST' && c.url.pathname === '/dev/simulator/scan')).toBe(true);
+    first.unmount();
+
+    resetWebConfig();
+    const real = fakeFetch((_m, url) => (url.pathname === '/api/config' ? { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'webjs' } } : { status: 404, body: {} }));
+    vi.stubGlobal('fetch', real.fn);
+    renderWithProviders(<SendTab />, { preloadedState: { connection: qr } });
+    await waitFor(() => expect(real.calls.some((c) => c.url.pathname === '/api/config')).toBe(true));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(screen.queryByRole('button', { name: WEB_MESSAGES.simulateScan })).toBeNull();
+  });
+
+  it('once linked with the simulated engine: Simulate unlink, and Simulate a reply only where the gateway has the route (gone on a 404)', async () => {
+    let inboundStatus = 200;
+    const server = fakeFetch((method, url) => {
+      if (url.pathname === '/api/config') return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
+      if (url.pathname === '/api/docs-json') return { body: { paths: { '/dev/simulator/inbound': { post: {} } } } };
+      if (url.pathname === '/dev/simulator/inbound' && method === 'POST') return { status: inboundStatus, body: inboundStatus === 200 ? { success: true } : { success: false, error: 'Not found' } };
+      if (url.pathname === '/dev/simulator/disconnect' && method === 'POST') return { body: { success: true, disconnected: true } };
+      return { status: 404, body: {} };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    resetSimulatorProbe();
+    const user = userEvent.setup();
+    renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.click(await screen.findByRole('button', { name: WEB_MESSAGES.simulateUnlink }));
+    expect(server.calls.some((c) => c.method === 'POST' && c.url.pathname === '/dev/simulator/disconnect')).toBe(true);
+
+    const reply = await screen.findByRole('form', { name: WEB_MESSAGES.simulateReply });
+    await user.type(within(reply).getByLabelText(WEB_MESSAGES.simulateReplyFrom), '9123 4567');
+    await user.type(within(reply).getByLabelText(WEB_MESSAGES.simulateReplyText), 'STOP');
+    await user.click(within(reply).getByRole('button', { name: WEB_MESSAGES.simulateReply }));
+    expect(await screen.findByText(WEB_MESSAGES.simulateReplySent)).toBeTruthy();
+    expect(server.calls.find((c) => c.url.pathname === '/dev/simulator/inbound')!.body).toEqual({ from: '91234567', text: 'STOP' });
+
+    // A gateway without the route answers 404: the control goes away.
+    inboundStatus = 404;
+    await user.type(within(reply).getByLabelText(WEB_MESSAGES.simulateReplyText), 'hello');
+    await user.click(within(reply).getByRole('button', { name: WEB_MESSAGES.simulateReply }));
+    await waitFor(() => expect(screen.queryByRole('form', { name: WEB_MESSAGES.simulateReply })).toBeNull());
+    expect(screen.getByRole('button', { name: WEB_MESSAGES.simulateUnlink })).toBeTruthy();
   });
 });

@@ -4,9 +4,12 @@ import { activitySlice, logAdded } from '../../activity/slice.js';
 import {
   hasVariables,
   initialSenderState,
+  missingValuesFilled,
+  missingValuesOf,
   numberRemoved,
   numbersAdded,
   numbersCleared,
+  numbersRemoved,
   recipientsImported,
   recipientsOf,
   senderSlice,
@@ -35,6 +38,31 @@ describe('sender slice', () => {
     ]);
     expect(hasVariables(senderSlice.reducer(s, numberRemoved('61234567')))).toBe(false);
     expect(senderSlice.reducer(s, numbersCleared())).toMatchObject({ phoneNumbers: [], variables: {} });
+  });
+
+  it('lists recipients without a value for a placeholder by their sheet row, and sends that row', () => {
+    const s = reduce(
+      numbersAdded(['51234567']),
+      recipientsImported([
+        { phone: '91234567', variables: { name: 'Ann', shop: 'TST' }, row: 2 },
+        { phone: '61234567', variables: { name: ' ' }, row: 4 },
+      ]),
+    );
+    expect(missingValuesOf(s, ['name', 'shop'])).toEqual([
+      { phone: '51234567', names: ['name', 'shop'] },
+      { phone: '61234567', row: 4, names: ['name', 'shop'] },
+    ]);
+    expect(missingValuesOf(s, [])).toEqual([]);
+    expect(recipientsOf(s)[2]).toEqual({ phone: '61234567', variables: { name: ' ' }, row: 4 });
+
+    const filled = senderSlice.reducer(s, missingValuesFilled({ phones: ['51234567', '61234567'], names: ['name', 'shop'], value: 'friend' }));
+    expect(missingValuesOf(filled, ['name', 'shop'])).toEqual([]);
+    expect(filled.variables['91234567']).toEqual({ name: 'Ann', shop: 'TST' });
+    expect(filled.variables['61234567']).toEqual({ name: 'friend', shop: 'friend' });
+
+    const others = senderSlice.reducer(s, numbersRemoved(['51234567', '61234567']));
+    expect(others.phoneNumbers).toEqual(['91234567']);
+    expect(others.rows).toEqual({ '91234567': 2 });
   });
 
   it('a template replaces message and numbers', () => {

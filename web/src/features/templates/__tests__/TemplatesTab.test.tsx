@@ -1,7 +1,8 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LIMITS, MESSAGES, type Template } from '@bns/contracts';
+import { LIMITS, MESSAGES, WEB_MESSAGES, type Template } from '@bns/contracts';
+import { initialJobState } from '../../job/slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { TemplatesTab } from '../TemplatesTab.js';
 
@@ -51,7 +52,8 @@ describe('Templates tab', () => {
 
     release();
     expect(await screen.findByText(MESSAGES.failedToUpdateFavorite)).toBeTruthy();
-    expect(screen.getByRole('button', { name: 'Add Promo to favorites' }).getAttribute('aria-pressed')).toBe('false');
+    // The toast and the rollback land in separate renders: wait for the star, don't sample it once.
+    expect((await screen.findByRole('button', { name: 'Add Promo to favorites' })).getAttribute('aria-pressed')).toBe('false');
   });
 
   it('shows the copy at once on duplicate and removes it with "Failed to duplicate template" on refusal', async () => {
@@ -71,19 +73,27 @@ describe('Templates tab', () => {
     expect(server.calls.find((c) => c.method === 'POST')!.body).toMatchObject({ name: 'Promo (Copy)', is_favorite: false });
     release();
     expect(await screen.findByText(MESSAGES.failedToDuplicateTemplate)).toBeTruthy();
-    expect(screen.queryByRole('article', { name: 'Promo (Copy)' })).toBeNull();
+    // The toast and the rollback land in separate renders: wait for the copy to go.
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'Promo (Copy)' })).toBeNull());
   });
 
   it('fetches once the filters have been still for 300 ms, never for the states in between', async () => {
-    const server = fakeFetch(async (_m, url) => (url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [] } }));
+    const server = fakeFetch(async (_m, url) =>
+      url.pathname.endsWith('/stats')
+        ? { body: stats }
+        : url.pathname.endsWith('/categories')
+          ? { body: { success: true, categories: [{ category: 'business', count: 1 }] } }
+          : { body: { success: true, templates: [] } },
+    );
     vi.stubGlobal('fetch', server.fn);
-    const user = userEvent.setup();
     renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
     const lists = () => server.calls.filter((c) => c.url.pathname === '/api/templates/user_test_1');
     await waitFor(() => expect(lists()).toHaveLength(1));
 
-    await user.selectOptions(screen.getByLabelText('Category'), 'business');
-    await user.click(screen.getByLabelText('Favorites Only'));
+    await screen.findByRole('option', { name: 'Business (1)' });
+    // Both changes at once (a slow machine must not let 300 ms pass between them).
+    fireEvent.change(screen.getByLabelText('Category'), { target: { value: 'business' } });
+    fireEvent.click(screen.getByLabelText('Favorites Only'));
     const lastChange = Date.now();
     expect(lists()).toHaveLength(1);
     await waitFor(() => expect(lists()).toHaveLength(2));
@@ -119,5 +129,114 @@ describe('Templates tab', () => {
     await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
     expect(await screen.findByText(MESSAGES.noPhoneNumbersInTemplate)).toBeTruthy();
     expect(screen.queryByRole('dialog')).toBeNull();
+  });
+
+  it('the category filter offers the categories the user has (not the empty ones), with their counts, from the categories call', async () => {
+    const server = fakeFetch(async (_m, url) =>
+      url.pathname.endsWith('/stats')
+        ? { body: stats }
+        : url.pathname.endsWith('/categories')
+          ? {
+              body: {
+                success: true,
+                categories: [
+                  { category: 'general', count: 0 },
+                  { category: 'marketing', count: 3 },
+                  { category: 'personal', count: 1 },
+                  { category: 'custom', count: 0 },
+                ],
+              },
+            }
+          : { body: { success: true, templates: [tpl({})] } },
+    );
+    vi.stubGlobal('fetch', server.fn);
+    renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+    await screen.findByRole('option', { name: 'Marketing (3)' });
+    const options = within(screen.getByLabelText('Category')).getAllByRole('option').map((o) => [o.getAttribute('value'), o.textContent]);
+    expect(options).toEqual([
+      ['all', 'All categories'],
+      ['marketing', 'Marketing (3)'],
+      ['personal', 'Personal (1)'],
+    ]);
+    expect(server.calls.some((c) => c.url.pathname === '/api/templates/user_test_1/categories')).toBe(true);
+  });
+
+  it('shows categories without counts when the server gives none', async () => {
+    const server = fakeFetch(async (_m, url) =>
+      url.pathname.endsWith('/stats')
+        ? { body: stats }
+        : url.pathname.endsWith('/categories')
+          ? { body: { success: true, categories: [{ category: 'custom' }] } }
+          : { body: { success: true, templates: [] } },
+    );
+    vi.stubGlobal('fetch', server.fn);
+    renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+    expect(await screen.findByRole('option', { name: 'Custom' })).toBeTruthy();
+  });
+
+  describe('Use after a finished job', () => {
+    const finishedJob = {
+      ...initialJobState,
+      phase: 'progress' as const,
+      jobId: 'old-job',
+      status: 'completed' as const,
+      progress: { total: 2, sent: 2, failed: 0 },
+      donationPromptShown: true,
+    };
+    const serverFor = (start: { status?: number; body: unknown }) =>
+      fakeFetch(async (method, url) => {
+        if (url.pathname.endsWith('/stats')) return { body: stats };
+        if (url.pathname.endsWith('/categories')) return { body: { success: true, categories: [] } };
+        if (url.pathname === '/start-bulk-messages') return start;
+        if (url.pathname.endsWith('/use')) return { body: { success: true, template: tpl({ usage_count: 1 }) } };
+        if (url.pathname.startsWith('/job-')) return { status: 404, body: { success: false, error: 'Job not found' } };
+        if (method === 'GET') return { body: { success: true, templates: [tpl({ phone_numbers: ['91234567', '61234567'] })] } };
+        return { status: 404, body: {} };
+      });
+
+    it('loads the template into a fresh send, starts it, and only then counts the use', async () => {
+      const server = serverFor({ body: { success: true, jobId: 'new-job', estimatedTime: 1 } });
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
+      // The finished job is put away at once: the send that follows is a new one.
+      expect(store.getState().job).toMatchObject({ phase: 'setup', jobId: null });
+      expect(store.getState().sender).toMatchObject({ message: 'Sale *today*', phoneNumbers: ['91234567', '61234567'] });
+      expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(false);
+      const confirm = screen.getByRole('dialog', { name: 'Send “Promo”' });
+      await user.click(within(confirm).getByRole('button', { name: 'Send Messages' }));
+      await waitFor(() => expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(true));
+      const paths = server.calls.filter((c) => c.method === 'POST').map((c) => c.url.pathname);
+      expect(paths).toEqual(['/start-bulk-messages', '/api/templates/user_test_1/t1/use']);
+      expect(server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body).toMatchObject({ message: 'Sale *today*', phoneNumbers: ['91234567', '61234567'] });
+      expect(store.getState().job).toMatchObject({ phase: 'progress', jobId: 'new-job' });
+      expect(store.getState().ui.activeTab).toBe('send');
+      store.listener.clearListeners();
+    });
+
+    it('does not count a use when the send is refused', async () => {
+      const server = serverFor({ status: 400, body: { success: false, error: 'WhatsApp is not connected', code: 'NOT_LINKED' } });
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
+      await user.click(within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }));
+      expect(await screen.findByText(/Error starting job: WhatsApp is not connected/)).toBeTruthy();
+      expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(false);
+      store.listener.clearListeners();
+    });
+
+    it('is disabled, with the reason, while a job is still sending', async () => {
+      const server = serverFor({ body: {} });
+      vi.stubGlobal('fetch', server.fn);
+      const { store } = renderWithProviders(<TemplatesTab />, {
+        preloadedState: { ...connectedState(), job: { ...finishedJob, status: 'running', monitoring: false } },
+      });
+      const use = await screen.findByRole('button', { name: 'Use Promo' });
+      expect((use as HTMLButtonElement).disabled).toBe(true);
+      expect(document.getElementById(use.getAttribute('aria-describedby') ?? '')?.textContent).toBe(WEB_MESSAGES.useWhileSending);
+      store.listener.clearListeners();
+    });
   });
 });

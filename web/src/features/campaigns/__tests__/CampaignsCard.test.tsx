@@ -1,0 +1,67 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
+import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
+import { CampaignsCard } from '../CampaignsCard.js';
+
+const job = (over: Partial<JobHistoryItem>): JobHistoryItem => ({
+  jobId: 'job-1',
+  status: 'completed',
+  createdAt: '2025-01-01T00:00:00.000Z',
+  startedAt: '2025-01-01T00:00:01.000Z',
+  finishedAt: '2025-01-01T00:10:00.000Z',
+  progress: { total: 3, sent: 2, failed: 1 },
+  receipts: { delivered: 2, read: 1, replied: 1 },
+  messagePreview: 'Hi {{name}}',
+  message: 'Hi {{name}}',
+  personalised: true,
+  ...over,
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('Campaigns card', () => {
+  it('lists the jobs with their counts and receipts, and Send again loads message and recipients into the sender', async () => {
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/jobs/user_test_1') return { body: { success: true, jobs: [job({}), job({ jobId: 'job-0', messagePreview: 'Older', status: 'cancelled' })], nextCursor: null } };
+      if (url.pathname === '/job-results/job-1') {
+        return {
+          body: {
+            success: true,
+            results: [
+              { phoneNumber: '91234567', variables: { name: 'Ann' }, status: 'read', sentAt: null, deliveredAt: null, readAt: null, repliedAt: null },
+              { phoneNumber: '61234567', variables: { name: 'Bo' }, status: 'failed', error: 'x', sentAt: null, deliveredAt: null, readAt: null, repliedAt: null },
+            ],
+            nextCursor: null,
+          },
+        };
+      }
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<CampaignsCard />, { preloadedState: { ...connectedState(), ui: { activeTab: 'dashboard' } } });
+
+    expect(await screen.findByText('Older')).toBeTruthy();
+    const items = screen.getAllByTestId('campaign');
+    expect(items).toHaveLength(2);
+    expect(items[0]!.textContent).toContain('Sent 2');
+    expect(items[0]!.textContent).toContain('Failed 1');
+    expect(screen.getAllByTestId('count-replied')[0]!.textContent).toBe('1');
+    expect(screen.getAllByRole('button', { name: 'Export CSV' })).toHaveLength(2);
+
+    await user.click(screen.getAllByRole('button', { name: 'Send again' })[0]!);
+    await waitFor(() => expect(store.getState().sender.phoneNumbers).toEqual(['91234567', '61234567']));
+    expect(store.getState().sender.message).toBe('Hi {{name}}');
+    expect(store.getState().sender.variables['61234567']).toEqual({ name: 'Bo' });
+    expect(store.getState().ui.activeTab).toBe('send');
+    expect(await screen.findByText(RESULTS_MESSAGES.campaignLoaded)).toBeTruthy();
+  });
+
+  it('says so when there are no campaigns yet', async () => {
+    vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, jobs: [], nextCursor: null } })).fn);
+    renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    expect(await screen.findByText(RESULTS_MESSAGES.noCampaigns)).toBeTruthy();
+  });
+});

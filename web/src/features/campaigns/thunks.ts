@@ -1,0 +1,38 @@
+import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
+import { errorMessage } from '../../api/errors.js';
+import type { Recipient } from '../../api/types.js';
+import type { AppThunk } from '../../app/store.js';
+import { resultsApi } from '../results/resultsApi.js';
+import { messageChanged, recipientsImported, templateLoaded } from '../sender/slice.js';
+import { toast } from '../toasts/toasts.js';
+import { tabSelected } from '../ui/slice.js';
+
+/**
+ * "Send again": the campaign's message and every recipient (with its variables when it was
+ * personalised) go into the sender, read from the report page by page; the user reviews and sends.
+ */
+export const sendAgain =
+  (job: Pick<JobHistoryItem, 'jobId' | 'message'>): AppThunk<Promise<boolean>> =>
+  async (dispatch) => {
+    const recipients: Recipient[] = [];
+    let cursor: string | null = null;
+    try {
+      do {
+        const page = await dispatch(
+          resultsApi.endpoints.getJobResults.initiate({ jobId: job.jobId, cursor, limit: RESULTS_LIMITS.reportPageMax }, { subscribe: false, forceRefetch: true }),
+        ).unwrap();
+        for (const r of page.results) recipients.push({ phone: r.phoneNumber, variables: r.variables ?? {} });
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (e) {
+      toast.error(`${RESULTS_MESSAGES.reportLoadFailed}: ${errorMessage(e)}`);
+      return false;
+    }
+    dispatch(templateLoaded({ message: job.message, phoneNumbers: [] }));
+    if (recipients.some((r) => Object.keys(r.variables).length > 0)) dispatch(recipientsImported(recipients));
+    else dispatch(templateLoaded({ message: job.message, phoneNumbers: recipients.map((r) => r.phone) }));
+    dispatch(messageChanged(job.message));
+    dispatch(tabSelected('send'));
+    toast.info(RESULTS_MESSAGES.campaignLoaded);
+    return true;
+  };

@@ -1,0 +1,85 @@
+import { fireEvent, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { carefulPolicy, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
+import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
+import { nextMomentOf } from '../JobPacingStatus.js';
+import { ReviewPacing } from '../ReviewPacing.js';
+import { SendingPaceCard } from '../SendingPaceCard.js';
+
+afterEach(() => vi.unstubAllGlobals());
+
+function policyServer(initial: SendingPolicy) {
+  let policy = initial;
+  return fakeFetch(async (method, url, body) => {
+    if (url.pathname !== '/api/sending-policy/user_test_1') return { status: 404, body: { success: false, error: 'Not found' } };
+    if (method === 'PUT') {
+      const update = body as Record<string, unknown>;
+      if (update.delayMs !== undefined && (update.delayMs as number) < 1000) {
+        return { status: 400, body: { success: false, error: POLICY_MESSAGES.delayMs(1000), errors: { delayMs: POLICY_MESSAGES.delayMs(1000) } } };
+      }
+      policy = update.preset === 'careful' ? carefulPolicy() : { ...policy, ...(update as Partial<SendingPolicy>), preset: 'custom' };
+    }
+    return { body: { success: true, policy } };
+  });
+}
+
+describe('Sending pace', () => {
+  it('shows the presets with their explanation, switches to Careful, and shows the server’s word on a bad field', async () => {
+    const server = policyServer(standardPolicy());
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    renderWithProviders(<SendingPaceCard />, { preloadedState: connectedState() });
+    const careful = await screen.findByRole('radio', { name: /Careful \(recommended\)/ });
+    expect(screen.getByRole('radio', { name: /Standard/ })).toHaveProperty('checked', true);
+    await user.click(careful);
+    expect(await screen.findByDisplayValue('300')).toBeTruthy(); // careful's daily cap
+    expect(server.calls.find((c) => c.method === 'PUT')?.body).toEqual({ preset: 'careful' });
+
+    const gap = screen.getByLabelText(/Gap between messages/);
+    await user.clear(gap);
+    await user.type(gap, '0.5');
+    await user.click(screen.getByRole('button', { name: 'Save pace' }));
+    expect((await screen.findByRole('alert')).textContent).toBe(POLICY_MESSAGES.delayMs(1000));
+  }, 20_000);
+
+  it('review step: the pace in force, its estimate, and a warning for a large send at the standard pace', async () => {
+    vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
+    const { unmount } = renderWithProviders(<ReviewPacing count={400} message="{Hi|Hello} there" />, { preloadedState: connectedState() });
+    expect(await screen.findByText(POLICY_MESSAGES.standardLargeWarning)).toBeTruthy();
+    expect(screen.getByTestId('review-pacing').textContent).toContain('about 27 min'); // ceil(4 s × 399 / 60 s), the spec's formula
+    expect(screen.getByTestId('review-pacing').textContent).toContain('2 variants');
+    unmount();
+
+    vi.stubGlobal('fetch', policyServer({ ...carefulPolicy(), window: null, warmUp: false }).fn);
+    renderWithProviders(<ReviewPacing count={400} message="Hi" />, { preloadedState: connectedState() });
+    expect(await screen.findByText(/Careful/)).toBeTruthy();
+    expect(screen.queryByText(POLICY_MESSAGES.standardLargeWarning)).toBeNull();
+    // Capped at 300 a day: the rest waits for tomorrow, so hours, not minutes.
+    expect(screen.getByTestId('review-pacing').textContent).toMatch(/about (\d+ days?|\d+ h)/);
+  });
+
+  it('send later: a past time is refused with the words of the rule, a future one is kept for the start', async () => {
+    vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<ReviewPacing count={3} message="Hi" />, { preloadedState: connectedState() });
+    await user.click(await screen.findByRole('checkbox', { name: 'Send later' }));
+    const input = screen.getByLabelText('Start sending at');
+    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+    fireEvent.change(input, { target: { value: local(new Date(Date.now() - 3_600_000)) } });
+    expect((await screen.findByRole('alert')).textContent).toBe(POLICY_MESSAGES.startAtPast);
+    expect(store.getState().pacing.startAt).toBeNull();
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    fireEvent.change(input, { target: { value: local(tomorrow) } });
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(Math.abs(Date.parse(store.getState().pacing.startAt!) - tomorrow.getTime())).toBeLessThan(60_000);
+  });
+
+  it('counts down to the next message, the end of a pause, or a scheduled start', () => {
+    const at = '2030-01-01T00:00:00.000Z';
+    expect(nextMomentOf({ status: 'running', nextSendAt: at, resumesAt: null, startAt: null })).toBe(at);
+    expect(nextMomentOf({ status: 'paused', nextSendAt: null, resumesAt: at, startAt: null })).toBe(at);
+    expect(nextMomentOf({ status: 'scheduled', nextSendAt: null, resumesAt: null, startAt: at })).toBe(at);
+    expect(nextMomentOf({ status: 'completed', nextSendAt: at, resumesAt: null, startAt: null })).toBeNull();
+  });
+});

@@ -1,0 +1,48 @@
+import { SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
+import { useAppSelector } from '../../app/hooks.js';
+import { selectUserId } from '../auth/slice.js';
+import { ExportButtons } from './ExportButtons.js';
+import { ReceiptsRow } from './ReceiptsRow.js';
+import { ReportList } from './ReportList.js';
+import { selectLiveReceipts } from './receiptsSlice.js';
+import { useGetJobHistoryQuery } from './resultsApi.js';
+
+const FAILED = ['failed'] as const;
+
+/**
+ * The progress view's results (issue 14): receipts (live from the socket, topped up from the server's
+ * counts, which also carry replies), the successful and failed numbers paged from the report in
+ * virtualised lists, and the export buttons.
+ */
+export function JobResults({ jobId, progress, finished }: { jobId: string; progress: JobProgress; finished: boolean }) {
+  const userId = useAppSelector(selectUserId);
+  const live = useAppSelector(selectLiveReceipts);
+  // The newest jobs come first, so this one is on the first page; polled while it runs.
+  const { data } = useGetJobHistoryQuery({ userId }, { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true });
+  const server = data?.jobs.find((j) => j.jobId === jobId)?.receipts;
+  const mine = live.jobId === jobId ? live : { delivered: 0, read: 0 };
+  const receipts = {
+    delivered: Math.max(mine.delivered, server?.delivered ?? 0),
+    read: Math.max(mine.read, server?.read ?? 0),
+    replied: server?.replied ?? 0,
+  };
+  return (
+    <>
+      <ReceiptsRow receipts={receipts} />
+      <div className="results-grid">
+        <ReportList
+          jobId={jobId}
+          statuses={SUCCESSFUL_RESULT_STATUSES}
+          count={progress.sent}
+          label="Successful"
+          tone="success"
+          refresh={receipts.delivered + receipts.read + receipts.replied}
+        />
+        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+      </div>
+      <div className="button-row">
+        <ExportButtons jobId={jobId} />
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,163 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { RESULTS_MESSAGES, type RecipientResult, type RecipientResultStatus } from '@bns/contracts';
+import { errorMessage } from '../../api/errors.js';
+import { useAppDispatch } from '../../app/hooks.js';
+import { resultsApi } from './resultsApi.js';
+import './results.css';
+
+export const ROW_HEIGHT = 32;
+const VIEW_ROWS = 8;
+const OVERSCAN = 6;
+const PAGE = 200;
+
+interface Page {
+  /** The cursor this page was read with (null: the first page). */
+  cursor: string | null;
+  rows: RecipientResult[];
+  next: string | null;
+}
+
+const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : '');
+
+/**
+ * One list of the report (e.g. the successful or the failed numbers) for a job of any size: pages of
+ * the report are read as the user scrolls, and only the rows in view are in the DOM (a virtualised
+ * list). `count` is how many the list will hold (the job's counters); when it grows past what was read,
+ * the last page is read again, so the list follows a running job.
+ */
+export function ReportList({
+  jobId,
+  statuses,
+  count,
+  label,
+  tone,
+  refresh = 0,
+}: {
+  jobId: string;
+  statuses: readonly RecipientResultStatus[];
+  count: number;
+  label: string;
+  tone: 'success' | 'failed';
+  /** Changes when receipts arrived: the last page is read again, so its statuses move on (delivered, read). */
+  refresh?: number;
+}) {
+  const dispatch = useAppDispatch();
+  const [pages, setPages] = useState<Page[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const [scrollTop, setScrollTop] = useState(0);
+  const busy = useRef(false);
+  const reloadedFor = useRef(-1);
+  const key = `${jobId}|${statuses.join(',')}`;
+  const keyRef = useRef(key);
+
+  useEffect(() => {
+    keyRef.current = key;
+    reloadedFor.current = -1;
+    setPages([]);
+    setError(null);
+    setScrollTop(0);
+  }, [key]);
+
+  const rows = pages.flatMap((p) => p.rows);
+  const last = pages.at(-1);
+
+  const load = useCallback(
+    async (replaceLast: boolean) => {
+      if (busy.current) return;
+      busy.current = true;
+      setLoading(true);
+      const mine = keyRef.current;
+      const cursor = replaceLast ? (last?.cursor ?? null) : (last?.next ?? null);
+      try {
+        const page = await dispatch(
+          resultsApi.endpoints.getJobResults.initiate({ jobId, statuses, cursor, limit: PAGE }, { subscribe: false, forceRefetch: true }),
+        ).unwrap();
+        if (keyRef.current !== mine) return;
+        setError(null);
+        setPages((ps) => [...(replaceLast ? ps.slice(0, -1) : ps), { cursor, rows: page.results, next: page.nextCursor }]);
+      } catch (e) {
+        setError(`${RESULTS_MESSAGES.reportLoadFailed}: ${errorMessage(e)}`);
+      } finally {
+        busy.current = false;
+        setLoading(false);
+      }
+    },
+    [dispatch, jobId, statuses, last],
+  );
+
+  const firstVisible = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
+  const lastVisible = Math.min(Math.max(count, rows.length), Math.ceil(scrollTop / ROW_HEIGHT) + VIEW_ROWS + OVERSCAN);
+
+  useEffect(() => {
+    if (busy.current || error || count === 0) return;
+    if (!last) {
+      void load(false);
+    } else if (lastVisible > rows.length - OVERSCAN) {
+      if (last.next) void load(false);
+      // The job moved on since the last page was read: read it again (it may now be full and go on),
+      // once per count, so rows the count has but the list does not show cannot make it loop.
+      else if (count > rows.length && reloadedFor.current !== count) {
+        reloadedFor.current = count;
+        void load(true);
+      }
+    }
+  }, [count, rows.length, last, lastVisible, error, load]);
+
+  const loadRef = useRef(load);
+  loadRef.current = load;
+  const hasPages = pages.length > 0;
+  useEffect(() => {
+    if (refresh > 0 && hasPages) void loadRef.current(true);
+    // Only a new receipt count re-reads here (paging is the effect above), hence `refresh` alone.
+  }, [refresh]);
+
+  const total = Math.max(count, rows.length);
+  const shown = [];
+  for (let i = firstVisible; i < Math.min(lastVisible, total); i++) {
+    const r = rows[i];
+    shown.push(
+      <li key={i} className="report-row" style={{ top: i * ROW_HEIGHT, height: ROW_HEIGHT }}>
+        {r ? (
+          <>
+            <span>{r.phoneNumber}</span>
+            {tone === 'failed' ? (
+              <span className="muted small">{r.error}</span>
+            ) : (
+              <span className={`status-pill status-${r.status}`}>{r.status}</span>
+            )}
+            <time dateTime={r.sentAt ?? r.failedAt ?? undefined}>{time(r.sentAt ?? r.failedAt)}</time>
+          </>
+        ) : (
+          <span className="muted small">Loading…</span>
+        )}
+      </li>,
+    );
+  }
+
+  return (
+    <div>
+      <h3>
+        {label} ({count})
+      </h3>
+      <div
+        className={`report-list result-list ${tone}`}
+        style={{ height: VIEW_ROWS * ROW_HEIGHT, overflowY: 'auto', position: 'relative' }}
+        onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+        data-testid={`report-${tone}`}
+      >
+        <ul aria-label={`${label} numbers`} aria-busy={loading} style={{ height: total * ROW_HEIGHT, position: 'relative', margin: 0, padding: 0 }}>
+          {shown}
+        </ul>
+      </div>
+      {error && (
+        <p className="field-error small" role="alert">
+          {error}{' '}
+          <button type="button" className="button link small" onClick={() => setError(null)}>
+            Retry
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}

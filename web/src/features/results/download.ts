@@ -1,0 +1,23 @@
+import type { ExportFormat } from '@bns/contracts';
+import { getToken } from '../../api/token.js';
+
+/**
+ * Downloads the report through the authenticated export call (a plain link could not carry the
+ * bearer token) and saves it under the name the server gave.
+ */
+export async function downloadReport(jobId: string, format: ExportFormat): Promise<void> {
+  const token = await getToken();
+  const res = await fetch(`${globalThis.location?.origin ?? ''}/job-results/${encodeURIComponent(jobId)}/export?format=${format}`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  if (!res.ok) throw new Error(`export answered ${res.status}`);
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `job-${jobId}.${format}`;
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
