@@ -3,7 +3,7 @@
 # Build from the repository root:  docker build -f docker/gateway.Dockerfile -t bns/gateway:<version> .
 
 # ---- build: compile the two libraries and the service with tsc ------------------------------------
-FROM node:20.19.5-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 ENV PUPPETEER_SKIP_DOWNLOAD=true NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json .npmrc .puppeteerrc.cjs tsconfig.base.json ./
@@ -21,7 +21,7 @@ RUN npx tsc -p libs/contracts/tsconfig.build.json \
  && npx tsc -p services/gateway/tsconfig.build.json
 
 # ---- prod-deps: production dependencies of this service only -------------------------------------
-FROM node:20.19.5-bookworm-slim AS prod-deps
+FROM node:24.21.0-bookworm-slim AS prod-deps
 WORKDIR /app
 ENV PUPPETEER_SKIP_DOWNLOAD=true NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json .npmrc .puppeteerrc.cjs ./
@@ -34,7 +34,7 @@ RUN node docker/scripts/prune-workspaces.mjs libs/contracts libs/service-kit ser
  && npm cache clean --force
 
 # ---- runtime ---------------------------------------------------------------------------------------
-FROM node:20.19.5-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 ENV NODE_ENV=production PORT=8080
 WORKDIR /app
 # Everything belongs to root and is only readable by the app user: the process cannot rewrite its code.

@@ -4,7 +4,7 @@
 # Build from the repository root:  docker build -f docker/sessions.Dockerfile -t bns/sessions:<version> .
 
 # ---- build: compile the two libraries and the service with tsc ------------------------------------
-FROM node:20.19.5-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 ENV PUPPETEER_SKIP_DOWNLOAD=true NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json .npmrc .puppeteerrc.cjs tsconfig.base.json ./
@@ -22,7 +22,7 @@ RUN npx tsc -p libs/contracts/tsconfig.build.json \
  && npx tsc -p services/sessions/tsconfig.build.json
 
 # ---- prod-deps: production dependencies of this service only -------------------------------------
-FROM node:20.19.5-bookworm-slim AS prod-deps
+FROM node:24.21.0-bookworm-slim AS prod-deps
 WORKDIR /app
 ENV PUPPETEER_SKIP_DOWNLOAD=true NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json .npmrc .puppeteerrc.cjs ./
@@ -30,12 +30,17 @@ COPY libs/contracts/package.json libs/contracts/
 COPY libs/service-kit/package.json libs/service-kit/
 COPY services/sessions/package.json services/sessions/
 COPY docker/scripts/prune-workspaces.mjs docker/scripts/
+# The pinned fixes of whatsapp-web.js 1.34.7 (see services/sessions/README.md): scripts are off here, so
+# patch-package runs by hand.
+COPY patches/ patches/
 RUN node docker/scripts/prune-workspaces.mjs libs/contracts libs/service-kit services/sessions \
  && npm install --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npx --yes patch-package@8.0.1 --error-on-fail \
+ && rm -rf patches \
  && npm cache clean --force
 
 # ---- runtime ---------------------------------------------------------------------------------------
-FROM node:20.19.5-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 # tini reaps the Chromium processes whatsapp-web.js leaves behind; node as PID 1 would not.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium fonts-liberation ca-certificates tini \

@@ -7,7 +7,7 @@
 # that signs in through the gateway's dev issuer (AUTH_MODE=dev, local use only).
 
 # ---- build: contracts, then vite ---------------------------------------------------------------------
-FROM node:20.19.5-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY package.json package-lock.json .npmrc tsconfig.base.json ./

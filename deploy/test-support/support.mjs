@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 
-// Kept outside test/: `node --test test/` runs every .mjs file under a test folder as a test file.
+// Kept outside test/: only test/*.test.mjs are test files, and this is a helper.
 export const DEPLOY_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const REPO_ROOT = dirname(DEPLOY_DIR);
 export const CHART_DIR = join(DEPLOY_DIR, 'helm');
@@ -16,7 +16,7 @@ export const FIXTURES_DIR = join(DEPLOY_DIR, 'test', 'fixtures');
 export const DB_SERVICES = ['sessions', 'jobs', 'templates', 'dashboard'];
 export const SERVICES = ['gateway', ...DB_SERVICES];
 /** Paths the Ingress must send to the gateway (the gateway's API_PATHS minus the health endpoints). */
-export const API_PATHS = ['/api', '/auth', '/socket.io', '/start-bulk-messages', '/job-status', '/job-logs', '/cancel-job', '/dev'];
+export const API_PATHS = ['/api', '/auth', '/socket.io', '/start-bulk-messages', '/job-status', '/job-logs', '/cancel-job', '/job-results', '/dev'];
 
 /** The full path of a command when it is on the PATH, else undefined. */
 export function commandOnPath(name) {

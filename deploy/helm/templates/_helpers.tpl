@@ -303,3 +303,12 @@ affinity:
 {{- end }}
 {{- end }}
 {{- end -}}
+
+{{- /* Prometheus scrape annotations of a service pod: /metrics on its http port. Args: (list $ port). */ -}}
+{{- define "bns.metricsAnnotations" -}}
+{{- if (index . 0).Values.metrics.podAnnotations }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ index . 1 | quote }}
+prometheus.io/path: /metrics
+{{- end }}
+{{- end -}}
