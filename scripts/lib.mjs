@@ -26,10 +26,8 @@ export function runAsync(command, args, options = {}) {
   });
 }
 
-export function checkNode() {
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major < 20) fail(`Node ${process.versions.node} is too old: install Node 20 or newer (https://nodejs.org).`);
-}
+/** Node 24 LTS for everything the script runs: re-runs it under a fetched Node 24 when `node` is older. */
+export { useNode24 } from './runtime.mjs';
 
 /** Installs npm dependencies when they are missing (a fresh clone). */
 export function ensureDependencies() {

@@ -5,9 +5,9 @@
 // everything it started.
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkNode, ensureDependencies, ensureNatsServer, fail, ROOT, run } from './lib.mjs';
+import { ensureDependencies, ensureNatsServer, fail, ROOT, run, useNode24 } from './lib.mjs';
 
-checkNode();
+await useNode24();
 // Ctrl-C also ends `npm`, our parent, which closes our output pipe: keep shutting down regardless.
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 const fresh = process.argv.includes('--fresh');
@@ -45,6 +45,55 @@ const onLine = (label, line) => {
   if (/"level":(40|50|60)/.test(line) || !line.startsWith('{')) process.stderr.write(`[${label}] ${line}\n`);
 };
 
+// Supervision, as a Kubernetes Deployment would do it: a child that dies is started again after a
+// back-off that doubles with each crash in a row (1 s … 30 s) and resets once it has run for a while;
+// only a child that keeps dying fast (GIVE_UP_AFTER crashes, each within FAST_CRASH_MS of its start)
+// stops the whole system.
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_MAX_MS = 30_000;
+const FAST_CRASH_MS = 30_000;
+const GIVE_UP_AFTER = 5;
+
+function supervise(index, crashes = 0) {
+  const handle = system.services[index];
+  const startedAt = Date.now();
+  void handle.process.waitExit().then((code) => {
+    const inARow = Date.now() - startedAt < FAST_CRASH_MS ? crashes + 1 : 1;
+    return restart(index, `code ${code}`, inARow, handle.process.tail(15));
+  });
+}
+
+async function restart(index, why, inARow, tail) {
+  if (stopping) return;
+  const handle = system.services[index];
+  if (inARow >= GIVE_UP_AFTER) {
+    process.stderr.write(`${handle.label} crashed ${inARow} times in a row, each within ${FAST_CRASH_MS / 1000} s of its start (${why}); last lines:\n${tail}\nGiving up: stopping everything.\n`);
+    return void shutdown(1);
+  }
+  const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (inARow - 1));
+  process.stderr.write(`${handle.label} exited unexpectedly (${why}); restarting it in ${delay / 1000} s (crash ${inARow} in a row). Last lines:\n${tail}\n`);
+  await new Promise((r) => setTimeout(r, delay));
+  if (stopping) return;
+  let next;
+  const starting = testing.startService(handle.name, { env: handle.env, port: handle.port, label: handle.label, onLine: (line) => onLine(handle.label, line), timeoutMs: 60_000 });
+  restarting.add(starting);
+  try {
+    next = await starting;
+  } catch (err) {
+    // It did not come up: one more fast crash.
+    return restart(index, 'it did not come up', inARow + 1, err.message);
+  } finally {
+    restarting.delete(starting);
+  }
+  // `system.stop()` stops what is in system.services: the new process takes the dead one's place.
+  system.services[index] = next;
+  if (stopping) return void next.stop();
+  process.stdout.write(`  ${next.label.padEnd(12)} pid ${next.process.pid}  restarted\n`);
+  supervise(index, inARow);
+}
+
+/** Restarts under way: a Ctrl-C during one waits for it and stops what it started. */
+const restarting = new Set();
 let postgres;
 let nats;
 let system;
@@ -55,6 +104,7 @@ async function shutdown(code) {
   stopping = true;
   process.stdout.write('\nStopping…\n');
   await system?.stop().catch(() => undefined);
+  await Promise.all([...restarting].map((p) => p.then((h) => h.stop(), () => undefined)));
   await nats?.stop().catch(() => undefined);
   await postgres?.stop().catch(() => undefined);
   for (const stream of logs.values()) stream.end();
@@ -85,17 +135,13 @@ try {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       AUTH_MODE: process.env.AUTH_MODE ?? (clerk ? 'clerk' : 'dev'),
       WA_ENGINE: process.env.WA_ENGINE ?? 'simulated',
+      // The dev issuer's key lives with the data, so a gateway restart keeps everyone signed in.
+      DEV_ISSUER_KEY_FILE: process.env.DEV_ISSUER_KEY_FILE ?? join(dataDir, 'dev-issuer-key.json'),
     },
     onLine,
   });
   for (const s of system.services) process.stdout.write(`  ${s.label.padEnd(12)} pid ${s.process.pid}  http://127.0.0.1:${s.port}\n`);
-  for (const s of system.services) {
-    void s.process.waitExit().then((code) => {
-      if (stopping) return;
-      process.stderr.write(`${s.label} exited unexpectedly (code ${code}); last lines:\n${s.process.tail(15)}\nStopping everything.\n`);
-      void shutdown(1);
-    });
-  }
+  system.services.forEach((_, i) => supervise(i));
   const url = `http://localhost:${gatewayPort}`;
   await testing.waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 60_000, 200, 'the gateway to be ready');
   process.stdout.write(`Logs: ${logDir}\nReady: ${url}  (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);

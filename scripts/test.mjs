@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 // `npm test`: builds everything, then runs every test of every project (unit, integration against a
-// real Postgres + NATS, the launcher test, deployment checks, end-to-end in headless Chromium), and
-// closes with one line of totals.
+// real Postgres + NATS, the launcher test, deployment checks, the fault suite, end-to-end in headless
+// Chromium), and closes with one line of totals.
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkNode, ensureDependencies, fail, ROOT, run } from './lib.mjs';
+import { ensureDependencies, fail, ROOT, run, useNode24 } from './lib.mjs';
 
-checkNode();
+await useNode24();
 ensureDependencies();
 const started = Date.now();
 const resultsDir = join(ROOT, 'test-output', 'results');
 rmSync(resultsDir, { recursive: true, force: true });
+
+/** The *.test.mjs files of a folder, relative to the root. */
+const testFiles = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f));
 
 const steps = [];
 const step = (name, fn) => {
@@ -24,10 +27,13 @@ if (step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-s
 step('lint', () => run('npx', ['eslint', 'libs', 'services', 'web/src']));
 step('unit + integration (nx test)', () => run('npx', ['nx', 'run-many', '-t', 'test', '--output-style=static', '--parallel=1', '--skip-nx-cache']));
 step('launcher', () =>
-  run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(ROOT, 'scripts/node-test-results-reporter.mjs')}`, '--test-reporter-destination=/dev/null', 'scripts/test/'], {
+  // Node 22+ reads --test arguments as files or globs, not folders; the totals reporter prints nothing
+  // (a /dev/null destination fails: Node 24 fsyncs it on close).
+  run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(ROOT, 'scripts/node-test-results-reporter.mjs')}`, '--test-reporter-destination=stdout', ...testFiles('scripts/test')], {
     env: { ...process.env, TEST_RESULTS_NAME: 'launcher' },
   }),
 );
+step('fault suite (kill -9, NATS and Postgres restarts)', () => run(process.execPath, ['scripts/chaos/run.mjs']));
 if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], { env: { ...process.env, E2E_NO_BUILD: '1' } }));
 
 const totals = { passed: 0, failed: 0, skipped: 0 };

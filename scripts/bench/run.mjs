@@ -3,7 +3,9 @@
 // after another, after a build. Each prints its own figures; none of them is a pass/fail test.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fail, ROOT, run } from '../lib.mjs';
+import { fail, ROOT, run, useNode24 } from '../lib.mjs';
+
+await useNode24();
 
 const dir = join(ROOT, 'scripts', 'bench');
 const all = readdirSync(dir)

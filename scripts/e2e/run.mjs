@@ -13,7 +13,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { ROOT, run } from '../lib.mjs';
+import { ROOT, run, useNode24 } from '../lib.mjs';
+
+// Run on its own (`node scripts/e2e/run.mjs`) it moves to Node 24 too; under npm test it already is.
+await useNode24();
 
 const OUT = join(ROOT, 'test-output', 'e2e');
 const RESULTS = join(ROOT, 'test-output', 'results');
@@ -22,6 +25,9 @@ const SEND_DELAY_MS = 300;
 // A number the simulated phone network reports as "not on WhatsApp", so the failed list is exercised.
 const FAIL_NUMBER = '55550000';
 const STARTUP_TIMEOUT_MS = Number(process.env.E2E_STARTUP_TIMEOUT_MS ?? 15 * 60_000);
+const DONATION_URL = 'https://donate.example.org/bns';
+// The product's session-check timeout (SPEC §4.1, LIMITS.sessionCheckTimeoutMs): waited for in full.
+const SESSION_CHECK_TIMEOUT_MS = 30_000;
 
 rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
@@ -68,6 +74,7 @@ async function startSystem() {
       SIM_FAIL_NUMBERS: FAIL_NUMBER,
       SIM_DELIVERED_DELAY_MS: '200',
       SIM_READ_DELAY_MS: '600',
+      DONATION_URL,
       NX_DAEMON: 'false',
       NX_TUI: 'false',
     },
@@ -168,6 +175,9 @@ async function journey(url) {
     check(await page.getByRole('link', { name: 'Start Messaging' }).isVisible(), 'Start Messaging is missing');
     check(await page.getByText('99.9%').first().isVisible(), 'the statistics strip is missing');
     check(await page.getByText('All systems operational').isVisible(), 'the status indicator is missing');
+    const favicon = await fetch(`${url}/favicon.ico`);
+    check(favicon.status === 200 && /image/.test(favicon.headers.get('content-type') ?? ''), `/favicon.ico answered ${favicon.status} ${favicon.headers.get('content-type')}`);
+    check((await page.locator('a[href="#donate"]').count()) === 0, 'a donation link leads nowhere (#donate)');
     await shot(page, '01-landing', true);
   });
 
@@ -194,6 +204,23 @@ async function journey(url) {
     check(token.length > 20, 'no token in sessionStorage after sign-in');
   });
 
+  await step(page, `session check gives up after ${SESSION_CHECK_TIMEOUT_MS / 1000} s when the socket never connects`, async () => {
+    // Another tab of the same user whose socket.io requests never get through (a proxy that blocks them).
+    const blocked = await context.newPage();
+    blocked.on('pageerror', (e) => consoleErrors.push(e.message));
+    await blocked.route('**/socket.io/**', (route) => route.abort('connectionrefused'));
+    await blocked.addInitScript((session) => sessionStorage.setItem('bns.devSession', session), await page.evaluate(() => sessionStorage.getItem('bns.devSession')));
+    const loaded = Date.now();
+    await blocked.goto(url);
+    await blocked.getByText('Checking for an existing WhatsApp session…').waitFor({ timeout: 15_000 });
+    await blocked.getByRole('button', { name: 'Connect WhatsApp' }).waitFor({ timeout: SESSION_CHECK_TIMEOUT_MS + 15_000 });
+    const waited = Date.now() - loaded;
+    await blocked.screenshot({ path: join(OUT, '02b-check-timed-out.png') });
+    check(waited >= SESSION_CHECK_TIMEOUT_MS - 1_000, `the Connect button came after ${waited} ms, before the 30 s check ended`);
+    check(await blocked.getByText(/Checking for an existing session timed out/).first().isVisible(), 'the time-out is not in the Activity Log');
+    await blocked.close();
+  });
+
   await step(page, 'connect WhatsApp by QR (simulated scan)', async () => {
     await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 40_000 });
     const qr = page.getByRole('img', { name: /WhatsApp QR code/ });
@@ -202,8 +229,8 @@ async function journey(url) {
     check((await qr.getAttribute('data-qr'))?.length > 10, 'the QR image has no engine string');
     check(await page.getByText('Tap Linked Devices').isVisible(), 'the QR steps are missing');
     await shot(page, '03-qr');
-    const scan = await api(url, token, 'POST', '/dev/simulator/scan');
-    check(scan.status === 200, `scan answered ${scan.status} ${JSON.stringify(scan.body)}`);
+    // The dev-only phone control of the simulated engine: what a newcomer of `npm start` clicks.
+    await page.getByRole('button', { name: 'Simulate scan' }).click();
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
     const banner = await page.locator('.connected-banner').innerText();
     check(/Connected/.test(banner) && /\d{8}/.test(banner), `the banner does not show the number: ${banner}`);
@@ -281,6 +308,7 @@ async function journey(url) {
       .catch(() => check(false, 'the success list is incomplete'));
     const donation = page.getByRole('dialog', { name: /on their way/ });
     await donation.waitFor();
+    check((await donation.getByRole('link', { name: 'Donate' }).getAttribute('href')) === DONATION_URL, 'the donation prompt does not link to DONATION_URL');
     await shot(page, '06-progress-completed');
     await page.keyboard.press('Escape');
     await donation.waitFor({ state: 'detached' });
@@ -309,27 +337,103 @@ async function journey(url) {
     await page.getByRole('button', { name: 'Go Back' }).click();
   });
 
+  await step(page, 'Go Back stays disabled after monitoring stopped while the job is active; Resume monitoring', async () => {
+    await page.getByLabel('Message', { exact: true }).fill('Monitoring check');
+    // 50 × SEND_DELAY_MS (300 ms) ≈ 15 s: long enough to look at the stopped state while it runs.
+    const many = Array.from({ length: 50 }, (_, i) => String(92340000 + i));
+    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
+    await pasteInto(dialog.getByLabel('Phone number row 1', { exact: true }), many.join('\n'));
+    await dialog.getByRole('button', { name: 'Add Numbers' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    // The status calls answer 429 (Too Many Requests): monitoring stops (SPEC §4.6) while the job runs on.
+    const limited = (route) => route.fulfill({ status: 429, headers: { 'Retry-After': '30', 'Content-Type': 'application/json' }, body: JSON.stringify({ success: false, error: 'Too Many Requests' }) });
+    await page.route('**/job-status/**', limited);
+    await page.getByRole('button', { name: 'Start Sending' }).click();
+    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
+    const resume = page.getByRole('button', { name: 'Resume monitoring' });
+    await resume.waitFor({ timeout: 15_000 });
+    check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while the server says the job is active');
+    await shot(page, '06b-monitoring-stopped');
+    await page.unroute('**/job-status/**', limited);
+    await resume.click();
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    // The list is virtualised (only the rows in view are in the DOM): its heading carries the count.
+    await page
+      .getByRole('heading', { name: `Successful (${many.length})` })
+      .waitFor({ timeout: 15_000 })
+      .catch(() => check(false, 'the result list did not fill after Resume monitoring'));
+    check((await page.locator('[aria-label="Successful numbers"] li').count()) > 0, 'the successful list shows no rows after Resume monitoring');
+    const goBack = page.getByRole('button', { name: 'Go Back' });
+    check(await goBack.isEnabled(), 'Go Back stays disabled after the job ended');
+    await goBack.click();
+    await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+  });
+
+  await step(page, 'a file with blank cells: rows listed by spreadsheet row, the server names the same row, send to the others', async () => {
+    await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, blank-cell check');
+    const csv = 'phone,name\n73450001,Eve\n73450002,\n73450003,Fay\n';
+    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'blanks.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Use 3 recipients' }).click();
+    const panel = page.getByRole('group', { name: 'Rows with missing values' });
+    await panel.waitFor();
+    const listed = await panel.getByRole('listitem').allInnerTexts();
+    check(listed.length === 1 && listed[0].startsWith('Row 3 · 73450002'), `the blank row is not listed as spreadsheet row 3: ${JSON.stringify(listed)}`);
+    // Sending anyway: the server refuses with the same row number the panel shows.
+    await page.getByRole('button', { name: 'Start Sending' }).click();
+    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
+    await page.locator('.toast', { hasText: 'Placeholder {{name}} has no value in row 3' }).first().waitFor({ timeout: 15_000 });
+    await shot(page, '06c-blank-cells');
+    await panel.getByRole('button', { name: 'Send to the other 2' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Confirm Bulk Send' });
+    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2, 'the confirm does not list the other 2');
+    await confirm.getByRole('button', { name: 'Send Messages' }).click();
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+    const texts = (outbox.body.messages ?? []).map((m) => m.text);
+    check(texts.includes('Hi Eve, blank-cell check') && texts.includes('Hi Fay, blank-cell check'), 'the others did not get their messages');
+    check(!texts.some((t) => t.startsWith('Hi , blank-cell') || t.includes('{{name}}, blank-cell')), 'a blank name was sent');
+    await page.getByRole('button', { name: 'Go Back' }).click();
+  });
+
   await step(page, 'dashboard shows the messages', async () => {
     await page.getByRole('tab', { name: 'Dashboard' }).click();
     await page.getByRole('heading', { name: 'Recent messages' }).waitFor();
     // The read model follows the events; give it a moment to catch up with the last sends.
     await page.waitForFunction(
-      () => [...document.querySelectorAll('.message-content')].some((el) => el.textContent?.includes('Hi Cat')),
+      () => [...document.querySelectorAll('.message-content')].some((el) => el.textContent?.includes('Hi Fay, blank-cell check')),
       undefined,
       { timeout: 20_000, polling: 500 },
     ).catch(async () => {
       await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.getByText('Hi Cat, your discount is 11%').waitFor({ timeout: 10_000 });
+      await page.getByText('Hi Fay, blank-cell check').waitFor({ timeout: 10_000 });
     });
     const statsText = await page.locator('.stats-grid').innerText();
     check(/Total Messages/.test(statsText), 'stats cards missing');
     check(await page.getByRole('img', { name: /Messages per month/ }).isVisible(), 'the monthly chart is missing');
-    check(await page.getByRole('switch').getAttribute('aria-checked') !== null, 'the Auto-Login toggle is missing');
-    await page.getByRole('switch').click();
-    await page.getByText('Disabled').waitFor();
-    await page.getByRole('switch').click();
-    await page.getByText('Enabled', { exact: true }).waitFor();
+    // The Opt-outs card has a switch of its own: name the one meant.
+    const autoLogin = page.getByRole('switch', { name: 'Auto-Login Success Message' });
+    const settings = page.locator('.settings-card');
+    check(await autoLogin.getAttribute('aria-checked') !== null, 'the Auto-Login toggle is missing');
+    await autoLogin.click();
+    await settings.getByText('Disabled').waitFor();
+    await autoLogin.click();
+    await settings.getByText('Enabled', { exact: true }).waitFor();
+    check(await page.getByRole('heading', { name: 'Opt-outs' }).isVisible(), 'the Opt-outs card is missing');
     await shot(page, '07-dashboard');
+  });
+
+  await step(page, 'opt-outs card: add a number, find it, remove it', async () => {
+    const card = page.locator('.opt-outs-card');
+    await card.getByLabel(/Add numbers/).fill('+852 6123 9999');
+    await card.getByRole('button', { name: 'Add to opt-outs' }).click();
+    await card.getByRole('list', { name: 'Opted-out numbers' }).getByText('61239999').waitFor();
+    await card.getByPlaceholder('Search numbers').fill('9999');
+    await card.getByRole('list', { name: 'Opted-out numbers' }).getByText('61239999').waitFor();
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: join(OUT, '07b-opt-outs.png') });
+    await card.getByRole('button', { name: 'Remove 61239999' }).click();
+    await card.getByText('No number matches.').waitFor();
   });
 
   await step(page, 'templates: create, favorite, duplicate, use, delete', async () => {
@@ -360,6 +464,23 @@ async function journey(url) {
     await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 1);
     await page.getByLabel('Favorites Only').uncheck();
     await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 2);
+
+    // The category filter offers the categories this user has, with counts (GET …/categories).
+    await page.getByRole('button', { name: '+ New Template' }).click();
+    const note = page.getByRole('dialog', { name: 'Create Template' });
+    await note.getByLabel('Template name').fill('E2E Note');
+    await note.getByLabel('Message content').fill('A personal note');
+    await note.getByLabel('Category').selectOption('personal');
+    await note.getByRole('button', { name: 'Create Template' }).click();
+    await note.waitFor({ state: 'detached' });
+    const category = page.getByLabel('Category');
+    await page.waitForFunction(() => [...document.querySelectorAll('.toolbar select option')].some((o) => o.textContent === 'Personal (1)'));
+    const options = await category.locator('option').allInnerTexts();
+    check(JSON.stringify(options) === JSON.stringify(['All categories', 'Marketing (2)', 'Personal (1)']), `category options: ${JSON.stringify(options)}`);
+    await category.selectOption('personal');
+    await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 1 && document.querySelector('.template-card h3')?.textContent === 'E2E Note');
+    await category.selectOption('all');
+    await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 3);
     await shot(page, '08-templates');
 
     await copy.getByRole('button', { name: 'Edit E2E Promo (Copy)' }).click();
@@ -379,9 +500,25 @@ async function journey(url) {
     await confirm.getByRole('button', { name: 'Send Messages' }).click();
     await page.getByRole('tab', { name: 'Send Messages', selected: true }).waitFor();
     await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
-    await page.getByRole('button', { name: 'Go Back' }).click();
+    await page
+      .waitForFunction(() => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 2, undefined, { timeout: 10_000 })
+      .catch(() => check(false, 'the template send did not reach its 2 numbers'));
+
+    // Use again while the finished job is still on screen (no Go Back): a fresh send starts, counted once.
     await page.getByRole('tab', { name: /Templates/ }).click();
     await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByText('Used 1×').waitFor();
+    const outboxBefore = (await api(url, token, 'GET', '/dev/simulator/outbox')).body.messages.length;
+    await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByRole('button', { name: 'Use E2E Promo' }).click();
+    const again = page.getByRole('dialog', { name: /Send “E2E Promo”/ });
+    await again.getByRole('button', { name: 'Send Messages' }).click();
+    await page.getByRole('tab', { name: 'Send Messages', selected: true }).waitFor();
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelector('[data-testid="count-sent"]')?.textContent === '2');
+    const outboxAfter = (await api(url, token, 'GET', '/dev/simulator/outbox')).body.messages.length;
+    check(outboxAfter === outboxBefore + 2, `Use after a finished job sent ${outboxAfter - outboxBefore} messages instead of 2`);
+    await page.getByRole('button', { name: 'Go Back' }).click();
+    await page.getByRole('tab', { name: /Templates/ }).click();
+    await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByText('Used 2×').waitFor();
   });
 
   await step(page, 'toasts close after 3 s; the tool fits a 360 px screen', async () => {
@@ -409,6 +546,15 @@ async function journey(url) {
     await page.setViewportSize({ width: 1280, height: 1000 });
     check(overflow <= 0, `the tool is ${overflow}px wider than a 360px screen`);
     await shot(page, '09-send-connected');
+  });
+
+  await step(page, 'Simulate unlink, then link again with Connect WhatsApp and Simulate scan', async () => {
+    await page.getByRole('button', { name: 'Simulate unlink' }).click();
+    await page.getByRole('button', { name: 'Connect WhatsApp' }).waitFor({ timeout: 15_000 });
+    check((await page.getByRole('tab').count()) === 1, 'Dashboard and Templates are still shown without a connection');
+    await page.getByRole('button', { name: 'Connect WhatsApp' }).click();
+    await page.getByRole('button', { name: 'Simulate scan' }).click({ timeout: 30_000 });
+    await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
   });
 
   await step(page, 'sign out', async () => {

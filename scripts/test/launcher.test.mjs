@@ -1,8 +1,9 @@
-// `npm start` as a user runs it: comes up, serves the first slice with a dev token, and on Ctrl-C
-// (SIGINT to its process group, as a terminal sends it) stops every process it started.
+// `npm start` as a user runs it: comes up on Node 24, serves the first slice with a dev token, brings
+// back a service killed with SIGKILL (as Kubernetes would), and on Ctrl-C (SIGINT to its process
+// group, as a terminal sends it) stops every process it started.
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -23,7 +24,7 @@ const processesMentioning = (text) =>
     .filter((l) => l.includes(text))
     .map((l) => Number(l.trim().split(/\s+/)[0]));
 
-test('npm start comes up, answers with a dev token, and Ctrl-C leaves nothing running', { timeout: 180_000 }, async () => {
+test('npm start comes up on Node 24, answers with a dev token, restarts a killed service, and Ctrl-C leaves nothing running', { timeout: 240_000 }, async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'bns-launcher-'));
   const port = await freePort();
   const launcher = spawn('npm', ['start', '--', '--no-build'], {
@@ -47,9 +48,30 @@ test('npm start comes up, answers with a dev token, and Ctrl-C leaves nothing ru
     const stats = await api(url, session.token).get(`/api/templates/${session.userId}/stats`);
     assert.equal(stats.status, 200);
     assert.deepEqual(stats.body, { success: true, stats: { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 } });
+    assert.ok(existsSync(join(dataDir, 'dev-issuer-key.json')), 'the dev issuer keeps its key in the data folder (tokens survive a restart)');
 
     const pids = [...output.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
     assert.ok(pids.length >= 6, `expected every service's pid in the output:\n${output}`);
+    for (const pid of pids) {
+      const version = execFileSync(readlinkSync(`/proc/${pid}/exe`), ['--version'], { encoding: 'utf8' }).trim();
+      assert.ok(Number(version.slice(1).split('.')[0]) >= 24, `service pid ${pid} runs on Node ${version}`);
+    }
+
+    // A crash (SIGKILL, nothing cleaned up) is followed by a restart with backoff, reported in one line.
+    const jobsPid = Number(/jobs\s+pid (\d+)/.exec(output)[1]);
+    const killedAt = Date.now();
+    process.kill(jobsPid, 'SIGKILL');
+    const restarted = await waitFor(() => /jobs\s+pid (\d+)\s+restarted/.exec(output), 60_000, 100, `jobs to be restarted\n${output}`);
+    process.stdout.write(`# jobs back ${((Date.now() - killedAt) / 1000).toFixed(1)} s after SIGKILL\n`);
+    assert.match(output, /jobs exited unexpectedly \(code null\); restarting it in 1 s/);
+    const newJobsPid = Number(restarted[1]);
+    assert.notEqual(newJobsPid, jobsPid);
+    assert.ok(alive(newJobsPid));
+    await waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 30_000, 200, 'the gateway to see every service again');
+    // Answered by the new jobs process (an unknown job is 404; 503 would mean nobody answered).
+    const unknown = await api(url, session.token).get('/job-status/00000000-0000-4000-8000-000000000000');
+    assert.equal(unknown.status, 404);
+    pids.splice(pids.indexOf(jobsPid), 1, newJobsPid);
     const infra = processesMentioning(dataDir);
     assert.ok(infra.length >= 2, 'postgres and nats-server run from the data folder');
     for (const pid of [...pids, ...infra]) assert.ok(alive(pid), `pid ${pid} should be running before Ctrl-C`);
