@@ -1,8 +1,9 @@
 // Shared pieces of the jobs benchmarks: the system (sessions shards + jobs + gateway on a private
 // Postgres and NATS), linked users, and counters fed by the events jobs publishes.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { connectNats, RpcClient } from '@bns/service-kit';
-import { api, devSignIn, sleep, startSystem, waitFor } from '@bns/testing';
+import pg from 'pg';
+import { api, devSignIn, sleep, startPostgres, startSystem, waitFor } from '@bns/testing';
 
 export const SHARDS = 2;
 
@@ -26,7 +27,10 @@ export async function pool(n, concurrency, fn) {
 }
 
 export async function startBench(jobsEnv = {}) {
+  // pg_stat_statements counts the statements per message (see `meter`).
+  const postgres = await startPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] });
   const sys = await startSystem({
+    postgres,
     shards: SHARDS,
     services: ['sessions', 'jobs'],
     env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
@@ -47,6 +51,7 @@ export async function startBench(jobsEnv = {}) {
     async stop() {
       await nc.drain().catch(() => undefined);
       await sys.stop();
+      await postgres.stop();
     },
   };
 }
@@ -102,3 +107,74 @@ export async function startJob(user, body) {
 
 export const numbers = (n, from = 60_000_000) => Array.from({ length: n }, (_, i) => String(from + i));
 export { sleep, waitFor };
+
+const TICKS_PER_SECOND = 100;
+/** CPU seconds (user + system) a process used so far, and what its reaped children used. */
+function cpuSeconds(pid) {
+  try {
+    // Fields after the command name (which may hold spaces): state is field 3; utime 14, stime 15, cutime 16, cstime 17.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
+  } catch {
+    return { own: 0, children: 0, ppid: -1 };
+  }
+}
+
+/** Postgres's CPU so far: the postmaster, its live children (backends, writers) and its reaped ones. */
+function postgresCpu(postmaster) {
+  let total = cpuSeconds(postmaster).own + cpuSeconds(postmaster).children;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const c = cpuSeconds(Number(entry));
+    if (c.ppid === postmaster) total += c.own + c.children;
+  }
+  return total;
+}
+
+/**
+ * Where the work of a stretch of messages went: Postgres commits, statements and CPU, and each
+ * service's CPU, per message. `start()` before, `report(messages)` after.
+ */
+export async function meter(bench) {
+  const db = new pg.Client({ connectionString: bench.sys.postgres.url });
+  await db.connect();
+  await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const backend = (await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  const postmaster = cpuSeconds(backend).ppid;
+  const processes = () => [
+    ...bench.sys.services.map((h) => ({ name: h.label ?? h.name, pid: h.process.pid })),
+    { name: 'gateway', pid: bench.sys.gateway.process.pid },
+  ];
+  const counters = async () => {
+    const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%'")).rows[0].n);
+    const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
+    return { commits, statements, postgres: postgresCpu(postmaster), cpu, at: performance.now() };
+  };
+  let before;
+  return {
+    async start() {
+      await db.query('SELECT pg_stat_statements_reset()');
+      before = await counters();
+    },
+    /** Prints the figures per message for `messages` messages since `start()`. */
+    async report(label, messages) {
+      const after = await counters();
+      const per = (x) => x / messages;
+      const ms = (s) => (per(s) * 1000).toFixed(2);
+      console.log(
+        `${label}: ${per(after.commits - before.commits).toFixed(2)} Postgres commits and ${per(after.statements - before.statements).toFixed(1)} statements per message; ` +
+          `CPU per message: postgres ${ms(after.postgres - before.postgres)} ms, ` +
+          Object.keys(after.cpu)
+            .map((name) => `${name} ${ms(after.cpu[name] - (before.cpu[name] ?? 0))} ms`)
+            .join(', '),
+      );
+      const top = await db.query(
+        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT 12",
+      );
+      for (const r of top.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
+    },
+    stop: () => db.end(),
+  };
+}

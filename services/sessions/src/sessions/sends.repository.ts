@@ -83,20 +83,36 @@ export class SendsRepository {
   }
 
   /**
-   * The sent message an ack is about, locked for `em`'s transaction, or undefined (an id we did not
-   * send, or whose ledger update is not committed yet).
+   * The sent messages a batch of acks is about, locked for `em`'s transaction, in one statement (rows
+   * are locked in key order, so two batches never wait on each other in a circle). Ids we did not
+   * send, or whose ledger update is not committed yet, are missing from the answer.
    */
-  async lockSentByMessageId(em: EntityManager, userId: string, messageId: string): Promise<(SentEntry & { receipt: Receipt | null }) | undefined> {
-    const [row] = await rows<SentEntry & { receipt: Receipt | null }>(
+  async lockSentByMessageIds(
+    em: EntityManager,
+    refs: { userId: string; messageId: string }[],
+  ): Promise<(SentEntry & { userId: string; messageId: string; receipt: Receipt | null })[]> {
+    if (refs.length === 0) return [];
+    return rows(
       em,
-      `SELECT kind, idempotency_key AS "idempotencyKey", text, receipt FROM sends
-        WHERE user_id = $1 AND message_id = $2 AND status = 'sent' FOR UPDATE`,
-      [userId, messageId],
+      `SELECT s.user_id AS "userId", s.message_id AS "messageId", s.kind, s.idempotency_key AS "idempotencyKey", s.text, s.receipt
+         FROM sends s
+         JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id)) r
+           ON s.user_id = r.user_id AND s.message_id = r.message_id
+        WHERE s.status = 'sent'
+        ORDER BY s.user_id, s.idempotency_key
+        FOR UPDATE OF s`,
+      [refs.map((r) => r.userId), refs.map((r) => r.messageId)],
     );
-    return row;
   }
 
-  async setReceipt(em: EntityManager, userId: string, key: string, receipt: Receipt): Promise<void> {
-    await this.repo(em).update({ userId, idempotencyKey: key }, { receipt, receiptAt: () => 'now()' });
+  /** Sets many receipts in one statement. */
+  async setReceipts(em: EntityManager, updates: { userId: string; idempotencyKey: string; receipt: Receipt }[]): Promise<void> {
+    if (updates.length === 0) return;
+    await em.query(
+      `UPDATE sends s SET receipt = u.receipt, receipt_at = now()
+         FROM unnest($1::text[], $2::text[], $3::text[]) AS u(user_id, idempotency_key, receipt)
+        WHERE s.user_id = u.user_id AND s.idempotency_key = u.idempotency_key`,
+      [updates.map((u) => u.userId), updates.map((u) => u.idempotencyKey), updates.map((u) => u.receipt)],
+    );
   }
 }

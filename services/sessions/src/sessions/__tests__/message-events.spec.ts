@@ -98,6 +98,28 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     expect(await outbox.count()).toBe(0);
   });
 
+  it('writes a burst of acks in a few transactions: one event per receipt, delivered before read for every message', async () => {
+    const n = 150;
+    for (let i = 0; i < n; i++) await sent('user_b', `job-b:9123${String(i).padStart(4, '0')}`, `msg-b-${i}`);
+    // Every writing transaction takes a transaction id: their count is the distance between two ids.
+    const commits = async () => Number((await db.query('SELECT pg_current_xact_id()::text AS id'))[0].id);
+    const before = await commits();
+    const acks: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) acks.push(events.recordAck('user_b', `msg-b-${i}`, 'delivered'));
+    for (let i = 0; i < n; i++) acks.push(events.recordAck('user_b', `msg-b-${i}`, 'read'));
+    acks.push(events.recordAck('user_b', 'msg-b-0', 'delivered')); // late and older: nothing
+    await Promise.all(acks);
+    const used = (await commits()) - before;
+    await publisher.drain();
+    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_b');
+    expect(statuses).toHaveLength(2 * n);
+    for (let i = 0; i < n; i++) {
+      expect(statuses.filter((e) => e.messageId === `msg-b-${i}`).map((e) => e.status)).toEqual(['delivered', 'read']);
+    }
+    // 300 acks, one at a time, would be 300 transactions; batched they are a handful (plus the outbox deletes).
+    expect(used).toBeLessThan(20);
+  });
+
   it('keeps receipts and inbound messages in the outbox while NATS is down, and publishes them once it is back', async () => {
     await sent('user_n', 'job-n:91234569', 'msg-n-1');
     await nats.stop();
