@@ -222,8 +222,11 @@ export class ResultsRepository {
     if (changed.length === 0) return;
     await rows(
       em,
+      // One row per job: a batch holds many receipts of one job, and ON CONFLICT may touch a row only once.
       `INSERT INTO job_receipts (job_id, delivered, read, replied)
-       SELECT * FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[])
+       SELECT job_id, sum(delivered)::int, sum(read)::int, sum(replied)::int
+         FROM unnest($1::uuid[], $2::int[], $3::int[], $4::int[]) AS d(job_id, delivered, read, replied)
+        GROUP BY job_id ORDER BY job_id
        ON CONFLICT (job_id) DO UPDATE SET delivered = job_receipts.delivered + excluded.delivered,
               read = job_receipts.read + excluded.read, replied = job_receipts.replied + excluded.replied`,
       [changed.map((d) => d.jobId), changed.map((d) => d.delivered), changed.map((d) => d.read), changed.map((d) => d.replied)],

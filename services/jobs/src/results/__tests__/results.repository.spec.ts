@@ -80,7 +80,14 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
 
     const statuses = (await repo.page(tx.manager, jobId, 0, 10)).map((r) => r.status);
     expect(statuses).toEqual(['read', 'delivered', 'replied']);
-    await tx.run((em) => repo.addCounts(em, [{ jobId, delivered: 3, read: 2, replied: 1 }]));
+    // A batch usually holds several receipts of one job: they add up in one statement.
+    await tx.run((em) =>
+      repo.addCounts(em, [
+        { jobId, delivered: 1, read: 1, replied: 0 },
+        { jobId, delivered: 1, read: 0, replied: 0 },
+        { jobId, delivered: 1, read: 1, replied: 1 },
+      ]),
+    );
     const [item] = await repo.history(tx.manager, 'user-b', 10, undefined, 100);
     expect(item).toMatchObject({ id: jobId, delivered: 3, read: 2, replied: 1, personalised: false });
   });
