@@ -35,6 +35,8 @@ mkdirSync(OUT, { recursive: true });
 const results = [];
 let launcher;
 let launcherLog = '';
+/** What the page threw or logged as an error so far (printed when a step fails). */
+let pageErrors = [];
 let browser;
 let postgres;
 let nats;
@@ -131,6 +133,7 @@ async function step(page, name, fn) {
   } catch (err) {
     results.push({ name, ok: false, ms: Date.now() - started, error: err.message });
     process.stdout.write(`  ✗ ${name}: ${err.message}\n`);
+    if (pageErrors.length > 0) process.stdout.write(`    page errors so far:\n${pageErrors.map((e) => `    ${e}`).join('\n')}\n`);
     await page?.screenshot({ path: join(OUT, `failure-${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
     throw err;
   }
@@ -165,7 +168,14 @@ async function journey(url) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   const page = await context.newPage();
   const consoleErrors = [];
-  page.on('pageerror', (e) => consoleErrors.push(e.message));
+  page.on('pageerror', (e) => {
+    consoleErrors.push(e.message);
+    pageErrors.push(`${e.message}\n${e.stack ?? ''}`);
+  });
+  // Only for the diagnosis of a failed step (a refused request is logged as an error, too).
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageErrors.push(`console: ${m.text()}`);
+  });
   const email = `e2e-${Date.now()}@shop.hk`;
   let token = '';
 

@@ -2,6 +2,7 @@ import type { TypedStartListening } from '@reduxjs/toolkit';
 import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { api } from '../api/api.js';
 import { errorMessage } from '../api/errors.js';
+import { fetchOnce } from '../api/fetchOnce.js';
 import { jobLogKey, logAdded } from '../features/activity/slice.js';
 import {
   checkStarted,
@@ -108,8 +109,8 @@ export function registerListeners(startListening: StartListening): void {
       if (monitoringResumed.match(action)) l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.monitoringResumed }));
       const ours = () => l.getState().job.jobId === jobId;
       const outcome = await monitorJob({
-        fetchStatus: () => l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { subscribe: false, forceRefetch: true })).unwrap(),
-        fetchLogs: (since) => l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { subscribe: false, forceRefetch: true })).unwrap(),
+        fetchStatus: () => fetchOnce(l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { forceRefetch: true }))),
+        fetchLogs: (since) => fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { forceRefetch: true }))),
         socketLive: () => l.getState().connection.socket === 'connected',
         wait: async (ms, wakeOnEvent) => {
           // Once the socket said the job ended, fetch the final lists almost at once: the counters

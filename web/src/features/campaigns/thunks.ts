@@ -1,5 +1,6 @@
-import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
+import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem, type JobResultsPage } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
+import { fetchOnce } from '../../api/fetchOnce.js';
 import type { Recipient } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { resultsApi } from '../results/resultsApi.js';
@@ -18,9 +19,9 @@ export const sendAgain =
     let cursor: string | null = null;
     try {
       do {
-        const page = await dispatch(
-          resultsApi.endpoints.getJobResults.initiate({ jobId: job.jobId, cursor, limit: RESULTS_LIMITS.reportPageMax }, { subscribe: false, forceRefetch: true }),
-        ).unwrap();
+        const page: JobResultsPage = await fetchOnce(
+          dispatch(resultsApi.endpoints.getJobResults.initiate({ jobId: job.jobId, cursor, limit: RESULTS_LIMITS.reportPageMax }, { forceRefetch: true })),
+        );
         for (const r of page.results) recipients.push({ phone: r.phoneNumber, variables: r.variables ?? {} });
         cursor = page.nextCursor;
       } while (cursor);

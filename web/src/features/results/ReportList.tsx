@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { RESULTS_MESSAGES, type RecipientResult, type RecipientResultStatus } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
+import { fetchOnce } from '../../api/fetchOnce.js';
 import { useAppDispatch } from '../../app/hooks.js';
 import { resultsApi } from './resultsApi.js';
 import './results.css';
@@ -70,9 +71,7 @@ export function ReportList({
       const mine = keyRef.current;
       const cursor = replaceLast ? (last?.cursor ?? null) : (last?.next ?? null);
       try {
-        const page = await dispatch(
-          resultsApi.endpoints.getJobResults.initiate({ jobId, statuses, cursor, limit: PAGE }, { subscribe: false, forceRefetch: true }),
-        ).unwrap();
+        const page = await fetchOnce(dispatch(resultsApi.endpoints.getJobResults.initiate({ jobId, statuses, cursor, limit: PAGE }, { forceRefetch: true })));
         if (keyRef.current !== mine) return;
         setError(null);
         setPages((ps) => [...(replaceLast ? ps.slice(0, -1) : ps), { cursor, rows: page.results, next: page.nextCursor }]);
