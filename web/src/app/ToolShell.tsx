@@ -12,6 +12,7 @@ import { SendTab } from '../features/sender/SendTab.js';
 import { TemplatesTab } from '../features/templates/TemplatesTab.js';
 import { selectActiveTab, tabSelected, type TabId } from '../features/ui/slice.js';
 import { Brand } from '../components/Brand.js';
+import { ErrorBoundary } from '../components/ErrorBoundary.js';
 import { useAppDispatch, useAppSelector, useAppStore } from './hooks.js';
 
 const TABS: { id: TabId; label: string; beta?: boolean; needsConnection: boolean }[] = [
@@ -98,12 +99,24 @@ export function ToolShell() {
         <section role="tabpanel" id={`panel-${current}`} aria-labelledby={`tab-${current}`} className="tab-panel">
           {current === 'send' && (
             <div className="send-layout">
-              <SendTab />
-              <ActivityLog />
+              <ErrorBoundary name="send">
+                <SendTab />
+              </ErrorBoundary>
+              <ErrorBoundary name="activity">
+                <ActivityLog />
+              </ErrorBoundary>
             </div>
           )}
-          {current === 'dashboard' && <DashboardTab />}
-          {current === 'templates' && <TemplatesTab />}
+          {current === 'dashboard' && (
+            <ErrorBoundary name="dashboard">
+              <DashboardTab />
+            </ErrorBoundary>
+          )}
+          {current === 'templates' && (
+            <ErrorBoundary name="templates">
+              <TemplatesTab />
+            </ErrorBoundary>
+          )}
         </section>
       </main>
 

@@ -6,6 +6,9 @@ export const WEB_MESSAGES = {
   sessionCheckTimedOut: 'Checking for an existing session timed out. Connect WhatsApp to continue.',
   connectTimedOut: 'Connecting timed out. Please try again.',
   whatsappConnected: 'WhatsApp connected',
+  // A part of the page failed to draw: the rest stays, the jobs on the server go on.
+  viewCrashed: 'This part of the page stopped working. Your jobs keep running on the server.',
+  viewReload: 'Reload this part',
   whatsappDisconnected: 'WhatsApp disconnected. Connect again to keep sending.',
   keepAlive: 'Keep-alive: WhatsApp session is active',
   sessionCreating: 'Session is being created…',
