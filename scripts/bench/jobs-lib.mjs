@@ -171,7 +171,7 @@ export async function meter(bench) {
             .join(', '),
       );
       const top = await db.query(
-        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT 12",
+        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT 40",
       );
       for (const r of top.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
     },

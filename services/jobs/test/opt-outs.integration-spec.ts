@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { DEFAULT_OPT_OUT_SETTINGS, MESSAGES, OPT_OUT_LIMITS, OPT_OUT_MESSAGES, optOutConfirmationKey, type OptOutEntry } from '@bns/contracts';
 import { EventBus } from '@bns/service-kit';
-import { simulatorInbound, simulatorOutbox, sleep, startSystem, waitFor, type ServiceHandle, type System } from '@bns/testing';
+import { simulatorInbound, simulatorOutbox, sleep, startSystem, waitFor, type ApiResponse, type ServiceHandle, type System } from '@bns/testing';
 import { isFinished, numbers, outboxOf, signIn, signInLinked, startJob, waitForJob, type User } from './helpers.js';
 
 const DELAY_MS = 300;
@@ -125,7 +125,7 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     const seen: { phoneNumber: string; status: string; error?: string | null }[] = [];
     let cursor: string | null = null;
     do {
-      const page = await ann.client.get(`/job-results/${jobId}?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: ApiResponse = await ann.client.get(`/job-results/${jobId}?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
       expect(page.status).toBe(200);
       seen.push(...page.body.results);
       cursor = page.body.nextCursor;

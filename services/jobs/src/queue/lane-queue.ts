@@ -238,6 +238,8 @@ export class LaneQueue {
       let exactly: Date | undefined;
       let floor: Date | undefined;
       let counters: Partial<LaneCounters> | undefined;
+      /** The job as the outcome's count left it (the usual path): no need to read it again. */
+      let counted: LaneJob | undefined;
       switch (outcome.kind) {
         case 'sent': {
           // The policy's long pause follows every pauseEvery-th message; the day's count feeds the cap.
@@ -250,7 +252,7 @@ export class LaneQueue {
           // Not applied: another worker recorded it after taking over.
           if (!(await this.recipients.markSent(em, send.jobId, send.seq, outcome.at, planned))) break;
           counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
-          const job = await this.jobs.countOutcome(em, send.jobId, 'sent');
+          const job = (counted = await this.jobs.countOutcome(em, send.jobId, 'sent'));
           if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
           await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
           this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
@@ -301,7 +303,7 @@ export class LaneQueue {
           break;
       }
       const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
-      const job = (await this.jobs.get(em, send.jobId))!;
+      const job = counted ?? (await this.jobs.get(em, send.jobId))!;
       journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
       const published = await journal.commit();
       return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };

@@ -47,20 +47,25 @@ export class SendLedger {
   /** `engine` is the user's ready engine, or undefined when the account is not linked. */
   async send(userId: string, req: SessionSendRequest, engine: EngineSession | undefined, kind: SendKind = 'job'): Promise<SessionSendReply> {
     const { to, text, idempotencyKey: key } = req;
-    const previous = await this.sends.find(userId, key, STALE_CLAIM_SECONDS);
-    if (previous?.status === 'sent' || previous?.status === 'unknown') return this.reply(previous, true);
-    if (previous?.status === 'failed') {
-      throw AppError.validation(previous.errorCode ?? SessionsErrorCode.SendFailed, previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp, {
-        to: previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp,
-      });
+    // The usual case, a new key on a linked account, is one statement: the claim. Only a key that
+    // already has a row is looked up, to answer its first result or take over a dead claim.
+    let claimed = engine ? await this.sends.claim(userId, key, kind, to, text) : false;
+    if (!claimed || !engine) {
+      const previous = await this.sends.find(userId, key, STALE_CLAIM_SECONDS);
+      if (previous?.status === 'sent' || previous?.status === 'unknown') return this.reply(previous, true);
+      if (previous?.status === 'failed') {
+        throw AppError.validation(previous.errorCode ?? SessionsErrorCode.SendFailed, previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp, {
+          to: previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp,
+        });
+      }
+      if (previous?.status === 'sending' && !previous.stale) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
+      if (!engine) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+      // No row any more (a released claim): claim it now; a stale claim: take it over.
+      claimed = previous
+        ? await this.sends.takeOverStale(userId, key, to, text, STALE_CLAIM_SECONDS)
+        : await this.sends.claim(userId, key, kind, to, text);
+      if (!claimed) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     }
-    if (previous?.status === 'sending' && !previous.stale) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
-    if (!engine) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
-
-    const claimed = previous
-      ? await this.sends.takeOverStale(userId, key, to, text, STALE_CLAIM_SECONDS)
-      : await this.sends.claim(userId, key, kind, to, text);
-    if (!claimed) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     let sent;
     try {
       sent = await within(engine.send(to, text, key), this.env.SEND_TIMEOUT_MS);
