@@ -58,5 +58,5 @@ export const SessionSendRequestSchema = z.object({
 /** `sessions.<shard>.status`, `.logout` and the simulator's scan, disconnect and outbox: the acting user only. */
 export const SessionUserRequestSchema = z.object({ userId: RpcUserIdSchema });
 
-/** `sessions.<shard>.simulator.inbound`: `from` and `text` are checked by the sessions service (its words). */
-export const SimulatorInboundRequestSchema = z.object({ userId: RpcUserIdSchema, from: z.unknown(), text: z.unknown() });
+/** `sessions.<shard>.simulator.inbound`: the digits of `from` and the length of `text` are checked by the sessions service. */
+export const SimulatorInboundRequestSchema = z.object({ userId: RpcUserIdSchema, from: z.string(), text: z.string() });
