@@ -3,9 +3,6 @@ import { MessagePattern } from '@nestjs/microservices';
 import { checkRequest, type RequestKey, type RequestOf } from '@bns/contracts';
 import { AppError } from '../errors/app-error.js';
 
-/** Nest's `RpcParamtype.PAYLOAD` (the `@Payload()` argument); the enum is not exported from the package root. */
-const RPC_PAYLOAD = 3;
-
 /**
  * Checks an incoming NATS request against its key's schema (`REQUEST_SCHEMAS`) and hands the handler
  * the parsed request. A refusal is a validation error naming the field in plain words (never the
@@ -15,8 +12,8 @@ export class RpcRequestPipe<K extends RequestKey> implements PipeTransform<unkno
   constructor(readonly key: K) {}
 
   transform(value: unknown, metadata: ArgumentMetadata): RequestOf<K> {
-    // Any other argument (a `@Ctx()`) is not the request.
-    if ((metadata.type as unknown) !== RPC_PAYLOAD) return value as RequestOf<K>;
+    // Nest hands pipes the `@Payload()` argument as 'body'; any other (a `@Ctx()`, 'custom') is not the request.
+    if (metadata.type !== 'body') return value as RequestOf<K>;
     const check = checkRequest(this.key, value);
     if (!check.ok) throw AppError.validation(check.code, check.message, check.errors);
     return check.value;
