@@ -73,4 +73,4 @@ export const DashboardGetRequestSchema = z.object({ userId: RpcUserIdSchema, lim
 /** `dashboard.preferences.get`. */
 export const PreferencesGetRequestSchema = z.object({ userId: RpcUserIdSchema });
 /** `dashboard.preferences.set`: a partial update of the preferences. */
-export const PreferencesSetRequestSchema = z.object({ userId: RpcUserIdSchema, preferences: z.unknown() });
+export const PreferencesSetRequestSchema = z.object({ userId: RpcUserIdSchema, preferences: z.unknown().optional() });

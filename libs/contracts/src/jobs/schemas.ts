@@ -184,7 +184,7 @@ export const JobLogsRequestSchema = JobRefSchema.extend({ since: z.string().max(
  */
 export const StartJobRequestSchema = z.object({
   userId: RpcUserIdSchema,
-  message: z.unknown(),
+  message: z.unknown().optional(),
   phoneNumbers: z.unknown().optional(),
   recipients: z.unknown().optional(),
   clientId: z.unknown().optional(),
@@ -197,7 +197,7 @@ export const StartJobRequestSchema = z.object({
 });
 
 /** `jobs.policy.set`: `policy` is a partial update, checked by the service (`applyPolicyUpdate`). */
-export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy: z.unknown() });
+export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy: z.unknown().optional() });
 
 /** `jobs.results`: one page of a job's report; the query values are checked with `jobResultsQuerySchema`. */
 export const JobResultsRequestSchema = JobRefSchema.extend({ status: z.unknown().optional(), cursor: z.unknown().optional(), limit: z.unknown().optional() });
@@ -209,10 +209,10 @@ export const JobExportRequestSchema = JobRefSchema.extend({ format: z.unknown().
 /** `jobs.optouts.list`: the query values are checked by the service with `optOutSchemas().listQuery`. */
 export const OptOutListRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional(), q: z.unknown().optional() });
 /** `jobs.optouts.add` and `.check`: the numbers are checked by the service (`checkOptOutNumbers`). */
-export const OptOutNumbersRequestSchema = z.object({ userId: RpcUserIdSchema, phoneNumbers: z.unknown() });
+export const OptOutNumbersRequestSchema = z.object({ userId: RpcUserIdSchema, phoneNumbers: z.unknown().optional() });
 /** `jobs.optouts.remove`: the number is checked (and normalised) by the service. */
-export const OptOutRemoveRequestSchema = z.object({ userId: RpcUserIdSchema, phone: z.unknown() });
+export const OptOutRemoveRequestSchema = z.object({ userId: RpcUserIdSchema, phone: z.unknown().optional() });
 /** `jobs.optouts.export`: one page of the whole list; `cursor` is the last page's. */
 export const OptOutExportRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.string().max(LIMITS.rpcIdMaxLength).optional() });
 /** `jobs.optouts.settings.set`: a partial update, checked by the service with `optOutSchemas().settingsPatch`. */
-export const OptOutSettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, settings: z.unknown() });
+export const OptOutSettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, settings: z.unknown().optional() });

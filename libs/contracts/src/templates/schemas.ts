@@ -238,6 +238,6 @@ export const TemplateListRequestSchema = z.object({ userId: RpcUserIdSchema, cat
 /** `templates.delete`, `.duplicate`, `.use`: one of the user's templates (another user's is "not found"). */
 export const TemplateRefSchema = z.object({ userId: RpcUserIdSchema, templateId: RpcIdSchema });
 /** `templates.create`: `body` is checked by the service with `TemplateCreateSchema`. */
-export const TemplateCreateRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown() });
+export const TemplateCreateRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown().optional() });
 /** `templates.update`: `body` is checked by the service with `TemplateUpdateSchema`. */
-export const TemplateUpdateRequestSchema = TemplateRefSchema.extend({ body: z.unknown() });
+export const TemplateUpdateRequestSchema = TemplateRefSchema.extend({ body: z.unknown().optional() });

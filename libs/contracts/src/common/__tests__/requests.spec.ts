@@ -135,6 +135,14 @@ describe('REQUEST_SCHEMAS', () => {
     expect(checkRequest('sessions.connect', { userId: 'u', explicit: 'yes' })).toMatchObject({ ok: false, errors: { explicit: 'explicit must be true or false' } });
   });
 
+  it('leaves the absence of a body the service judges to the service (its own words)', () => {
+    // A staged start: the body is in the object store, `message` (undefined) does not survive JSON.
+    expect(checkRequest('jobs.start', { userId: 'u', clientId: 'c', idempotencyKey: 'k', staged: { bucket: 'job-starts', name: 'n' } }).ok).toBe(true);
+    for (const key of ['templates.create', 'jobs.policy.set', 'jobs.optouts.add', 'jobs.optouts.settings.set', 'dashboard.preferences.set'] as const) {
+      expect([key, checkRequest(key, { userId: 'u' }).ok]).toEqual([key, true]);
+    }
+  });
+
   it('drops fields a request does not declare', () => {
     expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', extra: { deep: true } })).toEqual({ ok: true, value: { userId: 'u', jobId: 'j' } });
   });
