@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { duplicateTemplateName, MESSAGES, TEMPLATE_MESSAGES, type Template } from '@bns/contracts';
+import { CommonErrorCode, duplicateTemplateName, ErrorKind, LIMITS, MESSAGES, TEMPLATE_MESSAGES, type RequestKey, type Template } from '@bns/contracts';
+import { AppError, connectNats, RpcClient } from '@bns/service-kit';
 import { api, devSignIn, startSystem, type System } from '@bns/testing';
 
 /**
@@ -514,5 +515,57 @@ describe('API docs', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(
       expect.arrayContaining(['CreateTemplateDto', 'UpdateTemplateDto', 'TemplateDto', 'TemplateResponseDto', 'TemplateErrorResponseDto']),
     );
+  });
+});
+
+describe('NATS requests straight to the templates service', () => {
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  let rpc: RpcClient;
+  let carol: Client;
+
+  beforeAll(async () => {
+    nc = await connectNats(sys.nats.url, 'templates-rpc-test');
+    rpc = new RpcClient(nc, { timeoutMs: 10_000 });
+    carol = await signIn('carol');
+  });
+  afterAll(() => nc?.close());
+
+  /** The error reply of a request, sent as is (the types would refuse these payloads). */
+  async function refusal(key: RequestKey, payload: unknown): Promise<AppError> {
+    try {
+      await rpc.request(key, payload);
+    } catch (err) {
+      return err as AppError;
+    }
+    throw new Error(`${key} answered a malformed request`);
+  }
+
+  it('refuses a malformed envelope with a validation error naming the field, never an internal one', async () => {
+    const cases: [RequestKey, unknown, string, string][] = [
+      ['templates.stats', {}, 'userId', 'userId is required'],
+      ['templates.categories', { userId: 12345678 }, 'userId', 'userId must be text'],
+      ['templates.list', { userId: 'u'.repeat(10_000) }, 'userId', `userId must be at most ${LIMITS.userIdMaxLength} characters`],
+      ['templates.use', { userId: carol.userId }, 'templateId', 'templateId is required'],
+      ['templates.delete', { userId: carol.userId, templateId: '' }, 'templateId', 'templateId must not be empty'],
+      ['templates.create', [{ userId: carol.userId, body: { name: 'x', message_content: 'y' } }], '', 'The request must be an object'],
+    ];
+    for (const [key, payload, field, message] of cases) {
+      const err = await refusal(key, payload);
+      expect(err).toBeInstanceOf(AppError);
+      expect([key, err.kind, err.code, err.message]).toEqual([key, ErrorKind.Validation, CommonErrorCode.InvalidRequest, message]);
+      expect(err.extra.errors).toEqual({ [field]: message });
+      expect(JSON.stringify(err.toPayload())).not.toContain('12345678');
+    }
+  });
+
+  it('still answers good requests (and the service is still up after the bad ones)', async () => {
+    const made = await rpc.call('templates.create', { userId: carol.userId, body: { name: 'Over NATS', message_content: 'Hi' } });
+    expect(made).toMatchObject({ name: 'Over NATS', usage_count: 0 });
+    expect(await rpc.call('templates.use', { userId: carol.userId, templateId: made.id })).toMatchObject({ id: made.id, usage_count: 1 });
+    expect(await rpc.call('templates.stats', { userId: carol.userId })).toMatchObject({ total_templates: 1, total_usage: 1 });
+    // A body the envelope lets through is still the service's to judge, in its own words.
+    const form = await refusal('templates.create', { userId: carol.userId, body: { message_content: 'Hi' } });
+    expect([form.kind, form.code]).not.toEqual([ErrorKind.Validation, CommonErrorCode.InvalidRequest]);
+    expect(form.extra.errors).toHaveProperty('name', MESSAGES.templateNameRequired);
   });
 });

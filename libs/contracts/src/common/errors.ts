@@ -35,6 +35,8 @@ export function isErrorPayload(value: unknown): value is ErrorPayload {
 /** Codes shared by every module (auth, limits, plumbing). Module-specific codes live with the module. */
 export enum CommonErrorCode {
   BadRequest = 'BAD_REQUEST',
+  /** A NATS request its owning service refused before handling it: a field missing, of the wrong type or out of bounds. */
+  InvalidRequest = 'INVALID_REQUEST',
   Unauthorized = 'UNAUTHORIZED',
   Forbidden = 'FORBIDDEN',
   NotFound = 'NOT_FOUND',

@@ -9,3 +9,4 @@ export * from './schema.js';
 export * from './socket.js';
 export * from './retry.js';
 export * from './auth.js';
+export * from './requests.js';

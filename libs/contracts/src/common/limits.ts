@@ -40,6 +40,8 @@ export const LIMITS = {
   clientIdMaxLength: 128,
   /** Clerk user ids are about 32 characters. */
   userIdMaxLength: 256,
+  /** Ids a NATS request names (a job, a template, a cursor, an inbox): ours are UUIDs or shorter. */
+  rpcIdMaxLength: 256,
   /** Dev sign-in: an e-mail address (RFC 5321's path limit) and the optional first name. */
   emailMaxLength: 254,
   firstNameMaxLength: 100,

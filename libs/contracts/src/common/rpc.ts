@@ -3,15 +3,14 @@ import type { JobsRequests } from '../jobs/rpc.js';
 import type { OptOutsRequests } from '../jobs/opt-outs.js';
 import type { SessionsRequests } from '../sessions/rpc.js';
 import type { TemplatesRequests } from '../templates/rpc.js';
+import type { PingRequestSchema, z } from './schema.js';
 
 /** Services that answer request/reply over NATS. */
 export const SERVICES = ['sessions', 'jobs', 'templates', 'dashboard'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
-export interface PingRequest {
-  /** Nothing to say; present so every request has an object body. */
-  readonly at?: string;
-}
+/** Nothing to say; an object so every request has one (schema: `PingRequestSchema`). */
+export type PingRequest = z.output<typeof PingRequestSchema>;
 export interface PingReply {
   service: ServiceName;
   shard?: number;

@@ -24,6 +24,15 @@ export const REQUEST_MESSAGES = {
   /** A NUL character (U+0000) cannot be stored or sent: refused where silently changing the text would be wrong. */
   nulCharacter: (field: string) => `${field} must not contain the NUL character (U+0000)`,
   clientIdInvalid: `clientId must be text of at most ${LIMITS.clientIdMaxLength} characters`,
+  // A NATS request refused by its owning service before a handler runs (`checkRequest`). Each names the
+  // field (a name from the schema, never a value: values may be phone numbers).
+  requestNotObject: 'The request must be an object',
+  fieldRequired: (field: string) => `${field} is required`,
+  fieldNotOfType: (field: string, expected: string) => `${field} must be ${expected}`,
+  fieldEmpty: (field: string) => `${field} must not be empty`,
+  fieldTooLong: (field: string, max: number | bigint) => `${field} must be at most ${max} characters`,
+  fieldTooMany: (field: string, max: number | bigint) => `${field} must have at most ${max} entries`,
+  fieldInvalid: (field: string) => `${field} is not valid`,
 } as const;
 
 export function hasNul(text: string): boolean {
@@ -107,6 +116,15 @@ export const ClerkUserIdSchema = z
   .min(1, { error: 'clerkUserId must be text' })
   .max(LIMITS.userIdMaxLength, { error: 'clerkUserId must be text' })
   .meta({ description: "The signed-in user's id (must be the token's subject)" });
+
+/** The acting user of a NATS request (the token's subject, set by the gateway): non-empty, bounded text. */
+export const RpcUserIdSchema = z.string().min(1).max(LIMITS.userIdMaxLength);
+
+/** An id a NATS request names (job, template, inbox…): non-empty, bounded text; the owner checks it is one of its own. */
+export const RpcIdSchema = z.string().min(1).max(LIMITS.rpcIdMaxLength);
+
+/** `<service>.ping`: nothing to say; an object so every request has one. */
+export const PingRequestSchema = z.object({ at: z.string().max(64).optional() });
 
 /**
  * What an HTTP call accepts, declared next to its schemas: the body's largest size in bytes (the

@@ -1,5 +1,5 @@
 import { LIMITS } from '../common/limits.js';
-import { ClerkUserIdSchema, z } from '../common/schema.js';
+import { ClerkUserIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 
 /** The spec shows no texts for these; ours name the field and what is allowed. */
 export const DASHBOARD_MESSAGES = {
@@ -64,3 +64,13 @@ export const DashboardDataSchema = z.object({
 });
 export const DashboardAnswerSchema = z.object({ success: z.literal(true), data: DashboardDataSchema });
 export const PreferencesAnswerSchema = z.object({ success: z.literal(true), preferences: UserPreferencesSchema });
+
+// ---- NATS requests: the envelope the dashboard service checks before a handler runs. `limit` and
+// `preferences` are checked by the service (`parseDashboardLimit`, `PreferencesUpdateSchema`) in its words.
+
+/** `dashboard.get`: `limit` of recent messages, 1..100 (default 10), as a number or the query's text. */
+export const DashboardGetRequestSchema = z.object({ userId: RpcUserIdSchema, limit: z.unknown().optional() });
+/** `dashboard.preferences.get`. */
+export const PreferencesGetRequestSchema = z.object({ userId: RpcUserIdSchema });
+/** `dashboard.preferences.set`: a partial update of the preferences. */
+export const PreferencesSetRequestSchema = z.object({ userId: RpcUserIdSchema, preferences: z.unknown().optional() });

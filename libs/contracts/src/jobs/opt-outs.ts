@@ -4,6 +4,14 @@ import { MESSAGES } from '../common/messages.js';
 import { hasNul, ONE_NATS_MESSAGE, REQUEST_MESSAGES, z, type HttpCallRule } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
 import { JOB_MESSAGES } from './messages.js';
+import type { JobsUserRequest } from './rpc.js';
+import type {
+  OptOutExportRequestSchema,
+  OptOutListRequestSchema,
+  OptOutNumbersRequestSchema,
+  OptOutRemoveRequestSchema,
+  OptOutSettingsSetRequestSchema,
+} from './schemas.js';
 
 /**
  * Opt-outs (issue 13): the per-account suppression list the jobs service owns and enforces, the
@@ -290,15 +298,21 @@ export interface OptOutCheckReply {
   notOnWhatsApp: string[];
 }
 
+export type OptOutListRequest = z.output<typeof OptOutListRequestSchema>;
+export type OptOutNumbersRequest = z.output<typeof OptOutNumbersRequestSchema>;
+export type OptOutRemoveRequest = z.output<typeof OptOutRemoveRequestSchema>;
+export type OptOutExportRequest = z.output<typeof OptOutExportRequestSchema>;
+export type OptOutSettingsSetRequest = z.output<typeof OptOutSettingsSetRequestSchema>;
+
 export interface OptOutsRequests {
-  'jobs.optouts.list': { request: { userId: string } & OptOutListQuery; reply: OptOutListReply };
-  'jobs.optouts.add': { request: { userId: string; phoneNumbers: unknown }; reply: { added: number; alreadyListed: number } };
-  'jobs.optouts.remove': { request: { userId: string; phone: string }; reply: { removed: true } };
+  'jobs.optouts.list': { request: OptOutListRequest; reply: OptOutListReply };
+  'jobs.optouts.add': { request: OptOutNumbersRequest; reply: { added: number; alreadyListed: number } };
+  'jobs.optouts.remove': { request: OptOutRemoveRequest; reply: { removed: true } };
   /** One page of the whole list, oldest first, for the gateway's streamed CSV. */
-  'jobs.optouts.export': { request: { userId: string; cursor?: string }; reply: { optOuts: OptOutEntry[]; nextCursor: string | null } };
-  'jobs.optouts.check': { request: { userId: string; phoneNumbers: unknown }; reply: OptOutCheckReply };
-  'jobs.optouts.settings.get': { request: { userId: string }; reply: OptOutSettings };
-  'jobs.optouts.settings.set': { request: { userId: string; settings: unknown }; reply: OptOutSettings };
+  'jobs.optouts.export': { request: OptOutExportRequest; reply: { optOuts: OptOutEntry[]; nextCursor: string | null } };
+  'jobs.optouts.check': { request: OptOutNumbersRequest; reply: OptOutCheckReply };
+  'jobs.optouts.settings.get': { request: JobsUserRequest; reply: OptOutSettings };
+  'jobs.optouts.settings.set': { request: OptOutSettingsSetRequest; reply: OptOutSettings };
 }
 
 /**

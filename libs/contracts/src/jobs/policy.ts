@@ -1,5 +1,7 @@
 import { LIMITS } from '../common/limits.js';
-import type { JobRef } from './rpc.js';
+import type { z } from '../common/schema.js';
+import type { JobRef, JobsUserRequest } from './rpc.js';
+import type { PolicySetRequestSchema } from './schemas.js';
 import type { JobView } from './types.js';
 
 /**
@@ -302,11 +304,13 @@ export function checkStartAt(value: unknown, now: Date = new Date()): { ok: true
   return { ok: true, startAt: at };
 }
 
+export type PolicySetRequest = z.output<typeof PolicySetRequestSchema>;
+
 /** NATS requests of the policy and of pause/resume (`jobs.*`). */
 export interface JobPolicyRequests {
-  'jobs.policy.get': { request: { userId: string }; reply: { policy: SendingPolicy } };
+  'jobs.policy.get': { request: JobsUserRequest; reply: { policy: SendingPolicy } };
   /** `policy` is a partial update; refusals are validation errors naming the field. */
-  'jobs.policy.set': { request: { userId: string; policy: unknown }; reply: { policy: SendingPolicy } };
+  'jobs.policy.set': { request: PolicySetRequest; reply: { policy: SendingPolicy } };
   /** Owner only; 409 (conflict) when the job is finished or already paused by the user. */
   'jobs.pause': { request: JobRef; reply: { job: JobView } };
   /** Owner only; 409 when the job is not paused by the user. */

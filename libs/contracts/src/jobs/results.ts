@@ -1,4 +1,5 @@
 import { z } from '../common/schema.js';
+import type { JobExportRequestSchema, JobHistoryRequestSchema, JobResultsRequestSchema } from './schemas.js';
 import type { JobProgress, JobStatus } from './types.js';
 
 /**
@@ -244,24 +245,23 @@ export interface JobExportStart {
   contentType: string;
 }
 
+export type JobResultsRequest = z.output<typeof JobResultsRequestSchema>;
+export type JobHistoryRequest = z.output<typeof JobHistoryRequestSchema>;
+export type JobExportRequest = z.output<typeof JobExportRequestSchema>;
+
 export interface JobResultsRequests {
-  'jobs.results': { request: { userId: string; jobId: string; status?: unknown; cursor?: unknown; limit?: unknown }; reply: JobResultsPage };
-  'jobs.list': { request: { userId: string; cursor?: unknown; limit?: unknown }; reply: JobHistoryPage };
+  'jobs.results': { request: JobResultsRequest; reply: JobResultsPage };
+  'jobs.list': { request: JobHistoryRequest; reply: JobHistoryPage };
   /**
    * Checks the job is the caller's, answers the file's name and type, then sends the file in chunks as
    * NATS requests to `inbox` (each acknowledged with EXPORT_ACK), ending with the EXPORT_STREAM_HEADERS.end header.
    */
-  'jobs.export': { request: { userId: string; jobId: string; format?: unknown; inbox: string }; reply: JobExportStart };
+  'jobs.export': { request: JobExportRequest; reply: JobExportStart };
 }
 
+// What a start carries beyond the spec's body (issue 14), `idempotencyKey` and `staged`, is declared
+// in `StartJobRequestSchema`.
 declare module './rpc.js' {
-  /** What a start carries beyond the spec's body (issue 14). */
-  interface StartJobRequest {
-    /** The `Idempotency-Key` header; the gateway makes one when the client sent none. */
-    idempotencyKey?: string;
-    /** The body was too big for one NATS message: read it from the object store. */
-    staged?: StagedBodyRef;
-  }
   interface StartJobReply {
     /** True when this answer replays an earlier start with the same key. */
     replayed?: boolean;

@@ -1,16 +1,10 @@
+import type { z } from '../common/schema.js';
 import type { JobPolicyRequests } from './policy.js';
-import type { JobLogEntry, JobRecipientInput, JobView } from './types.js';
+import type { JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, StartJobRequestSchema } from './schemas.js';
+import type { JobLogEntry, JobView } from './types.js';
 
-/** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user. */
-export interface StartJobRequest {
-  userId: string;
-  message: unknown;
-  phoneNumbers?: unknown;
-  recipients?: JobRecipientInput[] | unknown;
-  clientId?: unknown;
-  /** See StartJobBody.startAt. */
-  startAt?: unknown;
-}
+/** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user (schema: `StartJobRequestSchema`). */
+export type StartJobRequest = z.output<typeof StartJobRequestSchema>;
 export interface StartJobReply {
   jobId: string;
   /** Minutes: ceil(delay × (n − 1) / 60 s) with the configured delay (SPEC §9). */
@@ -20,10 +14,10 @@ export interface StartJobReply {
   estimatedFinishAt: string;
 }
 
-export interface JobRef {
-  userId: string;
-  jobId: string;
-}
+export type JobRef = z.output<typeof JobRefSchema>;
+export type JobLogsRequest = z.output<typeof JobLogsRequestSchema>;
+/** A request that names only the acting user. */
+export type JobsUserRequest = z.output<typeof JobsUserRequestSchema>;
 
 /** `jobs.pacing`: the delays the jobs service sends with, so estimates shown before a start match its own. */
 export interface JobPacingReply {
@@ -32,10 +26,10 @@ export interface JobPacingReply {
 }
 
 export interface JobsRequests extends JobPolicyRequests {
-  'jobs.pacing': { request: { userId: string }; reply: JobPacingReply };
+  'jobs.pacing': { request: JobsUserRequest; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
   'jobs.status': { request: JobRef; reply: { job: JobView } };
   /** Entries strictly after `since` (ISO or epoch ms), oldest first. */
-  'jobs.logs': { request: JobRef & { since?: string }; reply: { logs: JobLogEntry[] } };
+  'jobs.logs': { request: JobLogsRequest; reply: { logs: JobLogEntry[] } };
   'jobs.cancel': { request: JobRef; reply: { job: JobView } };
 }

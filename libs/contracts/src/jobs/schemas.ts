@@ -1,10 +1,11 @@
 import { LIMITS } from '../common/limits.js';
-import { ClerkUserIdSchema, ClientIdSchema, hasNul, REQUEST_MESSAGES, z, type HttpCallRule } from '../common/schema.js';
+import { ClerkUserIdSchema, ClientIdSchema, hasNul, REQUEST_MESSAGES, RpcIdSchema, RpcUserIdSchema, z, type HttpCallRule } from '../common/schema.js';
 import { JOB_LOG_TYPES } from '../common/events.js';
 import { JOB_STATUSES } from './types.js';
 import { JOB_MESSAGES } from './messages.js';
 import { PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
 import { SKIP_REASONS } from './opt-outs.js';
+import { RESULTS_LIMITS } from './results.js';
 
 /**
  * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
@@ -162,3 +163,56 @@ export const JobPacingAnswerSchema = z.object({
   sendDelayMs: z.int().meta({ example: 4000 }),
   sendJitterMs: z.int().meta({ example: 0 }),
 });
+
+// ---- NATS requests: the envelope the jobs service checks before a handler runs. Bodies and query
+// values travel as the client sent them (`unknown`) where the service checks them itself (the start's
+// rules, the policy, the opt-out lists, the result queries), so those refusals keep their own codes and words.
+
+/** A request that names only the acting user (`jobs.pacing`, `jobs.policy.get`, opt-out settings…). */
+export const JobsUserRequestSchema = z.object({ userId: RpcUserIdSchema });
+
+/** One of the user's jobs (status, cancel, pause, resume): another user's job is "not found". */
+export const JobRefSchema = z.object({ userId: RpcUserIdSchema, jobId: RpcIdSchema });
+
+/** `jobs.logs`: entries strictly after `since` (ISO or epoch ms; the service says when it is not a time). */
+export const JobLogsRequestSchema = JobRefSchema.extend({ since: z.string().max(100).optional() });
+
+/**
+ * `jobs.start`: the body of `POST /start-bulk-messages` with the acting user. The body's fields are
+ * checked by the jobs service (`checkStartJob`, `checkStartAt`); a body too big for one NATS message is
+ * `staged` in the object store and only its name travels.
+ */
+export const StartJobRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  message: z.unknown().optional(),
+  phoneNumbers: z.unknown().optional(),
+  recipients: z.unknown().optional(),
+  clientId: z.unknown().optional(),
+  /** See StartJobBody.startAt. */
+  startAt: z.unknown().optional(),
+  /** The `Idempotency-Key` header; the gateway makes one when the client sent none. */
+  idempotencyKey: z.string().min(1).max(RESULTS_LIMITS.idempotencyKeyMaxLength).optional(),
+  /** The body was too big for one NATS message: read it from the object store. */
+  staged: z.object({ bucket: RpcIdSchema, name: RpcIdSchema }).optional(),
+});
+
+/** `jobs.policy.set`: `policy` is a partial update, checked by the service (`applyPolicyUpdate`). */
+export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy: z.unknown().optional() });
+
+/** `jobs.results`: one page of a job's report; the query values are checked with `jobResultsQuerySchema`. */
+export const JobResultsRequestSchema = JobRefSchema.extend({ status: z.unknown().optional(), cursor: z.unknown().optional(), limit: z.unknown().optional() });
+/** `jobs.list`: one page of the campaign history; the query values are checked with `jobHistoryQuerySchema`. */
+export const JobHistoryRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional() });
+/** `jobs.export`: the file goes to `inbox` (the service checks it is a NATS inbox); `format` is checked with `jobExportQuerySchema`. */
+export const JobExportRequestSchema = JobRefSchema.extend({ format: z.unknown().optional(), inbox: RpcIdSchema });
+
+/** `jobs.optouts.list`: the query values are checked by the service with `optOutSchemas().listQuery`. */
+export const OptOutListRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional(), q: z.unknown().optional() });
+/** `jobs.optouts.add` and `.check`: the numbers are checked by the service (`checkOptOutNumbers`). */
+export const OptOutNumbersRequestSchema = z.object({ userId: RpcUserIdSchema, phoneNumbers: z.unknown().optional() });
+/** `jobs.optouts.remove`: the number is checked (and normalised) by the service. */
+export const OptOutRemoveRequestSchema = z.object({ userId: RpcUserIdSchema, phone: z.unknown().optional() });
+/** `jobs.optouts.export`: one page of the whole list; `cursor` is the last page's. */
+export const OptOutExportRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.string().max(LIMITS.rpcIdMaxLength).optional() });
+/** `jobs.optouts.settings.set`: a partial update, checked by the service with `optOutSchemas().settingsPatch`. */
+export const OptOutSettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, settings: z.unknown().optional() });

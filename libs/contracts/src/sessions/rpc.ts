@@ -1,8 +1,10 @@
 import type { z } from '../common/schema.js';
-import type { SessionConnectRequestSchema, SessionSendRequestSchema } from './schemas.js';
+import type { SessionConnectRequestSchema, SessionSendRequestSchema, SessionUserRequestSchema, SimulatorInboundRequestSchema } from './schemas.js';
 import type { SessionState } from './types.js';
 
 export type SessionConnectRequest = z.output<typeof SessionConnectRequestSchema>;
+/** A request that names only the acting user. */
+export type SessionUserRequest = z.output<typeof SessionUserRequestSchema>;
 export interface SessionStatusReply {
   state: SessionState;
   sessionId?: string;
@@ -64,11 +66,7 @@ export interface SimulatorOutboxReply {
   messages: SimulatorOutboxMessage[];
 }
 /** The simulated phone receives a message from `from` (8 to 15 digits; 8-digit numbers get 852). */
-export interface SimulatorInboundRequest {
-  userId: string;
-  from: string;
-  text: string;
-}
+export type SimulatorInboundRequest = z.output<typeof SimulatorInboundRequestSchema>;
 export interface SimulatorInboundReply {
   messageId: string;
   at: string;
@@ -94,11 +92,11 @@ export interface SessionLogoutReply {
 /** Logical keys; on the wire they are `sessions.<shard>.<verb>`. */
 export interface SessionsRequests {
   'sessions.connect': { request: SessionConnectRequest; reply: SessionStatusReply };
-  'sessions.status': { request: { userId: string }; reply: SessionStatusReply };
+  'sessions.status': { request: SessionUserRequest; reply: SessionStatusReply };
   'sessions.send': { request: SessionSendRequest; reply: SessionSendReply };
-  'sessions.logout': { request: { userId: string }; reply: SessionLogoutReply };
-  'sessions.simulator.scan': { request: { userId: string }; reply: SimulatorScanReply };
-  'sessions.simulator.disconnect': { request: { userId: string }; reply: { disconnected: true } };
-  'sessions.simulator.outbox': { request: { userId: string }; reply: SimulatorOutboxReply };
+  'sessions.logout': { request: SessionUserRequest; reply: SessionLogoutReply };
+  'sessions.simulator.scan': { request: SessionUserRequest; reply: SimulatorScanReply };
+  'sessions.simulator.disconnect': { request: SessionUserRequest; reply: { disconnected: true } };
+  'sessions.simulator.outbox': { request: SessionUserRequest; reply: SimulatorOutboxReply };
   'sessions.simulator.inbound': { request: SimulatorInboundRequest; reply: SimulatorInboundReply };
 }

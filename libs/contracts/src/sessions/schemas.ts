@@ -1,5 +1,5 @@
 import { LIMITS } from '../common/limits.js';
-import { ClerkUserIdSchema, z } from '../common/schema.js';
+import { ClerkUserIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 import { SESSION_MESSAGES } from './messages.js';
 
 /** POST /api/session/cleanup (SPEC §7): sign-out cleanup of the caller's WhatsApp session. */
@@ -39,7 +39,7 @@ export const CreateSessionPayloadSchema = z.object({
 export type CreateSessionPayload = z.input<typeof CreateSessionPayloadSchema>;
 
 /** `sessions.<shard>.connect`: link (or report) the user's WhatsApp account. */
-export const SessionConnectRequestSchema = z.object({ userId: z.string().min(1), explicit: z.boolean() });
+export const SessionConnectRequestSchema = z.object({ userId: RpcUserIdSchema, explicit: z.boolean().optional() });
 
 /**
  * `sessions.<shard>.send`: one message from the user's linked account. The idempotency key
@@ -48,9 +48,15 @@ export const SessionConnectRequestSchema = z.object({ userId: z.string().min(1),
  * senders move to it; until then the sessions service may still read it from the key).
  */
 export const SessionSendRequestSchema = z.object({
-  userId: z.string().min(1),
+  userId: RpcUserIdSchema,
   to: z.string().regex(new RegExp(`^\\d{${LIMITS.templatePhoneMinDigits},${LIMITS.templatePhoneMaxDigits}}$`), 'to must be 8 to 15 digits'),
   text: z.string().min(1).max(LIMITS.messageMaxLength),
   idempotencyKey: z.string().min(1),
   jobId: z.string().min(1).optional(),
 });
+
+/** `sessions.<shard>.status`, `.logout` and the simulator's scan, disconnect and outbox: the acting user only. */
+export const SessionUserRequestSchema = z.object({ userId: RpcUserIdSchema });
+
+/** `sessions.<shard>.simulator.inbound`: the digits of `from` and the length of `text` are checked by the sessions service. */
+export const SimulatorInboundRequestSchema = z.object({ userId: RpcUserIdSchema, from: z.string(), text: z.string() });

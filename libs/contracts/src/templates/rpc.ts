@@ -1,3 +1,11 @@
+import type { z } from '../common/schema.js';
+import type {
+  TemplateCreateRequestSchema,
+  TemplateListRequestSchema,
+  TemplateRefSchema,
+  TemplateUpdateRequestSchema,
+  TemplateUserRequestSchema,
+} from './schemas.js';
 import type { Template, TemplateCategoryCount, TemplateStats } from './types.js';
 
 /**
@@ -6,29 +14,24 @@ import type { Template, TemplateCategoryCount, TemplateStats } from './types.js'
  * client sent them (`unknown`): the service validates them with the rules in validation.ts.
  * Failures: `TemplatesErrorCode` (validation → 400 with `errors`, not found → 404).
  */
-export interface TemplateListRequest {
-  userId: string;
-  category?: unknown;
-  is_favorite?: unknown;
-}
-
-export interface TemplateRef {
-  userId: string;
-  templateId: string;
-}
+export type TemplateListRequest = z.output<typeof TemplateListRequestSchema>;
+export type TemplateRef = z.output<typeof TemplateRefSchema>;
+export type TemplateUserRequest = z.output<typeof TemplateUserRequestSchema>;
+export type TemplateCreateRequest = z.output<typeof TemplateCreateRequestSchema>;
+export type TemplateUpdateRequest = z.output<typeof TemplateUpdateRequestSchema>;
 
 export interface TemplatesRequests {
   /** Newest first, optionally one category and/or favorites only. */
   'templates.list': { request: TemplateListRequest; reply: Template[] };
-  'templates.create': { request: { userId: string; body: unknown }; reply: Template };
+  'templates.create': { request: TemplateCreateRequest; reply: Template };
   /** Full or partial: only the fields present in `body` change. */
-  'templates.update': { request: TemplateRef & { body: unknown }; reply: Template };
+  'templates.update': { request: TemplateUpdateRequest; reply: Template };
   'templates.delete': { request: TemplateRef; reply: { id: string } };
   /** "<name> (Copy)", same content, not a favorite, usage 0. */
   'templates.duplicate': { request: TemplateRef; reply: Template };
   /** Every category of SPEC §9, in that order, with how many of the user's templates it holds. */
-  'templates.categories': { request: { userId: string }; reply: TemplateCategoryCount[] };
-  'templates.stats': { request: { userId: string }; reply: TemplateStats };
+  'templates.categories': { request: TemplateUserRequest; reply: TemplateCategoryCount[] };
+  'templates.stats': { request: TemplateUserRequest; reply: TemplateStats };
   /** usage_count + 1 in one atomic statement; answers the template after the increment. */
   'templates.use': { request: TemplateRef; reply: Template };
 }

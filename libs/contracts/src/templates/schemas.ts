@@ -1,7 +1,7 @@
 import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
 import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
-import { ONE_NATS_MESSAGE, withoutNul, z, type HttpCallRule } from '../common/schema.js';
+import { ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**
@@ -226,3 +226,18 @@ export const TemplateCategoriesAnswerSchema = z.object({
   categories: z.array(TemplateCategoryCountSchema).meta({ description: 'Every category, in the spec order, with its count' }),
 });
 export const TemplateStatsAnswerSchema = z.object({ success: z.literal(true), stats: TemplateStatsSchema });
+
+// ---- NATS requests: the envelope the templates service checks before a handler runs. Bodies and
+// query values travel as the client sent them (`unknown`): the service checks them with the form rules
+// above, so a form error keeps its own code and words.
+
+/** `templates.categories`, `templates.stats`: the acting user only. */
+export const TemplateUserRequestSchema = z.object({ userId: RpcUserIdSchema });
+/** `templates.list`: optional filters, checked by the service with `TemplateListQuerySchema`. */
+export const TemplateListRequestSchema = z.object({ userId: RpcUserIdSchema, category: z.unknown().optional(), is_favorite: z.unknown().optional() });
+/** `templates.delete`, `.duplicate`, `.use`: one of the user's templates (another user's is "not found"). */
+export const TemplateRefSchema = z.object({ userId: RpcUserIdSchema, templateId: RpcIdSchema });
+/** `templates.create`: `body` is checked by the service with `TemplateCreateSchema`. */
+export const TemplateCreateRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown().optional() });
+/** `templates.update`: `body` is checked by the service with `TemplateUpdateSchema`. */
+export const TemplateUpdateRequestSchema = TemplateRefSchema.extend({ body: z.unknown().optional() });

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
-import { SERVICE_ENV } from '@bns/service-kit';
+import { Rpc, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobsService } from './jobs.service.js';
 
@@ -12,49 +12,49 @@ export class JobsHandler {
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
-  @MessagePattern('jobs.start')
+  @Rpc('jobs.start')
   start(@Payload() req: RequestOf<'jobs.start'>): Promise<ReplyOf<'jobs.start'>> {
     return this.jobs.start(req);
   }
 
-  @MessagePattern('jobs.status')
+  @Rpc('jobs.status')
   status(@Payload() req: RequestOf<'jobs.status'>): Promise<ReplyOf<'jobs.status'>> {
     return this.jobs.status(req);
   }
 
-  @MessagePattern('jobs.logs')
+  @Rpc('jobs.logs')
   logs(@Payload() req: RequestOf<'jobs.logs'>): Promise<ReplyOf<'jobs.logs'>> {
     return this.jobs.logs(req);
   }
 
-  @MessagePattern('jobs.pause')
+  @Rpc('jobs.pause')
   pause(@Payload() req: RequestOf<'jobs.pause'>): Promise<ReplyOf<'jobs.pause'>> {
     return this.jobs.pause(req);
   }
 
-  @MessagePattern('jobs.resume')
+  @Rpc('jobs.resume')
   resume(@Payload() req: RequestOf<'jobs.resume'>): Promise<ReplyOf<'jobs.resume'>> {
     return this.jobs.resume(req);
   }
 
-  @MessagePattern('jobs.policy.get')
+  @Rpc('jobs.policy.get')
   getPolicy(@Payload() req: RequestOf<'jobs.policy.get'>): Promise<ReplyOf<'jobs.policy.get'>> {
     return this.jobs.getPolicy(req);
   }
 
-  @MessagePattern('jobs.policy.set')
+  @Rpc('jobs.policy.set')
   setPolicy(@Payload() req: RequestOf<'jobs.policy.set'>): Promise<ReplyOf<'jobs.policy.set'>> {
     return this.jobs.setPolicy(req);
   }
 
-  @MessagePattern('jobs.cancel')
+  @Rpc('jobs.cancel')
   cancel(@Payload() req: RequestOf<'jobs.cancel'>): Promise<ReplyOf<'jobs.cancel'>> {
     return this.jobs.cancel(req);
   }
 
   /** The configured pacing, so the web's estimate before a start is the one the start answers with. */
-  @MessagePattern('jobs.pacing')
-  pacing(): ReplyOf<'jobs.pacing'> {
+  @Rpc('jobs.pacing')
+  pacing(@Payload() _req: RequestOf<'jobs.pacing'>): ReplyOf<'jobs.pacing'> {
     return { sendDelayMs: this.env.SEND_DELAY_MS, sendJitterMs: this.env.SEND_JITTER_MS };
   }
 }

@@ -18,6 +18,7 @@ import {
   type JobLogEntry,
   type JobRef,
   type JobView,
+  type PolicySetRequest,
   type SendingPolicy,
   type SkipReason,
   type StartJobReply,
@@ -190,7 +191,7 @@ export class JobsService {
   }
 
   /** Stores the update; it applies from the account's next message (a sleeping lane looks again now). */
-  async setPolicy({ userId, policy }: { userId: string; policy: unknown }): Promise<{ policy: SendingPolicy }> {
+  async setPolicy({ userId, policy }: PolicySetRequest): Promise<{ policy: SendingPolicy }> {
     const saved = await this.tx.run(async (em) => {
       const next = await this.policies.update(em, userId, policy);
       await this.lanes.wake(em, userId);

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
+import { Rpc } from '@bns/service-kit';
 import { OptOutsService } from './opt-outs.service.js';
 
 /** `jobs.optouts.*` requests from the gateway: one service call each. */
@@ -8,37 +9,37 @@ import { OptOutsService } from './opt-outs.service.js';
 export class OptOutsHandler {
   constructor(private readonly optOuts: OptOutsService) {}
 
-  @MessagePattern('jobs.optouts.list')
+  @Rpc('jobs.optouts.list')
   list(@Payload() req: RequestOf<'jobs.optouts.list'>): Promise<ReplyOf<'jobs.optouts.list'>> {
     return this.optOuts.list(req);
   }
 
-  @MessagePattern('jobs.optouts.add')
+  @Rpc('jobs.optouts.add')
   add(@Payload() req: RequestOf<'jobs.optouts.add'>): Promise<ReplyOf<'jobs.optouts.add'>> {
     return this.optOuts.add(req);
   }
 
-  @MessagePattern('jobs.optouts.remove')
+  @Rpc('jobs.optouts.remove')
   remove(@Payload() req: RequestOf<'jobs.optouts.remove'>): Promise<ReplyOf<'jobs.optouts.remove'>> {
     return this.optOuts.remove(req);
   }
 
-  @MessagePattern('jobs.optouts.export')
+  @Rpc('jobs.optouts.export')
   exportPage(@Payload() req: RequestOf<'jobs.optouts.export'>): Promise<ReplyOf<'jobs.optouts.export'>> {
     return this.optOuts.exportPage(req);
   }
 
-  @MessagePattern('jobs.optouts.check')
+  @Rpc('jobs.optouts.check')
   check(@Payload() req: RequestOf<'jobs.optouts.check'>): Promise<ReplyOf<'jobs.optouts.check'>> {
     return this.optOuts.check(req);
   }
 
-  @MessagePattern('jobs.optouts.settings.get')
+  @Rpc('jobs.optouts.settings.get')
   getSettings(@Payload() req: RequestOf<'jobs.optouts.settings.get'>): Promise<ReplyOf<'jobs.optouts.settings.get'>> {
     return this.optOuts.getSettings(req);
   }
 
-  @MessagePattern('jobs.optouts.settings.set')
+  @Rpc('jobs.optouts.settings.set')
   setSettings(@Payload() req: RequestOf<'jobs.optouts.settings.set'>): Promise<ReplyOf<'jobs.optouts.settings.set'>> {
     return this.optOuts.setSettings(req);
   }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
+import { Rpc } from '@bns/service-kit';
 import { countSend } from '../metrics/sessions.metrics.js';
 import { SessionManager } from './session-manager.service.js';
 
@@ -9,42 +10,42 @@ import { SessionManager } from './session-manager.service.js';
 export class SessionsHandler {
   constructor(private readonly sessions: SessionManager) {}
 
-  @MessagePattern('sessions.connect')
+  @Rpc('sessions.connect')
   connect(@Payload() req: RequestOf<'sessions.connect'>): Promise<ReplyOf<'sessions.connect'>> {
     return this.sessions.connect(req.userId, req.explicit === true);
   }
 
-  @MessagePattern('sessions.status')
+  @Rpc('sessions.status')
   status(@Payload() req: RequestOf<'sessions.status'>): Promise<ReplyOf<'sessions.status'>> {
     return this.sessions.status(req.userId);
   }
 
-  @MessagePattern('sessions.send')
+  @Rpc('sessions.send')
   send(@Payload() req: RequestOf<'sessions.send'>): Promise<ReplyOf<'sessions.send'>> {
     return countSend(this.sessions.send(req));
   }
 
-  @MessagePattern('sessions.logout')
+  @Rpc('sessions.logout')
   logout(@Payload() req: RequestOf<'sessions.logout'>): Promise<ReplyOf<'sessions.logout'>> {
     return this.sessions.logout(req.userId);
   }
 
-  @MessagePattern('sessions.simulator.scan')
+  @Rpc('sessions.simulator.scan')
   scan(@Payload() req: RequestOf<'sessions.simulator.scan'>): Promise<ReplyOf<'sessions.simulator.scan'>> {
     return this.sessions.simulatorScan(req.userId);
   }
 
-  @MessagePattern('sessions.simulator.disconnect')
+  @Rpc('sessions.simulator.disconnect')
   disconnect(@Payload() req: RequestOf<'sessions.simulator.disconnect'>): Promise<ReplyOf<'sessions.simulator.disconnect'>> {
     return this.sessions.simulatorDisconnect(req.userId);
   }
 
-  @MessagePattern('sessions.simulator.inbound')
+  @Rpc('sessions.simulator.inbound')
   inbound(@Payload() req: RequestOf<'sessions.simulator.inbound'>): Promise<ReplyOf<'sessions.simulator.inbound'>> {
     return this.sessions.simulatorInbound(req);
   }
 
-  @MessagePattern('sessions.simulator.outbox')
+  @Rpc('sessions.simulator.outbox')
   outbox(@Payload() req: RequestOf<'sessions.simulator.outbox'>): Promise<ReplyOf<'sessions.simulator.outbox'>> {
     return this.sessions.simulatorOutbox(req.userId);
   }

@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
+import { Rpc } from '@bns/service-kit';
 import { TemplatesService } from './templates.service.js';
 
 /** NATS entry points: one service call each. */
@@ -8,42 +9,42 @@ import { TemplatesService } from './templates.service.js';
 export class TemplatesHandler {
   constructor(private readonly templates: TemplatesService) {}
 
-  @MessagePattern('templates.list')
+  @Rpc('templates.list')
   list(@Payload() req: RequestOf<'templates.list'>): Promise<ReplyOf<'templates.list'>> {
     return this.templates.list(req);
   }
 
-  @MessagePattern('templates.create')
+  @Rpc('templates.create')
   create(@Payload() req: RequestOf<'templates.create'>): Promise<ReplyOf<'templates.create'>> {
     return this.templates.create(req.userId, req.body);
   }
 
-  @MessagePattern('templates.update')
+  @Rpc('templates.update')
   update(@Payload() req: RequestOf<'templates.update'>): Promise<ReplyOf<'templates.update'>> {
     return this.templates.update(req.userId, req.templateId, req.body);
   }
 
-  @MessagePattern('templates.delete')
+  @Rpc('templates.delete')
   remove(@Payload() req: RequestOf<'templates.delete'>): Promise<ReplyOf<'templates.delete'>> {
     return this.templates.remove(req.userId, req.templateId);
   }
 
-  @MessagePattern('templates.duplicate')
+  @Rpc('templates.duplicate')
   duplicate(@Payload() req: RequestOf<'templates.duplicate'>): Promise<ReplyOf<'templates.duplicate'>> {
     return this.templates.duplicate(req.userId, req.templateId);
   }
 
-  @MessagePattern('templates.categories')
+  @Rpc('templates.categories')
   categories(@Payload() req: RequestOf<'templates.categories'>): Promise<ReplyOf<'templates.categories'>> {
     return this.templates.categories(req.userId);
   }
 
-  @MessagePattern('templates.stats')
+  @Rpc('templates.stats')
   stats(@Payload() req: RequestOf<'templates.stats'>): Promise<ReplyOf<'templates.stats'>> {
     return this.templates.stats(req.userId);
   }
 
-  @MessagePattern('templates.use')
+  @Rpc('templates.use')
   use(@Payload() req: RequestOf<'templates.use'>): Promise<ReplyOf<'templates.use'>> {
     return this.templates.use(req.userId, req.templateId);
   }

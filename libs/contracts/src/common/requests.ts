@@ -1,0 +1,175 @@
+import {
+  DashboardGetRequestSchema,
+  PreferencesGetRequestSchema,
+  PreferencesSetRequestSchema,
+} from '../dashboard/schemas.js';
+import {
+  JobExportRequestSchema,
+  JobHistoryRequestSchema,
+  JobLogsRequestSchema,
+  JobRefSchema,
+  JobResultsRequestSchema,
+  JobsUserRequestSchema,
+  OptOutExportRequestSchema,
+  OptOutListRequestSchema,
+  OptOutNumbersRequestSchema,
+  OptOutRemoveRequestSchema,
+  OptOutSettingsSetRequestSchema,
+  PolicySetRequestSchema,
+  StartJobRequestSchema,
+} from '../jobs/schemas.js';
+import { SessionsErrorCode } from '../sessions/rpc.js';
+import {
+  SessionConnectRequestSchema,
+  SessionSendRequestSchema,
+  SessionUserRequestSchema,
+  SimulatorInboundRequestSchema,
+} from '../sessions/schemas.js';
+import {
+  TemplateCreateRequestSchema,
+  TemplateListRequestSchema,
+  TemplateRefSchema,
+  TemplateUpdateRequestSchema,
+  TemplateUserRequestSchema,
+} from '../templates/schemas.js';
+import { CommonErrorCode } from './errors.js';
+import { isSharded, type RequestKey, type RequestOf } from './rpc.js';
+import { PingRequestSchema, REQUEST_MESSAGES, z } from './schema.js';
+
+/**
+ * The schema of every NATS request, by its logical key: the owning service checks each incoming
+ * request with it before a handler runs (service-kit `@Rpc`), and the request's TypeScript type is the
+ * schema's output. A key of `RequestMap` without a schema here does not compile.
+ */
+export type RequestSchemas = { readonly [K in RequestKey]: z.ZodType<RequestOf<K>> };
+
+export const REQUEST_SCHEMAS: RequestSchemas = {
+  'sessions.ping': PingRequestSchema,
+  'jobs.ping': PingRequestSchema,
+  'templates.ping': PingRequestSchema,
+  'dashboard.ping': PingRequestSchema,
+
+  'sessions.connect': SessionConnectRequestSchema,
+  'sessions.status': SessionUserRequestSchema,
+  'sessions.send': SessionSendRequestSchema,
+  'sessions.logout': SessionUserRequestSchema,
+  'sessions.simulator.scan': SessionUserRequestSchema,
+  'sessions.simulator.disconnect': SessionUserRequestSchema,
+  'sessions.simulator.outbox': SessionUserRequestSchema,
+  'sessions.simulator.inbound': SimulatorInboundRequestSchema,
+
+  'jobs.pacing': JobsUserRequestSchema,
+  'jobs.start': StartJobRequestSchema,
+  'jobs.status': JobRefSchema,
+  'jobs.logs': JobLogsRequestSchema,
+  'jobs.cancel': JobRefSchema,
+  'jobs.pause': JobRefSchema,
+  'jobs.resume': JobRefSchema,
+  'jobs.policy.get': JobsUserRequestSchema,
+  'jobs.policy.set': PolicySetRequestSchema,
+  'jobs.results': JobResultsRequestSchema,
+  'jobs.list': JobHistoryRequestSchema,
+  'jobs.export': JobExportRequestSchema,
+
+  'jobs.optouts.list': OptOutListRequestSchema,
+  'jobs.optouts.add': OptOutNumbersRequestSchema,
+  'jobs.optouts.remove': OptOutRemoveRequestSchema,
+  'jobs.optouts.export': OptOutExportRequestSchema,
+  'jobs.optouts.check': OptOutNumbersRequestSchema,
+  'jobs.optouts.settings.get': JobsUserRequestSchema,
+  'jobs.optouts.settings.set': OptOutSettingsSetRequestSchema,
+
+  'templates.list': TemplateListRequestSchema,
+  'templates.create': TemplateCreateRequestSchema,
+  'templates.update': TemplateUpdateRequestSchema,
+  'templates.delete': TemplateRefSchema,
+  'templates.duplicate': TemplateRefSchema,
+  'templates.categories': TemplateUserRequestSchema,
+  'templates.stats': TemplateUserRequestSchema,
+  'templates.use': TemplateRefSchema,
+
+  'dashboard.get': DashboardGetRequestSchema,
+  'dashboard.preferences.get': PreferencesGetRequestSchema,
+  'dashboard.preferences.set': PreferencesSetRequestSchema,
+};
+
+/** Every request key, from the registry (the compiler keeps it complete). */
+export const REQUEST_KEYS = Object.keys(REQUEST_SCHEMAS) as RequestKey[];
+
+/**
+ * The code of a refused request: the sessions service has always answered its own
+ * `SESSIONS_INVALID_REQUEST`; every other service answers the common `INVALID_REQUEST`.
+ */
+export function invalidRequestCodeOf(key: RequestKey): string {
+  return isSharded(key) ? SessionsErrorCode.InvalidRequest : CommonErrorCode.InvalidRequest;
+}
+
+export type RequestCheck<K extends RequestKey> =
+  | { ok: true; value: RequestOf<K> }
+  | {
+      ok: false;
+      code: string;
+      /** The first problem, in plain words naming its field. */
+      message: string;
+      /** Field (dotted path) → its first problem. */
+      errors: Record<string, string>;
+    };
+
+const EXPECTED: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+};
+
+/** Field names come from the schema; a path through a record could hold a sender's key, so it is cut short. */
+const FIELD_MAX = 64;
+
+/** The value at `path` (only to tell "absent" from "wrong"; never put in a message). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/** One issue in our words: the field's name and what is wrong, never zod's text, never the value. */
+function messageOf(issue: z.core.$ZodIssue, input: unknown): string {
+  const field = issue.path.map(String).join('.').slice(0, FIELD_MAX);
+  if (field === '') return REQUEST_MESSAGES.requestNotObject;
+  switch (issue.code) {
+    case 'invalid_type':
+      return valueAt(input, issue.path) === undefined ? REQUEST_MESSAGES.fieldRequired(field) : REQUEST_MESSAGES.fieldNotOfType(field, EXPECTED[issue.expected] ?? 'valid');
+    case 'too_small':
+      return issue.origin === 'string' || issue.origin === 'array' ? REQUEST_MESSAGES.fieldEmpty(field) : REQUEST_MESSAGES.fieldInvalid(field);
+    case 'too_big':
+      if (issue.origin === 'string') return REQUEST_MESSAGES.fieldTooLong(field, issue.maximum);
+      if (issue.origin === 'array') return REQUEST_MESSAGES.fieldTooMany(field, issue.maximum);
+      return REQUEST_MESSAGES.fieldInvalid(field);
+    default:
+      return REQUEST_MESSAGES.fieldInvalid(field);
+  }
+}
+
+/**
+ * Checks an incoming request against its key's schema. A refusal names each field in plain words
+ * (REQUEST_MESSAGES), with the code the owning service answers (`invalidRequestCodeOf`).
+ */
+export function checkRequest<K extends RequestKey>(key: K, input: unknown): RequestCheck<K> {
+  const schema: z.ZodType<RequestOf<K>> = REQUEST_SCHEMAS[key];
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  const errors: Record<string, string> = {};
+  let message: string | undefined;
+  for (const issue of result.error.issues) {
+    const text = messageOf(issue, input);
+    message ??= text;
+    const field = issue.path.map(String).join('.').slice(0, FIELD_MAX);
+    if (!(field in errors)) errors[field] = text;
+  }
+  return { ok: false, code: invalidRequestCodeOf(key), message: message ?? REQUEST_MESSAGES.badRequest, errors };
+}
