@@ -5,6 +5,7 @@ export * from './nats/connection.js';
 export * from './nats/rpc-client.js';
 export * from './nats/event-bus.js';
 export * from './nats/nats-server.strategy.js';
+export * from './nats/durable-consumer.js';
 export * from './database/database.js';
 export * from './database/transaction.js';
 export * from './logging/logging.js';
