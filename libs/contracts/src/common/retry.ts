@@ -19,21 +19,43 @@ export function backoffMs(retry: number, policy: BackoffPolicy, random: () => nu
   return jitter > 0 ? Math.round(wait + wait * jitter * random()) : wait;
 }
 
+export interface RetryOptions extends BackoffPolicy {
+  /** Give up after this many retries (tries = retries + 1). Unlimited when omitted. */
+  retries?: number;
+  /**
+   * Give up once the next wait would end more than this long after the first try started: a
+   * Postgres restart or a NATS reconnect delays the work instead of losing it, but not forever.
+   */
+  budgetMs?: number;
+  /** Errors this answers false for are thrown at once. */
+  shouldRetry?: (err: unknown) => boolean;
+  /** Stop early (e.g. on shutdown): checked after each failed try; the error is thrown. */
+  cancelled?: () => boolean;
+  /** Called before each wait (`tryNumber` is the try that failed, 1-based); lets the caller log once per failure kind. */
+  onRetry?: (err: unknown, tryNumber: number, waitMs: number) => void;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
 /**
- * Runs `attempt` until it resolves, `shouldRetry` says no, or `retries` retries are spent, waiting
- * `backoffMs` between tries. The last error is thrown.
+ * Runs `attempt` until it resolves, or until `shouldRetry` says no, `cancelled` says yes, `retries`
+ * retries are spent or the next wait would overrun `budgetMs`, waiting `backoffMs` between tries. The
+ * last error is thrown.
  */
-export async function withRetry<T>(
-  attempt: (tryNumber: number) => Promise<T>,
-  options: BackoffPolicy & { retries: number; shouldRetry?: (err: unknown) => boolean; sleep?: (ms: number) => Promise<void> },
-): Promise<T> {
+export async function withRetry<T>(attempt: (tryNumber: number) => Promise<T>, options: RetryOptions): Promise<T> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const now = options.now ?? Date.now;
+  const deadline = options.budgetMs === undefined ? Number.POSITIVE_INFINITY : now() + options.budgetMs;
   for (let tryNumber = 1; ; tryNumber++) {
     try {
       return await attempt(tryNumber);
     } catch (err) {
-      if (tryNumber > options.retries || (options.shouldRetry && !options.shouldRetry(err))) throw err;
-      await sleep(backoffMs(tryNumber, options));
+      const waitMs = backoffMs(tryNumber, options);
+      if (options.retries !== undefined && tryNumber > options.retries) throw err;
+      if (options.shouldRetry && !options.shouldRetry(err)) throw err;
+      if (now() + waitMs > deadline || options.cancelled?.()) throw err;
+      options.onRetry?.(err, tryNumber, waitMs);
+      await sleep(waitMs);
     }
   }
 }

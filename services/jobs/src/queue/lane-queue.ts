@@ -1,9 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
+  backoffMs,
   countSend,
   formatLocal,
   gateAt,
+  idempotencyKeyOf,
   JOB_MESSAGES,
   OPT_OUT_MESSAGES,
   PACING_LOG,
@@ -22,7 +24,7 @@ import { RecipientsRepository, type OpenRecipient } from '../jobs/recipients.rep
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { LaneRepository, type LaneCounters, type LaneDue } from './lane.repository.js';
 import { WorkersRepository } from './workers.repository.js';
-import { paceMs, retryDelayMs, unlinkedRecheckMs } from './pacing.js';
+import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import type { SendOutcome } from './send-outcome.js';
 
 /** One message about to go out: everything `finish` needs to record its outcome. */
@@ -163,7 +165,7 @@ export class LaneQueue {
           seq: recipient.seq,
           phone: recipient.phone,
           text: recipient.text,
-          idempotencyKey: `${job.id}:${recipient.phone}`,
+          idempotencyKey: idempotencyKeyOf(job.id, recipient.phone),
           attempts: recipient.attempts,
           resumed: recipient.state === 'sending',
           wasUnlinked: job.unlinkedSince !== null,
@@ -284,7 +286,8 @@ export class LaneQueue {
             await this.fail(em, journal, send, outcome.error);
             break;
           }
-          notBeforeMs = retryDelayMs(retry, this.env.JOB_RETRY_BASE_MS);
+          // base, 2×base, 4×base, …
+          notBeforeMs = backoffMs(retry, { baseMs: this.env.JOB_RETRY_BASE_MS });
           if (await this.recipients.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
             await journal.log(
               send.jobId,

@@ -5,14 +5,13 @@ export function paceMs(delayMs: number, jitterMs: number, random: () => number =
   return delayMs + (jitterMs > 0 ? Math.floor(random() * (jitterMs + 1)) : 0);
 }
 
-/** Wait before retry `retry` (1-based) after a temporary failure: base, 2×base, 4×base, … */
-export function retryDelayMs(retry: number, baseMs: number): number {
-  return baseMs * 2 ** Math.max(0, retry - 1);
-}
+// The wait before retrying a temporary failure is `backoffMs(retry, { baseMs })` from @bns/contracts.
 
 /**
  * Wait before trying an unlinked account again: about as long as it has been unlinked (so checks
- * thin out: 1 s, 1 s, 2 s, 4 s, …) but never more than `maxMs`, and never past the deadline.
+ * thin out: 1 s, 1 s, 2 s, 4 s, …) but never more than `maxMs`, and never past the deadline. This is
+ * not `backoffMs`: it grows with the time spent unlinked (which the queue stores), not with a count of
+ * tries (which it does not), so a restart mid-outage keeps the same rhythm.
  */
 export function unlinkedRecheckMs(unlinkedForMs: number, timeoutMs: number, maxMs: number): number {
   const wait = Math.min(maxMs, Math.max(1000, unlinkedForMs));

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { OutboxPublisher, OutboxRepository, Transactions, type OutboxEvent } from '@bns/service-kit';
-import { backoffMs, parseIdempotencyKey, SESSION_MESSAGES } from '@bns/contracts';
+import { backoffMs, parseIdempotencyKey, SESSION_MESSAGES, withRetry, type BackoffPolicy } from '@bns/contracts';
 import { countReceipt } from '../metrics/sessions.metrics.js';
 import { safeError } from '../redact.js';
-import { retrying } from '../retry.js';
 import type { AckStatus } from './engines/engine.types.js';
 import { RECEIPT_RANK, type Receipt } from './send.entity.js';
 import { SendsRepository } from './sends.repository.js';
+
+/** Waits between tries of a Postgres write: 250 ms, 500 ms, … at most 5 s (within each call's budget). */
+const RECORD_RETRY: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
 
 /** How long a receipt or an inbound message is retried while Postgres is unreachable. */
 const WRITE_RETRY_BUDGET_MS = 10 * 60_000;
@@ -235,12 +237,13 @@ export class MessageEvents implements BeforeApplicationShutdown {
       },
     };
     try {
-      await retrying(
+      await withRetry(
         async () => {
           const rows = await this.tx.run((em) => this.outbox.add(em, [event]));
           this.publisher.publish(rows);
         },
         {
+          ...RECORD_RETRY,
           budgetMs: WRITE_RETRY_BUDGET_MS,
           cancelled: () => this.stopping,
           onRetry: (err, attempt) => {

@@ -1,13 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, SERVICE_ENV } from '@bns/service-kit';
-import { ErrorKind, LIMITS, SESSION_MESSAGES, SessionsErrorCode, type SessionSendReply, type SessionSendRequest } from '@bns/contracts';
+import { ErrorKind, LIMITS, SESSION_MESSAGES, SessionsErrorCode, type SessionSendReply, type SessionSendRequest, withRetry, type BackoffPolicy } from '@bns/contracts';
 import type { SessionsEnv } from '../config/env.js';
 import { safeError } from '../redact.js';
 import { TIMED_OUT, within } from '../timeout.js';
-import { retrying } from '../retry.js';
 import type { EngineSession } from './engines/engine.types.js';
 import type { SendKind } from './send.entity.js';
 import { SendsRepository, type LedgerEntry } from './sends.repository.js';
+
+/** Waits between tries of a Postgres write: 250 ms, 500 ms, … at most 5 s (within each call's budget). */
+const RECORD_RETRY: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
 
 export type { SendKind } from './send.entity.js';
 
@@ -79,14 +81,14 @@ export class SendLedger {
     }
     if (sent === TIMED_OUT || !sent.messageId) {
       const at = sent === TIMED_OUT ? new Date() : sent.at;
-      await retrying(() => this.sends.markUnknown(userId, key, at), { budgetMs: RECORD_SENT_BUDGET_MS });
+      await withRetry(() => this.sends.markUnknown(userId, key, at), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
       this.logger.warn({ userId, timedOut: sent === TIMED_OUT }, 'WhatsApp did not confirm a send; recorded as unconfirmed and never sent again');
       return { messageId: '', status: 'sent', at: at.toISOString(), duplicate: false, unconfirmed: true };
     }
     // The message went out: its ledger row must say so, even across a Postgres blip, or a retry after
     // the stale time would send it again.
     const messageId = sent.messageId;
-    await retrying(() => this.sends.markSent(userId, key, messageId, sent.at), { budgetMs: RECORD_SENT_BUDGET_MS });
+    await withRetry(() => this.sends.markSent(userId, key, messageId, sent.at), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
     return { messageId, status: 'sent', at: sent.at.toISOString(), duplicate: false };
   }
 

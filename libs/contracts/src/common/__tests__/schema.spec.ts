@@ -62,6 +62,57 @@ describe('backoff', () => {
     const value = await withRetry(async () => (++n < 3 ? Promise.reject(new Error('x')) : n), { retries: 5, baseMs: 1, sleep: async () => undefined });
     expect(value).toBe(3);
   });
+  it('gives up after the retries and throws the last error', async () => {
+    let n = 0;
+    const waits: number[] = [];
+    await expect(
+      withRetry(async () => Promise.reject(new Error(`e${++n}`)), { retries: 2, baseMs: 10, sleep: async (ms) => void waits.push(ms) }),
+    ).rejects.toThrow('e3');
+    expect(waits).toEqual([10, 20]);
+  });
+  it('stops at once when shouldRetry says no', async () => {
+    let n = 0;
+    await expect(withRetry(async () => Promise.reject(new Error(String(++n))), { baseMs: 1, shouldRetry: () => false, sleep: async () => undefined })).rejects.toThrow('1');
+    expect(n).toBe(1);
+  });
+  it('keeps to a time budget: waits 250, 500, … (capped) and gives up when the next wait would overrun it', async () => {
+    let clock = 0;
+    const waits: number[] = [];
+    const retried: number[] = [];
+    const options = {
+      baseMs: 250,
+      maxMs: 1000,
+      budgetMs: 3000,
+      now: () => clock,
+      sleep: async (ms: number) => {
+        waits.push(ms);
+        clock += ms;
+      },
+      onRetry: (_err: unknown, tryNumber: number) => void retried.push(tryNumber),
+    };
+    await expect(withRetry(async () => Promise.reject(new Error('down')), options)).rejects.toThrow('down');
+    // 250 + 500 + 1000 + 1000 = 2750; one more 1000 would end at 3750 > 3000.
+    expect(waits).toEqual([250, 500, 1000, 1000]);
+    expect(retried).toEqual([1, 2, 3, 4]);
+  });
+  it('stops when cancelled, without another wait', async () => {
+    let cancelled = false;
+    let n = 0;
+    const waits: number[] = [];
+    const attempt = async () => {
+      if (++n === 2) cancelled = true;
+      throw new Error(`e${n}`);
+    };
+    await expect(withRetry(attempt, { baseMs: 5, cancelled: () => cancelled, sleep: async (ms) => void waits.push(ms) })).rejects.toThrow('e2');
+    expect(waits).toEqual([5]);
+  });
+  it('is the jobs retry rule (2 s, 4 s, 8 s) and the redelivery rule of the event consumers (1 s … 30 s)', () => {
+    expect([1, 2, 3].map((r) => backoffMs(r, { baseMs: 2000 }))).toEqual([2000, 4000, 8000]);
+    // The consumers used to nak with min(30 s, 500 ms × 2^delivery).
+    for (let delivery = 1; delivery <= 20; delivery++) {
+      expect(backoffMs(delivery, { baseMs: 1000, maxMs: 30_000 })).toBe(Math.min(30_000, 500 * 2 ** delivery));
+    }
+  });
 });
 
 describe('absent keys are absent, not errors', () => {
