@@ -4,7 +4,7 @@ import { checkWith } from '../common/schema.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 import { TemplateCreateSchema, TemplateListQuerySchema, TemplateUpdateSchema } from './schemas.js';
 export { normalizePhoneNumber, parsePhoneNumbers, phoneNumberToAddError, validatePhoneNumbers } from './schemas.js';
-import type { Template, TemplateField, TemplateFieldErrors, TemplateInput, TemplateListFilter } from './types.js';
+import type { Template, TemplateFieldErrors, TemplateInput, TemplateListFilter } from './types.js';
 
 /**
  * The template form rules of SPEC §5, shared by the templates service (authoritative), the gateway and
@@ -20,15 +20,6 @@ export type TemplateValidationResult<T> =
       message: string;
       errors: TemplateFieldErrors;
     };
-
-export const TEMPLATE_FIELDS: readonly TemplateField[] = [
-  'name',
-  'description',
-  'message_content',
-  'phone_numbers',
-  'category',
-  'is_favorite',
-];
 
 export const TEMPLATE_COPY_SUFFIX = ' (Copy)';
 
