@@ -190,10 +190,16 @@ export class ResultsRepository {
    * what changed, for the job's counts. Unknown or foreign recipients change nothing.
    */
   async foldReceipt(em: EntityManager, r: ReceiptFold): Promise<FoldDelta | undefined> {
+    // The recipient, and its receipts row made sure of, in one statement.
     const target = await row<{ seq: number }>(
       em,
-      `SELECT r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
-        WHERE r.job_id = $1 AND j.user_id = $2 AND r.phone = $3`,
+      `WITH target AS (
+         SELECT r.job_id, r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
+          WHERE r.job_id = $1 AND j.user_id = $2 AND r.phone = $3
+       ), made AS (
+         INSERT INTO recipient_receipts (job_id, seq) SELECT job_id, seq FROM target ON CONFLICT DO NOTHING
+       )
+       SELECT seq FROM target`,
       [r.jobId, r.userId, r.phone],
     );
     if (!target) return undefined;
@@ -207,9 +213,14 @@ export class ResultsRepository {
   async foldReply(em: EntityManager, userId: string, phone: string, at: Date): Promise<FoldDelta | undefined> {
     const target = await row<{ jobId: string; seq: number }>(
       em,
-      `SELECT r.job_id AS "jobId", r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
-        WHERE r.phone = $2 AND r.state = 'sent' AND j.user_id = $1 AND r.done_at <= $3
-        ORDER BY r.done_at DESC LIMIT 1`,
+      `WITH target AS (
+         SELECT r.job_id, r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
+          WHERE r.phone = $2 AND r.state = 'sent' AND j.user_id = $1 AND r.done_at <= $3
+          ORDER BY r.done_at DESC LIMIT 1
+       ), made AS (
+         INSERT INTO recipient_receipts (job_id, seq) SELECT job_id, seq FROM target ON CONFLICT DO NOTHING
+       )
+       SELECT job_id AS "jobId", seq FROM target`,
       [userId, phone, at],
     );
     if (!target) return undefined;
@@ -233,25 +244,26 @@ export class ResultsRepository {
     );
   }
 
+  /**
+   * Sets the receipt times still empty, in one statement: the row is locked (a concurrent fold of the
+   * same recipient, e.g. on another replica, waits and then sees the other's times), and only what
+   * was still empty counts. The row exists (the fold's first statement made sure of it).
+   */
   private async setTimes(em: EntityManager, jobId: string, seq: number, at: Date, read: boolean, replied: boolean): Promise<FoldDelta> {
-    await rows(em, `INSERT INTO recipient_receipts (job_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [jobId, seq]);
-    const before = (await row<{ d: boolean; r: boolean; p: boolean }>(
+    const before = await row<{ d: boolean; r: boolean; p: boolean }>(
       em,
-      `SELECT delivered_at IS NOT NULL AS d, read_at IS NOT NULL AS r, replied_at IS NOT NULL AS p
-         FROM recipient_receipts WHERE job_id = $1 AND seq = $2 FOR UPDATE`,
-      [jobId, seq],
-    ))!;
-    const delta: FoldDelta = { jobId, delivered: before.d ? 0 : 1, read: read && !before.r ? 1 : 0, replied: replied && !before.p ? 1 : 0 };
-    if (delta.delivered + delta.read + delta.replied === 0) return delta;
-    await rows(
-      em,
-      `UPDATE recipient_receipts SET delivered_at = coalesce(delivered_at, $3),
-              read_at = CASE WHEN $4 THEN coalesce(read_at, $3) ELSE read_at END,
-              replied_at = CASE WHEN $5 THEN coalesce(replied_at, $3) ELSE replied_at END
-        WHERE job_id = $1 AND seq = $2`,
+      `UPDATE recipient_receipts x SET delivered_at = coalesce(x.delivered_at, $3),
+              read_at = CASE WHEN $4 THEN coalesce(x.read_at, $3) ELSE x.read_at END,
+              replied_at = CASE WHEN $5 THEN coalesce(x.replied_at, $3) ELSE x.replied_at END
+         FROM (SELECT delivered_at IS NOT NULL AS d, read_at IS NOT NULL AS r, replied_at IS NOT NULL AS p
+                 FROM recipient_receipts WHERE job_id = $1 AND seq = $2 FOR UPDATE) old
+        WHERE x.job_id = $1 AND x.seq = $2 AND (NOT old.d OR ($4 AND NOT old.r) OR ($5 AND NOT old.p))
+        RETURNING old.d, old.r, old.p`,
       [jobId, seq, at, read, replied],
     );
-    return delta;
+    // No row back: nothing was still empty, nothing changed.
+    if (!before) return { jobId, delivered: 0, read: 0, replied: 0 };
+    return { jobId, delivered: before.d ? 0 : 1, read: read && !before.r ? 1 : 0, replied: replied && !before.p ? 1 : 0 };
   }
 }
 

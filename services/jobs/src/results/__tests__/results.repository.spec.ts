@@ -92,6 +92,38 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     expect(item).toMatchObject({ id: jobId, delivered: 3, read: 2, replied: 1, personalised: false });
   });
 
+  it('two folds of one recipient at once (two replicas) count it delivered once and read once', async () => {
+    const list = phones(2, 52_000_000);
+    const jobId = await ip.seedJob('user-f', list);
+    const recipients = ip.get(RecipientsRepository);
+    await tx.run(async (em) => {
+      for (const seq of [1, 2]) {
+        await recipients.markSending(em, jobId, seq);
+        await recipients.markSent(em, jobId, seq, new Date(Date.now() - 60_000));
+      }
+    });
+    const foldHeld = (phone: string, kind: 'delivered' | 'read') =>
+      tx.run(async (em) => {
+        const delta = await repo.foldReceipt(em, { userId: 'user-f', jobId, phone, kind, at: new Date() });
+        await new Promise((r) => setTimeout(r, 300));
+        return delta;
+      });
+    const foldNow = (phone: string, kind: 'delivered' | 'read') => tx.run((em) => repo.foldReceipt(em, { userId: 'user-f', jobId, phone, kind, at: new Date() }));
+    // A fresh recipient: the first holds its transaction open after folding; the second folds meanwhile.
+    // And one already delivered: both fold the read at once.
+    const cases: [string, 'delivered' | 'read', 'delivered' | 'read', { delivered: number; read: number }][] = [
+      [list[0]!, 'delivered', 'read', { delivered: 1, read: 1 }],
+      [list[1]!, 'read', 'read', { delivered: 0, read: 1 }],
+    ];
+    await foldNow(list[1]!, 'delivered');
+    for (const [phone, k1, k2, expected] of cases) {
+      const first = foldHeld(phone, k1);
+      await new Promise((r) => setTimeout(r, 50));
+      const [a, b] = await Promise.all([first, foldNow(phone, k2)]);
+      expect({ delivered: a!.delivered + b!.delivered, read: a!.read + b!.read }).toEqual(expected);
+    }
+  });
+
   it('lists only the user\'s own jobs, newest first, with keyset paging', async () => {
     const mine = [await ip.seedJob('user-c', ['61234567']), await ip.seedJob('user-c', ['61234568']), await ip.seedJob('user-c', ['61234569'])];
     await ip.seedJob('user-d', ['61234567']);
