@@ -26,30 +26,29 @@ export class RecipientsRepository {
   }
 
   /**
-   * The first recipient not done yet; one still `sending` was left by a dead worker. With `sendableFor`,
-   * a pending recipient the account must not send to (opted out, or not on WhatsApp within the memory
-   * window: issue 13) is passed over, so one who opted out a moment ago is never taken.
+   * The job's first recipient not done yet, in list order, marked `sending` in the same statement; its
+   * `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out again
+   * with the same key). A pending recipient the account must not send to (opted out, or not on
+   * WhatsApp within the memory window: issue 13) is passed over, so one who opted out a moment ago is
+   * never taken.
    */
-  firstOpen(
+  takeFirstOpen(
     em: EntityManager,
     jobId: string,
     jobMessage: string,
-    sendableFor?: { userId: string; notOnWhatsAppDays: number },
+    sendableFor: { userId: string; notOnWhatsAppDays: number },
   ): Promise<OpenRecipient | undefined> {
-    if (!sendableFor) {
-      return row<OpenRecipient>(
-        em,
-        `SELECT seq, phone, coalesce(text, $2) AS text, attempts, state FROM job_recipients
-          WHERE job_id = $1 AND state IN ('pending', 'sending') ORDER BY seq LIMIT 1`,
-        [jobId, jobMessage],
-      );
-    }
     return row<OpenRecipient>(
       em,
-      `SELECT seq, phone, coalesce(text, $2) AS text, attempts, state FROM job_recipients
-        WHERE job_id = $1 AND state IN ('pending', 'sending')
-          AND ${sendableSql('job_recipients.phone', 'job_recipients.state', '$3', '$4')}
-        ORDER BY seq LIMIT 1`,
+      `WITH pick AS (
+         SELECT seq, state FROM job_recipients
+          WHERE job_id = $1 AND state IN ('pending', 'sending')
+            AND ${sendableSql('job_recipients.phone', 'job_recipients.state', '$3', '$4')}
+          ORDER BY seq LIMIT 1
+       )
+       UPDATE job_recipients r SET state = 'sending', next_attempt_at = NULL FROM pick
+        WHERE r.job_id = $1 AND r.seq = pick.seq
+        RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state`,
       [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays],
     );
   }

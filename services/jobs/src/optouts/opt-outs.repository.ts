@@ -48,7 +48,7 @@ export function suppressionReasonSql(user: string, phone: string, days: string):
 
 /**
  * The SQL condition "this recipient may be taken for sending", for the lane's take statement
- * (`RecipientsRepository.firstOpen`): `recipientPhone` is the recipient's phone column, qualified with
+ * (`RecipientsRepository.takeFirstOpen`): `recipientPhone` is the recipient's phone column, qualified with
  * its table (a bare `phone` would name the opt-out's own column inside the subquery), `user` and `days`
  * the statement's parameters. Only `pending` recipients are held back: one left `sending` by a dead
  * worker may already be out, and its idempotency key settles it.

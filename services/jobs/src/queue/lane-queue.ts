@@ -194,9 +194,8 @@ export class LaneQueue {
     job: LaneJob,
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
     const skipped = await this.skipSuppressed(em, journal, userId, job);
-    const recipient = await this.recipients.firstOpen(em, job.id, job.message, { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS });
-    if (recipient) await this.recipients.markSending(em, job.id, recipient.seq);
-    else skipped.push(...(await this.skipSuppressed(em, journal, userId, job)));
+    const recipient = await this.recipients.takeFirstOpen(em, job.id, job.message, { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS });
+    if (!recipient) skipped.push(...(await this.skipSuppressed(em, journal, userId, job)));
     return { recipient, skipped };
   }
 
