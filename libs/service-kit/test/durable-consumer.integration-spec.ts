@@ -193,6 +193,25 @@ describe('DurableConsumer against a real NATS', () => {
     expect(t.logger.lines.some((l) => String(l.message).includes('batch failed'))).toBe(true);
   });
 
+  it('with gatherMs, messages published a few ms apart after the start share one batch', async () => {
+    const batches: string[][] = [];
+    const t = consumer({
+      batchMax: 10,
+      gatherMs: 150,
+      handleBatch: async (ds) => void batches.push(ds.map((d) => d.payload.id)),
+      handle: async (item) => void batches.push([item.id]),
+    });
+    await t.c.start();
+    await sleep(200);
+    for (const id of ['g1', 'g2', 'g3']) {
+      await t.publish({ id, phone: '91234567' });
+      await sleep(10);
+    }
+    await until(() => batches.flat().length === 3);
+    // Without gathering, each would be handled on its own as it came (one transaction each).
+    expect(batches).toEqual([['g1', 'g2', 'g3']]);
+  });
+
   it('stops cleanly: nothing is handled after stop, and the next start picks up what came meanwhile', async () => {
     const seen: string[] = [];
     const handle = async (item: Item) => void seen.push(item.id);

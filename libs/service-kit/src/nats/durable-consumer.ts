@@ -40,6 +40,11 @@ export interface DurableConsumerOptions<T> {
   /** Messages the server may push ahead of handling; 2 × batchMax by default. */
   prefetch?: number;
   /**
+   * How long the first message of a batch waits for others to join it (ms; 0 = the next turn). At a
+   * low rate a few tens of ms turn one transaction per message into one per batch.
+   */
+  gatherMs?: number;
+  /**
    * Turns a message's JSON body (undefined when it is not JSON) into the payload, `new Poison(problem)`
    * when it can never be handled, or `SKIP` when there is nothing to do. A problem is logged: it must
    * name what is wrong, never a value that may be personal data.
@@ -182,8 +187,10 @@ export class DurableConsumer<T> {
 
   private kick(): void {
     if (this.pumping || this.buffer.length === 0 || this.stopping) return;
-    // Start on the next turn, so the rest of the messages that came in the same read join the batch.
-    this.pumping = new Promise<void>((resolve) => setImmediate(resolve))
+    // Start on the next turn, so the rest of the messages that came in the same read join the batch;
+    // or, with gatherMs, a little later, so those that come soon after join it too.
+    const gatherMs = this.buffer.length < this.batchMax ? (this.options.gatherMs ?? 0) : 0;
+    this.pumping = new Promise<void>((resolve) => (gatherMs > 0 ? setTimeout(resolve, gatherMs) : setImmediate(resolve)))
       .then(() => this.pump())
       .finally(() => {
         this.pumping = undefined;

@@ -5,6 +5,9 @@ import { DurableConsumer, NATS_CONNECTION, SERVICE_ENV, SKIP, Transactions } fro
 import type { JobsEnv } from '../config/env.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
 
+/** How long the first event of a batch waits for others (ms): one transaction per batch, not per event. */
+const GATHER_MS = 20;
+
 /** The events the report folds in. */
 export const RECEIPT_SUBJECTS = ['events.message.status', 'events.message.received'] as const satisfies readonly EventKey[];
 
@@ -68,6 +71,8 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
           maxAckPending: BATCH_MAX * 4,
           batchMax: BATCH_MAX,
           prefetch: BATCH_MAX,
+          // A burst of events shares one transaction; a lone one waits at most this long for company.
+          gatherMs: GATHER_MS,
           noun: 'receipt',
           logger: this.logger,
           // A fold holds a phone number: nothing of it is logged.
