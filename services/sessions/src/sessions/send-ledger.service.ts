@@ -74,8 +74,11 @@ export class SendLedger {
     } catch (err) {
       // The engine answers an error only when the message surely did not go out.
       const error = AppError.fromUnknown(err);
-      if (error.kind === ErrorKind.Validation) await this.sends.markFailed(userId, key, error.code, error.message);
-      else await this.sends.release(userId, key);
+      // Recorded across a Postgres blip too (the engine's own failure may be that blip): a claim left
+      // `sending` would answer "in progress" to every retry until it went stale, minutes later.
+      const record =
+        error.kind === ErrorKind.Validation ? () => this.sends.markFailed(userId, key, error.code, error.message) : () => this.sends.release(userId, key);
+      await withRetry(record, { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
       if (!(err instanceof AppError)) this.logger.error({ err: safeError(err), userId }, 'engine send failed');
       throw err instanceof AppError ? err : AppError.conflict(SessionsErrorCode.SendFailed, 'send failed');
     }

@@ -133,4 +133,27 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(await ledgerRow(userId, unlinked.idempotencyKey)).toBeNull();
     expect((await ledger.send(userId, unlinked, session)).duplicate).toBe(false);
   });
+
+  it('a send the engine failed during a Postgres blip is released once Postgres answers, so the retry sends at once', async () => {
+    const userId = 'user_blip';
+    const { session, sends } = await linked(userId);
+    const req = { userId, to: '91234571', text: 'hello', idempotencyKey: 'job-5:91234571' };
+    // The engine fails (its own write hit the outage), and so do the first two tries to release the claim.
+    jest.spyOn(session, 'send').mockRejectedValueOnce(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+    const repo = h.get(SendsRepository);
+    const release = repo.release.bind(repo);
+    let tries = 0;
+    const spy = jest.spyOn(repo, 'release').mockImplementation(async (...args) => {
+      if (++tries <= 2) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+      return release(...args);
+    });
+    const failed = await failureOf(ledger.send(userId, req, session));
+    expect([failed.kind, failed.code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendFailed]);
+    expect(tries).toBe(3);
+    expect(await ledgerRow(userId, req.idempotencyKey)).toBeNull(); // not left `sending` for minutes
+    spy.mockRestore();
+    expect(await ledger.send(userId, req, session)).toMatchObject({ duplicate: false });
+    expect(sends()).toBe(2);
+    expect(await arrived(userId)).toBe(1);
+  });
 });
