@@ -1,5 +1,6 @@
 // Shared pieces of the jobs benchmarks: the system (sessions shards + jobs + gateway on a private
 // Postgres and NATS), linked users, and counters fed by the events jobs publishes.
+import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
@@ -99,11 +100,24 @@ export function countResults(nc) {
   };
 }
 
+/**
+ * Starts a job the way a well-behaved client does: an overloaded gateway answers 503 (or 429) with
+ * Retry-After, and the start is tried again with the same Idempotency-Key, so it is one job.
+ */
 export async function startJob(user, body) {
-  const res = await user.client.post('/start-bulk-messages', { clerkUserId: user.userId, ...body });
-  if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-  return res.body;
+  const key = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const res = await user.client.post('/start-bulk-messages', { clerkUserId: user.userId, ...body }, { 'Idempotency-Key': key });
+    if (res.status === 200) return res.body;
+    if ((res.status !== 503 && res.status !== 429) || attempt >= 10) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    startRetries++;
+    await sleep(Math.max(100, Number(res.headers.get('retry-after') ?? 1) * 1000) * (0.5 + Math.random()));
+  }
 }
+
+let startRetries = 0;
+/** How many starts were answered 503/429 and tried again (overload shed by the gateway). */
+export const startRetried = () => startRetries;
 
 export const numbers = (n, from = 60_000_000) => Array.from({ length: n }, (_, i) => String(from + i));
 export { sleep, waitFor };

@@ -4,7 +4,7 @@
 // round trip; many accounts at once measure what the service does in aggregate.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   node scripts/bench/jobs-throughput.mjs [perJob=1000] [accounts=20]
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor } from './jobs-lib.mjs';
 
 const PER_JOB = Number(process.argv[2] ?? 1000);
 const ACCOUNTS = Number(process.argv[3] ?? 20);
@@ -38,7 +38,7 @@ try {
   await metered.report(`${ACCOUNTS} accounts`, PER_JOB * ACCOUNTS);
 
   console.log(`delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → last sent event on NATS)`);
-  console.log(`delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate`);
+  console.log(`delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate (${startRetried()} starts shed with 503/429 and tried again)`);
 } finally {
   await metered.stop();
   results.stop();
