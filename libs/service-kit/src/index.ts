@@ -9,6 +9,7 @@ export * from './nats/rpc.decorator.js';
 export * from './nats/durable-consumer.js';
 export * from './database/database.js';
 export * from './database/transaction.js';
+export * from './database/transaction-batcher.js';
 export * from './logging/logging.js';
 export * from './telemetry/telemetry.js';
 export * from './health/health.js';

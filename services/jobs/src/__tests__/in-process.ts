@@ -5,7 +5,7 @@ import { loadEnv, openDatabase, SERVICE_ENV, Transactions } from '@bns/service-k
 import { startPostgres, type Postgres } from '@bns/testing';
 import { JOBS_ENV, type JobsEnv } from '../config/env.js';
 import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../database/data-source.js';
-import { JobJournals } from '../events/job-journal.js';
+import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { JOBS_REPOSITORIES } from '../jobs/jobs.module.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
 import { Policies } from '../jobs/policy.service.js';
@@ -39,6 +39,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
       { provide: SERVICE_ENV, useValue: env },
       ...JOBS_REPOSITORIES,
       Policies,
+      JournalWriter,
       JobJournals,
       LaneQueue,
       ...(extraProviders as never[]),

@@ -1,34 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { EventKey, EventOf, JobLogType, JobProgress, JobStatus } from '@bns/contracts';
+import type { Batch } from '@bns/service-kit';
 import { JobLogsRepository } from '../jobs/job-logs.repository.js';
 import { OutboxRepository, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
 
 export type { OutboxRow } from '@bns/service-kit';
 
+/** A log line waiting for its row: its event is made once the database has given it an id and a time. */
+interface PendingLog {
+  jobId: string;
+  type: JobLogType;
+  message: string;
+}
+type Entry = { event: OutboxEvent } | { log: PendingLog };
+
 /**
  * What one transaction has to say: job log lines and events. Everything is written inside the
  * transaction (logs to job_logs, events to the outbox), so a state change and its report commit or
  * vanish together; `commit` returns the outbox rows to publish once the transaction is done.
+ *
+ * Lines and events are written at `commit`, in two multi-row statements. In a batched transaction
+ * (`JobJournals.open` with the batch) the journals of every unit in it are written together at the
+ * batch's end: still two statements, for all of them. The rows `commit` returned are filled in then,
+ * before the transaction commits, so they are complete by the time anyone can publish them.
  */
 export class JobJournal {
-  private readonly events: OutboxEvent[] = [];
+  private readonly entries: Entry[] = [];
+  /** Filled by `write`. */
+  readonly published: OutboxRow[] = [];
 
   constructor(
     private readonly em: EntityManager,
     private readonly userId: string,
-    private readonly logs: JobLogsRepository,
-    private readonly outbox: OutboxRepository,
+    private readonly writer: JournalWriter,
+    private readonly batch?: Batch,
   ) {}
 
   emit<K extends EventKey>(subject: K, payload: EventOf<K>): void {
-    this.events.push({ subject, payload });
+    this.entries.push({ event: { subject, payload } });
   }
 
+  /** Adds a line to the job's log (and its `events.job.log`), written at commit. */
   async log(jobId: string, type: JobLogType, message: string): Promise<void> {
-    const line = await this.logs.add(this.em, jobId, type, message);
-    const timestamp = line.at.toISOString();
-    this.emit('events.job.log', { eventId: `job-log:${line.id}`, userId: this.userId, at: timestamp, jobId, type, message, timestamp });
+    this.entries.push({ log: { jobId, type, message } });
   }
 
   /** `nextSendAt` is part of the event id: a progress report is new when anything in it changed. */
@@ -46,20 +61,69 @@ export class JobJournal {
     });
   }
 
-  commit(): Promise<OutboxRow[]> {
-    return this.outbox.add(this.em, this.events);
+  /** Writes the lines and events (or leaves them to the batch's end); the outbox rows to publish after commit. */
+  async commit(): Promise<OutboxRow[]> {
+    if (this.batch) this.writer.defer(this.batch, this);
+    else await this.writer.write(this.em, [this]);
+    return this.published;
+  }
+
+  /** @internal the writer's view of what is pending. */
+  take(): { userId: string; entries: Entry[] } {
+    return { userId: this.userId, entries: this.entries.splice(0) };
   }
 }
 
-/** Opens a journal on a transaction. */
+/** Writes journals: every log line of all of them in one statement, then every event in one more. */
 @Injectable()
-export class JobJournals {
+export class JournalWriter {
+  private readonly pending = new WeakMap<Batch, JobJournal[]>();
+
   constructor(
     private readonly logs: JobLogsRepository,
     private readonly outbox: OutboxRepository,
   ) {}
 
-  open(em: EntityManager, userId: string): JobJournal {
-    return new JobJournal(em, userId, this.logs, this.outbox);
+  defer(batch: Batch, journal: JobJournal): void {
+    let journals = this.pending.get(batch);
+    if (!journals) {
+      journals = [];
+      this.pending.set(batch, journals);
+      batch.atEnd('job-journal', (em) => this.write(em, this.pending.get(batch) ?? []));
+    }
+    journals.push(journal);
+  }
+
+  async write(em: EntityManager, journals: readonly JobJournal[]): Promise<void> {
+    const taken = journals.map((j) => ({ journal: j, ...j.take() }));
+    const lines = taken.flatMap((t) => t.entries.flatMap((e) => ('log' in e ? [e.log] : [])));
+    const stamped = await this.logs.addMany(em, lines);
+    let next = 0;
+    const events: OutboxEvent[] = [];
+    const owners: JobJournal[] = [];
+    for (const t of taken) {
+      for (const e of t.entries) {
+        if ('event' in e) events.push(e.event);
+        else {
+          const line = stamped[next++]!;
+          const timestamp = line.at.toISOString();
+          const { jobId, type, message } = e.log;
+          events.push({ subject: 'events.job.log', payload: { eventId: `job-log:${line.id}`, userId: t.userId, at: timestamp, jobId, type, message, timestamp } });
+        }
+        owners.push(t.journal);
+      }
+    }
+    const rows = await this.outbox.add(em, events);
+    rows.forEach((r, i) => owners[i]!.published.push(r));
+  }
+}
+
+/** Opens a journal on a transaction (or on a batched one: then it is written with the others at the batch's end). */
+@Injectable()
+export class JobJournals {
+  constructor(private readonly writer: JournalWriter) {}
+
+  open(em: EntityManager, userId: string, batch?: Batch): JobJournal {
+    return new JobJournal(em, userId, this.writer, batch);
   }
 }

@@ -1,6 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
 import { OutboxPublisher, OutboxRepository } from '@bns/service-kit';
-import { JobJournals } from '../events/job-journal.js';
+import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { countPublished } from '../metrics/jobs.metrics.js';
 import { OptOutsModule } from '../optouts/opt-outs.module.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
@@ -33,7 +33,7 @@ export const JOBS_REPOSITORIES = [
   // Campaign results (issue 14) and opt-outs (issue 13): their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
-  providers: [...JOBS_REPOSITORIES, Policies, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
+  providers: [...JOBS_REPOSITORIES, Policies, JournalWriter, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
 })
 export class JobsModule implements OnModuleInit {
   constructor(private readonly outbox: OutboxPublisher) {}

@@ -26,6 +26,18 @@ const paceLag = histogram({
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 });
 
+const stepBatch = histogram({
+  name: 'bns_jobs_step_batch_size',
+  help: 'Lane steps (of different accounts) that shared one database transaction; mode=alone when a failed batch ran them one by one',
+  labelNames: ['mode'],
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+});
+
+/** Feeds `bns_jobs_step_batch_size` (the lane queue's TransactionBatcher hook). */
+export function countStepBatch(size: number, alone: boolean): void {
+  stepBatch.observe({ mode: alone ? 'alone' : 'batched' }, size);
+}
+
 /** Failure reasons are a fixed set, matched on the contract's message texts (never the free text). */
 function reasonOf(error: string | undefined): string {
   if (!error) return 'none';

@@ -15,7 +15,7 @@ import {
   type SendingPolicy,
   type SkipReason,
 } from '@bns/contracts';
-import { SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { SERVICE_ENV, TransactionBatcher, Transactions, type Batch } from '@bns/service-kit';
 import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
 import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
@@ -25,6 +25,7 @@ import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { LaneRepository, type LaneCounters, type LaneDue } from './lane.repository.js';
 import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
+import { countStepBatch } from '../metrics/jobs.metrics.js';
 import type { SendOutcome } from './send-outcome.js';
 
 /** One message about to go out: everything `finish` needs to record its outcome. */
@@ -58,7 +59,10 @@ export type NextStep = (
   skipped?: SkipReason[];
 };
 
-export type Finished = { kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'; waitMs: number; published: OutboxRow[] };
+export type Finished = ({ kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'; waitMs: number; published: OutboxRow[] }) & {
+  /** With `thenNext`, when the lane was due again at once: its next step, taken in the same transaction. */
+  next?: NextStep;
+};
 
 /**
  * The durable queue (Postgres, schema `jobs`). An account's work is a lane: the one row that holds
@@ -68,6 +72,12 @@ export type Finished = { kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'
  */
 @Injectable()
 export class LaneQueue {
+  /**
+   * Lane steps of many accounts that come due together share one transaction (issue 17): one commit
+   * for many, and their log lines and events written in one statement each.
+   */
+  private readonly steps: TransactionBatcher;
+
   constructor(
     private readonly tx: Transactions,
     private readonly lanes: LaneRepository,
@@ -78,7 +88,9 @@ export class LaneQueue {
     private readonly journals: JobJournals,
     private readonly optOuts: OptOutsRepository,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
-  ) {}
+  ) {
+    this.steps = new TransactionBatcher(tx, { maxBatch: env.JOBS_STEP_BATCH, maxInFlight: env.JOBS_STEP_TRANSACTIONS, onBatch: countStepBatch });
+  }
 
   async heartbeat(workerId: string): Promise<void> {
     await this.workers.beat(this.tx.manager, workerId);
@@ -112,71 +124,73 @@ export class LaneQueue {
    * out again with the same key.
    */
   next(workerId: string, userId: string): Promise<NextStep> {
-    return this.tx.run(async (em) => {
-      const lane = await this.lanes.lock(em, userId);
-      if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
-      if (lane.waitMs > 1) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
+    return this.steps.run((em, batch) => this.nextIn(em, batch, workerId, userId));
+  }
 
-      const job = await this.jobs.lockNextWorkable(em, userId);
-      if (!job) {
-        // A scheduled job: sleep until it is due. Otherwise rest; a start in flight activates the lane
-        // first, so it waits for this lock and reactivates it.
-        const wake = await this.jobs.nextScheduledStart(em, userId);
-        if (wake) await this.lanes.sleep(em, userId, wake);
-        else await this.lanes.deactivate(em, userId);
-        return { kind: 'idle', published: [] };
-      }
-      const policy = await this.policies.of(em, userId);
-      const journal = this.journals.open(em, userId);
-      const now = new Date();
+  private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
+    const lane = await this.lanes.lock(em, userId);
+    if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
+    if (lane.waitMs > 1) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
 
-      const closed = this.closedGate(policy, lane, now);
-      if (closed) {
-        if (job.status !== 'paused' || job.pausedReason !== closed.reason || job.resumesAt?.getTime() !== closed.resumesAt.getTime()) {
-          await this.jobs.pause(em, job.id, closed.reason, closed.resumesAt);
-          if (job.status !== 'paused' || job.pausedReason !== closed.reason) await journal.log(job.id, 'warning', closed.log);
-          journal.progress(job.id, 'paused', progressOf(job));
-        }
-        await this.lanes.sleep(em, userId, closed.resumesAt);
-        return { kind: 'idle', published: await journal.commit() };
-      }
+    const job = await this.jobs.lockNextWorkable(em, userId);
+    if (!job) {
+      // A scheduled job: sleep until it is due. Otherwise rest; a start in flight activates the lane
+      // first, so it waits for this lock and reactivates it.
+      const wake = await this.jobs.nextScheduledStart(em, userId);
+      if (wake) await this.lanes.sleep(em, userId, wake);
+      else await this.lanes.deactivate(em, userId);
+      return { kind: 'idle', published: [] };
+    }
+    const policy = await this.policies.of(em, userId);
+    const journal = this.journals.open(em, userId, batch);
+    const now = new Date();
 
-      if (job.status !== 'running') {
-        // Its first message (it may have waited for its window first), or going on after a pause.
-        const first = job.startedAt === null;
-        await this.jobs.markRunning(em, job.id);
-        await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
-        job.status = 'running';
-        journal.progress(job.id, 'running', progressOf(job));
+    const closed = this.closedGate(policy, lane, now);
+    if (closed) {
+      if (job.status !== 'paused' || job.pausedReason !== closed.reason || job.resumesAt?.getTime() !== closed.resumesAt.getTime()) {
+        await this.jobs.pause(em, job.id, closed.reason, closed.resumesAt);
+        if (job.status !== 'paused' || job.pausedReason !== closed.reason) await journal.log(job.id, 'warning', closed.log);
+        journal.progress(job.id, 'paused', progressOf(job));
       }
-      const { recipient, skipped } = await this.take(em, journal, userId, job);
-      if (!recipient) {
-        await this.complete(em, journal, job);
-        return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
-      }
-      if (skipped.length > 0) journal.progress(job.id, job.status, progressOf(job));
-      const pace = paceMs(policy.delayMs, policy.jitterMs);
-      await this.lanes.book(em, userId, pace);
-      return {
-        kind: 'send',
-        send: {
-          userId,
-          jobId: job.id,
-          seq: recipient.seq,
-          phone: recipient.phone,
-          text: recipient.text,
-          idempotencyKey: idempotencyKeyOf(job.id, recipient.phone),
-          attempts: recipient.attempts,
-          resumed: recipient.state === 'sending',
-          wasUnlinked: job.unlinkedSince !== null,
-          paceMs: pace,
-          policy,
-          counters: { dayKey: lane.dayKey, dayCount: lane.dayCount, warmUpFrom: lane.warmUpFrom, runCount: lane.runCount, engineFailures: lane.engineFailures, backoffLevel: lane.backoffLevel, backoffAt: lane.backoffAt },
-        },
-        published: await journal.commit(),
-        skipped,
-      };
-    });
+      await this.lanes.sleep(em, userId, closed.resumesAt);
+      return { kind: 'idle', published: await journal.commit() };
+    }
+
+    if (job.status !== 'running') {
+      // Its first message (it may have waited for its window first), or going on after a pause.
+      const first = job.startedAt === null;
+      await this.jobs.markRunning(em, job.id);
+      await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
+      job.status = 'running';
+      journal.progress(job.id, 'running', progressOf(job));
+    }
+    const { recipient, skipped } = await this.take(em, journal, userId, job);
+    if (!recipient) {
+      await this.complete(em, journal, job);
+      return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
+    }
+    if (skipped.length > 0) journal.progress(job.id, job.status, progressOf(job));
+    const pace = paceMs(policy.delayMs, policy.jitterMs);
+    await this.lanes.book(em, userId, pace);
+    return {
+      kind: 'send',
+      send: {
+        userId,
+        jobId: job.id,
+        seq: recipient.seq,
+        phone: recipient.phone,
+        text: recipient.text,
+        idempotencyKey: idempotencyKeyOf(job.id, recipient.phone),
+        attempts: recipient.attempts,
+        resumed: recipient.state === 'sending',
+        wasUnlinked: job.unlinkedSince !== null,
+        paceMs: pace,
+        policy,
+        counters: { dayKey: lane.dayKey, dayCount: lane.dayCount, warmUpFrom: lane.warmUpFrom, runCount: lane.runCount, engineFailures: lane.engineFailures, backoffLevel: lane.backoffLevel, backoffAt: lane.backoffAt },
+      },
+      published: await journal.commit(),
+      skipped,
+    };
   }
 
   /**
@@ -230,86 +244,96 @@ export class LaneQueue {
     return new Date(lane.backoffAt.getTime() + steps[Math.min(lane.backoffLevel, steps.length) - 1]!);
   }
 
-  /** Records what became of a planned send and books the lane's next step. */
-  finish(workerId: string, send: PlannedSend, outcome: SendOutcome): Promise<Finished> {
-    return this.tx.run(async (em) => {
-      const journal = this.journals.open(em, send.userId);
-      /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
-      let notBeforeMs = 0;
-      let exactly: Date | undefined;
-      let floor: Date | undefined;
-      let counters: Partial<LaneCounters> | undefined;
-      /** The job as the outcome's count left it (the usual path): no need to read it again. */
-      let counted: LaneJob | undefined;
-      switch (outcome.kind) {
-        case 'sent': {
-          // The policy's long pause follows every pauseEvery-th message; the day's count feeds the cap.
-          let runCount = send.counters.runCount + 1;
-          let planned = send.paceMs;
-          if (send.policy.pauseEvery && send.policy.pauseMs && runCount >= send.policy.pauseEvery) {
-            planned += send.policy.pauseMs;
-            runCount = 0;
-          }
-          // Not applied: another worker recorded it after taking over.
-          if (!(await this.recipients.markSent(em, send.jobId, send.seq, outcome.at, planned))) break;
-          counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
-          const job = (counted = await this.jobs.countOutcome(em, send.jobId, 'sent'));
-          if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
-          await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
-          this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
-          if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
-          // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
-          if (outcome.duplicate) exactly = new Date(outcome.at.getTime() + planned);
-          // The gap that matters is between messages as they really left; a slow send pushes the next one.
-          else floor = new Date(outcome.at.getTime() + planned);
-          break;
+  /**
+   * Records what became of a planned send and books the lane's next step. With `thenNext`, a lane
+   * that is due again at once (no pause) takes that step in the same transaction ("finish N" and
+   * "next N+1" as one), unless the caller is stopping.
+   */
+  finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean } = {}): Promise<Finished> {
+    return this.steps.run(async (em, batch) => {
+      const done = await this.finishIn(em, batch, workerId, send, outcome);
+      if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > 1) return done;
+      return { ...done, next: await this.nextIn(em, batch, workerId, send.userId) };
+    });
+  }
+
+  private async finishIn(em: EntityManager, batch: Batch, workerId: string, send: PlannedSend, outcome: SendOutcome): Promise<Finished> {
+    const journal = this.journals.open(em, send.userId, batch);
+    /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
+    let notBeforeMs = 0;
+    let exactly: Date | undefined;
+    let floor: Date | undefined;
+    let counters: Partial<LaneCounters> | undefined;
+    /** The job as the outcome's count left it (the usual path): no need to read it again. */
+    let counted: LaneJob | undefined;
+    switch (outcome.kind) {
+      case 'sent': {
+        // The policy's long pause follows every pauseEvery-th message; the day's count feeds the cap.
+        let runCount = send.counters.runCount + 1;
+        let planned = send.paceMs;
+        if (send.policy.pauseEvery && send.policy.pauseMs && runCount >= send.policy.pauseEvery) {
+          planned += send.policy.pauseMs;
+          runCount = 0;
         }
-        case 'permanent':
-          await this.fail(em, journal, send, outcome.error);
-          // WhatsApp does not know the number: remembered, so later jobs skip it (issue 13).
-          if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.optOuts.rememberNotOnWhatsApp(em, send.userId, send.phone);
-          break;
-        case 'rate_limited':
+        // Not applied: another worker recorded it after taking over.
+        if (!(await this.recipients.markSent(em, send.jobId, send.seq, outcome.at, planned))) break;
+        counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
+        const job = (counted = await this.jobs.countOutcome(em, send.jobId, 'sent'));
+        if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
+        await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
+        this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
+        if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
+        // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
+        if (outcome.duplicate) exactly = new Date(outcome.at.getTime() + planned);
+        // The gap that matters is between messages as they really left; a slow send pushes the next one.
+        else floor = new Date(outcome.at.getTime() + planned);
+        break;
+      }
+      case 'permanent':
+        await this.fail(em, journal, send, outcome.error);
+        // WhatsApp does not know the number: remembered, so later jobs skip it (issue 13).
+        if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.optOuts.rememberNotOnWhatsApp(em, send.userId, send.phone);
+        break;
+      case 'rate_limited':
+        notBeforeMs = await this.backOff(em, journal, send);
+        break;
+      case 'transient': {
+        // Several engine failures in a row, to numbers with no verdict, are WhatsApp pushing back.
+        const engineFailures = outcome.engine ? send.counters.engineFailures + 1 : 0;
+        if (engineFailures >= this.env.JOB_BACKOFF_AFTER_FAILURES) {
           notBeforeMs = await this.backOff(em, journal, send);
           break;
-        case 'transient': {
-          // Several engine failures in a row, to numbers with no verdict, are WhatsApp pushing back.
-          const engineFailures = outcome.engine ? send.counters.engineFailures + 1 : 0;
-          if (engineFailures >= this.env.JOB_BACKOFF_AFTER_FAILURES) {
-            notBeforeMs = await this.backOff(em, journal, send);
-            break;
-          }
-          counters = { engineFailures };
-          const retry = send.attempts + 1;
-          if (retry > this.env.JOB_MAX_RETRIES) {
-            await this.fail(em, journal, send, outcome.error);
-            break;
-          }
-          // base, 2×base, 4×base, …
-          notBeforeMs = backoffMs(retry, { baseMs: this.env.JOB_RETRY_BASE_MS });
-          if (await this.recipients.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
-            await journal.log(
-              send.jobId,
-              'warning',
-              JOB_MESSAGES.retrying(send.phone, retry, this.env.JOB_MAX_RETRIES, Math.round(notBeforeMs / 1000)),
-            );
-          }
+        }
+        counters = { engineFailures };
+        const retry = send.attempts + 1;
+        if (retry > this.env.JOB_MAX_RETRIES) {
+          await this.fail(em, journal, send, outcome.error);
           break;
         }
-        case 'busy':
-          notBeforeMs = this.env.JOB_RETRY_BASE_MS;
-          await this.recipients.release(em, send.jobId, send.seq);
-          break;
-        case 'unlinked':
-          notBeforeMs = await this.pauseUnlinked(em, journal, send);
-          break;
+        // base, 2×base, 4×base, …
+        notBeforeMs = backoffMs(retry, { baseMs: this.env.JOB_RETRY_BASE_MS });
+        if (await this.recipients.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
+          await journal.log(
+            send.jobId,
+            'warning',
+            JOB_MESSAGES.retrying(send.phone, retry, this.env.JOB_MAX_RETRIES, Math.round(notBeforeMs / 1000)),
+          );
+        }
+        break;
       }
-      const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
-      const job = counted ?? (await this.jobs.get(em, send.jobId))!;
-      journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
-      const published = await journal.commit();
-      return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };
-    });
+      case 'busy':
+        notBeforeMs = this.env.JOB_RETRY_BASE_MS;
+        await this.recipients.release(em, send.jobId, send.seq);
+        break;
+      case 'unlinked':
+        notBeforeMs = await this.pauseUnlinked(em, journal, send);
+        break;
+    }
+    const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
+    const job = counted ?? (await this.jobs.get(em, send.jobId))!;
+    journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+    const published = await journal.commit();
+    return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };
   }
 
   private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {

@@ -141,21 +141,26 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private async step(userId: string, lane: Lane): Promise<void> {
     const epoch = lane.epoch;
     try {
-      const next = await this.queue.next(this.id, userId);
-      this.outbox.publish(next.published);
-      if (next.skipped) countSkipped(next.skipped);
-      if (next.kind === 'lost' || next.kind === 'idle') return this.drop(userId, lane, epoch);
-      if (next.kind === 'wait') return this.schedule(userId, next.waitMs);
+      let next = await this.queue.next(this.id, userId);
+      for (;;) {
+        this.outbox.publish(next.published);
+        if (next.skipped) countSkipped(next.skipped);
+        if (next.kind === 'lost' || next.kind === 'idle') return this.drop(userId, lane, epoch);
+        if (next.kind === 'wait') return this.schedule(userId, next.waitMs);
 
-      if (next.send.resumed) {
-        this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
+        if (next.send.resumed) {
+          this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
+        }
+        laneSending(lane);
+        const outcome = await this.send(next.send);
+        // A lane due again at once (no pause) takes its next step in the same transaction.
+        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping });
+        this.outbox.publish(done.published);
+        if (done.kind === 'lost') return this.drop(userId, lane, epoch);
+        if (!done.next) return this.schedule(userId, done.waitMs);
+        lanePlanned(lane, 0);
+        next = done.next;
       }
-      laneSending(lane);
-      const outcome = await this.send(next.send);
-      const done = await this.queue.finish(this.id, next.send, outcome);
-      this.outbox.publish(done.published);
-      if (done.kind === 'lost') return this.drop(userId, lane, epoch);
-      this.schedule(userId, done.waitMs);
     } catch (err) {
       // Database trouble: the recipient may be left `sending`; the retry resends it with its key.
       this.logger.error({ err, userId }, 'lane step failed; retrying');

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { rows, TransactionBatcher, Transactions } from '@bns/service-kit';
+import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
+import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
+import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
+
+/**
+ * Issue 17: lane steps of many accounts share one transaction. What must hold: one commit for many,
+ * each step's result and events exactly as if it had run alone, and one step's failure never costs
+ * another step its work.
+ */
+describe('batched lane steps against a real Postgres (in-process)', () => {
+  let app: InProcess;
+  let queue: LaneQueue;
+  let users = 0;
+  const user = () => `user_batch_${++users}`;
+
+  beforeAll(async () => {
+    app = await startInProcess({ SEND_DELAY_MS: '0', JOBS_STEP_BATCH: '64', JOBS_STEP_TRANSACTIONS: '1' });
+    queue = app.get(LaneQueue);
+    await app.db.query(`CREATE TABLE jobs.batch_probe (id int PRIMARY KEY, note text NOT NULL)`);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const em = () => app.get(Transactions).manager;
+  const commits = async () => Number((await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0].xact_commit);
+  const sent = (at = new Date()) => ({ kind: 'sent' as const, at, duplicate: false, messageId: 'm1' });
+  const planned = (step: NextStep): PlannedSend => {
+    if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);
+    return step.send;
+  };
+
+  it('runs work queued together in one transaction, and each settles with its own result', async () => {
+    const sizes: Array<[number, boolean]> = [];
+    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    let ends = 0;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        batcher.run(async (m, batch) => {
+          batch.atEnd('count', async () => void ends++);
+          await rows(m, `INSERT INTO jobs.batch_probe (id, note) VALUES ($1, $2)`, [i, `n${i}`]);
+          return i * 10;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    expect(sizes).toEqual([[20, false]]);
+    expect(ends).toBe(1);
+    expect(Number((await app.db.query(`SELECT count(*) AS n FROM jobs.batch_probe`))[0].n)).toBe(20);
+  });
+
+  it('a unit that fails costs the others nothing: they run again alone and commit; the failing one rolls back alone', async () => {
+    const sizes: Array<[number, boolean]> = [];
+    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    const settled = await Promise.allSettled(
+      [100, 101, 102, 0 /* taken by the test above: a duplicate key */, 103].map((id) =>
+        batcher.run(async (m) => {
+          await rows(m, `INSERT INTO jobs.batch_probe (id, note) VALUES ($1, 'second')`, [id]);
+          return id;
+        }),
+      ),
+    );
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(sizes).toEqual([[5, true]]);
+    const stored = await app.db.query(`SELECT id, note FROM jobs.batch_probe WHERE id = 0 OR id >= 100 ORDER BY id`);
+    expect(stored).toEqual([
+      { id: 0, note: 'n0' },
+      { id: 100, note: 'second' },
+      { id: 101, note: 'second' },
+      { id: 102, note: 'second' },
+      { id: 103, note: 'second' },
+    ]);
+  });
+
+  it('30 accounts due together: their steps take one commit, and each gets its own recipient, log lines and events', async () => {
+    const accounts = Array.from({ length: 30 }, () => user());
+    const jobIds = new Map<string, string>();
+    for (const userId of accounts) jobIds.set(userId, await app.seedJob(userId, ['91234567', '61234567']));
+    await queue.heartbeat('w-batch');
+    await queue.claim('w-batch', 100, 60_000);
+
+    const before = await commits();
+    const steps = await Promise.all(accounts.map((userId) => queue.next('w-batch', userId)));
+    // One for the batch (a second at most if the pool's timing splits it); not one per account.
+    expect((await commits()) - before).toBeLessThanOrEqual(2);
+
+    steps.forEach((step, i) => {
+      const send = planned(step);
+      expect(send).toMatchObject({ userId: accounts[i], jobId: jobIds.get(accounts[i]!), seq: 1, phone: '91234567' });
+      // Each step's events are its own account's, in the order it wrote them.
+      expect(step.published.map((p) => p.subject)).toEqual(['events.job.log', 'events.job.progress']);
+      expect(step.published.every((p) => (p.payload as { userId: string }).userId === accounts[i])).toBe(true);
+      expect(step.published[0]!.payload).toMatchObject({ jobId: send.jobId, type: 'info' });
+    });
+    // The log lines the events point at are the ones stored for each job.
+    for (const step of steps) {
+      const send = planned(step);
+      const lines = await app.get(JobLogsRepository).page(em(), send.jobId, new Date(0), 10);
+      expect(lines.map((l) => l.message)).toEqual([(step.published[0]!.payload as { message: string }).message]);
+      expect(lines[0]!.at.toISOString()).toBe((step.published[0]!.payload as { timestamp: string }).timestamp);
+    }
+    const ids = steps.map((s) => BigInt((s.published[0]!.payload as { eventId: string }).eventId.replace('job-log:', '')));
+    expect(new Set(ids).size).toBe(30);
+
+    // Finishing them all, each also takes its next message in the same transaction (delay 0).
+    const done = await Promise.all(steps.map((s) => queue.finish('w-batch', planned(s), sent(), { thenNext: true })));
+    done.forEach((d, i) => {
+      expect(d.kind).toBe('wait');
+      expect(d.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({ userId: accounts[i], recipient: '91234567', status: 'sent' });
+      expect(d.next && planned(d.next)).toMatchObject({ userId: accounts[i], seq: 2, phone: '61234567', resumed: false });
+    });
+    const jobs = app.get(JobsRepository);
+    for (const userId of accounts) expect(await jobs.get(em(), jobIds.get(userId)!)).toMatchObject({ status: 'running', sent: 1, failed: 0 });
+  });
+
+  it('a lane that lost its holder mid-batch is only that lane\'s answer; the others go on', async () => {
+    const [a, b, c] = [user(), user(), user()];
+    for (const u of [a, b, c]) await app.seedJob(u, ['91234567']);
+    await queue.heartbeat('w-x');
+    await queue.claim('w-x', 100, 60_000);
+    // Another worker holds b's lane now.
+    await app.db.query(`UPDATE jobs.lanes SET holder = 'w-other' WHERE user_id = $1`, [b]);
+    const steps = await Promise.all([a, b, c].map((u) => queue.next('w-x', u)));
+    expect(steps.map((s) => s.kind)).toEqual(['send', 'lost', 'send']);
+  });
+});
