@@ -5,7 +5,11 @@ import { sendableSql } from '../optouts/opt-outs.repository.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
 
 /** The next recipient to send to, with the text it receives. */
-export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & { text: string };
+export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & {
+  text: string;
+  /** Pending recipients before it were passed over: the account must not send to them (opted out, not on WhatsApp). */
+  passedOver: boolean;
+};
 /** A recipient that is done, for the job view's lists. */
 export type DoneRecipient = Pick<JobRecipientEntity, 'phone' | 'error'> & { state: 'sent' | 'failed'; doneAt: Date };
 
@@ -30,7 +34,7 @@ export class RecipientsRepository {
    * `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out again
    * with the same key). A pending recipient the account must not send to (opted out, or not on
    * WhatsApp within the memory window: issue 13) is passed over, so one who opted out a moment ago is
-   * never taken.
+   * never taken; `passedOver` says some were, so the caller moves them to the job's skips.
    */
   takeFirstOpen(
     em: EntityManager,
@@ -48,7 +52,8 @@ export class RecipientsRepository {
        )
        UPDATE job_recipients r SET state = 'sending', next_attempt_at = NULL FROM pick
         WHERE r.job_id = $1 AND r.seq = pick.seq
-        RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state`,
+        RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state,
+                  EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = $1 AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"`,
       [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays],
     );
   }

@@ -141,7 +141,7 @@ export class LaneQueue {
       else await this.lanes.deactivate(em, userId);
       return { kind: 'idle', published: [] };
     }
-    const policy = await this.policies.of(em, userId);
+    const policy = lane.policy ?? this.policies.standard();
     const journal = this.journals.open(em, userId, batch);
     const now = new Date();
 
@@ -195,11 +195,11 @@ export class LaneQueue {
 
   /**
    * The recipient this step sends to, marked `sending` — in the step's transaction, so the opt-out
-   * list (issue 13) is checked at the moment of sending: pending recipients who opted out (or were
-   * found not on WhatsApp) since the job was created leave the queue for the job's skips, each with a
-   * log line and counted in `job.skipped`; the take itself passes over any that opted out a moment
-   * later. No recipient left: a STOP that committed between those two statements is skipped then, so
-   * the job completes with every recipient counted (sent + failed + skipped = total).
+   * list (issue 13) is checked at the moment of sending: the take passes over pending recipients who
+   * opted out (or were found not on WhatsApp) since the job was created. When it passed over some, or
+   * found nobody left, those leave the queue for the job's skips, each with a log line and counted in
+   * `job.skipped` (only then: it costs a statement, so not on every step). So the job completes with
+   * every recipient counted (sent + failed + skipped = total).
    */
   private async take(
     em: EntityManager,
@@ -207,9 +207,8 @@ export class LaneQueue {
     userId: string,
     job: LaneJob,
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
-    const skipped = await this.skipSuppressed(em, journal, userId, job);
     const recipient = await this.recipients.takeFirstOpen(em, job.id, job.message, { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS });
-    if (!recipient) skipped.push(...(await this.skipSuppressed(em, journal, userId, job)));
+    const skipped = !recipient || recipient.passedOver ? await this.skipSuppressed(em, journal, userId, job) : [];
     return { recipient, skipped };
   }
 

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { row, rows } from '@bns/service-kit';
+import type { SendingPolicy } from '@bns/contracts';
+import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
 import { LaneEntity } from './lane.entity.js';
 
 /** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
 export type LockedLane = Pick<LaneEntity, 'holder' | 'dayKey' | 'dayCount' | 'runCount' | 'warmUpFrom' | 'engineFailures' | 'backoffLevel' | 'backoffAt'> & {
   waitMs: number;
+  /** The account's stored sending policy, read with the lock; undefined when it never set one. */
+  policy: SendingPolicy | undefined;
 };
 export type LaneCounters = Pick<LaneEntity, 'dayKey' | 'dayCount' | 'runCount' | 'warmUpFrom' | 'engineFailures' | 'backoffLevel' | 'backoffAt'>;
 const COUNTERS = `day_key AS "dayKey", day_count AS "dayCount", run_count AS "runCount", warm_up_from AS "warmUpFrom",
@@ -71,14 +75,21 @@ export class LaneRepository {
     );
   }
 
-  /** Locks the lane for the caller's transaction: who holds it, how long until its next slot (negative when past), its counters. */
-  lock(em: EntityManager, userId: string): Promise<LockedLane | undefined> {
-    return row<LockedLane>(
+  /**
+   * Locks the lane for the caller's transaction: who holds it, how long until its next slot (negative
+   * when past), its counters, and the account's stored policy (read in the same statement).
+   */
+  async lock(em: EntityManager, userId: string): Promise<LockedLane | undefined> {
+    const found = await row<LockedLane & Record<string, unknown>>(
       em,
-      `SELECT holder, (extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS}
-         FROM lanes WHERE user_id = $1 FOR UPDATE`,
+      `SELECT l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS}, ${policyColumnsSql('p')}
+         FROM lanes l LEFT JOIN policies p ON p.user_id = l.user_id
+        WHERE l.user_id = $1 FOR UPDATE OF l`,
       [userId],
     );
+    if (!found) return undefined;
+    const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = found;
+    return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(found) };
   }
 
   /** The counters without a lock (estimates); undefined for an account that never sent. */

@@ -91,15 +91,18 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     await Promise.all(this.consumers.map((c) => c.stop()));
   }
 
-  /** Applies folds in one transaction; returns what they changed. Exposed for in-process tests. */
+  /**
+   * Applies folds in one transaction; returns what they changed. Delivered/read receipts are folded
+   * all together (two statements for the batch), replies one by one (each finds the newest message to
+   * its number). Exposed for in-process tests.
+   */
   async apply(folds: readonly Fold[]): Promise<FoldDelta[]> {
     return this.tx.run(async (em) => {
-      const deltas: FoldDelta[] = [];
+      const receipts = folds.flatMap((f) => (f.kind === 'replied' ? [] : [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }]));
+      const deltas = await this.results.foldReceipts(em, receipts);
       for (const f of folds) {
-        const d =
-          f.kind === 'replied'
-            ? await this.results.foldReply(em, f.userId, f.phone, f.at)
-            : await this.results.foldReceipt(em, { userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at });
+        if (f.kind !== 'replied') continue;
+        const d = await this.results.foldReply(em, f.userId, f.phone, f.at);
         if (d) deltas.push(d);
       }
       await this.results.addCounts(em, deltas);

@@ -190,20 +190,69 @@ export class ResultsRepository {
    * what changed, for the job's counts. Unknown or foreign recipients change nothing.
    */
   async foldReceipt(em: EntityManager, r: ReceiptFold): Promise<FoldDelta | undefined> {
-    // The recipient, and its receipts row made sure of, in one statement.
-    const target = await row<{ seq: number }>(
+    const { found, deltas } = await this.fold(em, [r]);
+    if (found === 0) return undefined;
+    return deltas[0] ?? { jobId: r.jobId, delivered: 0, read: 0, replied: 0 };
+  }
+
+  /**
+   * Folds many delivered/read receipts at once, in two statements whatever their number (issue 17):
+   * the first finds each receipt's recipient (of that user's job; unknown or foreign ones change
+   * nothing) and makes sure its receipts row exists; the second sets, per recipient, the times still
+   * empty — the rows locked and read again first, as `foldReceipt` does, so a concurrent fold of the
+   * same recipient (another replica, a redelivery) is counted once. Several receipts of one recipient
+   * in the batch count as one fold: delivered at the earliest of them, read at the earliest read.
+   */
+  async foldReceipts(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<FoldDelta[]> {
+    return (await this.fold(em, receipts)).deltas;
+  }
+
+  /** `foldReceipts`, with how many receipts found their recipient. */
+  private async fold(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<{ found: number; deltas: FoldDelta[] }> {
+    if (receipts.length === 0) return { found: 0, deltas: [] };
+    const targets = await rows<{ n: number; jobId: string; seq: number }>(
       em,
-      `WITH target AS (
-         SELECT r.job_id, r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
-          WHERE r.job_id = $1 AND j.user_id = $2 AND r.phone = $3
+      `WITH input AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS i(job_id, user_id, phone, n)
+       ), target AS (
+         SELECT i.n, r.job_id, r.seq FROM input i
+           JOIN jobs j ON j.id = i.job_id AND j.user_id = i.user_id
+           JOIN job_recipients r ON r.job_id = i.job_id AND r.phone = i.phone
        ), made AS (
-         INSERT INTO recipient_receipts (job_id, seq) SELECT job_id, seq FROM target ON CONFLICT DO NOTHING
+         INSERT INTO recipient_receipts (job_id, seq) SELECT DISTINCT job_id, seq FROM target ORDER BY job_id, seq ON CONFLICT DO NOTHING
        )
-       SELECT seq FROM target`,
-      [r.jobId, r.userId, r.phone],
+       SELECT n::int AS n, job_id AS "jobId", seq FROM target`,
+      [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone)],
     );
-    if (!target) return undefined;
-    return this.setTimes(em, r.jobId, target.seq, r.at, r.kind === 'read', false);
+    const wanted = new Map<string, { jobId: string; seq: number; deliveredAt: Date; readAt: Date | null }>();
+    for (const t of targets) {
+      const r = receipts[t.n - 1]!;
+      const key = `${t.jobId}:${t.seq}`;
+      const w = wanted.get(key) ?? { jobId: t.jobId, seq: t.seq, deliveredAt: r.at, readAt: null };
+      if (r.at < w.deliveredAt) w.deliveredAt = r.at;
+      if (r.kind === 'read' && (w.readAt === null || r.at < w.readAt)) w.readAt = r.at;
+      wanted.set(key, w);
+    }
+    if (wanted.size === 0) return { found: 0, deltas: [] };
+    const all = [...wanted.values()];
+    const changed = await rows<{ jobId: string; d: boolean; r: boolean; wantRead: boolean }>(
+      em,
+      `UPDATE recipient_receipts x
+          SET delivered_at = coalesce(x.delivered_at, o.d_at), read_at = coalesce(x.read_at, o.r_at)
+         FROM (SELECT rr.job_id, rr.seq, u.d_at, u.r_at, rr.delivered_at IS NOT NULL AS d, rr.read_at IS NOT NULL AS r
+                 FROM recipient_receipts rr
+                 JOIN unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS u(job_id, seq, d_at, r_at)
+                   ON rr.job_id = u.job_id AND rr.seq = u.seq
+                ORDER BY rr.job_id, rr.seq
+                  FOR UPDATE OF rr) o
+        WHERE x.job_id = o.job_id AND x.seq = o.seq AND (NOT o.d OR (o.r_at IS NOT NULL AND NOT o.r))
+        RETURNING x.job_id AS "jobId", o.d, o.r, o.r_at IS NOT NULL AS "wantRead"`,
+      [all.map((w) => w.jobId), all.map((w) => w.seq), all.map((w) => w.deliveredAt), all.map((w) => w.readAt)],
+    );
+    return {
+      found: targets.length,
+      deltas: changed.map((c) => ({ jobId: c.jobId, delivered: c.d ? 0 : 1, read: c.wantRead && !c.r ? 1 : 0, replied: 0 })),
+    };
   }
 
   /**

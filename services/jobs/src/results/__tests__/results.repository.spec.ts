@@ -92,6 +92,43 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     expect(item).toMatchObject({ id: jobId, delivered: 3, read: 2, replied: 1, personalised: false });
   });
 
+  it('folds a batch of receipts in two statements: several of one recipient count once, foreign and unknown ones change nothing', async () => {
+    const list = phones(3, 53_000_000);
+    const jobId = await ip.seedJob('user-g', list);
+    const recipients = ip.get(RecipientsRepository);
+    await tx.run(async (em) => {
+      for (const seq of [1, 2, 3]) {
+        await recipients.markSending(em, jobId, seq);
+        await recipients.markSent(em, jobId, seq, new Date(Date.now() - 60_000));
+      }
+    });
+    await tx.run((em) => repo.foldReceipt(em, { userId: 'user-g', jobId, phone: list[2]!, kind: 'delivered', at: new Date() }));
+    const base = Date.now() - 30_000;
+    const t = (s: number) => new Date(base + s * 1000);
+    const deltas = await tx.run((em) =>
+      repo.foldReceipts(em, [
+        { userId: 'user-g', jobId, phone: list[0]!, kind: 'delivered', at: t(2) },
+        { userId: 'user-g', jobId, phone: list[0]!, kind: 'read', at: t(5) },
+        { userId: 'user-g', jobId, phone: list[0]!, kind: 'delivered', at: t(1) },
+        { userId: 'user-g', jobId, phone: list[1]!, kind: 'delivered', at: t(3) },
+        // Already delivered before the batch: only its read counts.
+        { userId: 'user-g', jobId, phone: list[2]!, kind: 'read', at: t(4) },
+        // Another user's receipt for this job, a number not in it, a job that does not exist.
+        { userId: 'user-x', jobId, phone: list[1]!, kind: 'read', at: t(4) },
+        { userId: 'user-g', jobId, phone: '99999999', kind: 'read', at: t(4) },
+        { userId: 'user-g', jobId: '00000000-0000-4000-8000-000000000000', phone: list[1]!, kind: 'read', at: t(4) },
+      ]),
+    );
+    const total = deltas.reduce((a, d) => ({ delivered: a.delivered + d.delivered, read: a.read + d.read, replied: a.replied + d.replied }), { delivered: 0, read: 0, replied: 0 });
+    expect(total).toEqual({ delivered: 2, read: 2, replied: 0 });
+    const rowsOf = await ip.db.query(`SELECT seq, delivered_at AS d, read_at AS r FROM jobs.recipient_receipts WHERE job_id = $1 ORDER BY seq`, [jobId]);
+    expect(rowsOf[0]).toEqual({ seq: 1, d: t(1), r: t(5) });
+    expect(rowsOf[1]).toEqual({ seq: 2, d: t(3), r: null });
+    expect(rowsOf[2].r).toEqual(t(4));
+    // The same batch again (a redelivery) changes nothing.
+    expect(await tx.run((em) => repo.foldReceipts(em, [{ userId: 'user-g', jobId, phone: list[0]!, kind: 'read', at: t(9) }]))).toEqual([]);
+  });
+
   it('two folds of one recipient at once (two replicas) count it delivered once and read once', async () => {
     const list = phones(2, 52_000_000);
     const jobId = await ip.seedJob('user-f', list);
