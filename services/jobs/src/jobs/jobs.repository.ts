@@ -42,6 +42,16 @@ const OPEN = `('queued', 'scheduled', 'running', 'paused')`;
 /** Jobs the lane may send for now: not paused by the user, and scheduled ones once their time came. */
 const WORKABLE = `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now()))`;
 
+/** The job's count of one more outcome (`$2`: it was sent), up to its WHERE; see `recordOutcome`. */
+function countOutcomeSql(column: 'sent' | 'failed'): string {
+  return `UPDATE jobs SET ${column} = ${column} + 1,
+              unlinked_since = CASE WHEN $2 THEN NULL ELSE unlinked_since END,
+              paused_reason = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
+              resumes_at = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,
+              status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
+              finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END`;
+}
+
 /** Every statement on `jobs.jobs`. */
 @Injectable()
 export class JobsRepository {
@@ -128,23 +138,28 @@ export class JobsRepository {
   }
 
   /**
-   * One more sent or failed; the job completes with its last recipient, skipped ones counted
-   * (sent + failed + skipped reaches total; a cancelled job stays cancelled). A send clears the
-   * unlinked mark.
+   * Records a recipient's outcome and counts it in its job, in one statement: the recipient (still
+   * `sending`: a worker that lost its lane records nothing) becomes sent or failed, and the job is
+   * counted: the job completes with its last recipient, skipped ones counted (sent + failed + skipped
+   * reaches total; a cancelled job stays cancelled), and a send clears the unlinked mark. Returns the
+   * job as counted, or undefined when the recipient was not `sending` (nothing changed).
    */
-  async countOutcome(em: EntityManager, jobId: string, column: 'sent' | 'failed'): Promise<LaneJob> {
-    const job = await row<LaneJob>(
+  recordOutcome(
+    em: EntityManager,
+    jobId: string,
+    seq: number,
+    outcome: { kind: 'sent'; at: Date; pacedMs: number } | { kind: 'failed'; error: string },
+  ): Promise<LaneJob | undefined> {
+    const mark =
+      outcome.kind === 'sent'
+        ? `UPDATE job_recipients SET state = 'sent', done_at = $4, error = NULL, paced_ms = $5 WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`
+        : `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $4, done_at = now() WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`;
+    return row<LaneJob>(
       em,
-      `UPDATE jobs SET ${column} = ${column} + 1,
-              unlinked_since = CASE WHEN $2 THEN NULL ELSE unlinked_since END,
-              paused_reason = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
-              resumes_at = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,
-              status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
-              finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END
-        WHERE id = $1 RETURNING ${LANE_JOB}`,
-      [jobId, column === 'sent'],
+      `WITH done AS (${mark})
+       ${countOutcomeSql(outcome.kind)} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB}`,
+      outcome.kind === 'sent' ? [jobId, true, seq, outcome.at, outcome.pacedMs] : [jobId, false, seq, outcome.error],
     );
-    return job!;
   }
 
   /**

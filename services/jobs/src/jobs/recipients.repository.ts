@@ -62,23 +62,13 @@ export class RecipientsRepository {
     await rows(em, `UPDATE job_recipients SET state = 'sending', next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
   }
 
-  /** `pacedMs`: the gap planned after this message. */
+  /** `pacedMs`: the gap planned after this message. The lane records outcomes with `JobsRepository.recordOutcome`. */
   async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
     const done = await rows(
       em,
       `UPDATE job_recipients SET state = 'sent', done_at = $3, error = NULL, paced_ms = $4
         WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
       [jobId, seq, at, pacedMs],
-    );
-    return done.length > 0;
-  }
-
-  async markFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<boolean> {
-    const done = await rows(
-      em,
-      `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $3, done_at = now()
-        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
-      [jobId, seq, error],
     );
     return done.length > 0;
   }

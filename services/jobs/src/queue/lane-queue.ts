@@ -275,9 +275,10 @@ export class LaneQueue {
           runCount = 0;
         }
         // Not applied: another worker recorded it after taking over.
-        if (!(await this.recipients.markSent(em, send.jobId, send.seq, outcome.at, planned))) break;
+        const job = await this.jobs.recordOutcome(em, send.jobId, send.seq, { kind: 'sent', at: outcome.at, pacedMs: planned });
+        if (!job) break;
+        counted = job;
         counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
-        const job = (counted = await this.jobs.countOutcome(em, send.jobId, 'sent'));
         if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
         await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
         this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
@@ -336,8 +337,8 @@ export class LaneQueue {
   }
 
   private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {
-    if (!(await this.recipients.markFailed(em, send.jobId, send.seq, error))) return;
-    const job = await this.jobs.countOutcome(em, send.jobId, 'failed');
+    const job = await this.jobs.recordOutcome(em, send.jobId, send.seq, { kind: 'failed', error });
+    if (!job) return;
     await journal.log(send.jobId, 'error', JOB_MESSAGES.messageFailed(send.phone, error));
     this.messageStatus(journal, send, 'failed', new Date(), error);
     if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
