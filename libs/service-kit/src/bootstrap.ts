@@ -102,6 +102,7 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
     readiness,
     httpLogging: def.httpLogging ?? false,
     quietRoutes: def.quietRoutes,
+    natsHandlers: def.natsHandlers,
   };
   readiness.push(...(def.readiness?.(ctx) ?? []));
   collectProcessMetrics({ bns_service: def.name });

@@ -41,6 +41,12 @@ export interface KitContext<E extends BaseEnv = BaseEnv> {
   httpLogging: boolean;
   /** GET routes left out of pino-http (hot polling paths; the service logs their errors and slow answers). */
   quietRoutes?: QuietRoute[];
+  /**
+   * Whether the process answers NATS requests (default true). Without handlers (the gateway) the trace
+   * interceptor is not installed: it would do nothing for HTTP, yet any interceptor puts every HTTP
+   * call through Nest's RxJS pipeline.
+   */
+  natsHandlers?: boolean;
 }
 
 /** A service's SLOW_REQUEST_MS, when its spec has one (the gateway's). */
@@ -92,7 +98,7 @@ export class KitModule {
           inject: [NATS_CONNECTION],
         },
         { provide: APP_FILTER, useClass: AppErrorFilter },
-        { provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor },
+        ...(ctx.natsHandlers === false ? [] : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
       ],
       exports: [SERVICE_INFO, SERVICE_ENV, NATS_CONNECTION, RpcClient, EventBus, READINESS_CHECKS, ...database.map((d) => d.provide)],
     };

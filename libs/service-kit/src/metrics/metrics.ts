@@ -49,20 +49,51 @@ export function outcomeOf(err: unknown): string {
   return typeof kind === 'string' && /^[a-z_]{1,32}$/.test(kind) ? kind : 'error';
 }
 
+/**
+ * A counter and a histogram child per label set, looked up once: prom-client otherwise hashes the
+ * label object (sorting its keys) on every inc and observe. Label sets are bounded (see above), and
+ * so is this map. The children are bound to the metric objects of the moment, which a test process
+ * may replace (see `counter`): a replaced pair starts a new map.
+ */
+function childCache<L extends string>(count: () => Counter<L>, time: () => Histogram<L>) {
+  let metrics: [Counter<L>, Histogram<L>] | undefined;
+  let children = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
+  return (key: string, labels: Record<L, string>) => {
+    const [c, h] = [count(), time()];
+    if (!metrics || metrics[0] !== c || metrics[1] !== h) {
+      metrics = [c, h];
+      children = new Map();
+    }
+    let child = children.get(key);
+    if (!child) {
+      const [counted, timed] = [c.labels(labels), h.labels(labels)];
+      child = { inc: () => counted.inc(), observe: (seconds) => timed.observe(seconds) };
+      children.set(key, child);
+    }
+    return child;
+  };
+}
+
+const rpcClientChild = childCache(rpcClientRequests, rpcClientDuration);
+const rpcServerChild = childCache(rpcServerRequests, rpcServerDuration);
+
 export function recordRpcClient(subject: string, outcome: string, seconds: number): void {
-  rpcClientRequests().inc({ subject, outcome });
-  rpcClientDuration().observe({ subject, outcome }, seconds);
+  const child = rpcClientChild(`${subject} ${outcome}`, { subject, outcome });
+  child.inc();
+  child.observe(seconds);
 }
 
 export function recordRpcServer(subject: string, outcome: string, seconds: number): void {
-  rpcServerRequests().inc({ subject, outcome });
-  rpcServerDuration().observe({ subject, outcome }, seconds);
+  const child = rpcServerChild(`${subject} ${outcome}`, { subject, outcome });
+  child.inc();
+  child.observe(seconds);
 }
 
 const httpRequests = () =>
   counter({ name: 'bns_http_requests_total', help: 'HTTP requests answered, by method, route template and status (429 = rate limited)', labelNames: ['method', 'route', 'status'] });
 const httpDuration = () =>
   histogram({ name: 'bns_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS });
+const httpChild = childCache(httpRequests, httpDuration);
 const httpRateLimited = () => counter({ name: 'bns_http_rate_limited_total', help: 'HTTP requests refused with 429 by the per-user rate limit, by route template', labelNames: ['route'] });
 
 /**
@@ -74,9 +105,10 @@ export function httpMetricsMiddleware(req: Request, res: Response, next: NextFun
   res.on('finish', () => {
     const template = (req.route as { path?: unknown } | undefined)?.path;
     const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
-    const labels = { method: req.method, route, status: String(res.statusCode) };
-    httpRequests().inc(labels);
-    httpDuration().observe(labels, (performance.now() - started) / 1000);
+    const status = String(res.statusCode);
+    const child = httpChild(`${req.method} ${route} ${status}`, { method: req.method, route, status });
+    child.inc();
+    child.observe((performance.now() - started) / 1000);
     if (res.statusCode === 429) httpRateLimited().inc({ route });
   });
   next();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { headers, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
+import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   CommonErrorCode,
   ErrorKind,
@@ -16,7 +16,7 @@ import {
 } from '@bns/contracts';
 import { AppError } from '../errors/app-error.js';
 import { outcomeOf, recordRpcClient } from '../metrics/metrics.js';
-import { injectTraceHeaders, SpanKind, withSpan } from '../telemetry/telemetry.js';
+import { SpanKind, traceHeaders, withSpan } from '../telemetry/telemetry.js';
 
 interface NestReplyPacket {
   id?: string;
@@ -40,9 +40,28 @@ export function isRpcDisconnected(err: unknown): boolean {
 const RECONNECT_GRACE_MS = 3000;
 const NO_RESPONDERS_RETRY_MS = 50;
 
+/** Why a request got no reply: no process listens on its subject, or none answered in time. */
+class NoReply extends Error {
+  constructor(readonly reason: 'no responders' | 'timeout') {
+    super(reason);
+  }
+}
+
 function isNoResponders(err: unknown): boolean {
-  const e = err as { isNoResponders?: () => boolean } | null;
-  return typeof e?.isNoResponders === 'function' && e.isNoResponders();
+  return err instanceof NoReply && err.reason === 'no responders';
+}
+
+interface Pending {
+  resolve: (msg: Msg) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+interface Outgoing {
+  subject: string;
+  body: string;
+  reply: string;
+  headers: MsgHdrs | undefined;
 }
 
 function signal(): { promise: Promise<void>; resolve: () => void } {
@@ -62,9 +81,19 @@ function disconnected(subject: string): AppError {
  * When the connection drops, the replies of requests in flight are lost with it: waiting for them
  * would only wait out the full timeout. Those requests, and any made before the connection is back,
  * fail at once with RPC_DISCONNECTED.
+ *
+ * Replies come back on one subscription (`<inbox>.*`) and are matched by the last token of the
+ * reply subject, as nats.js's own `request` does, minus its per-request costs: that allocated an Error
+ * (a stack trace) for every request even when it succeeded, plus a timer promise and two races. The
+ * requests made in one turn of the event loop leave in one socket write (published together on
+ * setImmediate): on the gateway's hot path each write to the broker was the largest single cost of a
+ * request, and under load many requests arrive in the same turn.
  */
 export class RpcClient implements RpcTransport {
-  private readonly inFlight = new Set<(err: AppError) => void>();
+  private readonly inbox = createInbox();
+  private readonly pending = new Map<string, Pending>();
+  private outgoing: Outgoing[] = [];
+  private nextToken = 0;
   private up = true;
   private reconnectedAt = 0;
   private reconnected = signal();
@@ -73,6 +102,7 @@ export class RpcClient implements RpcTransport {
     private readonly nc: NatsConnection,
     private readonly options: { shards: number; timeoutMs: number },
   ) {
+    nc.subscribe(`${this.inbox}.*`, { callback: (err, msg) => (err ? undefined : this.onReply(msg)) });
     void this.watchConnection();
   }
 
@@ -97,8 +127,12 @@ export class RpcClient implements RpcTransport {
     for await (const status of this.nc.status()) {
       if (status.type === 'disconnect') {
         this.up = false;
-        for (const fail of this.inFlight) fail(disconnected(status.server));
-        this.inFlight.clear();
+        this.outgoing = [];
+        for (const [token, p] of this.pending) {
+          clearTimeout(p.timer);
+          this.pending.delete(token);
+          p.reject(disconnected(status.server));
+        }
       } else if (status.type === 'reconnect') {
         this.up = true;
         this.reconnectedAt = Date.now();
@@ -122,8 +156,7 @@ export class RpcClient implements RpcTransport {
     const subject = subjectOf(key, shard);
     return withSpan(`rpc ${subject}`, SpanKind.CLIENT, async (span) => {
       span.setAttribute('messaging.destination.name', subject);
-      const hdrs = headers();
-      injectTraceHeaders(hdrs);
+      const hdrs = traceHeaders();
       const timeout = options.timeoutMs ?? this.options.timeoutMs;
       const body = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
       const started = performance.now();
@@ -145,7 +178,7 @@ export class RpcClient implements RpcTransport {
             continue;
           }
           const error = AppError.unavailable(undefined, { subject, cause: (err as Error).message });
-          done(/timeout/i.test((err as Error).message) ? 'timeout' : outcomeOf(error));
+          done(err instanceof NoReply && err.reason === 'timeout' ? 'timeout' : outcomeOf(error));
           throw error;
         }
       }
@@ -161,21 +194,45 @@ export class RpcClient implements RpcTransport {
   }
 
   /** One try; rejects with RPC_DISCONNECTED when the connection is down or drops before the reply. */
-  private async send(subject: string, body: string, timeout: number, hdrs: MsgHdrs): Promise<Msg> {
-    if (!this.up) throw disconnected(subject);
-    let fail: ((err: AppError) => void) | undefined;
-    try {
-      const reply = this.nc.request(subject, body, { timeout, headers: hdrs });
-      const lost = new Promise<never>((_, reject) => {
-        fail = reject;
-        this.inFlight.add(reject);
-      });
-      // The losing side of the race must not surface as an unhandled rejection.
-      reply.catch(() => undefined);
-      return await Promise.race([reply, lost]);
-    } finally {
-      if (fail) this.inFlight.delete(fail);
+  private send(subject: string, body: string, timeout: number, headers: MsgHdrs | undefined): Promise<Msg> {
+    if (!this.up) return Promise.reject(disconnected(subject));
+    return new Promise<Msg>((resolve, reject) => {
+      const token = (this.nextToken = (this.nextToken + 1) % Number.MAX_SAFE_INTEGER).toString(36);
+      const timer = setTimeout(() => {
+        this.pending.delete(token);
+        reject(new NoReply('timeout'));
+      }, timeout);
+      this.pending.set(token, { resolve, reject, timer });
+      if (this.outgoing.push({ subject, body, reply: `${this.inbox}.${token}`, headers }) === 1) setImmediate(this.publishOutgoing);
+    });
+  }
+
+  private readonly publishOutgoing = (): void => {
+    const batch = this.outgoing;
+    this.outgoing = [];
+    for (const { subject, body, reply, headers } of batch) {
+      try {
+        this.nc.publish(subject, body, { reply, headers });
+      } catch (err) {
+        // a closed connection, a payload over max_payload: this request fails, the others go out
+        this.settle(reply.slice(this.inbox.length + 1), err as Error);
+      }
     }
+  };
+
+  private onReply(msg: Msg): void {
+    const token = msg.subject.slice(this.inbox.length + 1);
+    // The broker answers a request nobody listens to with an empty 503 status message.
+    this.settle(token, msg.data.length === 0 && msg.headers?.code === 503 ? new NoReply('no responders') : msg);
+  }
+
+  private settle(token: string, outcome: Msg | Error): void {
+    const p = this.pending.get(token);
+    if (!p) return; // timed out or failed already: a late reply is dropped
+    this.pending.delete(token);
+    clearTimeout(p.timer);
+    if (outcome instanceof Error) p.reject(outcome);
+    else p.resolve(outcome);
   }
 
   private shardFromPayload(key: RequestKey, payload: unknown): number {

@@ -1,5 +1,5 @@
 import { context, propagation, trace, SpanKind, SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
-import type { MsgHdrs } from '@nats-io/transport-node';
+import { headers, type MsgHdrs } from '@nats-io/transport-node';
 
 let sdkShutdown: (() => Promise<void>) | undefined;
 
@@ -16,6 +16,11 @@ export async function startTelemetry(serviceName: string): Promise<void> {
   const sdk = new NodeSDK({ serviceName, traceExporter: new OTLPTraceExporter(), instrumentations: [] });
   sdk.start();
   sdkShutdown = () => sdk.shutdown();
+}
+
+/** Whether spans are exported (OTEL_EXPORTER_OTLP_ENDPOINT set): without it, per-request span work can be skipped. */
+export function tracingEnabled(): boolean {
+  return sdkShutdown !== undefined;
 }
 
 export async function stopTelemetry(): Promise<void> {
@@ -42,6 +47,16 @@ export function withSpan<T>(name: string, kind: SpanKind, fn: (span: Span) => Pr
 /** Writes the active trace context into NATS headers (W3C traceparent). */
 export function injectTraceHeaders(hdrs: MsgHdrs, ctx: Context = context.active()): void {
   propagation.inject(ctx, hdrs, { set: (carrier, key, value) => carrier.set(key, value) });
+}
+
+/**
+ * The active trace context as NATS headers, or undefined when there is none to carry (tracing off):
+ * a message without headers is a plain PUB, smaller and cheaper to encode than an empty HPUB.
+ */
+export function traceHeaders(ctx: Context = context.active()): MsgHdrs | undefined {
+  let hdrs: MsgHdrs | undefined;
+  propagation.inject(ctx, undefined, { set: (_carrier, key, value) => (hdrs ??= headers()).set(key, value) });
+  return hdrs;
 }
 
 /** Reads a trace context out of NATS headers, if any. */
