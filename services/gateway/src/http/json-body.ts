@@ -33,7 +33,7 @@ export function jsonDepthExceeds(body: Uint8Array, max: number): boolean {
   return false;
 }
 
-/** The parsed body's size in bytes, kept for the per-call size rule (`BodySizeInterceptor`). */
+/** The parsed body's size in bytes, kept for the per-call size rule (`BodySizeGuard`). */
 export interface SizedRequest extends IncomingMessage {
   bodyBytes?: number;
 }

@@ -11,7 +11,7 @@ import { API_PATHS } from '../web/web-app.js';
  * API answers are `Cache-Control: no-store` (authenticated data stays out of every cache) unless the
  * route says otherwise (job-status revalidates with an ETag).
  */
-export function securityHeaders(options: { clerkOrigin?: string }): RequestHandler[] {
+export function securityHeaders(options: { clerkOrigin?: string }): RequestHandler {
   const clerk = options.clerkOrigin ? [options.clerkOrigin] : [];
   const common = {
     defaultSrc: ["'self'"],
@@ -38,7 +38,6 @@ export function securityHeaders(options: { clerkOrigin?: string }): RequestHandl
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
-  // Swagger UI (/api/docs) sets its theme with inline styles.
   const docs = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -48,10 +47,33 @@ export function securityHeaders(options: { clerkOrigin?: string }): RequestHandl
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
-  const pick = (req: Request, res: Response, next: NextFunction) => (req.path.startsWith('/api/docs') ? docs : app)(req, res, next);
-  const noStore = (req: Request, res: Response, next: NextFunction) => {
-    if (API_PATHS.test(req.path)) res.setHeader('Cache-Control', 'no-store');
+  const appHeaders = headersOf(app);
+  const docsHeaders = headersOf(docs);
+  return (req: Request, res: Response, next: NextFunction) => {
+    const path = req.path;
+    // Swagger UI (/api/docs) sets its theme with inline styles.
+    for (const [name, value] of path.startsWith('/api/docs') ? docsHeaders : appHeaders) res.setHeader(name, value);
+    if (API_PATHS.test(path)) res.setHeader('Cache-Control', 'no-store');
     next();
   };
-  return [pick, noStore];
+}
+
+/**
+ * The headers a helmet middleware sets, found once by running it against a recording response. Our
+ * policies are fixed at start (no per-request nonce), so the headers are the same for every request;
+ * setting them from a list skips helmet's chain of a dozen middlewares on every poll.
+ */
+function headersOf(middleware: RequestHandler): [string, string][] {
+  const headers = new Map<string, string>();
+  let done = false;
+  const recorder = {
+    setHeader: (name: string, value: unknown) => headers.set(name, String(value)),
+    removeHeader: (name: string) => headers.delete(name),
+  };
+  void middleware({} as Request, recorder as unknown as Response, (err?: unknown) => {
+    if (err) throw err;
+    done = true;
+  });
+  if (!done) throw new Error('helmet did not finish synchronously: its headers cannot be computed once');
+  return [...headers];
 }
