@@ -7,13 +7,18 @@
 //              && npx tsc -p services/gateway/tsconfig.build.json
 // Usage: node scripts/bench/dashboard-read.mjs [--users 1000] [--messages 1000000] [--requests 2000]
 //        [--concurrency 8] [--events 50000]
+// CPU seconds of every process are printed per measured stretch. GATEWAY_PROFILE=1 / DASHBOARD_PROFILE=1
+// also CPU-profile that service during the first read run and print where its time goes.
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { Agent, request } from 'undici';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats, EventBus, RpcClient } from '@bns/service-kit';
-import { api, devSignIn, startSystem, waitFor } from '@bns/testing';
+import { devSignIn, startSystem, waitFor } from '@bns/testing';
+import { profileProcess } from './profile-lib.mjs';
 
 const { values: opts } = parseArgs({
   options: {
@@ -30,9 +35,35 @@ const REQUESTS = Number(opts.requests);
 const CONCURRENCY = Number(opts.concurrency);
 const EVENTS = Number(opts.events);
 const DURABLES = ['dashboard-events-message-status', 'dashboard-events-session-state'];
+const PROFILE_PORTS = { gateway: 9339, dashboard: 9341 };
+const PROFILED = Object.keys(PROFILE_PORTS).filter((name) => process.env[`${name.toUpperCase()}_PROFILE`] === '1');
+const inspect = (name) => (PROFILED.includes(name) ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORTS[name]}` } : {});
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+/** CPU seconds (user + system) of a process, and of its reaped children; its parent's pid. */
+function cpuOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
+  } catch {
+    return { own: 0, children: 0, ppid: -1 };
+  }
+}
+/** Postgres's CPU so far: the postmaster, its live backends and workers, and its reaped children. */
+function postgresCpu(postmaster) {
+  const p = cpuOf(postmaster);
+  let total = p.own + p.children;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const c = cpuOf(Number(entry));
+    if (c.ppid === postmaster) total += c.own + c.children;
+  }
+  return total;
+}
 
 async function pool(items, concurrency, fn) {
   let next = 0;
@@ -48,8 +79,8 @@ const sys = await startSystem({
   services: ['dashboard'],
   serviceEnv: {
     // The bench hammers few users hard; the per-user limit would answer 429 long before the database shows.
-    gateway: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn' },
-    dashboard: { LOG_LEVEL: 'warn' },
+    gateway: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn', ...inspect('gateway') },
+    dashboard: { LOG_LEVEL: 'warn', ...inspect('dashboard') },
   },
 });
 let dashboardHandle = sys.services.find((s) => s.name === 'dashboard');
@@ -60,11 +91,26 @@ try {
   // Every process (Postgres, NATS, the service, the gateway, this client) shares the machine: say how busy it is.
   log(`system up: gateway ${sys.gateway.url}; ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
+  const postmaster = cpuOf((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
+  const cpuSnapshot = () => ({
+    ...Object.fromEntries(sys.services.map((h) => [h.label, cpuOf(h.process.pid).own])),
+    nats: cpuOf(sys.nats.process.pid).own,
+    postgres: postgresCpu(postmaster),
+    'bench client': cpuOf(process.pid).own,
+  });
+  /** CPU seconds each process used since `before`, and per request. */
+  const cpuReport = (before, requests) => {
+    const after = cpuSnapshot();
+    return '  CPU seconds (ms per request): ' + Object.keys(after)
+      .map((k) => `${k} ${(after[k] - before[k]).toFixed(1)} (${(((after[k] - before[k]) * 1000) / requests).toFixed(2)})`)
+      .join(', ');
+  };
+
   // --- users: real dev tokens, so every request goes through the gateway's auth like a browser's.
   const users = new Array(USERS);
   await pool([...Array(USERS).keys()], 16, async (i) => {
     const s = await devSignIn(sys.gateway.url, `bench${i}@shop.hk`);
-    users[i] = { userId: s.userId, http: api(sys.gateway.url, s.token) };
+    users[i] = { userId: s.userId, token: s.token };
   });
   log(`${USERS} users signed in`);
 
@@ -108,36 +154,55 @@ try {
   );
   console.log('  plan of the recent-messages query:\n    ' + plan.map((r) => r['QUERY PLAN']).join('\n    '));
 
-  // --- 1. read latency through the gateway
+  // --- 1. read latency through the gateway. undici's request on kept-alive connections, not fetch:
+  // the client shares the machine with the system, and fetch costs it about twice the CPU per request.
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 60_000 });
   const get = async (u, limit) => {
     const s = performance.now();
-    const res = await u.http.get(`/api/dashboard/${u.userId}${limit ? `?limit=${limit}` : ''}`);
+    const res = await request(`${sys.gateway.url}/api/dashboard/${u.userId}${limit ? `?limit=${limit}` : ''}`, {
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${u.token}` },
+    });
+    const text = await res.body.text();
+    const body = JSON.parse(text);
     const ms = performance.now() - s;
-    if (res.status !== 200 || res.body.success !== true) throw new Error(`GET dashboard answered ${res.status}: ${JSON.stringify(res.body)}`);
-    return { ms, data: res.body.data };
+    if (res.statusCode !== 200 || body.success !== true) throw new Error(`GET dashboard answered ${res.statusCode}: ${JSON.stringify(body)}`);
+    // Never another user's read model.
+    if (body.data.user.id !== u.userId) throw new Error(`GET dashboard of one user answered another user's data`);
+    return { ms, data: body.data, bytes: Buffer.byteLength(text) };
   };
   const sample = await get(users[0]);
   if (sample.data.messages.length !== 10 || sample.data.stats.totalMessages !== MESSAGES / USERS) {
     throw new Error(`unexpected answer: ${sample.data.messages.length} messages, total ${sample.data.stats.totalMessages}`);
   }
   await pool([...Array(200).keys()], CONCURRENCY, () => get(users[Math.floor(Math.random() * USERS)]));
-  for (const limit of [undefined, 100]) {
+  // The closed loop of CONCURRENCY clients keeps the machine saturated (its latency is mostly queueing);
+  // one client at a time shows the path's own latency.
+  for (const [limit, concurrency] of [[undefined, CONCURRENCY], [100, CONCURRENCY], [undefined, 1]]) {
     const times = [];
+    const stopProfiles = limit === undefined && concurrency > 1 ? await Promise.all(PROFILED.map((name) => profileProcess(name, PROFILE_PORTS[name]))) : [];
+    const cpuBefore = cpuSnapshot();
+    let bytes = 0;
     t = performance.now();
-    await pool([...Array(REQUESTS).keys()], CONCURRENCY, async () => {
-      times.push((await get(users[Math.floor(Math.random() * USERS)], limit)).ms);
+    await pool([...Array(REQUESTS).keys()], concurrency, async () => {
+      const r = await get(users[Math.floor(Math.random() * USERS)], limit);
+      times.push(r.ms);
+      bytes += r.bytes;
     });
     const wall = (performance.now() - t) / 1000;
     times.sort((a, b) => a - b);
-    log(`GET /api/dashboard/{userId}${limit ? `?limit=${limit}` : ''}: ${REQUESTS} requests, concurrency ${CONCURRENCY}, ` +
+    log(`GET /api/dashboard/{userId}${limit ? `?limit=${limit}` : ''}: ${REQUESTS} requests, concurrency ${concurrency}, ` +
       `p50 ${pct(times, 50).toFixed(1)} ms, p90 ${pct(times, 90).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ` +
-      `max ${times.at(-1).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s`);
+      `max ${times.at(-1).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s; answer ${(bytes / REQUESTS / 1024).toFixed(1)} KiB of JSON on average`);
+    console.log(cpuReport(cpuBefore, REQUESTS));
+    for (const stop of stopProfiles) await stop();
   }
 
   // The same reads straight over NATS, without the gateway: how much of the time is the service's own.
   {
     const rpc = new RpcClient(nc, { shards: 1, timeoutMs: 10_000 });
     const times = [];
+    const cpuBefore = cpuSnapshot();
     t = performance.now();
     await pool([...Array(REQUESTS).keys()], CONCURRENCY, async () => {
       const s = performance.now();
@@ -148,6 +213,7 @@ try {
     times.sort((a, b) => a - b);
     log(`dashboard.get over NATS (no gateway): ${REQUESTS} requests, concurrency ${CONCURRENCY}, ` +
       `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s`);
+    console.log(cpuReport(cpuBefore, REQUESTS));
   }
 
   // --- 2. events applied per second

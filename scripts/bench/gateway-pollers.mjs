@@ -1,158 +1,288 @@
 #!/usr/bin/env node
 // The gateway's hot path: N signed-in users each polling GET /job-status/{jobId} once a second (the
-// spec's first polling step), then a closed loop of C clients to find saturation. Printed: p50/p99
-// latency, requests answered, and the gateway's CPU per request (from /proc/<pid>/stat over the
-// measured window), plus the CPU of every other process so you can see where the time goes.
+// spec's first polling step), an overload burst, then a closed loop of C clients to find saturation,
+// and the same closed loop against a bare Nest app (one GET route, a small JSON answer, the same
+// Nest/Express from node_modules, started here as a child process) for a yardstick measured in the
+// same run on the same machine. Printed: p50/p99 latency, requests answered, the gateway's CPU per
+// request (from /proc/<pid>/stat over the measured window), and the CPU of every other process
+// (Postgres: the postmaster and its backends) so you can see where the time goes.
 // The job id is unknown to the jobs service, so every poll is a full trip (auth, rate limit, NATS
 // request to jobs, its database lookup, a 404 back).
+// The client is undici's Pool.request (one connection per user in flight, like a browser's keep-alive
+// connection), cheaper than fetch, so the machine's two cores go to the servers; both sides get the same client.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
-// inspector) and prints where its time goes, by package and by function.
+// inspector), prints where its time goes, by package and by function, and writes the profile to
+// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
+import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
-import { Agent, setGlobalDispatcher } from 'undici';
-import { devSignIn, sleep, startSystem } from '@bns/testing';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
 
-const POLLERS = Number(process.argv[2] ?? 1000);
-const SECONDS = Number(process.argv[3] ?? 20);
-const SATURATION_CLIENTS = Number(process.argv[4] ?? 64);
-const TICK_S = 100; // USER_HZ on Linux
-const PROFILE = process.env.GATEWAY_PROFILE === '1';
-const PROFILE_PORT = 9339;
+const BARE_PORT = process.env.BENCH_BARE_NEST_PORT;
+if (BARE_PORT) {
+  await serveBareNest(Number(BARE_PORT));
+} else {
+  await main();
+}
 
-/** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
-async function profileGateway() {
-  const { default: WebSocket } = await import('ws');
-  const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${PROFILE_PORT}/json/list`)).json();
-  const ws = new WebSocket(webSocketDebuggerUrl);
-  await new Promise((r) => ws.once('open', r));
-  let id = 0;
-  const pending = new Map();
-  ws.on('message', (m) => {
-    const msg = JSON.parse(m.toString());
-    pending.get(msg.id)?.(msg.result);
-  });
-  const send = (method, params = {}) => new Promise((resolve) => {
-    pending.set(++id, resolve);
-    ws.send(JSON.stringify({ id, method, params }));
-  });
-  await send('Profiler.enable');
-  await send('Profiler.setSamplingInterval', { interval: 200 });
-  await send('Profiler.start');
-  return async () => {
-    const { profile } = await send('Profiler.stop');
-    ws.close();
-    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-    const counts = new Map();
-    for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
-    const total = profile.samples.length;
-    const byPackage = new Map();
-    const byFunction = new Map();
-    for (const [nodeId, n] of counts) {
-      const { functionName, url } = byId.get(nodeId).callFrame;
-      const pkg = url.includes('node_modules/')
-        ? url.split('node_modules/').at(-1).split('/').slice(0, url.split('node_modules/').at(-1).startsWith('@') ? 2 : 1).join('/')
-        : url.startsWith('node:') ? 'node core' : url === '' ? `(${functionName || 'native'})` : url.replace(/^file:\/\/.*\/(services|libs)\//, '$1/');
-      byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n);
-      const fn = `${functionName || '(anonymous)'} ${pkg}`;
-      byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
+/** The yardstick: Nest's defaults (Express adapter, body parsers), one GET route answering a small JSON. */
+async function serveBareNest(port) {
+  const { Controller, Get, Module, Param } = await import('@nestjs/common');
+  const { NestFactory } = await import('@nestjs/core');
+  class BareController {
+    status(jobId) {
+      return { success: true, job: { id: jobId, status: 'running', progress: { total: 10, sent: 3, failed: 0 } } };
     }
-    const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
-    console.log(`  gateway profile (self time, ${total} samples):\n  by package:\n${top(byPackage, 18)}\n  by function:\n${top(byFunction, 25)}`);
-  };
-}
-
-setGlobalDispatcher(new Agent({ connections: null, keepAliveTimeout: 60_000, pipelining: 1 }));
-
-const cpuTicks = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
-};
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-
-const sys = await startSystem({
-  services: ['jobs', 'sessions', 'templates'],
-  shards: 1,
-  serviceEnv: {
-    gateway: {
-      RATE_LIMIT_BURST: '1000000',
-      RATE_LIMIT_PER_SECOND: '100000',
-      LOG_LEVEL: 'info',
-      ...(PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
-    },
-  },
-});
-const url = sys.gateway.url;
-const procs = [...sys.services.map((s) => ({ label: s.label, pid: s.process.pid })), { label: 'nats', pid: sys.nats.process.pid }, { label: 'bench client', pid: process.pid }];
-
-async function measure(name, run) {
-  const before = procs.map((p) => cpuTicks(p.pid));
-  const t0 = performance.now();
-  const result = await run();
-  const wallS = (performance.now() - t0) / 1000;
-  const used = procs.map((p, i) => ({ label: p.label, cpuS: (cpuTicks(p.pid) - before[i]) / TICK_S }));
-  const gatewayCpu = used.find((u) => u.label === 'gateway').cpuS;
-  const times = result.times.sort((a, b) => a - b);
-  const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
-  console.log(
-    `${name}: ${times.length} requests in ${wallS.toFixed(1)} s (${(times.length / wallS).toFixed(0)} req/s; ${statuses}); ` +
-      `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${times.at(-1)?.toFixed(0)} ms; ` +
-      `gateway CPU ${((gatewayCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`,
-  );
-  console.log(`  CPU seconds: ${used.map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}`);
-}
-
-async function poll(token, times, statuses) {
-  const t = performance.now();
-  const res = await fetch(`${url}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${token}` } });
-  await res.arrayBuffer();
-  times.push(performance.now() - t);
-  statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-}
-
-try {
-  console.log(`${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
-  const tokens = [];
-  for (let i = 0; i < POLLERS; i += 50) {
-    const batch = await Promise.all(Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)));
-    tokens.push(...batch.map((s) => s.token));
   }
-  // Warm-up: every poller once (connections opened, caches filled, JIT warm).
-  await Promise.all(tokens.map((t) => poll(t, [], {})));
-  await sleep(1000);
+  Controller()(BareController);
+  Get('job-status/:jobId')(BareController.prototype, 'status', Object.getOwnPropertyDescriptor(BareController.prototype, 'status'));
+  Param('jobId')(BareController.prototype, 'status', 0);
+  class BareModule {}
+  Module({ controllers: [BareController] })(BareModule);
+  const app = await NestFactory.create(BareModule, { logger: false });
+  await app.listen(port, '127.0.0.1');
+  process.stdout.write('listening\n');
+}
 
-  await measure(`${POLLERS} pollers at 1 Hz`, async () => {
+async function main() {
+  const { devSignIn, freePort, ManagedProcess, sleep, startSystem, waitFor } = await import('@bns/testing');
+  const POLLERS = Number(process.argv[2] ?? 1000);
+  const SECONDS = Number(process.argv[3] ?? 20);
+  const SATURATION_CLIENTS = Number(process.argv[4] ?? 64);
+  const SATURATION_S = 10;
+  const OVERLOAD_S = 5;
+  const TICK_S = 100; // USER_HZ on Linux
+  const PROFILE = process.env.GATEWAY_PROFILE === '1';
+  const PROFILE_PORT = 9339;
+  const SHED_MAX_IN_FLIGHT = 512; // the gateway's default; the overload run goes well past it
+
+  const cpuTicks = (pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return Number(fields[11]) + Number(fields[12]); // utime + stime
+    } catch {
+      return 0; // exited
+    }
+  };
+  /** The postmaster and its backends (children), found by the port on its command line. */
+  const postgresPids = (port) => {
+    const all = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+    const postmaster = all.find((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        return argv[0].endsWith('/postgres') && argv[argv.indexOf('-p') + 1] === String(port);
+      } catch {
+        return false;
+      }
+    });
+    if (!postmaster) return [];
+    return [postmaster, ...all.filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1] === postmaster;
+      } catch {
+        return false;
+      }
+    })];
+  };
+  const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+  const bareProc = await (async () => {
+    const port = await freePort();
+    const proc = ManagedProcess.spawn('bare nest', process.execPath, ['--enable-source-maps', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_BARE_NEST_PORT: String(port) },
+    });
+    await waitFor(async () => proc.lines.includes('listening') || (proc.running ? false : Promise.reject(new Error(proc.tail()))), 30_000, 50, 'the bare Nest app');
+    return { proc, url: `http://127.0.0.1:${port}` };
+  })();
+
+  const sys = await startSystem({
+    services: ['jobs', 'sessions', 'templates'],
+    shards: 1,
+    serviceEnv: {
+      gateway: {
+        RATE_LIMIT_BURST: '1000000',
+        RATE_LIMIT_PER_SECOND: '100000',
+        LOG_LEVEL: 'info',
+        SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
+        ...(PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
+      },
+    },
+  });
+  const pgPids = postgresPids(new URL(sys.postgres.url).port);
+  const procs = [
+    ...sys.services.map((s) => ({ label: s.label, pids: [s.process.pid] })),
+    { label: 'postgres', pids: pgPids },
+    { label: 'nats', pids: [sys.nats.process.pid] },
+    { label: 'bench client', pids: [process.pid] },
+    { label: 'bare nest', pids: [bareProc.proc.pid] },
+  ];
+  const ticksOf = (p) => p.pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+  const pools = new Map();
+  const poolFor = (origin) => {
+    let pool = pools.get(origin);
+    if (!pool) pools.set(origin, (pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 60_000 })));
+    return pool;
+  };
+
+  async function measure(name, server, run) {
+    const before = procs.map(ticksOf);
+    const t0 = performance.now();
+    const result = await run();
+    const wallS = (performance.now() - t0) / 1000;
+    const used = procs.map((p, i) => ({ label: p.label, cpuS: (ticksOf(p) - before[i]) / TICK_S }));
+    const serverCpu = used.find((u) => u.label === server).cpuS;
+    const times = result.times.sort((a, b) => a - b);
+    const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
+    console.log(
+      `${name}: ${times.length} requests in ${wallS.toFixed(1)} s (${(times.length / wallS).toFixed(0)} req/s; ${statuses}); ` +
+        `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${times.at(-1)?.toFixed(0)} ms; ` +
+        `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`,
+    );
+    for (const [status, list] of Object.entries(result.byStatus ?? {})) {
+      list.sort((a, b) => a - b);
+      console.log(`  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms`);
+    }
+    console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
+    return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
+  }
+
+  /** One GET; answers its status. `record` gets the latency. */
+  async function poll(origin, token, times, statuses, byStatus) {
+    const t = performance.now();
+    const { statusCode, headers, body } = await poolFor(origin).request({
+      path: `/job-status/${randomUUID()}`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${token}` },
+    });
+    await body.dump();
+    const ms = performance.now() - t;
+    times.push(ms);
+    statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
+    if (byStatus) (byStatus[statusCode] ??= []).push(ms);
+    return { statusCode, retryAfterS: Number(headers['retry-after'] ?? 0) };
+  }
+  const failed = (statuses) => () => void (statuses.error = (statuses.error ?? 0) + 1);
+
+  /**
+   * C clients back to back for `seconds`. A 503/429 waits out its Retry-After plus up to a second of
+   * jitter, as a well-behaved client does: without it every refused client of a burst comes back in
+   * the same millisecond, and the refusals' latency measures that synchronised wave, not the gateway.
+   */
+  const closedLoop = (origin, tokens, clients, seconds, byStatus) => async () => {
     const times = [];
     const statuses = {};
-    const end = performance.now() + SECONDS * 1000;
+    const end = performance.now() + seconds * 1000;
     await Promise.all(
-      tokens.map(async (token) => {
-        await sleep(Math.random() * 1000);
+      Array.from({ length: clients }, async (_, i) => {
         while (performance.now() < end) {
-          const next = performance.now() + 1000;
-          await poll(token, times, statuses).catch(() => (statuses.error = (statuses.error ?? 0) + 1));
-          await sleep(Math.max(0, next - performance.now()));
+          const answer = await poll(origin, tokens[i % tokens.length], times, statuses, byStatus).catch(failed(statuses));
+          if (answer?.retryAfterS) await sleep(answer.retryAfterS * 1000 + Math.random() * 1000);
         }
       }),
     );
-    return { times, statuses };
-  });
+    return { times, statuses, byStatus };
+  };
 
-  const stopProfile = PROFILE ? await profileGateway() : undefined;
-  await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, async () => {
-    const times = [];
-    const statuses = {};
-    const end = performance.now() + 10_000;
-    await Promise.all(
-      Array.from({ length: SATURATION_CLIENTS }, async (_, i) => {
-        while (performance.now() < end) await poll(tokens[i % tokens.length], times, statuses).catch(() => (statuses.error = (statuses.error ?? 0) + 1));
-      }),
+  /** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
+  async function profileGateway() {
+    const { default: WebSocket } = await import('ws');
+    const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${PROFILE_PORT}/json/list`)).json();
+    const ws = new WebSocket(webSocketDebuggerUrl);
+    await new Promise((r) => ws.once('open', r));
+    let id = 0;
+    const pending = new Map();
+    ws.on('message', (m) => {
+      const msg = JSON.parse(m.toString());
+      pending.get(msg.id)?.(msg.result);
+    });
+    const send = (method, params = {}) => new Promise((resolve) => {
+      pending.set(++id, resolve);
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+    await send('Profiler.enable');
+    await send('Profiler.setSamplingInterval', { interval: 200 });
+    await send('Profiler.start');
+    return async () => {
+      const { profile } = await send('Profiler.stop');
+      ws.close();
+      const file = join(tmpdir(), 'gateway-pollers.cpuprofile');
+      writeFileSync(file, JSON.stringify(profile));
+      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+      const counts = new Map();
+      for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+      const total = profile.samples.length;
+      const byPackage = new Map();
+      const byFunction = new Map();
+      for (const [nodeId, n] of counts) {
+        const { functionName, url } = byId.get(nodeId).callFrame;
+        const pkg = url.includes('node_modules/')
+          ? url.split('node_modules/').at(-1).split('/').slice(0, url.split('node_modules/').at(-1).startsWith('@') ? 2 : 1).join('/')
+          : url.startsWith('node:') ? 'node core' : url === '' ? `(${functionName || 'native'})` : url.replace(/^file:\/\/.*\/(services|libs)\//, '$1/');
+        byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n);
+        const fn = `${functionName || '(anonymous)'} ${pkg}`;
+        byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
+      }
+      const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
+      console.log(`  gateway profile (self time, ${total} samples; written to ${file}):\n  by package:\n${top(byPackage, 18)}\n  by function:\n${top(byFunction, 25)}`);
+    };
+  }
+
+  const url = sys.gateway.url;
+  try {
+    console.log(`${cpus().length} cores, load average ${load()}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
+    const tokens = [];
+    for (let i = 0; i < POLLERS; i += 50) {
+      const batch = await Promise.all(Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)));
+      tokens.push(...batch.map((s) => s.token));
+    }
+    // Warm-up: every poller once, spread over a second (connections opened, caches filled, JIT warm).
+    await Promise.all(tokens.map(async (t) => {
+      await sleep(Math.random() * 1000);
+      await poll(url, t, [], {});
+    }));
+    await sleep(1000);
+
+    await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', async () => {
+      const times = [];
+      const statuses = {};
+      const end = performance.now() + SECONDS * 1000;
+      await Promise.all(
+        tokens.map(async (token) => {
+          await sleep(Math.random() * 1000);
+          while (performance.now() < end) {
+            const next = performance.now() + 1000;
+            await poll(url, token, times, statuses).catch(failed(statuses));
+            await sleep(Math.max(0, next - performance.now()));
+          }
+        }),
+      );
+      return { times, statuses };
+    });
+
+    // Overload: every poller at once, back to back (well past SHED_MAX_IN_FLIGHT), on the connections the
+    // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
+    const overloadClients = Math.max(POLLERS, 2 * SHED_MAX_IN_FLIGHT);
+    await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
+    await sleep(2000);
+
+    const stopProfile = PROFILE ? await profileGateway() : undefined;
+    const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
+    await stopProfile?.();
+
+    await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
+    const bare = await measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
+    console.log(
+      `gateway / bare Nest: ${(gateway.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
+        `${(gateway.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request; load average ${load()}`,
     );
-    return { times, statuses };
-  });
-  await stopProfile?.();
-} finally {
-  await sys.stop();
+  } finally {
+    await Promise.all([...pools.values()].map((p) => p.destroy()));
+    await Promise.all([sys.stop(), bareProc.proc.stop()]);
+  }
+  process.exit(0);
 }
-process.exit(0);

@@ -139,6 +139,18 @@ describe('batch apply', () => {
     expect((await dashboard.get(bob, undefined, NOW)).stats).toMatchObject({ successfulMessages: 0, failedMessages: 1 });
   });
 
+  it('keeps users apart when many read at once on the pooled, prepared read', async () => {
+    const users = Array.from({ length: 12 }, newUser);
+    await projection.applyBatch(users.map((u, i) => message(u, `9600${String(i).padStart(4, '0')}`, 'sent', '2025-05-20T10:00:00Z')));
+    // More reads at once than the pool has connections: each connection runs the prepared read for several users.
+    const reads = users.flatMap((u, i) => [0, 1, 2].map(async () => ({ u, i, data: await dashboard.get(u, undefined, NOW) })));
+    for (const { u, i, data } of await Promise.all(reads)) {
+      expect(data.user.id).toBe(u);
+      expect(data.messages.map((m) => m.recipient)).toEqual([`9600${String(i).padStart(4, '0')}`]);
+      expect(data.stats).toMatchObject({ totalMessages: 1, successfulMessages: 1 });
+    }
+  });
+
   it('session states: the newest wins, a late older one is ignored', async () => {
     const u = newUser();
     await projection.applyBatch([
