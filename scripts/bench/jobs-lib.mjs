@@ -28,6 +28,8 @@ export async function pool(n, concurrency, fn) {
 }
 
 export async function startBench(jobsEnv = {}) {
+  // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
+  jobsEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))), ...jobsEnv };
   // pg_stat_statements counts the statements per message (see `meter`).
   const postgres = await startPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] });
   const sys = await startSystem({

@@ -49,8 +49,9 @@ class BatchScope implements Batch {
 /**
  * Runs independent units of work that arrive at about the same time in one transaction: one BEGIN and
  * one COMMIT (one WAL flush) for many, instead of one each. A unit waits for nothing when the queue is
- * quiet (it runs on the next turn of the event loop); under load, units that arrive while
- * `maxInFlight` transactions are busy go together into the next one.
+ * quiet (it runs on the next turn of the event loop, in a transaction of its own while fewer than
+ * `maxInFlight` are busy); under load, units that arrive while every transaction is busy go together
+ * into the next ones, spread evenly over them.
  *
  * All or nothing per batch, but never one unit's fault for the others: when a batch fails (one unit
  * threw, a deadlock, a lost connection), nothing of it was committed and each unit runs again alone,
@@ -91,7 +92,10 @@ export class TransactionBatcher {
 
   private flush(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      const items = this.queue.splice(0, Math.max(1, this.options.maxBatch));
+      // The waiting units are spread over the free transactions: alone while there is room (each
+      // statement's round trip overlaps the others'), together once every transaction is busy.
+      const free = this.options.maxInFlight - this.inFlight;
+      const items = this.queue.splice(0, Math.max(1, Math.min(this.options.maxBatch, Math.ceil(this.queue.length / free))));
       this.inFlight++;
       void this.runBatch(items).finally(() => {
         this.inFlight--;

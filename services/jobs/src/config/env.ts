@@ -14,7 +14,7 @@ export const JOBS_ENV = {
   JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work', 100, { min: 1 }),
   JOBS_MAX_LANES: env.int('accounts one replica sends for at once', 5000, { min: 1 }),
   JOBS_STEP_BATCH: env.int('lane steps of different accounts that come due together and share one database transaction, at most', 32, { min: 1, max: 500 }),
-  JOBS_STEP_TRANSACTIONS: env.int('batched lane-step transactions one replica runs at once (each holds a database connection)', 2, { min: 1, max: 50 }),
+  JOBS_STEP_TRANSACTIONS: env.int('batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections)', 6, { min: 1, max: 50 }),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
   JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over (≤ this + JOBS_POLL_MS after a crash)', 4000, { min: 200 }),
   JOB_STATUS_LIST_MAX: env.int('newest entries of each result list in a job-status answer (progress always has the full counts)', 2000, { min: 1 }),
