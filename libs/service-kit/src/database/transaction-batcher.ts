@@ -53,6 +53,11 @@ class BatchScope implements Batch {
  * `maxInFlight` are busy); under load, units that arrive while every transaction is busy go together
  * into the next ones, spread evenly over them.
  *
+ * Measured on 2 cores (jobs-pacing, 1,000 accounts at 4 s): units in one transaction run their
+ * statements one after another on one connection, and on a busy event loop every round trip waits its
+ * turn, so batching there paced worse than a transaction per unit; it pays where commits are dear
+ * (fsync on a slow disk). `maxBatch` 1 skips the queue altogether.
+ *
  * All or nothing per batch, but never one unit's fault for the others: when a batch fails (one unit
  * threw, a deadlock, a lost connection), nothing of it was committed and each unit runs again alone,
  * in its own transaction, and settles with its own result. So a unit must only touch the database
@@ -69,6 +74,15 @@ export class TransactionBatcher {
   ) {}
 
   run<T>(work: BatchWork<T>): Promise<T> {
+    // maxBatch 1: no batching, no queue; each unit is its own transaction at once.
+    if (this.options.maxBatch <= 1) {
+      return this.tx.run(async (em) => {
+        const scope = new BatchScope();
+        const out = await work(em, scope);
+        await scope.end(em);
+        return out;
+      });
+    }
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
       this.kick();
