@@ -81,6 +81,9 @@ export class TransactionBatcher {
         const out = await work(em, scope);
         await scope.end(em);
         return out;
+      }).then((out) => {
+        this.options.onBatch?.(1, false);
+        return out;
       });
     }
     return new Promise<T>((resolve, reject) => {
