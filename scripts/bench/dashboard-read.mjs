@@ -10,7 +10,7 @@
 // CPU seconds of every process are printed per measured stretch. GATEWAY_PROFILE=1 / DASHBOARD_PROFILE=1
 // also CPU-profile that service during the first read run and print where its time goes.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
@@ -42,28 +42,6 @@ const inspect = (name) => (PROFILED.includes(name) ? { NODE_OPTIONS: `--inspect=
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-/** CPU seconds (user + system) of a process, and of its reaped children; its parent's pid. */
-function cpuOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
-  } catch {
-    return { own: 0, children: 0, ppid: -1 };
-  }
-}
-/** Postgres's CPU so far: the postmaster, its live backends and workers, and its reaped children. */
-function postgresCpu(postmaster) {
-  const p = cpuOf(postmaster);
-  let total = p.own + p.children;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const c = cpuOf(Number(entry));
-    if (c.ppid === postmaster) total += c.own + c.children;
-  }
-  return total;
-}
 
 async function pool(items, concurrency, fn) {
   let next = 0;
@@ -91,12 +69,12 @@ try {
   // Every process (Postgres, NATS, the service, the gateway, this client) shares the machine: say how busy it is.
   log(`system up: gateway ${sys.gateway.url}; ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 
-  const postmaster = cpuOf((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
+  const postmaster = cpuSeconds((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
   const cpuSnapshot = () => ({
-    ...Object.fromEntries(sys.services.map((h) => [h.label, cpuOf(h.process.pid).own])),
-    nats: cpuOf(sys.nats.process.pid).own,
+    ...Object.fromEntries(sys.services.map((h) => [h.label, cpuSeconds(h.process.pid).own])),
+    nats: cpuSeconds(sys.nats.process.pid).own,
     postgres: postgresCpu(postmaster),
-    'bench client': cpuOf(process.pid).own,
+    'bench client': cpuSeconds(process.pid).own,
   });
   /** CPU seconds each process used since `before`, and per request. */
   const cpuReport = (before, requests) => {

@@ -16,11 +16,12 @@
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
+import { profileProcess } from './profile-lib.mjs';
 
 const BARE_PORT = process.env.BENCH_BARE_NEST_PORT;
 if (BARE_PORT) {
@@ -189,48 +190,6 @@ async function main() {
   };
 
   /** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
-  async function profileGateway() {
-    const { default: WebSocket } = await import('ws');
-    const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${PROFILE_PORT}/json/list`)).json();
-    const ws = new WebSocket(webSocketDebuggerUrl);
-    await new Promise((r) => ws.once('open', r));
-    let id = 0;
-    const pending = new Map();
-    ws.on('message', (m) => {
-      const msg = JSON.parse(m.toString());
-      pending.get(msg.id)?.(msg.result);
-    });
-    const send = (method, params = {}) => new Promise((resolve) => {
-      pending.set(++id, resolve);
-      ws.send(JSON.stringify({ id, method, params }));
-    });
-    await send('Profiler.enable');
-    await send('Profiler.setSamplingInterval', { interval: 200 });
-    await send('Profiler.start');
-    return async () => {
-      const { profile } = await send('Profiler.stop');
-      ws.close();
-      const file = join(tmpdir(), 'gateway-pollers.cpuprofile');
-      writeFileSync(file, JSON.stringify(profile));
-      const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-      const counts = new Map();
-      for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
-      const total = profile.samples.length;
-      const byPackage = new Map();
-      const byFunction = new Map();
-      for (const [nodeId, n] of counts) {
-        const { functionName, url } = byId.get(nodeId).callFrame;
-        const pkg = url.includes('node_modules/')
-          ? url.split('node_modules/').at(-1).split('/').slice(0, url.split('node_modules/').at(-1).startsWith('@') ? 2 : 1).join('/')
-          : url.startsWith('node:') ? 'node core' : url === '' ? `(${functionName || 'native'})` : url.replace(/^file:\/\/.*\/(services|libs)\//, '$1/');
-        byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n);
-        const fn = `${functionName || '(anonymous)'} ${pkg}`;
-        byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
-      }
-      const top = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
-      console.log(`  gateway profile (self time, ${total} samples; written to ${file}):\n  by package:\n${top(byPackage, 18)}\n  by function:\n${top(byFunction, 25)}`);
-    };
-  }
 
   const url = sys.gateway.url;
   try {
@@ -270,7 +229,9 @@ async function main() {
     await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
     await sleep(2000);
 
-    const stopProfile = PROFILE ? await profileGateway() : undefined;
+    const stopProfile = PROFILE
+      ? await profileProcess('gateway', PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), 'gateway-pollers.cpuprofile') })
+      : undefined;
     const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
     await stopProfile?.();
 

@@ -1,7 +1,8 @@
 // Shared pieces of the jobs benchmarks: the system (sessions shards + jobs + gateway on a private
 // Postgres and NATS), linked users, and counters fed by the events jobs publishes.
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
 import { api, devSignIn, sleep, startPostgres, startSystem, waitFor } from '@bns/testing';
@@ -123,30 +124,6 @@ export const startRetried = () => startRetries;
 
 export const numbers = (n, from = 60_000_000) => Array.from({ length: n }, (_, i) => String(from + i));
 export { sleep, waitFor };
-
-const TICKS_PER_SECOND = 100;
-/** CPU seconds (user + system) a process used so far, and what its reaped children used. */
-function cpuSeconds(pid) {
-  try {
-    // Fields after the command name (which may hold spaces): state is field 3; utime 14, stime 15, cutime 16, cstime 17.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
-  } catch {
-    return { own: 0, children: 0, ppid: -1 };
-  }
-}
-
-/** Postgres's CPU so far: the postmaster, its live children (backends, writers) and its reaped ones. */
-function postgresCpu(postmaster) {
-  let total = cpuSeconds(postmaster).own + cpuSeconds(postmaster).children;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const c = cpuSeconds(Number(entry));
-    if (c.ppid === postmaster) total += c.own + c.children;
-  }
-  return total;
-}
 
 /**
  * Where the work of a stretch of messages went: Postgres commits, statements and CPU, and each

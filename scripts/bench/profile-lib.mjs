@@ -1,9 +1,11 @@
 // CPU profiles of a running service for the benchmarks: start it with `--inspect=127.0.0.1:<port>`
 // (NODE_OPTIONS), call `profileProcess(label, port)` before the measured stretch and the returned
 // function after it; it prints the self time by package and by function.
+import { writeFileSync } from 'node:fs';
 import WebSocket from 'ws';
 
-export async function profileProcess(label, port, { intervalUs = 500, top = 25 } = {}) {
+/** `saveTo`: also write the raw profile there (open it in Chrome DevTools). */
+export async function profileProcess(label, port, { intervalUs = 500, top = 25, saveTo } = {}) {
   const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const ws = new WebSocket(webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
@@ -28,6 +30,7 @@ export async function profileProcess(label, port, { intervalUs = 500, top = 25 }
   return async () => {
     const { profile } = await send('Profiler.stop');
     ws.close();
+    if (saveTo) writeFileSync(saveTo, JSON.stringify(profile));
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     const counts = new Map();
     for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
@@ -45,6 +48,6 @@ export async function profileProcess(label, port, { intervalUs = 500, top = 25 }
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
     }
     const list = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
-    console.log(`  ${label} profile (self time, ${total} samples):\n  by package:\n${list(byPackage, 15)}\n  by function:\n${list(byFunction, top)}`);
+    console.log(`  ${label} profile (self time, ${total} samples${saveTo ? `; written to ${saveTo}` : ''}):\n  by package:\n${list(byPackage, 15)}\n  by function:\n${list(byFunction, top)}`);
   };
 }

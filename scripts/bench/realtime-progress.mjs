@@ -17,7 +17,7 @@
 // the most Postgres time in the window (mean and max per call: a saturated Postgres shows here first).
 // TRANSPORTS=websocket skips the polling handshake (the web starts with polling).
 //   flock /tmp/bench.lock node scripts/bench/realtime-progress.mjs [sockets=2000] [jobs=100] [seconds=30] [delayMs=4000]
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { io } from 'socket.io-client';
@@ -48,27 +48,6 @@ const dist = (values) => {
   return `p50 ${ms(percentile(s, 50))} ms, p90 ${ms(percentile(s, 90))} ms, p99 ${ms(percentile(s, 99))} ms, max ${ms(s.at(-1))} ms (n=${s.length})`;
 };
 
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
-function cpuOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
-  } catch {
-    return { own: 0, children: 0, ppid: -1 };
-  }
-}
-/** Postgres's CPU so far: the postmaster, its live backends and workers, and its reaped children. */
-function postgresCpu(postmaster) {
-  const p = cpuOf(postmaster);
-  let total = p.own + p.children;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const c = cpuOf(Number(entry));
-    if (c.ppid === postmaster) total += c.own + c.children;
-  }
-  return total;
-}
 
 const postgres = await startPostgres(PG_STATS ? { flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {});
 const sys = await startSystem({
@@ -93,9 +72,9 @@ const db = new pg.Client({ connectionString: sys.postgres.url });
 const sockets = [];
 try {
   await db.connect();
-  const postmaster = cpuOf((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
+  const postmaster = cpuSeconds((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
   const procs = [...sys.services.map((h) => ({ label: h.label, pid: h.process.pid })), { label: 'nats', pid: sys.nats.process.pid }, { label: 'bench client', pid: process.pid }];
-  const cpuSnapshot = () => ({ ...Object.fromEntries(procs.map((p) => [p.label, cpuOf(p.pid).own])), postgres: postgresCpu(postmaster) });
+  const cpuSnapshot = () => ({ ...Object.fromEntries(procs.map((p) => [p.label, cpuSeconds(p.pid).own])), postgres: postgresCpu(postmaster) });
   const gatewayPid = sys.gateway.process.pid;
   log(`system up; ${cpus().length} cores, load average ${load()}; ${SOCKETS} sockets (${TRANSPORTS.join(' then ')}), ${JOBS} jobs of ${RECIPIENTS} recipients at ${DELAY_MS} ms`);
 

@@ -1,0 +1,28 @@
+// CPU seconds of processes from /proc, for the benchmarks' "where the time goes" lines (Linux).
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process used so far, what its reaped children used, and its parent's pid. */
+export function cpuSeconds(pid) {
+  try {
+    // Fields after the command name (which may hold spaces): utime 14, stime 15, cutime 16, cstime 17.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
+  } catch {
+    return { own: 0, children: 0, ppid: -1 };
+  }
+}
+
+/** Postgres's CPU so far: the postmaster, its live children (backends, writers) and its reaped ones. */
+export function postgresCpu(postmaster) {
+  const p = cpuSeconds(postmaster);
+  let total = p.own + p.children;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const c = cpuSeconds(Number(entry));
+    if (c.ppid === postmaster) total += c.own + c.children;
+  }
+  return total;
+}
