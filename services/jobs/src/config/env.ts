@@ -19,6 +19,11 @@ export const JOBS_ENV = {
     { min: 1, max: 500 },
   ),
   JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections)', 6, { min: 1, max: 50 }),
+  JOBS_SEND_LEAD_MS: env.int(
+    'a lane prepares its next send (takes the recipient, books the slot) this long before the slot and sends on the slot itself, so the database work is not added to the gap; 0 = prepare on the slot. A pause, cancel or opt-out in this last moment no longer stops that one message',
+    250,
+    { min: 0, max: 2000 },
+  ),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
   JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over (≤ this + JOBS_POLL_MS after a crash)', 4000, { min: 200 }),
   JOB_STATUS_LIST_MAX: env.int('newest entries of each result list in a job-status answer (progress always has the full counts)', 2000, { min: 1 }),

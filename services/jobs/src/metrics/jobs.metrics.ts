@@ -74,9 +74,9 @@ export function countSkipped(reasons: Iterable<SkipReason>): void {
 }
 
 const plannedAt = new WeakMap<object, number>();
-/** Hook: a lane's next step was timed to run `ms` from now. */
+/** Hook: a lane's next send is due `ms` from now (negative: it was due that long ago). */
 export function lanePlanned(lane: object, ms: number): void {
-  plannedAt.set(lane, Date.now() + Math.max(0, ms));
+  plannedAt.set(lane, Date.now() + ms);
 }
 /** Hook: the lane is about to send the message it was timed for. */
 export function laneSending(lane: object): void {

@@ -36,6 +36,11 @@ export interface PlannedSend {
   phone: string;
   text: string;
   idempotencyKey: string;
+  /**
+   * When it may leave, on this process's `performance.now()` clock: the lane's slot. The step is taken
+   * up to JOBS_SEND_LEAD_MS before it, so the caller waits until then and sends on the slot itself.
+   */
+  dueAt: number;
   /** Failed tries so far (temporary failures only). */
   attempts: number;
   /** Found `sending`: a worker died while sending it; the key tells sessions to answer, not resend. */
@@ -77,6 +82,8 @@ export class LaneQueue {
    * for many, and their log lines and events written in one statement each.
    */
   private readonly steps: TransactionBatcher;
+  /** How long before its slot a lane's next send is prepared (JOBS_SEND_LEAD_MS, at least the 1 ms the clocks may disagree by). */
+  readonly leadMs: number;
 
   constructor(
     private readonly tx: Transactions,
@@ -89,6 +96,7 @@ export class LaneQueue {
     private readonly optOuts: OptOutsRepository,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {
+    this.leadMs = Math.max(1, env.JOBS_SEND_LEAD_MS);
     this.steps = new TransactionBatcher(tx, { maxBatch: env.JOBS_STEP_BATCH, maxInFlight: env.JOBS_STEP_TRANSACTIONS, onBatch: countStepBatch });
   }
 
@@ -117,11 +125,14 @@ export class LaneQueue {
 
   /**
    * The lane's next step, in one transaction under the lane's row lock: the oldest workable job; the
-   * account's gates (back-off after pushback, sending window, daily cap with warm-up), which pause the
-   * job and put the lane to sleep until they open; then the job's first open recipient the account
-   * may still send to (opted-out ones are skipped, see `take`), marked `sending`, and the lane's next
-   * slot booked with the policy's gap. A recipient already `sending` was left by a dead worker and goes
-   * out again with the same key.
+   * account's gates (back-off after pushback, sending window, daily cap with warm-up) as they stand at
+   * the lane's slot, which pause the job and put the lane to sleep until they open; then the job's
+   * first open recipient the account may still send to (opted-out ones are skipped, see `take`),
+   * marked `sending`, and the lane's next slot booked with the policy's gap after this one. A recipient
+   * already `sending` was left by a dead worker and goes out again with the same key.
+   *
+   * The step may be taken up to `leadMs` before the slot (the send says when it is due), so the
+   * database work is done while the lane waits, not added to the gap between two messages.
    */
   next(workerId: string, userId: string): Promise<NextStep> {
     return this.steps.run((em, batch) => this.nextIn(em, batch, workerId, userId));
@@ -129,8 +140,11 @@ export class LaneQueue {
 
   private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
     const lane = await this.lanes.lock(em, userId);
+    // The slot as this process's clock sees it: measured once the answer is here, so never early.
+    const lockedAt = performance.now();
     if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
-    if (lane.waitMs > 1) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
+    if (lane.waitMs > this.leadMs) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
+    const dueInMs = Math.max(0, lane.waitMs);
 
     const job = await this.jobs.lockNextWorkable(em, userId);
     if (!job) {
@@ -143,7 +157,7 @@ export class LaneQueue {
     }
     const policy = lane.policy ?? this.policies.standard();
     const journal = this.journals.open(em, userId, batch);
-    const now = new Date();
+    const now = new Date(Date.now() + dueInMs);
 
     const closed = this.closedGate(policy, lane, now);
     if (closed) {
@@ -175,6 +189,7 @@ export class LaneQueue {
     return {
       kind: 'send',
       send: {
+        dueAt: lockedAt + dueInMs,
         userId,
         jobId: job.id,
         seq: recipient.seq,
@@ -245,13 +260,13 @@ export class LaneQueue {
 
   /**
    * Records what became of a planned send and books the lane's next step. With `thenNext`, a lane
-   * that is due again at once (no pause) takes that step in the same transaction ("finish N" and
-   * "next N+1" as one), unless the caller is stopping.
+   * that is due again within `leadMs` (no pause, or a short one) takes that step in the same
+   * transaction ("finish N" and "next N+1" as one), unless the caller is stopping.
    */
   finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean } = {}): Promise<Finished> {
     return this.steps.run(async (em, batch) => {
       const done = await this.finishIn(em, batch, workerId, send, outcome);
-      if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > 1) return done;
+      if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > this.leadMs) return done;
       return { ...done, next: await this.nextIn(em, batch, workerId, send.userId) };
     });
   }

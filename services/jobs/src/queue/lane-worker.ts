@@ -14,6 +14,13 @@ interface Lane {
   epoch: number;
 }
 
+/** Resolves at `dueAt` (a `performance.now()` time), never before (a timer may fire a little early on the loop's cached clock). */
+async function untilDue(dueAt: number): Promise<void> {
+  for (let ms = dueAt - performance.now(); ms > 0; ms = dueAt - performance.now()) {
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(ms)));
+  }
+}
+
 /** Polls between two looks for lanes this worker holds in the database but not in memory. */
 const ORPHAN_CHECK_EVERY = 40;
 /** NATS reconnects one send may wait out before its failure counts (a flapping connection still ends). */
@@ -109,12 +116,16 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.schedule(userId, dueInMs);
   }
 
+  /**
+   * The lane's next send is due in `ms`: its step runs JOBS_SEND_LEAD_MS before that, so the send
+   * is prepared by the time it is due (see `step`).
+   */
   private schedule(userId: string, ms: number): void {
     const lane = this.lanes.get(userId);
     if (!lane || this.stopping) return;
     clearTimeout(lane.timer);
-    lanePlanned(lane, ms);
-    lane.timer = setTimeout(() => this.run(userId), Math.max(0, Math.ceil(ms)));
+    lanePlanned(lane, Math.max(0, ms));
+    lane.timer = setTimeout(() => this.run(userId), Math.max(0, Math.ceil(ms - this.queue.leadMs)));
   }
 
   private run(userId: string): void {
@@ -151,14 +162,16 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         if (next.send.resumed) {
           this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
         }
+        // Taken ahead of its slot: it leaves on the slot itself, not before.
+        lanePlanned(lane, next.send.dueAt - performance.now());
+        await untilDue(next.send.dueAt);
         laneSending(lane);
         const outcome = await this.send(next.send);
-        // A lane due again at once (no pause) takes its next step in the same transaction.
+        // A lane due again within JOBS_SEND_LEAD_MS takes its next step in the same transaction.
         const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping });
         this.outbox.publish(done.published);
         if (done.kind === 'lost') return this.drop(userId, lane, epoch);
         if (!done.next) return this.schedule(userId, done.waitMs);
-        lanePlanned(lane, 0);
         next = done.next;
       }
     } catch (err) {

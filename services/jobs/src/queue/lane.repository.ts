@@ -138,9 +138,9 @@ export class LaneRepository {
       .execute();
   }
 
-  /** Books the lane's next slot `paceMs` after now. */
+  /** Books the lane's next slot `paceMs` after this one (taken ahead of it, or now when it is past). */
   async book(em: EntityManager, userId: string, paceMs: number): Promise<void> {
-    await rows(em, `UPDATE lanes SET next_send_at = clock_timestamp() + make_interval(secs => $2), updated_at = now() WHERE user_id = $1`, [
+    await rows(em, `UPDATE lanes SET next_send_at = greatest(next_send_at, clock_timestamp()) + make_interval(secs => $2), updated_at = now() WHERE user_id = $1`, [
       userId,
       secs(paceMs),
     ]);

@@ -19,6 +19,8 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
   beforeAll(async () => {
     app = await startInProcess({
       SEND_DELAY_MS: '0',
+      // Steps taken on their slot, not ahead of it (see "ahead of its slot" below).
+      JOBS_SEND_LEAD_MS: '0',
       JOB_RETRY_BASE_MS: '50',
       JOB_MAX_RETRIES: '1',
       JOBS_HEARTBEAT_MS: '100',
@@ -168,5 +170,72 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
       JOB_MESSAGES.messageSent('91234567'),
       JOB_MESSAGES.jobCompleted(1, 0),
     ]);
+  });
+});
+
+describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => {
+  const DELAY_MS = 600;
+  const LEAD_MS = 300;
+  let app: InProcess;
+  let queue: LaneQueue;
+
+  beforeAll(async () => {
+    app = await startInProcess({ SEND_DELAY_MS: String(DELAY_MS), JOBS_SEND_LEAD_MS: String(LEAD_MS) });
+    queue = app.get(LaneQueue);
+  }, 60_000);
+
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  const planned = (step: NextStep): PlannedSend => {
+    if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);
+    return step.send;
+  };
+  const stateOf = async (jobId: string, seq: number) =>
+    (await app.get(Transactions).manager.query(`SELECT state FROM job_recipients WHERE job_id = $1 AND seq = $2`, [jobId, seq]))[0]?.state;
+
+  it('waits while the slot is further than the lead, then takes the send early and says when it is due; the next slot is booked after that one', async () => {
+    const userId = 'user_lead_1';
+    const jobId = await app.seedJob(userId, ['91234567', '61234567', '51234567']);
+    await queue.heartbeat('w-1');
+    await queue.claim('w-1', 10, 0, userId);
+
+    const first = planned(await queue.next('w-1', userId));
+    expect(first.dueAt).toBeLessThanOrEqual(performance.now());
+    const done = await queue.finish('w-1', first, { kind: 'sent', at: new Date(), duplicate: false, messageId: 'm1' }, { thenNext: true });
+    // The slot is a whole gap away (more than the lead): nothing is taken yet.
+    expect(done.kind === 'wait' && done.next).toBeUndefined();
+    const early = await queue.next('w-1', userId);
+    expect(early.kind === 'wait' && early.waitMs).toBeGreaterThan(LEAD_MS);
+
+    // Inside the lead: the recipient is taken (marked sending) before its slot, and due on the slot.
+    await sleep(DELAY_MS - LEAD_MS + 100);
+    const second = planned(await queue.next('w-1', userId));
+    const dueIn = second.dueAt - performance.now();
+    expect(dueIn).toBeGreaterThan(0);
+    expect(dueIn).toBeLessThanOrEqual(LEAD_MS);
+    expect(second.phone).toBe('61234567');
+    expect(await stateOf(jobId, second.seq)).toBe('sending');
+    // The following slot counts from this send's slot, not from when it was taken.
+    const after = await queue.next('w-1', userId);
+    expect(after.kind).toBe('wait');
+    expect(after.kind === 'wait' && after.waitMs).toBeGreaterThan(DELAY_MS + dueIn - 50);
+  });
+
+  it('"finish" takes the next step in the same transaction when the lane is due again within the lead', async () => {
+    const userId = 'user_lead_2';
+    await app.seedJob(userId, ['91234567', '61234567']);
+    await queue.heartbeat('w-1');
+    await queue.claim('w-1', 10, 0, userId);
+
+    const first = planned(await queue.next('w-1', userId));
+    // The send took long: its slot's gap has mostly passed by the time its outcome is recorded.
+    await sleep(DELAY_MS - LEAD_MS + 100);
+    const done = await queue.finish('w-1', first, { kind: 'sent', at: new Date(Date.now() - DELAY_MS), duplicate: false, messageId: 'm1' }, { thenNext: true });
+    const next = planned(done.next!);
+    expect(next.phone).toBe('61234567');
+    expect(next.dueAt - performance.now()).toBeGreaterThan(0);
+    expect(next.dueAt - performance.now()).toBeLessThanOrEqual(LEAD_MS);
   });
 });
