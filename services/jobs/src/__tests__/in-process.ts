@@ -55,7 +55,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
     async seedJob(userId, phones, message = 'Hello', startAt) {
       const jobId = randomUUID();
       await get(Transactions).run(async (em) => {
-        await get(LaneRepository).activate(em, userId);
+        await get(LaneRepository).activate(em, userId, startAt);
         await get(JobsRepository).insert(em, {
           id: jobId,
           userId,

@@ -95,7 +95,7 @@ export class JobsService {
     let skips = new Map<string, SkipReason>();
     const published = await this.tx.run(async (em) => {
       // The lane first: it serialises this user's starts with the worker's "no more work" decision.
-      await this.lanes.activate(em, req.userId);
+      await this.lanes.activate(em, req.userId, startAt);
       await admission.admit(em, jobId, total);
       const ahead = await this.jobs.countAhead(em, req.userId);
       const policy = await this.policies.of(em, req.userId);

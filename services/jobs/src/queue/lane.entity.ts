@@ -12,6 +12,10 @@ export class LaneEntity {
   @Column({ name: 'next_send_at', type: 'timestamptz' })
   nextSendAt!: Date;
 
+  /** The earliest the pace allows the next send; unlike `nextSendAt`, a sleep does not move it. */
+  @Column({ name: 'paced_at', type: 'timestamptz' })
+  pacedAt!: Date;
+
   @Column({ type: 'text', nullable: true })
   holder!: string | null;
 

@@ -30,15 +30,20 @@ const secs = (ms: number) => ms / 1000;
 @Injectable()
 export class LaneRepository {
   /**
-   * The user has new work: the lane exists and is active. A start takes this row lock first, so it
-   * serialises with the worker's "no more work" decision.
+   * The user has new work, due at `startAt` (now when absent): the lane exists and is active. A lane
+   * nobody holds that sleeps past that (until a later scheduled start, or a window or cap, which its
+   * next step judges again) is brought forward to it, but never before its paced slot. A start takes
+   * this row lock first, so it serialises with the worker's "no more work" decision.
    */
-  async activate(em: EntityManager, userId: string): Promise<void> {
+  async activate(em: EntityManager, userId: string, startAt?: Date | null): Promise<void> {
     await rows(
       em,
       `INSERT INTO lanes (user_id) VALUES ($1)
-       ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now()`,
-      [userId],
+       ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now(),
+         next_send_at = CASE WHEN lanes.holder IS NULL
+                             THEN least(lanes.next_send_at, greatest(lanes.paced_at, coalesce($2::timestamptz, now())))
+                             ELSE lanes.next_send_at END`,
+      [userId, startAt ?? null],
     );
   }
 
@@ -116,14 +121,15 @@ export class LaneRepository {
 
   /**
    * Something changed that may let the account send sooner (a resume, a new policy): the lane is active
-   * again and, unless a worker holds it (then its own step reads the change), due now.
+   * again and, unless a worker holds it (then its own step reads the change), due now or at its paced
+   * slot if that is later (a resume right after a send keeps the gap).
    */
   async wake(em: EntityManager, userId: string): Promise<void> {
     await rows(
       em,
       `INSERT INTO lanes (user_id) VALUES ($1)
        ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now(),
-         next_send_at = CASE WHEN lanes.holder IS NULL THEN least(lanes.next_send_at, now()) ELSE lanes.next_send_at END`,
+         next_send_at = CASE WHEN lanes.holder IS NULL THEN least(lanes.next_send_at, greatest(lanes.paced_at, now())) ELSE lanes.next_send_at END`,
       [userId],
     );
   }
@@ -140,17 +146,21 @@ export class LaneRepository {
 
   /** Books the lane's next slot `paceMs` after this one (taken ahead of it, or now when it is past). */
   async book(em: EntityManager, userId: string, paceMs: number): Promise<void> {
-    await rows(em, `UPDATE lanes SET next_send_at = greatest(next_send_at, clock_timestamp()) + make_interval(secs => $2), updated_at = now() WHERE user_id = $1`, [
-      userId,
-      secs(paceMs),
-    ]);
+    await rows(
+      em,
+      `UPDATE lanes SET updated_at = now(),
+              (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => $2) AS slot) s)
+        WHERE user_id = $1`,
+      [userId, secs(paceMs)],
+    );
   }
 
   /**
    * After a send's outcome, the lane's next slot: with `exactly`, that time (a duplicate: nothing left
    * now, so only the gap to the earlier send counts; never in the past, never later than booked);
    * otherwise the latest of what was booked, now + `notBeforeMs` (retries and pauses) and `floor` (the
-   * real send time plus the pace). Undefined when `workerId` no longer holds the lane.
+   * real send time plus the pace); the paced slot too, so a later sleep does not lose it. Undefined
+   * when `workerId` no longer holds the lane.
    */
   reschedule(
     em: EntityManager,
@@ -163,8 +173,10 @@ export class LaneRepository {
     return row(
       em,
       `UPDATE lanes SET updated_at = now(),
-              next_send_at = CASE WHEN $4::timestamptz IS NOT NULL THEN least(next_send_at, greatest(now(), $4::timestamptz))
-                                  ELSE greatest(next_send_at, now() + make_interval(secs => $3), coalesce($5::timestamptz, '-infinity')) END,
+              (next_send_at, paced_at) = (
+                SELECT slot, slot FROM (
+                  SELECT CASE WHEN $4::timestamptz IS NOT NULL THEN least(next_send_at, greatest(now(), $4::timestamptz))
+                              ELSE greatest(next_send_at, now() + make_interval(secs => $3), coalesce($5::timestamptz, '-infinity')) END AS slot) s),
               day_key = CASE WHEN $6 THEN $7 ELSE day_key END,
               day_count = coalesce($8, day_count),
               run_count = coalesce($9, run_count),

@@ -7,6 +7,7 @@ import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { RecipientsRepository } from '../../jobs/recipients.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
+import { LaneRepository } from '../lane.repository.js';
 
 const STALE_MS = 400;
 
@@ -237,5 +238,44 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     expect(next.phone).toBe('61234567');
     expect(next.dueAt - performance.now()).toBeGreaterThan(0);
     expect(next.dueAt - performance.now()).toBeLessThanOrEqual(LEAD_MS);
+  });
+
+  it('a start or resume brings forward a lane asleep until a later scheduled start, to its paced slot and not before', async () => {
+    const userId = 'user_lead_3';
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    await app.seedJob(userId, ['91234567']);
+    await app.seedJob(userId, ['61234567'], 'Later', inAnHour);
+    await queue.heartbeat('w-1');
+    await queue.claim('w-1', 10, 0, userId);
+    const lanes = app.get(LaneRepository);
+    const slotOf = async () => (await app.get(Transactions).manager.query(`SELECT next_send_at AS "next", paced_at AS "paced" FROM lanes WHERE user_id = $1`, [userId]))[0] as { next: Date; paced: Date };
+
+    const first = planned(await queue.next('w-1', userId));
+    const sentAt = new Date();
+    await queue.finish('w-1', first, { kind: 'sent', at: sentAt, duplicate: false, messageId: 'm1' });
+    const pacedSlot = sentAt.getTime() + DELAY_MS;
+    // Inside the lead: the first job is complete, and nothing is workable before the scheduled one.
+    await sleep(DELAY_MS - LEAD_MS + 50);
+    expect((await queue.next('w-1', userId)).kind).toBe('idle');
+    expect((await slotOf()).next.getTime()).toBe(inAnHour.getTime());
+
+    // A job to send now: due at the paced slot, not in an hour, and not at once either.
+    await app.seedJob(userId, ['51234567']);
+    let slot = await slotOf();
+    expect(Math.abs(slot.next.getTime() - pacedSlot)).toBeLessThan(50);
+    expect(slot.paced.getTime()).toBe(slot.next.getTime());
+
+    // The same for a resume (wake) of a lane put to sleep.
+    await app.get(Transactions).run((em) => lanes.sleep(em, userId, inAnHour));
+    await app.get(Transactions).run((em) => lanes.wake(em, userId));
+    slot = await slotOf();
+    expect(slot.next.getTime()).toBeGreaterThanOrEqual(Math.min(pacedSlot, Date.now()) - 50);
+    expect(slot.next.getTime()).toBeLessThan(Date.now() + DELAY_MS);
+
+    // A scheduled start earlier than the one the lane sleeps for brings it forward to that start.
+    await app.get(Transactions).run((em) => lanes.sleep(em, userId, inAnHour));
+    const inHalfAnHour = new Date(Date.now() + 1_800_000);
+    await app.seedJob(userId, ['41234567'], 'Sooner', inHalfAnHour);
+    expect((await slotOf()).next.getTime()).toBe(inHalfAnHour.getTime());
   });
 });
