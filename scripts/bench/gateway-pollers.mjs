@@ -8,6 +8,10 @@
 // (Postgres: the postmaster and its backends) so you can see where the time goes.
 // The job id is unknown to the jobs service, so every poll is a full trip (auth, rate limit, NATS
 // request to jobs, its database lookup, a 404 back).
+// Then the same 1 Hz and saturation runs revalidating, as browsers poll: each user has a running job
+// of BENCH_JOB_RECIPIENTS (default 500) sent recipients, written straight into the jobs schema (no
+// sending, so it stays unchanged), and sends back the ETag of its last 200 in If-None-Match; the
+// lines say how many answers were 304 and what each side's CPU per request was.
 // The client is undici's Pool.request (one connection per user in flight, like a browser's keep-alive
 // connection), cheaper than fetch, so the machine's two cores go to the servers; both sides get the same client.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
@@ -20,6 +24,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { profileProcess } from './profile-lib.mjs';
 
@@ -60,6 +65,7 @@ async function main() {
   const PROFILE = process.env.GATEWAY_PROFILE === '1';
   const PROFILE_PORT = 9339;
   const SHED_MAX_IN_FLIGHT = 512; // the gateway's default; the overload run goes well past it
+  const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
 
   const cpuTicks = (pid) => {
     try {
@@ -137,12 +143,14 @@ async function main() {
     const wallS = (performance.now() - t0) / 1000;
     const used = procs.map((p, i) => ({ label: p.label, cpuS: (ticksOf(p) - before[i]) / TICK_S }));
     const serverCpu = used.find((u) => u.label === server).cpuS;
+    const jobsCpu = server === 'gateway' ? used.find((u) => u.label === 'jobs').cpuS : undefined;
     const times = result.times.sort((a, b) => a - b);
     const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
     console.log(
       `${name}: ${times.length} requests in ${wallS.toFixed(1)} s (${(times.length / wallS).toFixed(0)} req/s; ${statuses}); ` +
         `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${times.at(-1)?.toFixed(0)} ms; ` +
-        `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`,
+        `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request` +
+        (jobsCpu === undefined ? '' : `, jobs CPU ${((jobsCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`),
     );
     for (const [status, list] of Object.entries(result.byStatus ?? {})) {
       list.sort((a, b) => a - b);
@@ -152,15 +160,19 @@ async function main() {
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
 
-  /** One GET; answers its status. `record` gets the latency. */
-  async function poll(origin, token, times, statuses, byStatus) {
+  /**
+   * One GET; answers its status. `times` gets the latency. A client with a `jobId` asks for its job
+   * as a browser does, with the ETag of its last 200 in If-None-Match; one without asks for an unknown job.
+   */
+  async function poll(origin, client, times, statuses, byStatus) {
     const t = performance.now();
     const { statusCode, headers, body } = await poolFor(origin).request({
-      path: `/job-status/${randomUUID()}`,
+      path: `/job-status/${client.jobId ?? randomUUID()}`,
       method: 'GET',
-      headers: { authorization: `Bearer ${token}` },
+      headers: { authorization: `Bearer ${client.token}`, ...(client.etag ? { 'if-none-match': client.etag } : {}) },
     });
     await body.dump();
+    if (client.jobId && statusCode === 200) client.etag = headers.etag;
     const ms = performance.now() - t;
     times.push(ms);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
@@ -174,14 +186,14 @@ async function main() {
    * jitter, as a well-behaved client does: without it every refused client of a burst comes back in
    * the same millisecond, and the refusals' latency measures that synchronised wave, not the gateway.
    */
-  const closedLoop = (origin, tokens, clients, seconds, byStatus) => async () => {
+  const closedLoop = (origin, users, clients, seconds, byStatus) => async () => {
     const times = [];
     const statuses = {};
     const end = performance.now() + seconds * 1000;
     await Promise.all(
       Array.from({ length: clients }, async (_, i) => {
         while (performance.now() < end) {
-          const answer = await poll(origin, tokens[i % tokens.length], times, statuses, byStatus).catch(failed(statuses));
+          const answer = await poll(origin, users[i % users.length], times, statuses, byStatus).catch(failed(statuses));
           if (answer?.retryAfterS) await sleep(answer.retryAfterS * 1000 + Math.random() * 1000);
         }
       }),
@@ -189,39 +201,77 @@ async function main() {
     return { times, statuses, byStatus };
   };
 
+  /** Every client once a second for SECONDS, each starting at a random point of the first second. */
+  const oneHertz = (clients, byStatus) => async () => {
+    const times = [];
+    const statuses = {};
+    const end = performance.now() + SECONDS * 1000;
+    await Promise.all(
+      clients.map(async (client) => {
+        await sleep(Math.random() * 1000);
+        while (performance.now() < end) {
+          const next = performance.now() + 1000;
+          await poll(url, client, times, statuses, byStatus).catch(failed(statuses));
+          await sleep(Math.max(0, next - performance.now()));
+        }
+      }),
+    );
+    return { times, statuses, byStatus };
+  };
+  /**
+   * Every client once, spread over a second (connections opened, caches filled, JIT warm); a client
+   * with a job until it has its ETag (the first answers are whole jobs: some are shed, and come back
+   * after their Retry-After).
+   */
+  const warmUp = (clients) =>
+    Promise.all(clients.map(async (client) => {
+      await sleep(Math.random() * 1000);
+      for (let tries = 0; tries < 10; tries++) {
+        const answer = await poll(url, client, [], {}).catch(() => undefined);
+        if (!client.jobId || client.etag) return;
+        await sleep((answer?.retryAfterS ?? 1) * 1000 + Math.random() * 1000);
+      }
+    }));
+
+  /** A running job per user, its recipients all sent: what a poller of a job in progress reads. */
+  async function seedJobs(userIds) {
+    const db = new pg.Client({ connectionString: sys.postgres.url });
+    await db.connect();
+    try {
+      const jobIds = userIds.map(() => randomUUID());
+      await db.query(
+        `INSERT INTO jobs.jobs (id, user_id, status, message, total, sent, delay_ms, estimated_minutes, started_at)
+         SELECT j.id, j.user_id, 'running', 'Hello from the bench', $3::int, $3::int, 4000, 60, now() - interval '1 hour'
+           FROM unnest($1::uuid[], $2::text[]) AS j(id, user_id)`,
+        [jobIds, userIds, JOB_RECIPIENTS],
+      );
+      await db.query(
+        `INSERT INTO jobs.job_recipients (job_id, seq, phone, state, done_at)
+         SELECT j.id, s, (60000000 + s)::text, 'sent', now() - make_interval(secs => $2::int - s)
+           FROM unnest($1::uuid[]) AS j(id), generate_series(1, $2::int) AS s`,
+        [jobIds, JOB_RECIPIENTS],
+      );
+      await db.query('ANALYZE jobs.jobs, jobs.job_recipients');
+      return jobIds;
+    } finally {
+      await db.end();
+    }
+  }
+
   /** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
 
   const url = sys.gateway.url;
   try {
     console.log(`${cpus().length} cores, load average ${load()}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
-    const tokens = [];
+    const sessions = [];
     for (let i = 0; i < POLLERS; i += 50) {
-      const batch = await Promise.all(Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)));
-      tokens.push(...batch.map((s) => s.token));
+      sessions.push(...(await Promise.all(Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)))));
     }
-    // Warm-up: every poller once, spread over a second (connections opened, caches filled, JIT warm).
-    await Promise.all(tokens.map(async (t) => {
-      await sleep(Math.random() * 1000);
-      await poll(url, t, [], {});
-    }));
+    const tokens = sessions.map((s) => ({ token: s.token }));
+    await warmUp(tokens);
     await sleep(1000);
 
-    await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', async () => {
-      const times = [];
-      const statuses = {};
-      const end = performance.now() + SECONDS * 1000;
-      await Promise.all(
-        tokens.map(async (token) => {
-          await sleep(Math.random() * 1000);
-          while (performance.now() < end) {
-            const next = performance.now() + 1000;
-            await poll(url, token, times, statuses).catch(failed(statuses));
-            await sleep(Math.max(0, next - performance.now()));
-          }
-        }),
-      );
-      return { times, statuses };
-    });
+    await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens));
 
     // Overload: every poller at once, back to back (well past SHED_MAX_IN_FLIGHT), on the connections the
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
@@ -235,11 +285,31 @@ async function main() {
     const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
     await stopProfile?.();
 
+    // Revalidating: each user polls its own job with the ETag of its last 200, as a browser does.
+    const jobIds = await seedJobs(sessions.map((s) => s.userId));
+    const pollers = sessions.map((s, i) => ({ token: s.token, jobId: jobIds[i], etag: undefined }));
+    await warmUp(pollers);
+    const missing = pollers.filter((p) => !p.etag).length;
+    if (missing > 0) throw new Error(`${missing} pollers got no ETag in the warm-up`);
+    await sleep(1000);
+    console.log(`revalidating: each of ${POLLERS} users polls its own running job of ${JOB_RECIPIENTS} sent recipients with If-None-Match`);
+    await measure(`${POLLERS} pollers at 1 Hz, revalidating`, 'gateway', oneHertz(pollers, {}));
+    await sleep(2000);
+    const revalidating = await measure(
+      `saturation, ${SATURATION_CLIENTS} clients back to back, revalidating`,
+      'gateway',
+      closedLoop(url, pollers.slice(0, SATURATION_CLIENTS), SATURATION_CLIENTS, SATURATION_S, {}),
+    );
+
     await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
     const bare = await measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
     console.log(
       `gateway / bare Nest: ${(gateway.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
         `${(gateway.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request; load average ${load()}`,
+    );
+    console.log(
+      `gateway revalidating / bare Nest: ${(revalidating.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
+        `${(revalidating.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request`,
     );
   } finally {
     await Promise.all([...pools.values()].map((p) => p.destroy()));

@@ -18,6 +18,7 @@ import {
   PolicySetRequestSchema,
   StartJobRequestSchema,
 } from '../jobs/schemas.js';
+import { JobStatusRequestSchema } from '../jobs/job-status.js';
 import { SessionsErrorCode } from '../sessions/rpc.js';
 import {
   SessionConnectRequestSchema,
@@ -60,7 +61,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
 
   'jobs.pacing': JobsUserRequestSchema,
   'jobs.start': StartJobRequestSchema,
-  'jobs.status': JobRefSchema,
+  'jobs.status': JobStatusRequestSchema,
   'jobs.logs': JobLogsRequestSchema,
   'jobs.cancel': JobRefSchema,
   'jobs.pause': JobRefSchema,

@@ -4,6 +4,7 @@ export * from './messages.js';
 export * from './validation.js';
 export * from './rpc.js';
 export * from './schemas.js';
+export * from './job-status.js';
 export * from './policy.js';
 export * from './schedule.js';
 export * from './results.js';

@@ -2,6 +2,7 @@ import type { z } from '../common/schema.js';
 import type { JobPolicyRequests } from './policy.js';
 import type { JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, StartJobRequestSchema } from './schemas.js';
 import type { JobLogEntry, JobView } from './types.js';
+import type { JobStatusReply, JobStatusRequest } from './job-status.js';
 
 /** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user (schema: `StartJobRequestSchema`). */
 export type StartJobRequest = z.output<typeof StartJobRequestSchema>;
@@ -28,7 +29,8 @@ export interface JobPacingReply {
 export interface JobsRequests extends JobPolicyRequests {
   'jobs.pacing': { request: JobsUserRequest; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
-  'jobs.status': { request: JobRef; reply: { job: JobView } };
+  /** With `ifNoneMatch`, an unchanged job is only `{ notModified, version }` (issue 17). */
+  'jobs.status': { request: JobStatusRequest; reply: JobStatusReply };
   /** Entries strictly after `since` (ISO or epoch ms), oldest first. */
   'jobs.logs': { request: JobLogsRequest; reply: { logs: JobLogEntry[] } };
   'jobs.cancel': { request: JobRef; reply: { job: JobView } };

@@ -1,13 +1,16 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import {
   IDEMPOTENCY_KEY_HEADER,
+  ifNoneMatchVersions,
   JOB_HTTP,
   JobAnswerSchema,
   JobLogsAnswerSchema,
   JobLogsQuerySchema,
   JobPacingAnswerSchema,
   JobsErrorCode,
+  jobStatusEtag,
   StartJobAnswerSchema,
   StartJobBodySchema,
   StartJobHttpBodySchema,
@@ -67,13 +70,25 @@ export class JobsController {
   }
 
   @Get('job-status/:jobId')
-  // Pollers revalidate: an unchanged job is a 304 on its ETag (Express's, over the body), not the lists again.
+  // Pollers revalidate (issue 17): the jobs service versions the answer, and an If-None-Match naming the
+  // current version is a 304 after one indexed read there, without the lists crossing NATS.
   @Header('Cache-Control', 'private, no-cache')
-  @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time" })
+  @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time; 304 when If-None-Match names its current ETag" })
+  @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client has' })
   @ApiSchemaOk(JobAnswerSchema)
-  async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
-    const { job } = await this.rpc.call('jobs.status', { userId: user.userId, jobId });
-    return { success: true, job };
+  @ApiResponse({ status: 304, description: 'The copy named by If-None-Match is current (no body)' })
+  async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser, @Headers('if-none-match') ifNoneMatch: unknown, @Res() res: Response): Promise<void> {
+    const versions = ifNoneMatchVersions(ifNoneMatch);
+    const answer = await this.rpc.call('jobs.status', { userId: user.userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) });
+    // The jobs service decided: not res.send, which would hash the body for an ETag of its own when
+    // none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`).
+    res.setHeader('ETag', jobStatusEtag(answer.version));
+    if ('notModified' in answer) {
+      res.status(304).end();
+      return;
+    }
+    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.end(JSON.stringify({ success: true, job: answer.job }));
   }
 
   @Get('job-logs/:jobId')

@@ -17,6 +17,8 @@ import {
   variantCount,
   type JobLogEntry,
   type JobRef,
+  type JobStatusReply,
+  type JobStatusRequest,
   type JobView,
   type PolicySetRequest,
   type SendingPolicy,
@@ -33,6 +35,7 @@ import { progressOf } from '../queue/lane-queue.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { JobLogsRepository } from './job-logs.repository.js';
+import { jobHeadOf, jobStatusVersion, jobViewOf, type JobHead } from './job-view.js';
 import { JobsRepository, type JobSummary } from './jobs.repository.js';
 import { Policies } from './policy.service.js';
 import { RecipientsRepository } from './recipients.repository.js';
@@ -205,8 +208,17 @@ export class JobsService {
     await this.worker.kick(userId).catch((err: unknown) => this.logger.warn({ err }, 'kick failed; the next poll takes the lane'));
   }
 
-  async status({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
-    return { job: await this.view(this.tx.manager, userId, jobId) };
+  /**
+   * The job with its version; only the version when one the client has (`ifNoneMatch`) is still
+   * current (issue 17): then the answer costs the one indexed read of the job row, which also checks
+   * the job is the user's, so another user's job is "not found" whatever the client claims to have.
+   */
+  async status({ userId, jobId, ifNoneMatch }: JobStatusRequest): Promise<JobStatusReply> {
+    const em = this.tx.manager;
+    const head = jobHeadOf(await this.find(em, userId, jobId));
+    const version = jobStatusVersion(userId, head, this.env.JOB_STATUS_LIST_MAX);
+    if (ifNoneMatch?.some((v) => v === '*' || v === version)) return { notModified: true, version };
+    return { job: await this.withLists(em, head), version };
   }
 
   /** Entries strictly after `since`, oldest first, a page at a time (the next poll's `since` continues). */
@@ -252,31 +264,20 @@ export class JobsService {
   }
 
   private async view(em: EntityManager, userId: string, jobId: string): Promise<JobView> {
-    const job = await this.find(em, userId, jobId);
-    const done = await this.recipients.newestDone(em, jobId, this.env.JOB_STATUS_LIST_MAX);
-    const skippedList = await this.optOuts.newestSkips(em, jobId, this.env.JOB_STATUS_LIST_MAX);
-    return {
-      jobId: job.id,
-      status: job.status,
-      progress: progressOf(job),
-      results: {
-        skippedList,
-        successList: done.filter((r) => r.state === 'sent').map((r) => ({ originalNumber: r.phone, timestamp: r.doneAt.toISOString() })),
-        failedList: done
-          .filter((r) => r.state === 'failed')
-          .map((r) => ({ phoneNumber: r.phone, timestamp: r.doneAt.toISOString(), error: r.error ?? JOB_MESSAGES.sendFailed })),
-      },
-      error: job.error,
-      estimatedTime: job.estimatedMinutes,
-      nextSendAt: job.nextSendAt ? job.nextSendAt.toISOString() : null,
-      createdAt: job.createdAt.toISOString(),
-      startedAt: job.startedAt?.toISOString() ?? null,
-      finishedAt: job.finishedAt?.toISOString() ?? null,
-      startAt: job.startAt?.toISOString() ?? null,
-      pausedReason: job.pausedReason,
-      resumesAt: job.resumesAt?.toISOString() ?? null,
-      estimatedFinishAt: job.estimatedFinishAt?.toISOString() ?? null,
-    };
+    return this.withLists(em, jobHeadOf(await this.find(em, userId, jobId)));
+  }
+
+  /** The head with its result lists: the newest JOB_STATUS_LIST_MAX of each, oldest first. */
+  private async withLists(em: EntityManager, head: JobHead): Promise<JobView> {
+    const done = await this.recipients.newestDone(em, head.jobId, this.env.JOB_STATUS_LIST_MAX);
+    const skippedList = await this.optOuts.newestSkips(em, head.jobId, this.env.JOB_STATUS_LIST_MAX);
+    return jobViewOf(head, {
+      skippedList,
+      successList: done.filter((r) => r.state === 'sent').map((r) => ({ originalNumber: r.phone, timestamp: r.doneAt.toISOString() })),
+      failedList: done
+        .filter((r) => r.state === 'failed')
+        .map((r) => ({ phoneNumber: r.phone, timestamp: r.doneAt.toISOString(), error: r.error ?? JOB_MESSAGES.sendFailed })),
+    });
   }
 }
 

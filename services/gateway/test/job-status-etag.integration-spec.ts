@@ -1,0 +1,202 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { io, type Socket } from 'socket.io-client';
+import { JOB_MESSAGES, SOCKET, type JobView } from '@bns/contracts';
+import { api, devSignIn, simulatorInbound, simulatorScan, sleep, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+
+/** A number the simulated phone says is not on WhatsApp: its send fails. */
+const NOT_ON_WHATSAPP = '60000002';
+const SEND_DELAY_MS = 1500;
+
+interface Answer {
+  status: number;
+  etag: string | undefined;
+  cacheControl: string | undefined;
+  contentType: string | undefined;
+  text: string;
+}
+
+/**
+ * `GET /job-status/{jobId}` revalidation (issue 17) against the real gateway, jobs, sessions
+ * (simulated WhatsApp), NATS and Postgres: the ETag is the job's version, an unchanged job is a 304
+ * without its lists, every change the answer shows is a new ETag, and no other user learns anything.
+ */
+describe('job-status ETag / 304', () => {
+  let sys: System;
+  let ann: DevSession;
+  let bob: DevSession;
+  let cat: DevSession;
+
+  /** A GET as a browser revalidates its cached copy: plain If-None-Match (fetch() would add Cache-Control: no-cache). */
+  const get = (who: DevSession, jobId: string, ifNoneMatch?: string): Promise<Answer> =>
+    new Promise((resolve, reject) => {
+      const headers: Record<string, string> = { authorization: `Bearer ${who.token}`, ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}) };
+      request(`${sys.gateway.url}/job-status/${jobId}`, { headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode!,
+            etag: res.headers.etag,
+            cacheControl: res.headers['cache-control'],
+            contentType: res.headers['content-type'],
+            text,
+          }),
+        );
+      })
+        .on('error', reject)
+        .end();
+    });
+  const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
+  const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
+    const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', { clerkUserId: who.userId, message: 'Hi', ...body });
+    if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.jobId as string;
+  };
+
+  /** A user whose (simulated) WhatsApp is linked, so they can start jobs. */
+  const linked = async (email: string): Promise<DevSession> => {
+    const who = await devSignIn(sys.gateway.url, email);
+    const socket: Socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: who.token }, reconnection: false, forceNew: true });
+    try {
+      const ready = new Promise((resolve) => socket.once('ready', resolve));
+      socket.emit('createSession', { id: who.userId, clerkUserId: who.userId, isExplicitRequest: true });
+      await simulatorScan(sys.gateway.url, who.token);
+      await ready;
+    } finally {
+      socket.close();
+    }
+    return who;
+  };
+
+  beforeAll(async () => {
+    sys = await startSystem({
+      shards: 1,
+      services: ['jobs', 'sessions'],
+      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: NOT_ON_WHATSAPP, SIM_DELIVERED_DELAY_MS: '100', SIM_READ_DELAY_MS: '200' },
+      serviceEnv: { jobs: { SEND_DELAY_MS: String(SEND_DELAY_MS), OPT_OUTS_ACK_WAIT_MS: '1000' } },
+    });
+    [ann, bob, cat] = await Promise.all([linked('ann@etag.test'), devSignIn(sys.gateway.url, 'bob@etag.test'), linked('cat@etag.test')]);
+  }, 180_000);
+
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('a stable job: 200 with an ETag, then 304 with no body on it; other and bad validators are a 200; other users a 404', async () => {
+    const jobId = await start(ann, { phoneNumbers: ['91230001'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const first = await get(ann, jobId);
+    expect(first.status).toBe(200);
+    expect(first.etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
+    expect(first.cacheControl).toBe('private, no-cache');
+    expect(jobOf(first)).toMatchObject({ jobId, status: 'scheduled', progress: { total: 1, sent: 0, failed: 0 } });
+    const etag = first.etag!;
+
+    for (const validator of [etag, etag.slice(2), `W/"AAAAAAAAAAAAAAAAAAAAAA", ${etag}`, '*']) {
+      const again = await get(ann, jobId, validator);
+      expect({ validator, status: again.status, text: again.text, etag: again.etag }).toEqual({ validator, status: 304, text: '', etag });
+      expect(again.cacheControl).toBe('private, no-cache');
+      expect(again.contentType).toBeUndefined();
+    }
+
+    // Absent, foreign, malformed and oversized validators: the whole answer, never an error.
+    const huge = `${etag}, ${'x'.repeat(8000)}`;
+    for (const validator of ['W/"AAAAAAAAAAAAAAAAAAAAAA"', 'W/"1f-Zm9vYmFy"', 'garbage', `"${'a'.repeat(22)}`, `${etag} ${etag}`, huge, Array.from({ length: 60 }, () => etag).join(', ')]) {
+      const full = await get(ann, jobId, validator);
+      expect({ validator: validator.slice(0, 40), status: full.status, etag: full.etag }).toEqual({ validator: validator.slice(0, 40), status: 200, etag });
+      expect(full.text).toBe(first.text);
+    }
+
+    // Another user's job is not found, whatever they claim to have: the very answer of a job that does
+    // not exist, so neither a 304 nor anything else tells them it does.
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const nowhere = await get(bob, missing);
+    expect(nowhere.status).toBe(404);
+    expect(JSON.parse(nowhere.text)).toMatchObject({ success: false, error: JOB_MESSAGES.jobNotFound });
+    for (const validator of [undefined, etag, '*']) {
+      for (const [id, answer] of [[jobId, await get(bob, jobId, validator)], [missing, await get(bob, missing, validator)]] as const) {
+        expect({ id, status: answer.status, etag: answer.etag, text: answer.text }).toEqual({ id, status: 404, etag: nowhere.etag, text: nowhere.text });
+      }
+    }
+
+    // Paused, it is another answer; resumed to what it was, the same answer and so the same ETag.
+    expect((await api(sys.gateway.url, ann.token).post(`/pause-job/${jobId}`)).status).toBe(200);
+    const paused = await get(ann, jobId, etag);
+    expect(paused.status).toBe(200);
+    expect(paused.etag).not.toBe(etag);
+    expect(jobOf(paused)).toMatchObject({ status: 'paused', pausedReason: 'user' });
+    expect((await api(sys.gateway.url, ann.token).post(`/resume-job/${jobId}`)).status).toBe(200);
+    expect((await get(ann, jobId, paused.etag)).status).toBe(200);
+    expect((await get(ann, jobId, etag)).status).toBe(304);
+
+    // Cancelled: a new ETag and the new answer, then 304 on that one.
+    expect((await api(sys.gateway.url, ann.token).post(`/cancel-job/${jobId}`)).status).toBe(200);
+    const cancelled = await get(ann, jobId, etag);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.etag).not.toBe(etag);
+    expect(jobOf(cancelled)).toMatchObject({ status: 'cancelled', finishedAt: expect.any(String) });
+    expect((await get(ann, jobId, cancelled.etag)).status).toBe(304);
+  });
+
+  it('a running job: every send, failure and skip is a new ETag; a 304 only while the answer is the one the client has', async () => {
+    const sent = '91230011';
+    const stopping = '91230013';
+    // Cat's account, not Ann's: Ann's lane sleeps until her scheduled job's start, and a new start does not wake it (LaneRepository.activate).
+    const jobId = await start(cat, { phoneNumbers: [sent, NOT_ON_WHATSAPP, stopping] });
+    const first = await get(cat, jobId);
+    expect(first.status).toBe(200);
+    // Before its turn, the third recipient opts out: the job skips it.
+    await simulatorInbound(sys.gateway.url, cat.token, stopping, 'STOP');
+
+    // Poll like the web app: each time with the ETag of the copy it has. After every 304 a plain GET
+    // checks the copy is really current: the same ETag must be the same answer.
+    let copy = first;
+    const etags = new Set([first.etag]);
+    let notModified = 0;
+    const deadline = Date.now() + 60_000;
+    while (jobOf(copy).status !== 'completed') {
+      if (Date.now() > deadline) throw new Error(`the job did not complete: ${copy.text}`);
+      await sleep(100);
+      const answer = await get(cat, jobId, copy.etag);
+      if (answer.status === 304) {
+        notModified++;
+        expect(answer.etag).toBe(copy.etag);
+        const plain = await get(cat, jobId);
+        if (plain.etag === copy.etag) expect(plain.text).toBe(copy.text);
+        continue;
+      }
+      expect(answer.status).toBe(200);
+      expect(answer.etag).not.toBe(copy.etag);
+      expect(answer.text).not.toBe(copy.text);
+      etags.add(answer.etag);
+      copy = answer;
+    }
+
+    const done = jobOf(copy);
+    expect(done.progress).toEqual({ total: 3, sent: 1, failed: 1, skipped: 1 });
+    expect(done.results.successList.map((s) => s.originalNumber)).toEqual([sent]);
+    expect(done.results.failedList.map((f) => f.phoneNumber)).toEqual([NOT_ON_WHATSAPP]);
+    expect(done.results.skippedList).toEqual([expect.objectContaining({ phoneNumber: stopping, reason: 'opted_out' })]);
+    // Queued or running, the send, the failure, the skip and the end each showed as a new ETag.
+    expect(etags.size).toBeGreaterThanOrEqual(4);
+    expect(notModified).toBeGreaterThan(0);
+    // The first copy is long stale.
+    const stale = await get(cat, jobId, first.etag);
+    expect(stale.status).toBe(200);
+    expect(stale.etag).toBe(copy.etag);
+
+    // Receipts and replies are the report's (job-results), not the status answer's: they change neither the body nor the ETag.
+    await waitFor(async () => {
+      const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
+      return page.body.results?.find((r: { phoneNumber: string; readAt: string | null }) => r.phoneNumber === sent && r.readAt) ?? undefined;
+    }, 20_000, 100, 'the read receipt');
+    await simulatorInbound(sys.gateway.url, cat.token, sent, 'Thanks!');
+    await waitFor(async () => {
+      const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
+      return page.body.results?.find((r: { phoneNumber: string; repliedAt: string | null }) => r.phoneNumber === sent && r.repliedAt) ?? undefined;
+    }, 20_000, 100, 'the reply');
+    expect((await get(cat, jobId, copy.etag)).status).toBe(304);
+    expect((await get(cat, jobId)).text).toBe(copy.text);
+  }, 120_000);
+});
