@@ -127,46 +127,62 @@ export { sleep, waitFor };
 
 /**
  * Where the work of a stretch of messages went: Postgres commits, statements and CPU, and each
- * service's CPU, per message. `start()` before, `report(messages)` after.
+ * service's CPU, per message. `start()` before, `report(label, messages)` after; `report` prints the
+ * figures and returns them (per message: commits, statements, postgresMs, cpuMs by process name).
+ * Options: `database` counts the commits and statements of another database on the same server (the
+ * system's by default); `processes` adds processes to the CPU list ([{ name, pid }]); `top` is how
+ * many of the most frequent statements are listed. `postmaster` is the Postgres server's pid (for
+ * proc-lib's postgresCpu).
  */
-export async function meter(bench) {
+export async function meter(bench, { database, processes: extra = [], top = 40 } = {}) {
   const db = new pg.Client({ connectionString: bench.sys.postgres.url });
   await db.connect();
   await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+  const datname = database ?? (await db.query('SELECT current_database() AS d')).rows[0].d;
+  const dbid = (await db.query('SELECT oid FROM pg_database WHERE datname = $1', [datname])).rows[0].oid;
   const backend = (await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
   const postmaster = cpuSeconds(backend).ppid;
   const processes = () => [
     ...bench.sys.services.map((h) => ({ name: h.label ?? h.name, pid: h.process.pid })),
     { name: 'gateway', pid: bench.sys.gateway.process.pid },
+    ...extra,
   ];
   const counters = async () => {
-    const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
-    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%'")).rows[0].n);
+    const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [datname])).rows[0].xact_commit);
+    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%'", [dbid])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     return { commits, statements, postgres: postgresCpu(postmaster), cpu, at: performance.now() };
   };
   let before;
   return {
+    postmaster,
     async start() {
       await db.query('SELECT pg_stat_statements_reset()');
       before = await counters();
     },
-    /** Prints the figures per message for `messages` messages since `start()`. */
+    /** Prints the figures per message for `messages` messages since `start()`, and returns them. */
     async report(label, messages) {
       const after = await counters();
       const per = (x) => x / messages;
-      const ms = (s) => (per(s) * 1000).toFixed(2);
+      const figures = {
+        commits: per(after.commits - before.commits),
+        statements: per(after.statements - before.statements),
+        postgresMs: per(after.postgres - before.postgres) * 1000,
+        cpuMs: Object.fromEntries(Object.keys(after.cpu).map((name) => [name, per(after.cpu[name] - (before.cpu[name] ?? 0)) * 1000])),
+      };
       console.log(
-        `${label}: ${per(after.commits - before.commits).toFixed(2)} Postgres commits and ${per(after.statements - before.statements).toFixed(1)} statements per message; ` +
-          `CPU per message: postgres ${ms(after.postgres - before.postgres)} ms, ` +
-          Object.keys(after.cpu)
-            .map((name) => `${name} ${ms(after.cpu[name] - (before.cpu[name] ?? 0))} ms`)
+        `${label}: ${figures.commits.toFixed(2)} Postgres commits and ${figures.statements.toFixed(1)} statements per message; ` +
+          `CPU per message: postgres ${figures.postgresMs.toFixed(2)} ms, ` +
+          Object.entries(figures.cpuMs)
+            .map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`)
             .join(', '),
       );
-      const top = await db.query(
-        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT 40",
+      const rows = await db.query(
+        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",
+        [dbid, top],
       );
-      for (const r of top.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
+      for (const r of rows.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
+      return figures;
     },
     stop: () => db.end(),
   };

@@ -1,0 +1,198 @@
+#!/usr/bin/env node
+// Our send pipeline against a pg-boss batch worker, in one run on the same Postgres server and NATS.
+//   A. ours: N accounts × M messages at SEND_DELAY_MS=0 through gateway → jobs → sessions (simulated
+//      engine) → events, as jobs-throughput runs it; messages/s from the start calls to the last
+//      sent event, and per message (jobs-lib's `meter`): Postgres commits and statements of the
+//      system's database, Postgres CPU (the whole server), CPU of each service, nats-server and this
+//      process.
+//   B. pg-boss: the same number of jobs, enqueued beforehand with `insert` (not timed), in a database
+//      of its own on the same server; workers fetch batches and each job does one NATS request/reply
+//      to a responder in this process (replies at once, as a session does after a send), then the
+//      batch is completed by pg-boss. Jobs/s from `work()` to the last job completed in the database,
+//      and per job the same figures (commits and statements of pg-boss's database).
+// Then a table of both and the throughput ratio ours / pg-boss. The system's services stay up (idle)
+// during B, as Postgres's figures are for the whole server; their idle Postgres CPU is printed.
+// pg-boss is installed only for this benchmark, into scripts/bench/.scratch/pgboss (ignored by git),
+// the first time it runs (npm registry). It needs Node ≥ 22.12: the script runs itself under Node 24.
+// Build first (services/jobs, services/sessions, services/gateway).
+//   flock /tmp/bench.lock node scripts/bench/pgboss-compare.mjs [accounts=200] [perAccount=50]
+//   PGBOSS_BATCH=20 PGBOSS_WORKERS=4 (workers = pg-boss localConcurrency; a batch's round trips run
+//   concurrently, so up to WORKERS × BATCH requests are in flight; PGBOSS_SERIAL=1 runs them one after
+//   another, so WORKERS are in flight)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import pg from 'pg';
+import { connectNats } from '@bns/service-kit';
+import { useNode24 } from '../runtime.mjs';
+import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor } from './jobs-lib.mjs';
+import { postgresCpu } from './proc-lib.mjs';
+
+await useNode24();
+
+const ACCOUNTS = Number(process.argv[2] ?? 200);
+const PER_ACCOUNT = Number(process.argv[3] ?? 50);
+const TOTAL = ACCOUNTS * PER_ACCOUNT;
+const BATCH = Number(process.env.PGBOSS_BATCH ?? 20);
+const WORKERS = Number(process.env.PGBOSS_WORKERS ?? 4);
+const SERIAL = process.env.PGBOSS_SERIAL === '1';
+const WORKER_SETUP = `${WORKERS} workers × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
+const PGBOSS_MAJOR = 12;
+const PGBOSS_DB = 'pgboss_bench';
+const SUBJECT = 'bench.pgboss.send';
+const SCRATCH = join(dirname(fileURLToPath(import.meta.url)), '.scratch', 'pgboss');
+
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** pg-boss from the scratch folder, installed there (pinned major) when missing. */
+async function loadPgBoss() {
+  const manifest = join(SCRATCH, 'node_modules', 'pg-boss', 'package.json');
+  const installed = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined;
+  if (installed?.split('.')[0] !== String(PGBOSS_MAJOR)) {
+    mkdirSync(SCRATCH, { recursive: true });
+    if (!existsSync(join(SCRATCH, 'package.json'))) {
+      writeFileSync(join(SCRATCH, 'package.json'), `${JSON.stringify({ name: 'bench-pgboss-scratch', private: true, description: 'pg-boss for scripts/bench/pgboss-compare.mjs only' }, null, 2)}\n`);
+    }
+    console.log(`installing pg-boss@${PGBOSS_MAJOR} into ${SCRATCH}`);
+    const npm = spawnSync('npm', ['install', '--prefix', SCRATCH, '--no-audit', '--no-fund', `pg-boss@${PGBOSS_MAJOR}`], { stdio: 'inherit' });
+    if (npm.status !== 0) throw new Error(`npm install pg-boss@${PGBOSS_MAJOR} failed`);
+  }
+  const entry = createRequire(join(SCRATCH, 'package.json')).resolve('pg-boss');
+  const { PgBoss } = await import(pathToFileURL(entry).href);
+  return { PgBoss, version: JSON.parse(readFileSync(manifest, 'utf8')).version };
+}
+
+/** Phase A: our pipeline, as jobs-throughput's "many accounts" part. */
+async function ours(bench, extraProcesses) {
+  const results = countResults(bench.nc);
+  const metered = await meter(bench, { processes: extraProcesses, top: 15 });
+  try {
+    const users = await linkedUsers(bench, ACCOUNTS, 'pgboss-compare');
+    await startJob(users[0], { message: 'warm-up', phoneNumbers: numbers(50, 50_000_000) });
+    await waitFor(() => results.total >= 50, 60_000, 50, 'warm-up');
+    await sleep(1000);
+
+    await metered.start();
+    const before = results.total;
+    const t0 = performance.now();
+    await Promise.all(users.map((u, i) => startJob(u, { message: `account ${i}`, phoneNumbers: numbers(PER_ACCOUNT, 70_000_000) })));
+    await waitFor(() => results.total - before >= TOTAL, 900_000, 20, 'all jobs');
+    const seconds = (performance.now() - t0) / 1000;
+    const rate = TOTAL / seconds;
+    // The last outbox rows and receipts settle, then the figures are read.
+    await sleep(1500);
+    const figures = await metered.report(`ours, ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
+    console.log(`ours: ${rate.toFixed(0)} messages/s over ${seconds.toFixed(1)} s (start calls → last sent event on NATS; ${startRetried()} starts shed with 503/429 and tried again)`);
+    return { rate, ...figures, postmaster: metered.postmaster };
+  } finally {
+    await metered.stop();
+    results.stop();
+  }
+}
+
+/** Postgres CPU ms per second over `ms` while nothing is sent (the idle system's background). */
+async function idlePostgres(postmaster, ms = 3000) {
+  const before = postgresCpu(postmaster);
+  await sleep(ms);
+  return ((postgresCpu(postmaster) - before) * 1000) / (ms / 1000);
+}
+
+/** Phase B: a pg-boss batch worker doing one NATS round trip per job. */
+async function pgBoss(bench, PgBoss, extraProcesses) {
+  const admin = new pg.Client({ connectionString: bench.sys.postgres.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${PGBOSS_DB}`);
+  await admin.end();
+  const url = new URL(bench.sys.postgres.url);
+  url.pathname = `/${PGBOSS_DB}`;
+
+  // The far side of the round trip (a session in our pipeline): replies at once.
+  const responder = await connectNats(bench.sys.nats.url, 'bench-pgboss-responder');
+  const reply = JSON.stringify({ ok: true });
+  responder.subscribe(SUBJECT, { callback: (err, msg) => err || msg.respond(reply) });
+  const requester = await connectNats(bench.sys.nats.url, 'bench-pgboss-worker');
+
+  // No cron here; supervision/maintenance stay on (pg-boss's defaults), as in production.
+  const boss = new PgBoss({ connectionString: url.href, schedule: false });
+  boss.on('error', (err) => console.error(`pg-boss: ${err.message}`));
+  await boss.start();
+  const check = new pg.Client({ connectionString: url.href });
+  await check.connect();
+  const metered = await meter(bench, { database: PGBOSS_DB, processes: extraProcesses, top: 15 });
+  let handled = 0;
+  const roundTrip = (job) => requester.request(SUBJECT, JSON.stringify(job.data), { timeout: 30_000 });
+  const handler = async (jobs) => {
+    if (SERIAL) for (const job of jobs) await roundTrip(job);
+    else await Promise.all(jobs.map(roundTrip));
+    handled += jobs.length;
+  };
+  const workOptions = { batchSize: BATCH, localConcurrency: WORKERS, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 };
+  const enqueue = async (queue, n) => {
+    await boss.createQueue(queue);
+    for (let i = 0; i < n; i += 1000) {
+      const chunk = numbers(Math.min(1000, n - i), 70_000_000 + i);
+      await boss.insert(queue, chunk.map((to, j) => ({ data: { to, text: `account ${(i + j) % ACCOUNTS}` } })));
+    }
+  };
+  const completed = async (queue) =>
+    Number((await check.query("SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [queue])).rows[0].n);
+  try {
+    await enqueue('warm-up', 500);
+    const warm = await boss.work('warm-up', workOptions, handler);
+    await waitFor(async () => (await completed('warm-up')) >= 500, 60_000, 50, 'pg-boss warm-up');
+    await boss.offWork('warm-up', { id: warm, wait: true });
+    await enqueue('bench', TOTAL);
+    handled = 0;
+    await sleep(1000);
+
+    await metered.start();
+    const t0 = performance.now();
+    await boss.work('bench', workOptions, handler);
+    await waitFor(() => handled >= TOTAL, 900_000, 10, 'pg-boss jobs handled');
+    await waitFor(async () => (await completed('bench')) >= TOTAL, 60_000, 10, 'pg-boss jobs completed');
+    const seconds = (performance.now() - t0) / 1000;
+    const rate = TOTAL / seconds;
+    const figures = await metered.report(`pg-boss, ${WORKER_SETUP}`, TOTAL);
+    console.log(`pg-boss: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database)`);
+    return { rate, ...figures };
+  } finally {
+    await metered.stop();
+    await check.end();
+    await boss.stop({ graceful: true, timeout: 10_000 });
+    await requester.drain();
+    await responder.drain();
+  }
+}
+
+const { PgBoss, version } = await loadPgBoss();
+console.log(`${cpus().length} cores, load average ${load()}; Node ${process.versions.node}; pg-boss ${version}`);
+const bench = await startBench({ SEND_DELAY_MS: '0', SEND_JITTER_MS: '0' });
+try {
+  const extraProcesses = [
+    { name: 'nats-server', pid: bench.sys.nats.process.pid },
+    { name: 'bench', pid: process.pid },
+  ];
+  const a = await ours(bench, extraProcesses);
+  const idle = await idlePostgres(a.postmaster);
+  console.log(`idle system (no sends): Postgres ${idle.toFixed(1)} ms CPU per second (counted in both phases' Postgres CPU)`);
+  const b = await pgBoss(bench, PgBoss, extraProcesses);
+
+  const SERVICES = Object.keys(a.cpuMs).filter((name) => name !== 'nats-server' && name !== 'bench');
+  const row = (label, x, y, digits) => console.log(`${label.padEnd(34)}${x.toFixed(digits).padStart(14)}${y.toFixed(digits).padStart(16)}`);
+  console.log(`\ndelay 0, ${TOTAL} messages (${ACCOUNTS} accounts × ${PER_ACCOUNT}); pg-boss ${version}, ${WORKER_SETUP}; load average ${load()}`);
+  console.log(`${''.padEnd(34)}${'ours'.padStart(14)}${'pg-boss'.padStart(16)}`);
+  row('messages/s', a.rate, b.rate, 0);
+  row('Postgres commits / message', a.commits, b.commits, 2);
+  row('Postgres statements / message', a.statements, b.statements, 1);
+  row('Postgres CPU ms / message', a.postgresMs, b.postgresMs, 2);
+  row('nats-server CPU ms / message', a.cpuMs['nats-server'], b.cpuMs['nats-server'], 2);
+  // Ours: the services doing the work; pg-boss: this process (pg-boss, the worker and the responder).
+  row('app CPU ms / message', SERVICES.reduce((sum, name) => sum + a.cpuMs[name], 0), b.cpuMs.bench, 2);
+  console.log(`throughput ours / pg-boss: ${(a.rate / b.rate).toFixed(2)}×`);
+  console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process: pg-boss, its worker and the NATS responder)`);
+} finally {
+  await bench.stop();
+}
