@@ -41,6 +41,8 @@ export interface PlannedSend {
    * up to JOBS_SEND_LEAD_MS before it, so the caller waits until then and sends on the slot itself.
    */
   dueAt: number;
+  /** When the step that took it held the lane (`performance.now()`): a stop of the job heard after this came after the take. */
+  takenAt: number;
   /** Failed tries so far (temporary failures only). */
   attempts: number;
   /** Found `sending`: a worker died while sending it; the key tells sessions to answer, not resend. */
@@ -190,6 +192,7 @@ export class LaneQueue {
       kind: 'send',
       send: {
         dueAt: lockedAt + dueInMs,
+        takenAt: lockedAt,
         userId,
         jobId: job.id,
         seq: recipient.seq,
@@ -343,10 +346,16 @@ export class LaneQueue {
       case 'unlinked':
         notBeforeMs = await this.pauseUnlinked(em, journal, send);
         break;
+      case 'withheld':
+        // Nothing went out and nothing changed for the job: the stop that withheld it said so already.
+        await this.recipients.release(em, send.jobId, send.seq);
+        break;
     }
     const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
-    const job = counted ?? (await this.jobs.get(em, send.jobId))!;
-    journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+    if (outcome.kind !== 'withheld') {
+      const job = counted ?? (await this.jobs.get(em, send.jobId))!;
+      journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+    }
     const published = await journal.commit();
     return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };
   }

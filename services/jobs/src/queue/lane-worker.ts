@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { isRpcDisconnected, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { EventKey, JobStatus } from '@bns/contracts';
+import { isRpcDisconnected, NATS_CONNECTION, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
@@ -27,6 +29,11 @@ const ORPHAN_CHECK_EVERY = 40;
 const MAX_RECONNECT_WAITS = 3;
 /** A step that failed on the database is tried again after this. */
 const STEP_RETRY_MS = 1000;
+/** Progress events say when a job stops; a send prepared ahead of its slot is withheld for these. */
+const PROGRESS: EventKey = 'events.job.progress';
+const STOPPED: ReadonlySet<JobStatus> = new Set<JobStatus>(['cancelled', 'paused', 'failed']);
+/** A stop is remembered this long: far more than any lead (at most 2 s). */
+const STOP_MEMORY_MS = 30_000;
 
 /**
  * Sends for the accounts (lanes) this replica holds: one message at a time per account, each at the
@@ -43,15 +50,25 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private pollTimer?: NodeJS.Timeout;
   private heartbeatTimer?: NodeJS.Timeout;
   private polls = 0;
+  /** Jobs lately stopped (cancelled, paused, failed), by id: when this process heard it (`performance.now()`) and the event's time. */
+  private readonly stops = new Map<string, { heard: number; at: number }>();
+  private progress?: Subscription;
 
   constructor(
     private readonly queue: LaneQueue,
     private readonly rpc: RpcClient,
     private readonly outbox: OutboxPublisher,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
+    // Whichever replica stopped a job, every replica hears it: a send prepared for it is withheld.
+    this.progress = this.nc.subscribe(PROGRESS, {
+      callback: (err, msg) => {
+        if (!err) this.heard(msg);
+      },
+    });
     await this.queue.heartbeat(this.id);
     this.heartbeatTimer = setInterval(() => void this.beat(), this.env.JOBS_HEARTBEAT_MS);
     this.schedulePoll(0);
@@ -62,6 +79,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.stopping = true;
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeatTimer);
+    this.progress?.unsubscribe();
     for (const lane of this.lanes.values()) clearTimeout(lane.timer);
     // A send in flight finishes and is recorded, so the next holder does not have to ask again.
     await Promise.race([Promise.allSettled([...this.steps]), new Promise((r) => setTimeout(r, this.env.RPC_TIMEOUT_MS + 2000))]);
@@ -75,7 +93,39 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     for (const claimed of await this.queue.claim(this.id, 1, 0, userId)) this.adopt(claimed.userId, claimed.dueInMs);
   }
 
+  /**
+   * A job's progress event: a stop is remembered for a while; a later one with any other status (a
+   * resume) forgets it, but not an earlier one arriving late (a send recorded just before the stop).
+   */
+  private heard(msg: Msg): void {
+    let event: { jobId?: unknown; status?: unknown; at?: unknown };
+    try {
+      event = msg.json();
+    } catch {
+      return;
+    }
+    if (typeof event?.jobId !== 'string') return;
+    const at = typeof event.at === 'string' ? Date.parse(event.at) : NaN;
+    if (STOPPED.has(event.status as JobStatus)) {
+      this.stops.set(event.jobId, { heard: performance.now(), at: Number.isNaN(at) ? Date.now() : at });
+    } else if (!(at < (this.stops.get(event.jobId)?.at ?? -Infinity))) {
+      this.stops.delete(event.jobId);
+    }
+  }
+
+  /**
+   * The user stopped the job after this send was taken: a stop before the take would have kept the
+   * take from choosing the job (both lock its row), so an older stop, or one already undone, never
+   * withholds a send. A stop heard only after the send left is the usual send in flight.
+   */
+  private stoppedSince(send: PlannedSend): boolean {
+    const stop = this.stops.get(send.jobId);
+    return stop !== undefined && stop.heard > send.takenAt;
+  }
+
   private async beat(): Promise<void> {
+    const forget = performance.now() - STOP_MEMORY_MS;
+    for (const [jobId, stop] of this.stops) if (stop.heard < forget) this.stops.delete(jobId);
     try {
       await this.queue.heartbeat(this.id);
     } catch (err) {
@@ -165,8 +215,13 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         // Taken ahead of its slot: it leaves on the slot itself, not before.
         lanePlanned(lane, next.send.dueAt - performance.now());
         await untilDue(next.send.dueAt);
-        laneSending(lane);
-        const outcome = await this.send(next.send);
+        let outcome: SendOutcome;
+        if (this.stoppedSince(next.send)) {
+          outcome = { kind: 'withheld' };
+        } else {
+          laneSending(lane);
+          outcome = await this.send(next.send);
+        }
         // A lane due again within JOBS_SEND_LEAD_MS takes its next step in the same transaction.
         const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping });
         this.outbox.publish(done.published);

@@ -9,7 +9,9 @@ import { AppError } from '@bns/service-kit';
  * - `busy`: the same key is being sent right now (a send of a dead worker still in flight): asked
  *   again soon, without using a retry, since the first send decides the result;
  * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault;
- * - `rate_limited`: WhatsApp pushed back (rate-overlimit): the account backs off, the recipient waits.
+ * - `rate_limited`: WhatsApp pushed back (rate-overlimit): the account backs off, the recipient waits;
+ * - `withheld`: never asked: the user cancelled or paused the job after its send was prepared ahead of
+ *   its slot (JOBS_SEND_LEAD_MS), so the recipient goes back to waiting.
  * A transient failure the engine itself reported (`engine`) says something about the account: several
  * in a row are taken as pushback too.
  */
@@ -18,7 +20,8 @@ export type SendOutcome =
   | { kind: 'transient'; error: string; engine?: boolean }
   // `code`: the sessions error code of a permanent failure (NOT_ON_WHATSAPP is remembered, issue 13)
   | { kind: 'permanent'; error: string; code?: string }
-  | { kind: 'busy' | 'unlinked' | 'rate_limited'; error: string };
+  | { kind: 'busy' | 'unlinked' | 'rate_limited'; error: string }
+  | { kind: 'withheld' };
 
 export function outcomeOfReply(reply: SessionSendReply): SendOutcome {
   const at = new Date(reply.at);
