@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager, type ObjectLiteral } from 'typeorm';
+import { createHash } from 'node:crypto';
+import { DataSource, QueryFailedError, type EntityManager, type ObjectLiteral } from 'typeorm';
 
 /**
  * The one way every service runs a unit of work in a transaction and reads typed rows from raw SQL.
@@ -30,19 +31,49 @@ export function inTransaction<T>(dataSource: DataSource, work: (em: EntityManage
   return dataSource.transaction(work);
 }
 
+/** The part of pg's client `rows` uses: a named statement is parsed once per connection, then only bound and run. */
+interface PreparingClient {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: ObjectLiteral[] }>;
+}
+
 /**
- * One raw statement → its rows, typed by the caller (also for UPDATE/DELETE … RETURNING, whose plain
- * `query()` result TypeORM wraps as `[rows, count]`). Runs on the transaction of `em` when it has one.
+ * Distinct statement texts run as named prepared statements, at most this many per process (each is
+ * kept by every pooled connection that ran it); any more run unnamed, parsed and planned each time.
+ */
+const PREPARED_MAX = 500;
+const prepared = new Map<string, string>();
+
+/** The name of `text`'s prepared statement (the same on every connection), or undefined past PREPARED_MAX. */
+function preparedName(text: string): string | undefined {
+  let name = prepared.get(text);
+  if (name === undefined && prepared.size < PREPARED_MAX) {
+    name = `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    prepared.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * One raw statement → its rows, typed by the caller (also for UPDATE/DELETE … RETURNING). Runs on the
+ * transaction of `em` when it has one. The hot paths run the same few statements over and over, so
+ * each runs as a named prepared statement: Postgres parses it once per connection and may keep its
+ * plan, instead of parsing and planning it on every call (most of a short statement's cost). Errors
+ * are TypeORM's QueryFailedError, as for every other statement.
  */
 export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[]): Promise<T[]> {
-  if (em.queryRunner && !em.queryRunner.isReleased) {
-    return (await em.queryRunner.query(text, params, true)).records as T[];
-  }
-  const runner = em.connection.createQueryRunner();
+  const held = em.queryRunner && !em.queryRunner.isReleased ? em.queryRunner : undefined;
+  const runner = held ?? em.connection.createQueryRunner();
   try {
-    return (await runner.query(text, params, true)).records as T[];
+    const name = preparedName(text);
+    if (name === undefined) return (await runner.query(text, params, true)).records as T[];
+    const client = (await runner.connect()) as PreparingClient;
+    try {
+      return (await client.query({ name, text, values: params ?? [] })).rows as T[];
+    } catch (err) {
+      throw new QueryFailedError(text, params ?? [], err as Error);
+    }
   } finally {
-    await runner.release();
+    if (!held) await runner.release();
   }
 }
 
