@@ -41,14 +41,14 @@ export class SendsRepository {
 
   /** A new claim; false when the key already has a row (another send holds or decided it). */
   async claim(userId: string, key: string, kind: SendKind, to: string, text: string): Promise<boolean> {
-    const inserted = await this.repo()
-      .createQueryBuilder()
-      .insert()
-      .values({ userId, idempotencyKey: key, kind, status: 'sending', toNumber: to, text })
-      .orIgnore()
-      .returning(['user_id'])
-      .execute();
-    return inserted.raw.length > 0;
+    // Raw (a prepared statement, like markSent): one of the two ledger statements of every send.
+    const inserted = await rows(
+      this.tx.manager,
+      `INSERT INTO sends (user_id, idempotency_key, kind, status, to_number, text) VALUES ($1, $2, $3, 'sending', $4, $5)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [userId, key, kind, to, text],
+    );
+    return inserted.length > 0;
   }
 
   /** Takes over a claim left by a process that died mid-send; false when it is not (or no longer) stale. */
@@ -65,7 +65,7 @@ export class SendsRepository {
   }
 
   async markSent(userId: string, key: string, messageId: string, at: Date): Promise<void> {
-    await this.repo().update({ userId, idempotencyKey: key }, { status: 'sent', messageId, sentAt: at });
+    await rows(this.tx.manager, `UPDATE sends SET status = 'sent', message_id = $3, sent_at = $4 WHERE user_id = $1 AND idempotency_key = $2`, [userId, key, messageId, at]);
   }
 
   /** The engine may have sent it: the key keeps its row for good and is never sent again. */
