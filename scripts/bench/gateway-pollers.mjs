@@ -14,6 +14,12 @@
 // lines say how many answers were 304 and what each side's CPU per request was.
 // The client is undici's Pool.request (one connection per user in flight, like a browser's keep-alive
 // connection), cheaper than fetch, so the machine's two cores go to the servers; both sides get the same client.
+// The bare Nest app does no NATS round trip, so it measures Nest/Express alone, not what a gateway
+// must do per poll: the gateway's figure there also pays for the jobs service, NATS and Postgres on the
+// same two cores. A second yardstick, bare Nest + NATS, is the same kind of app whose route makes the
+// same request to jobs (service-kit's RpcClient, `jobs.status` for an unknown job, a 404 out of Nest's
+// own exception handling) and nothing else (no auth, rate limit, shedding, headers, logging): the
+// gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
 // inspector), prints where its time goes, by package and by function, and writes the profile to
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools).
@@ -30,18 +36,36 @@ import { profileProcess } from './profile-lib.mjs';
 
 const BARE_PORT = process.env.BENCH_BARE_NEST_PORT;
 if (BARE_PORT) {
-  await serveBareNest(Number(BARE_PORT));
+  await serveBareNest(Number(BARE_PORT), process.env.BENCH_BARE_NATS_URL);
 } else {
   await main();
 }
 
-/** The yardstick: Nest's defaults (Express adapter, body parsers), one GET route answering a small JSON. */
-async function serveBareNest(port) {
-  const { Controller, Get, Module, Param } = await import('@nestjs/common');
+/**
+ * The yardstick: Nest's defaults (Express adapter, body parsers), one GET route answering a small JSON.
+ * With `natsUrl`, the route asks the jobs service for the job instead (one `jobs.status` request through
+ * service-kit's RpcClient, as the gateway does) and answers its reply, an error as Nest's own 404/503.
+ */
+async function serveBareNest(port, natsUrl) {
+  const { Controller, Get, HttpException, Module, Param } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
+  let status = (jobId) => ({ success: true, job: { id: jobId, status: 'running', progress: { total: 10, sent: 3, failed: 0 } } });
+  if (natsUrl) {
+    const { connect } = await import('@nats-io/transport-node');
+    const { RpcClient } = await import('@bns/service-kit');
+    const rpc = new RpcClient(await connect({ servers: natsUrl, noAsyncTraces: true }), { shards: 1, timeoutMs: 5000 });
+    status = async (jobId) => {
+      try {
+        const { job } = await rpc.call('jobs.status', { userId: 'user_bare_nest', jobId });
+        return { success: true, job };
+      } catch (err) {
+        throw new HttpException({ success: false, error: err.message, code: err.code }, err.kind === 'not_found' ? 404 : 503);
+      }
+    };
+  }
   class BareController {
     status(jobId) {
-      return { success: true, job: { id: jobId, status: 'running', progress: { total: 10, sent: 3, failed: 0 } } };
+      return status(jobId);
     }
   }
   Controller()(BareController);
@@ -98,14 +122,16 @@ async function main() {
   const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
   const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
 
-  const bareProc = await (async () => {
+  /** A bare Nest app in a child process (see serveBareNest); with `natsUrl`, its route asks jobs. */
+  const startBare = async (label, natsUrl) => {
     const port = await freePort();
-    const proc = ManagedProcess.spawn('bare nest', process.execPath, ['--enable-source-maps', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, BENCH_BARE_NEST_PORT: String(port) },
+    const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', fileURLToPath(import.meta.url)], {
+      env: { ...process.env, BENCH_BARE_NEST_PORT: String(port), ...(natsUrl ? { BENCH_BARE_NATS_URL: natsUrl } : {}) },
     });
-    await waitFor(async () => proc.lines.includes('listening') || (proc.running ? false : Promise.reject(new Error(proc.tail()))), 30_000, 50, 'the bare Nest app');
+    await waitFor(async () => proc.lines.includes('listening') || (proc.running ? false : Promise.reject(new Error(proc.tail()))), 30_000, 50, `the ${label} app`);
     return { proc, url: `http://127.0.0.1:${port}` };
-  })();
+  };
+  const bareProc = await startBare('bare nest');
 
   const sys = await startSystem({
     services: ['jobs', 'sessions', 'templates'],
@@ -120,6 +146,10 @@ async function main() {
       },
     },
   });
+  const bareNatsProc = await startBare('bare nest+nats', sys.nats.url).catch(async (err) => {
+    await Promise.all([sys.stop(), bareProc.proc.stop()]);
+    throw err;
+  });
   const pgPids = postgresPids(new URL(sys.postgres.url).port);
   const procs = [
     ...sys.services.map((s) => ({ label: s.label, pids: [s.process.pid] })),
@@ -127,6 +157,7 @@ async function main() {
     { label: 'nats', pids: [sys.nats.process.pid] },
     { label: 'bench client', pids: [process.pid] },
     { label: 'bare nest', pids: [bareProc.proc.pid] },
+    { label: 'bare nest+nats', pids: [bareNatsProc.proc.pid] },
   ];
   const ticksOf = (p) => p.pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
   const pools = new Map();
@@ -143,7 +174,7 @@ async function main() {
     const wallS = (performance.now() - t0) / 1000;
     const used = procs.map((p, i) => ({ label: p.label, cpuS: (ticksOf(p) - before[i]) / TICK_S }));
     const serverCpu = used.find((u) => u.label === server).cpuS;
-    const jobsCpu = server === 'gateway' ? used.find((u) => u.label === 'jobs').cpuS : undefined;
+    const jobsCpu = server === 'bare nest' ? undefined : used.find((u) => u.label === 'jobs').cpuS;
     const times = result.times.sort((a, b) => a - b);
     const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
     console.log(
@@ -284,6 +315,14 @@ async function main() {
       : undefined;
     const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
     await stopProfile?.();
+    // The same NATS request to jobs from a bare Nest route, on the same data right after: what is left
+    // of the gap is the gateway's own work.
+    await closedLoop(bareNatsProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
+    const bareNats = await measure(
+      `bare Nest + NATS (one jobs.status request, unknown job), ${SATURATION_CLIENTS} clients back to back`,
+      'bare nest+nats',
+      closedLoop(bareNatsProc.url, tokens, SATURATION_CLIENTS, SATURATION_S),
+    );
 
     // Revalidating: each user polls its own job with the ETag of its last 200, as a browser does.
     const jobIds = await seedJobs(sessions.map((s) => s.userId));
@@ -311,9 +350,13 @@ async function main() {
       `gateway revalidating / bare Nest: ${(revalidating.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
         `${(revalidating.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request`,
     );
+    console.log(
+      `gateway / bare Nest + NATS: ${(gateway.reqPerS / bareNats.reqPerS).toFixed(2)}× the requests per second, ` +
+        `${(gateway.cpuMsPerRequest / bareNats.cpuMsPerRequest).toFixed(1)}× the CPU per request; load average ${load()}`,
+    );
   } finally {
     await Promise.all([...pools.values()].map((p) => p.destroy()));
-    await Promise.all([sys.stop(), bareProc.proc.stop()]);
+    await Promise.all([sys.stop(), bareProc.proc.stop(), bareNatsProc.proc.stop()]);
   }
   process.exit(0);
 }

@@ -47,6 +47,11 @@ await runService({
     app.get(Logger).log(describeAuthSource(authSource(env)), 'Auth');
     // Order matters: cheap refusals first, the body only after the caller is known.
     app.disable('x-powered-by');
+    // No ETag hashed from every JSON body (each 404 and 429 a poller gets, too): API answers are
+    // no-store, so no client ever revalidates them; job-status sets the jobs service's own ETag; the web
+    // app's files keep theirs (express.static has its own setting) and its index.html fallback is
+    // revalidated on Last-Modified.
+    app.set('etag', false);
     app.set('trust proxy', trustProxySetting(env.TRUST_PROXY));
     app.use(securityHeaders({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined }));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });

@@ -73,6 +73,8 @@ describe('gateway hardening', () => {
       expect(headers.get('x-powered-by')).toBeNull();
     }
     expect(json.headers.get('cache-control')).toBe('no-store');
+    // No-store answers get no ETag hashed from their body (job-status sets the jobs service's own).
+    expect(json.headers.get('etag')).toBeNull();
   });
 
   it('answers an unchanged job-status with 304 on its ETag', async () => {

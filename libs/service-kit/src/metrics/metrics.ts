@@ -33,14 +33,28 @@ export function gauge<L extends string>(config: GaugeConfiguration<L>): Gauge<L>
 /** Latency buckets for requests between services and HTTP calls (seconds). */
 export const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-const rpcClientRequests = () =>
-  counter({ name: 'bns_rpc_client_requests_total', help: 'NATS requests this process made, by subject and outcome (ok or the error kind)', labelNames: ['subject', 'outcome'] });
-const rpcClientDuration = () =>
-  histogram({ name: 'bns_rpc_client_duration_seconds', help: 'Time from a NATS request to its reply, by subject and outcome', labelNames: ['subject', 'outcome'], buckets: LATENCY_BUCKETS });
-const rpcServerRequests = () =>
-  counter({ name: 'bns_rpc_server_requests_total', help: 'NATS requests this process answered, by subject and outcome (ok or the error kind)', labelNames: ['subject', 'outcome'] });
-const rpcServerDuration = () =>
-  histogram({ name: 'bns_rpc_server_duration_seconds', help: 'Time to answer a NATS request, by subject and outcome', labelNames: ['subject', 'outcome'], buckets: LATENCY_BUCKETS });
+const RPC_CLIENT_REQUESTS: CounterConfiguration<'subject' | 'outcome'> = {
+  name: 'bns_rpc_client_requests_total',
+  help: 'NATS requests this process made, by subject and outcome (ok or the error kind)',
+  labelNames: ['subject', 'outcome'],
+};
+const RPC_CLIENT_DURATION: HistogramConfiguration<'subject' | 'outcome'> = {
+  name: 'bns_rpc_client_duration_seconds',
+  help: 'Time from a NATS request to its reply, by subject and outcome',
+  labelNames: ['subject', 'outcome'],
+  buckets: LATENCY_BUCKETS,
+};
+const RPC_SERVER_REQUESTS: CounterConfiguration<'subject' | 'outcome'> = {
+  name: 'bns_rpc_server_requests_total',
+  help: 'NATS requests this process answered, by subject and outcome (ok or the error kind)',
+  labelNames: ['subject', 'outcome'],
+};
+const RPC_SERVER_DURATION: HistogramConfiguration<'subject' | 'outcome'> = {
+  name: 'bns_rpc_server_duration_seconds',
+  help: 'Time to answer a NATS request, by subject and outcome',
+  labelNames: ['subject', 'outcome'],
+  buckets: LATENCY_BUCKETS,
+};
 
 /** `ok`, or the kind of the error (`unavailable`, `not_found`, …): a small, fixed set. */
 export function outcomeOf(err: unknown): string {
@@ -53,20 +67,20 @@ export function outcomeOf(err: unknown): string {
  * A counter and a histogram child per label set, looked up once: prom-client otherwise hashes the
  * label object (sorting its keys) on every inc and observe. Label sets are bounded (see above), and
  * so is this map. The children are bound to the metric objects of the moment, which a test process
- * may replace (see `counter`): a replaced pair starts a new map.
+ * may replace (see `counter`): a replaced pair starts a new map. Checking that takes two lookups by
+ * name, with nothing built per call.
  */
-function childCache<L extends string>(count: () => Counter<L>, time: () => Histogram<L>) {
+function childCache<L extends string>(countConfig: CounterConfiguration<L>, timeConfig: HistogramConfiguration<L>) {
   let metrics: [Counter<L>, Histogram<L>] | undefined;
   let children = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
   return (key: string, labels: Record<L, string>) => {
-    const [c, h] = [count(), time()];
-    if (!metrics || metrics[0] !== c || metrics[1] !== h) {
-      metrics = [c, h];
+    if (!metrics || metricsRegistry.getSingleMetric(countConfig.name) !== metrics[0] || metricsRegistry.getSingleMetric(timeConfig.name) !== metrics[1]) {
+      metrics = [counter(countConfig), histogram(timeConfig)];
       children = new Map();
     }
     let child = children.get(key);
     if (!child) {
-      const [counted, timed] = [c.labels(labels), h.labels(labels)];
+      const [counted, timed] = [metrics[0].labels(labels), metrics[1].labels(labels)];
       child = { inc: () => counted.inc(), observe: (seconds) => timed.observe(seconds) };
       children.set(key, child);
     }
@@ -74,8 +88,8 @@ function childCache<L extends string>(count: () => Counter<L>, time: () => Histo
   };
 }
 
-const rpcClientChild = childCache(rpcClientRequests, rpcClientDuration);
-const rpcServerChild = childCache(rpcServerRequests, rpcServerDuration);
+const rpcClientChild = childCache(RPC_CLIENT_REQUESTS, RPC_CLIENT_DURATION);
+const rpcServerChild = childCache(RPC_SERVER_REQUESTS, RPC_SERVER_DURATION);
 
 export function recordRpcClient(subject: string, outcome: string, seconds: number): void {
   const child = rpcClientChild(`${subject} ${outcome}`, { subject, outcome });
@@ -89,11 +103,10 @@ export function recordRpcServer(subject: string, outcome: string, seconds: numbe
   child.observe(seconds);
 }
 
-const httpRequests = () =>
-  counter({ name: 'bns_http_requests_total', help: 'HTTP requests answered, by method, route template and status (429 = rate limited)', labelNames: ['method', 'route', 'status'] });
-const httpDuration = () =>
-  histogram({ name: 'bns_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS });
-const httpChild = childCache(httpRequests, httpDuration);
+const httpChild = childCache<'method' | 'route' | 'status'>(
+  { name: 'bns_http_requests_total', help: 'HTTP requests answered, by method, route template and status (429 = rate limited)', labelNames: ['method', 'route', 'status'] },
+  { name: 'bns_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS },
+);
 const httpRateLimited = () => counter({ name: 'bns_http_rate_limited_total', help: 'HTTP requests refused with 429 by the per-user rate limit, by route template', labelNames: ['route'] });
 
 /**

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   CommonErrorCode,
@@ -16,7 +15,7 @@ import {
 } from '@bns/contracts';
 import { AppError } from '../errors/app-error.js';
 import { outcomeOf, recordRpcClient } from '../metrics/metrics.js';
-import { SpanKind, traceHeaders, withSpan } from '../telemetry/telemetry.js';
+import { SpanKind, traceHeaders, tracingEnabled, withSpan } from '../telemetry/telemetry.js';
 
 interface NestReplyPacket {
   id?: string;
@@ -94,6 +93,7 @@ export class RpcClient implements RpcTransport {
   private readonly pending = new Map<string, Pending>();
   private outgoing: Outgoing[] = [];
   private nextToken = 0;
+  private nextId = 0;
   private up = true;
   private reconnectedAt = 0;
   private reconnected = signal();
@@ -151,45 +151,69 @@ export class RpcClient implements RpcTransport {
     return typedRequest(this, key, payload, options);
   }
 
-  async request(key: RequestKey, payload: unknown, options: RpcOptions = {}): Promise<unknown> {
-    const shard = isSharded(key) ? (options.shard ?? this.shardFromPayload(key, payload)) : undefined;
-    const subject = subjectOf(key, shard);
-    return withSpan(`rpc ${subject}`, SpanKind.CLIENT, async (span) => {
+  request(key: RequestKey, payload: unknown, options: RpcOptions = {}): Promise<unknown> {
+    let subject: string;
+    try {
+      subject = subjectOf(key, isSharded(key) ? (options.shard ?? this.shardFromPayload(key, payload)) : undefined);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+    // Without an exporter a span is a no-op that still costs each request a context and a closure.
+    if (!tracingEnabled()) return this.exchange(subject, payload, options, undefined);
+    return withSpan(`rpc ${subject}`, SpanKind.CLIENT, (span) => {
       span.setAttribute('messaging.destination.name', subject);
-      const hdrs = traceHeaders();
-      const timeout = options.timeoutMs ?? this.options.timeoutMs;
-      const body = JSON.stringify({ pattern: subject, data: payload, id: randomUUID() });
-      const started = performance.now();
-      const done = (outcome: string) => recordRpcClient(subject, outcome, (performance.now() - started) / 1000);
-      let raw;
-      for (;;) {
-        try {
-          raw = await this.send(subject, body, timeout, hdrs);
-          break;
-        } catch (err) {
-          if (err instanceof AppError) {
-            done(outcomeOf(err));
-            throw err;
-          }
-          // Right after a reconnect the responders may not have re-subscribed yet: that is the
-          // reconnect still settling, not a missing service. Try again shortly, within the grace.
-          if (isNoResponders(err) && Date.now() - this.reconnectedAt < RECONNECT_GRACE_MS) {
-            await new Promise((r) => setTimeout(r, NO_RESPONDERS_RETRY_MS));
-            continue;
-          }
-          const error = AppError.unavailable(undefined, { subject, cause: (err as Error).message });
-          done(err instanceof NoReply && err.reason === 'timeout' ? 'timeout' : outcomeOf(error));
-          throw error;
+      return this.exchange(subject, payload, options, traceHeaders());
+    });
+  }
+
+  /** The request and its reply, timed and counted; failures as AppError. */
+  private async exchange(subject: string, payload: unknown, options: RpcOptions, hdrs: MsgHdrs | undefined): Promise<unknown> {
+    const timeout = options.timeoutMs ?? this.options.timeoutMs;
+    // Nest's wire format needs an id to take a message for a request; it only echoes it back (replies
+    // are matched by their subject), so a counter does: no random UUID per request.
+    const body = JSON.stringify({ pattern: subject, data: payload, id: (this.nextId = (this.nextId + 1) % Number.MAX_SAFE_INTEGER).toString(36) });
+    const started = performance.now();
+    const done = (outcome: string) => recordRpcClient(subject, outcome, (performance.now() - started) / 1000);
+    let raw;
+    for (;;) {
+      try {
+        raw = await this.send(subject, body, timeout, hdrs);
+        break;
+      } catch (err) {
+        if (err instanceof AppError) {
+          done(outcomeOf(err));
+          throw err;
         }
-      }
-      const packet = raw.json<NestReplyPacket>();
-      if (packet.err !== undefined && packet.err !== null) {
-        const error = AppError.fromUnknown(packet.err);
-        done(outcomeOf(error));
+        // Right after a reconnect the responders may not have re-subscribed yet: that is the
+        // reconnect still settling, not a missing service. Try again shortly, within the grace.
+        if (isNoResponders(err) && Date.now() - this.reconnectedAt < RECONNECT_GRACE_MS) {
+          await new Promise((r) => setTimeout(r, NO_RESPONDERS_RETRY_MS));
+          continue;
+        }
+        const error = AppError.unavailable(undefined, { subject, cause: (err as Error).message });
+        done(err instanceof NoReply && err.reason === 'timeout' ? 'timeout' : outcomeOf(error));
         throw error;
       }
-      done('ok');
-      return packet.response;
+    }
+    const packet = raw.json<NestReplyPacket>();
+    if (packet.err !== undefined && packet.err !== null) {
+      const error = AppError.fromUnknown(packet.err);
+      done(outcomeOf(error));
+      throw error;
+    }
+    done('ok');
+    return packet.response;
+  }
+
+  /**
+   * A request in another protocol than Nest's (a JetStream publish, say), on the same shared inbox
+   * and in the same socket write as the other requests of this turn: the reply message as it came.
+   * Failures are AppErrors: RPC_DISCONNECTED, or unavailable when nobody listens or answers in time.
+   * Not counted in bns_rpc_client_*: such a subject can name a user (a KV key), and labels never do.
+   */
+  requestMessage(subject: string, body: string, options: { headers?: MsgHdrs; timeoutMs?: number } = {}): Promise<Msg> {
+    return this.send(subject, body, options.timeoutMs ?? this.options.timeoutMs, options.headers).catch((err: unknown) => {
+      throw err instanceof AppError ? err : AppError.unavailable(undefined, { subject, cause: (err as Error).message });
     });
   }
 

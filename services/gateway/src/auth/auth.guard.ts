@@ -21,9 +21,12 @@ export class AuthGuard implements CanActivate {
     @Inject(AuthFailures) private readonly failures: AuthFailures,
   ) {}
 
+  /** @Public() per controller class and handler, read once (metadata is fixed once the app is up). */
+  private readonly publicRoutes = new WeakMap<object, WeakMap<object, boolean>>();
+
   canActivate(ctx: ExecutionContext): boolean {
     if (ctx.getType() !== 'http') return true;
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [ctx.getHandler(), ctx.getClass()])) return true;
+    if (this.isPublic(ctx)) return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     const user = req.user;
     if (!user) {
@@ -38,6 +41,19 @@ export class AuthGuard implements CanActivate {
     }
     assertActsAsSelf(req, user);
     return true;
+  }
+
+  private isPublic(ctx: ExecutionContext): boolean {
+    const handler = ctx.getHandler();
+    const controller = ctx.getClass();
+    let byHandler = this.publicRoutes.get(controller);
+    if (!byHandler) this.publicRoutes.set(controller, (byHandler = new WeakMap()));
+    let isPublic = byHandler.get(handler);
+    if (isPublic === undefined) {
+      isPublic = this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, [handler, controller]) === true;
+      byHandler.set(handler, isPublic);
+    }
+    return isPublic;
   }
 }
 

@@ -2,7 +2,7 @@ import { Module, type DynamicModule, type Provider } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { GatewayEnv } from '../config/env.js';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { NATS_CONNECTION } from '@bns/service-kit';
+import { NATS_CONNECTION, RpcClient } from '@bns/service-kit';
 import { BodySizeGuard } from '../http/body-size.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
@@ -79,8 +79,8 @@ export class AuthModule {
         ...providers,
         {
           provide: SharedRateLimiter,
-          useFactory: (nc: NatsConnection) => SharedRateLimiter.open(nc, env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, env.RATE_LIMIT_LEASE),
-          inject: [NATS_CONNECTION],
+          useFactory: (nc: NatsConnection, rpc: RpcClient) => SharedRateLimiter.open(nc, rpc, env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, env.RATE_LIMIT_LEASE),
+          inject: [NATS_CONNECTION, RpcClient],
         },
         { provide: AuthFailures, useValue: new AuthFailures(env.AUTH_FAIL_BURST, env.AUTH_FAIL_PER_MINUTE) },
         // Guards run in this order: who you are, then how fast you may go, then whether the body fits.

@@ -26,13 +26,20 @@ export function authenticateThenParse(options: {
 }): RequestHandler {
   const parseDefault = json({ limit: options.bodyLimit, verify: options.verify });
   const parseByRoute = new Map(Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [path, json({ limit, verify: options.verify })]));
-  const parseSignedIn: RequestHandler = (req, res, next) => (parseByRoute.get(req.path) ?? parseDefault)(req, res, next);
+  // A request without a body (every GET poll) has nothing to parse: the parser would only find that out.
+  const parseSignedIn: RequestHandler = (req, res, next) => (hasBody(req) ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next) : next());
   const parseAnonymous = json({ limit: options.preAuthBodyLimit, verify: options.verify });
   return (req: Request, res: Response, next: NextFunction) => {
     const authed = req as AuthedRequest;
     const anonymous = () => (PRE_AUTH_BODY_PATHS.has(req.path) ? parseAnonymous(req, res, next) : next());
     const token = bearerToken(req.headers.authorization);
     if (!token) return anonymous();
+    // A token verified before goes on in this turn: a poller's request needs no promise here.
+    const known = options.verifier.cached(token);
+    if (known) {
+      authed.user = known;
+      return parseSignedIn(req, res, next);
+    }
     // A valid token always gets through, so failed sign-ins from a shared address (an office NAT, a
     // proxy) cannot lock its signed-in users out; only failures from a blocked address are refused.
     options.verifier.verify(token).then(
@@ -50,4 +57,9 @@ export function authenticateThenParse(options: {
       },
     );
   };
+}
+
+/** Whether the request carries a body (body-parser's own test: a length or a transfer encoding). */
+export function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
 }

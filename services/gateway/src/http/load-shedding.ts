@@ -3,6 +3,8 @@ import { CommonErrorCode, MESSAGES } from '@bns/contracts';
 
 const SAMPLE_MS = 50;
 const EXEMPT = new Set(['/healthz', '/readyz']);
+const OVERLOADED = JSON.stringify({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
+const OVERLOADED_BYTES = String(Buffer.byteLength(OVERLOADED));
 
 /**
  * Load shedding: past SHED_MAX_IN_FLIGHT requests in progress, or when the event loop lags more than
@@ -39,21 +41,24 @@ export class LoadShedder {
     if (EXEMPT.has(req.path)) return next();
     if (this.inFlight >= this.maxInFlight || this.lagMs > this.maxLagMs) {
       this.shed++;
+      // Written as it is (no Express send: no body hashing, no header parsing) — an overloaded
+      // replica should spend the least on a refusal.
+      res.statusCode = 503;
       res.setHeader('Retry-After', '1');
       res.setHeader('Cache-Control', 'no-store');
-      res.status(503).json({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
+      res.setHeader('Content-Type', 'application/json; charset=utf-8');
+      res.setHeader('Content-Length', OVERLOADED_BYTES);
+      res.end(OVERLOADED);
       return;
     }
     this.inFlight++;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      this.inFlight--;
-    };
-    res.once('finish', finish);
-    res.once('close', finish);
+    // 'close' comes once per response, after it was sent or when the client went away first.
+    res.once('close', this.finish);
     next();
+  };
+
+  private readonly finish = (): void => {
+    this.inFlight--;
   };
 
   stop(): void {

@@ -2,7 +2,7 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 import type { AuthedRequest } from '../auth/auth.types.js';
-import { SharedRateLimiter } from './shared-rate-limiter.js';
+import { SharedRateLimiter, type Verdict } from './shared-rate-limiter.js';
 
 const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -14,17 +14,22 @@ const UNLIMITED = new Set(['/healthz', '/readyz', '/metrics']);
 export class RateLimitGuard implements CanActivate {
   constructor(@Inject(SharedRateLimiter) private readonly limiter: SharedRateLimiter) {}
 
-  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+  canActivate(ctx: ExecutionContext): boolean | Promise<boolean> {
     if (ctx.getType() !== 'http') return true;
     const req = ctx.switchToHttp().getRequest<AuthedRequest>();
     if (UNLIMITED.has(req.path)) return true;
     const key = req.user ? `user-${req.user.userId}` : `ip-${req.ip}`;
-    const verdict = await this.limiter.take(key);
-    if (!verdict.allowed) {
-      throw new AppError(ErrorKind.RateLimited, CommonErrorCode.RateLimited, MESSAGES.rateLimited, {
-        details: { retryAfterSeconds: verdict.retryAfterSeconds },
-      });
-    }
-    return true;
+    // A request this replica leased earlier from the shared budget is decided in this turn.
+    if (this.limiter.spendLeased(key)) return true;
+    return this.limiter.take(key).then(admit);
   }
+}
+
+function admit(verdict: Verdict): true {
+  if (!verdict.allowed) {
+    throw new AppError(ErrorKind.RateLimited, CommonErrorCode.RateLimited, MESSAGES.rateLimited, {
+      details: { retryAfterSeconds: verdict.retryAfterSeconds },
+    });
+  }
+  return true;
 }

@@ -1,16 +1,30 @@
 import { createHash } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import type { RpcClient } from '@bns/service-kit';
 import { RateLimiter } from './rate-limiter.js';
 
 export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+const ALLOWED: Verdict = Object.freeze({ allowed: true });
 
 /** The NATS KV bucket every gateway replica shares for per-user rate limits. */
 export const RATE_LIMIT_BUCKET = 'gateway_rate_limits';
 const MAX_ATTEMPTS = 4;
 /** Unused leased requests are forgotten after this long (they only ever make the limit stricter). */
 const LEASE_MS = 5000;
+/** How long a write waits for JetStream's answer: the KV client's own default. */
+const KV_WRITE_TIMEOUT_MS = 5000;
+
+/**
+ * Where the shared values live: `read` answers a key's value and revision (undefined when it has
+ * none), `write` stores a value only while the key's revision is still `last` (0: the key has none)
+ * and answers the new revision; it throws when the revision moved on.
+ */
+export interface LimitStore {
+  read(key: string): Promise<{ value: string | undefined; revision: number } | undefined>;
+  write(key: string, value: string, last: number): Promise<number>;
+}
 
 /**
  * Per-user limit shared by every gateway replica, kept in NATS KV (JetStream, which we already run).
@@ -27,17 +41,21 @@ const LEASE_MS = 5000;
  *
  * When NATS KV cannot answer (a broker restart), the replica falls back to its own in-memory bucket:
  * a request is never refused or failed because the limiter's store is away.
+ *
+ * Writes are JetStream publishes made through the RpcClient (see `kvStore`), so they leave in the
+ * same socket write as the other requests of their turn: through nats.js each was a write of its own.
  */
 export class SharedRateLimiter {
   private readonly intervalMs: number;
   private readonly toleranceMs: number;
   private readonly known = new Map<string, { tat: number; revision: number }>();
+  /** By the caller's own key (no KV-safe form needed: they never leave this replica). */
   private readonly leases = new Map<string, { left: number; until: number }>();
   private readonly fallback: RateLimiter;
   private readonly sweeper: NodeJS.Timeout;
 
-  private constructor(
-    private readonly kv: KV | undefined,
+  constructor(
+    private readonly store: LimitStore | undefined,
     perSecond: number,
     burst: number,
     private readonly lease: number,
@@ -50,7 +68,7 @@ export class SharedRateLimiter {
     this.sweeper.unref();
   }
 
-  static async open(nc: NatsConnection, perSecond: number, burst: number, lease = 1): Promise<SharedRateLimiter> {
+  static async open(nc: NatsConnection, rpc: RpcClient, perSecond: number, burst: number, lease = 1): Promise<SharedRateLimiter> {
     // A key idle for longer than a full refill carries no information; the bucket forgets it.
     const ttl = Math.max(60_000, Math.ceil((burst / perSecond) * 1000) * 2);
     const kvm = new Kvm(nc);
@@ -61,17 +79,25 @@ export class SharedRateLimiter {
       // Another replica made it with other settings: use it as it is.
       kv = await kvm.open(RATE_LIMIT_BUCKET);
     }
-    return new SharedRateLimiter(kv, perSecond, burst, Math.max(1, Math.min(lease, burst)));
+    return new SharedRateLimiter(kvStore(kv, rpc, RATE_LIMIT_BUCKET), perSecond, burst, Math.max(1, Math.min(lease, burst)));
+  }
+
+  /**
+   * Spends one request of a lease this replica holds for `rawKey`, if any: true when it did. Most of a
+   * steady caller's requests are answered so, in the same turn (no promise).
+   */
+  spendLeased(rawKey: string): boolean {
+    if (!this.store) return false;
+    const held = this.leases.get(rawKey);
+    if (!held || held.left <= 0 || held.until <= this.now()) return false;
+    held.left--;
+    return true;
   }
 
   async take(rawKey: string): Promise<Verdict> {
-    if (!this.kv) return this.fallback.take(rawKey);
+    if (!this.store) return this.fallback.take(rawKey);
+    if (this.spendLeased(rawKey)) return ALLOWED;
     const key = kvKey(rawKey);
-    const held = this.leases.get(key);
-    if (held && held.left > 0 && held.until > this.now()) {
-      held.left--;
-      return { allowed: true };
-    }
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         let last = this.known.get(key);
@@ -88,11 +114,11 @@ export class SharedRateLimiter {
         const next = start + take * this.intervalMs;
         try {
           const value = String(next);
-          const revision = last ? await this.kv.update(key, value, last.revision) : await this.kv.create(key, value);
+          const revision = await this.store.write(key, value, last?.revision ?? 0);
           this.known.set(key, { tat: next, revision });
-          if (take > 1) this.leases.set(key, { left: take - 1, until: t + LEASE_MS });
-          else this.leases.delete(key);
-          return { allowed: true };
+          if (take > 1) this.leases.set(rawKey, { left: take - 1, until: t + LEASE_MS });
+          else this.leases.delete(rawKey);
+          return ALLOWED;
         } catch {
           this.known.delete(key); // someone else wrote it first: read and try again
         }
@@ -104,9 +130,9 @@ export class SharedRateLimiter {
   }
 
   private async read(key: string): Promise<{ tat: number; revision: number } | undefined> {
-    const entry = await this.kv!.get(key);
-    if (!entry || entry.operation !== 'PUT') return undefined;
-    const found = { tat: Number(entry.string()) || 0, revision: entry.revision };
+    const entry = await this.store!.read(key);
+    if (!entry) return undefined;
+    const found = { tat: Number(entry.value) || 0, revision: entry.revision };
     this.known.set(key, found);
     return found;
   }
@@ -122,4 +148,34 @@ export class SharedRateLimiter {
 /** KV keys allow only [-/_=.a-zA-Z0-9]: user ids pass as they are, anything else is hashed. */
 function kvKey(key: string): string {
   return /^[-_=a-zA-Z0-9]{1,200}$/.test(key) ? key : `h_${createHash('sha256').update(key).digest('base64url')}`;
+}
+
+/** JetStream's answer to a publish: the stored message's sequence (a KV key's new revision), or why not. */
+interface PubAck {
+  seq?: number;
+  error?: { code?: number; err_code?: number; description?: string };
+}
+
+/**
+ * A NATS KV bucket as a LimitStore. Reads go through the KV client; a write is what the KV client's
+ * `update` sends (a publish on `$KV.<bucket>.<key>` with Nats-Expected-Last-Subject-Sequence), made
+ * through the RpcClient, whose requests of one turn leave in one socket write.
+ */
+export function kvStore(kv: KV, rpc: RpcClient, bucket: string): LimitStore {
+  return {
+    async read(key) {
+      const entry = await kv.get(key);
+      if (!entry) return undefined;
+      // A deleted or purged key keeps a marker: its revision is the one a write must name.
+      return { value: entry.operation === 'PUT' ? entry.string() : undefined, revision: entry.revision };
+    },
+    async write(key, value, last) {
+      const hdrs = headers();
+      hdrs.set('Nats-Expected-Last-Subject-Sequence', String(last));
+      const ack = (await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: KV_WRITE_TIMEOUT_MS })).json<PubAck>();
+      // A refusal carries `seq: 0` next to its error: the error decides.
+      if (ack.error || typeof ack.seq !== 'number' || ack.seq < 1) throw new Error(`KV write refused: ${ack.error?.description ?? 'no ack'}`);
+      return ack.seq;
+    },
+  };
 }

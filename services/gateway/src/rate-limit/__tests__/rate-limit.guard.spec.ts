@@ -1,0 +1,95 @@
+import { describe, expect, it } from '@jest/globals';
+import type { ExecutionContext } from '@nestjs/common';
+import type { KV } from '@nats-io/kv';
+import type { Msg, MsgHdrs } from '@nats-io/transport-node';
+import type { RpcClient } from '@bns/service-kit';
+import { RateLimitGuard } from '../rate-limit.guard.js';
+import { kvStore, SharedRateLimiter, type LimitStore } from '../shared-rate-limiter.js';
+
+/** A store in memory with the compare-and-set the limiter relies on; `writes` counts round trips. */
+function memoryStore() {
+  const values = new Map<string, { value: string; revision: number }>();
+  let revision = 0;
+  const store = {
+    writes: 0,
+    async read(key: string) {
+      return values.get(key);
+    },
+    async write(key: string, value: string, last: number) {
+      store.writes++;
+      if ((values.get(key)?.revision ?? 0) !== last) throw new Error('wrong last sequence');
+      values.set(key, { value, revision: ++revision });
+      return revision;
+    },
+  };
+  return store;
+}
+
+const limiter = (store: LimitStore, perSecond: number, burst: number, lease: number, now: () => number) => new SharedRateLimiter(store, perSecond, burst, lease, now);
+
+const poll = (userId: string) =>
+  ({ getType: () => 'http', switchToHttp: () => ({ getRequest: () => ({ path: '/job-status/j1', user: { userId } }) }) }) as unknown as ExecutionContext;
+
+describe('RateLimitGuard', () => {
+  it('decides a request leased earlier in the same turn, and goes to the shared store for the next lease', async () => {
+    const kv = memoryStore();
+    const guard = new RateLimitGuard(limiter(kv, 10, 20, 3, () => 0));
+    const first = guard.canActivate(poll('user_a'));
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(true);
+    expect([guard.canActivate(poll('user_a')), guard.canActivate(poll('user_a'))]).toEqual([true, true]);
+    expect(kv.writes).toBe(1);
+    const fourth = guard.canActivate(poll('user_a'));
+    expect(fourth).toBeInstanceOf(Promise);
+    expect(await fourth).toBe(true);
+    expect(kv.writes).toBe(2);
+    // Leases are per user.
+    expect(guard.canActivate(poll('user_b'))).toBeInstanceOf(Promise);
+  });
+
+  it('refuses past the burst with 429 and the wait, leases or not', async () => {
+    let now = 0;
+    const guard = new RateLimitGuard(limiter(memoryStore(), 1, 2, 2, () => now));
+    expect(await guard.canActivate(poll('user_a'))).toBe(true);
+    expect(guard.canActivate(poll('user_a'))).toBe(true);
+    await expect(guard.canActivate(poll('user_a'))).rejects.toMatchObject({ code: 'RATE_LIMITED', extra: { details: { retryAfterSeconds: 1 } } });
+    now += 1000;
+    expect(await guard.canActivate(poll('user_a'))).toBe(true);
+  });
+
+  it('shares the budget between replicas: a write on a revision another replica moved on reads and tries again', async () => {
+    const store = memoryStore();
+    const [one, two] = [new RateLimitGuard(limiter(store, 1, 3, 1, () => 0)), new RateLimitGuard(limiter(store, 1, 3, 1, () => 0))];
+    expect(await one.canActivate(poll('user_a'))).toBe(true); // one knows revision 1
+    expect(await two.canActivate(poll('user_a'))).toBe(true); // two reads it, writes revision 2
+    expect(await one.canActivate(poll('user_a'))).toBe(true); // one's revision is stale: read, write 3
+    // two's revision is stale too: its write fails, the read shows the burst spent.
+    await expect(two.canActivate(poll('user_a'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+    expect(store.writes).toBe(5);
+  });
+});
+
+describe('kvStore', () => {
+  /** JetStream as the store sees it: `answer` is its reply to a publish. */
+  function store(answer: object) {
+    const sent: { subject: string; body: string; expected: string | undefined }[] = [];
+    const rpc = {
+      requestMessage: async (subject: string, body: string, options: { headers?: MsgHdrs }) => {
+        sent.push({ subject, body, expected: options.headers?.get('Nats-Expected-Last-Subject-Sequence') });
+        return { json: () => answer } as unknown as Msg;
+      },
+    };
+    return { sent, kv: kvStore({} as KV, rpc as unknown as RpcClient, 'limits') };
+  }
+
+  it('writes as the KV client does: a publish on the key naming the revision it replaces; the new one is the ack', async () => {
+    const { sent, kv } = store({ stream: 'KV_limits', seq: 7 });
+    expect(await kv.write('user-a', '1234', 6)).toBe(7);
+    expect(sent).toEqual([{ subject: '$KV.limits.user-a', body: '1234', expected: '6' }]);
+  });
+
+  it("takes JetStream's refusal for one, though it carries a seq of 0", async () => {
+    const { kv } = store({ error: { code: 400, err_code: 10071, description: 'wrong last sequence: 5' }, stream: 'KV_limits', seq: 0 });
+    await expect(kv.write('user-a', '1234', 4)).rejects.toThrow('wrong last sequence: 5');
+  });
+});
