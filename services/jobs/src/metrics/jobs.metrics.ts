@@ -22,7 +22,7 @@ const jobsFinished = counter({
 });
 const paceLag = histogram({
   name: 'bns_jobs_pace_lag_seconds',
-  help: 'Actual minus planned send time of each message (how late the pacing timer fired and the lane step began)',
+  help: 'Actual minus planned send time of each message: how late after its slot the lane sent it (the step itself is prepared ahead of the slot)',
   buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
 });
 
