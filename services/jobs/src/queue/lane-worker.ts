@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { EventKey, JobStatus } from '@bns/contracts';
@@ -19,7 +20,7 @@ interface Lane {
 /** Resolves at `dueAt` (a `performance.now()` time), never before (a timer may fire a little early on the loop's cached clock). */
 async function untilDue(dueAt: number): Promise<void> {
   for (let ms = dueAt - performance.now(); ms > 0; ms = dueAt - performance.now()) {
-    await new Promise((resolve) => setTimeout(resolve, Math.ceil(ms)));
+    await delay(Math.ceil(ms));
   }
 }
 

@@ -122,16 +122,10 @@ export class LaneRepository {
   /**
    * Something changed that may let the account send sooner (a resume, a new policy): the lane is active
    * again and, unless a worker holds it (then its own step reads the change), due now or at its paced
-   * slot if that is later (a resume right after a send keeps the gap).
+   * slot if that is later (a resume right after a send keeps the gap). That is `activate` for work due now.
    */
-  async wake(em: EntityManager, userId: string): Promise<void> {
-    await rows(
-      em,
-      `INSERT INTO lanes (user_id) VALUES ($1)
-       ON CONFLICT (user_id) DO UPDATE SET active = true, updated_at = now(),
-         next_send_at = CASE WHEN lanes.holder IS NULL THEN least(lanes.next_send_at, greatest(lanes.paced_at, now())) ELSE lanes.next_send_at END`,
-      [userId],
-    );
+  wake(em: EntityManager, userId: string): Promise<void> {
+    return this.activate(em, userId);
   }
 
   /** No more work: the lane rests and nobody holds it, until a start activates it again. */
