@@ -37,10 +37,31 @@ export type NewJob = Pick<
 
 const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
   resumes_at AS "resumesAt", started_at AS "startedAt"`;
+const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
 /** Statuses in which a job still holds work for its lane. */
 const OPEN = `('queued', 'scheduled', 'running', 'paused')`;
 /** Jobs the lane may send for now: not paused by the user, and scheduled ones once their time came. */
 const WORKABLE = `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now()))`;
+
+/**
+ * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
+ * order; a job the user paused steps aside, a scheduled one waits for its time. `userIdSql` is the
+ * user's id as the enclosing statement has it (a parameter, or a column for a LATERAL join).
+ */
+export function nextWorkableJobSql(userIdSql: string): string {
+  return `SELECT ${LANE_JOB} FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR UPDATE`;
+}
+
+/** The columns of `nextWorkableJobSql` read from its alias in an enclosing statement; read them with `laneJobOf`. */
+export function laneJobColumnsSql(alias: string): string {
+  return LANE_JOB_KEYS.map((k) => `${alias}."${k}" AS "job_${k}"`).join(', ');
+}
+
+/** The job `laneJobColumnsSql` read; undefined when there was none. */
+export function laneJobOf(found: Record<string, unknown>): LaneJob | undefined {
+  if (found.job_id == null) return undefined;
+  return Object.fromEntries(LANE_JOB_KEYS.map((k) => [k, found[`job_${k}`]])) as unknown as LaneJob;
+}
 
 /** The job's count of one more outcome (`$2`: it was sent), up to its WHERE; see `recordOutcome`. */
 function countOutcomeSql(column: 'sent' | 'failed'): string {
@@ -50,6 +71,24 @@ function countOutcomeSql(column: 'sent' | 'failed'): string {
               resumes_at = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,
               status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
               finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END`;
+}
+
+/**
+ * `recordOutcome` as two CTEs, `done` (the recipient) and `counted` (the job as counted, its
+ * `LANE_JOB` columns), with `recordOutcomeParams` as $1..$5 ($1..$4 for a failure), for a statement that does more in the
+ * same round trip (the lane's reschedule after a send).
+ */
+export function recordOutcomeCtes(kind: 'sent' | 'failed'): string {
+  const mark =
+    kind === 'sent'
+      ? `UPDATE job_recipients SET state = 'sent', done_at = $4, error = NULL, paced_ms = $5 WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`
+      : `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $4, done_at = now() WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`;
+  return `done AS (${mark}),
+    counted AS (${countOutcomeSql(kind)} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})`;
+}
+
+export function recordOutcomeParams(jobId: string, seq: number, outcome: { kind: 'sent'; at: Date; pacedMs: number } | { kind: 'failed'; error: string }): unknown[] {
+  return outcome.kind === 'sent' ? [jobId, true, seq, outcome.at, outcome.pacedMs] : [jobId, false, seq, outcome.error];
 }
 
 /** Every statement on `jobs.jobs`. */
@@ -86,18 +125,6 @@ export class JobsRepository {
 
   get(em: EntityManager, jobId: string): Promise<LaneJob | undefined> {
     return row<LaneJob>(em, `SELECT ${LANE_JOB} FROM jobs WHERE id = $1`, [jobId]);
-  }
-
-  /**
-   * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
-   * order; a job the user paused steps aside, a scheduled one waits for its time.
-   */
-  lockNextWorkable(em: EntityManager, userId: string): Promise<LaneJob | undefined> {
-    return row<LaneJob>(
-      em,
-      `SELECT ${LANE_JOB} FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-      [userId],
-    );
   }
 
   /** When the user's next scheduled job is due, if any. */
@@ -150,16 +177,7 @@ export class JobsRepository {
     seq: number,
     outcome: { kind: 'sent'; at: Date; pacedMs: number } | { kind: 'failed'; error: string },
   ): Promise<LaneJob | undefined> {
-    const mark =
-      outcome.kind === 'sent'
-        ? `UPDATE job_recipients SET state = 'sent', done_at = $4, error = NULL, paced_ms = $5 WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`
-        : `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $4, done_at = now() WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`;
-    return row<LaneJob>(
-      em,
-      `WITH done AS (${mark})
-       ${countOutcomeSql(outcome.kind)} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB}`,
-      outcome.kind === 'sent' ? [jobId, true, seq, outcome.at, outcome.pacedMs] : [jobId, false, seq, outcome.error],
-    );
+    return row<LaneJob>(em, `WITH ${recordOutcomeCtes(outcome.kind)} SELECT * FROM counted`, recordOutcomeParams(jobId, seq, outcome));
   }
 
   /**

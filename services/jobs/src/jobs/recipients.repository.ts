@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { row, rows } from '@bns/service-kit';
 import { sendableSql } from '../optouts/opt-outs.repository.js';
+import { bookLaneSql } from '../queue/lane.repository.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
 
 /** The next recipient to send to, with the text it receives. */
@@ -41,7 +42,9 @@ export class RecipientsRepository {
     jobId: string,
     jobMessage: string,
     sendableFor: { userId: string; notOnWhatsAppDays: number },
+    book?: { paceMs: number },
   ): Promise<OpenRecipient | undefined> {
+    // With `book`, the lane's next slot is booked in the same statement when a recipient was taken.
     return row<OpenRecipient>(
       em,
       `WITH pick AS (
@@ -49,12 +52,14 @@ export class RecipientsRepository {
           WHERE job_id = $1 AND state IN ('pending', 'sending')
             AND ${sendableSql('job_recipients.phone', 'job_recipients.state', '$3', '$4')}
           ORDER BY seq LIMIT 1
-       )
-       UPDATE job_recipients r SET state = 'sending', next_attempt_at = NULL FROM pick
-        WHERE r.job_id = $1 AND r.seq = pick.seq
-        RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state,
-                  EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = $1 AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"`,
-      [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays],
+       ), taken AS (
+         UPDATE job_recipients r SET state = 'sending', next_attempt_at = NULL FROM pick
+          WHERE r.job_id = $1 AND r.seq = pick.seq
+          RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state,
+                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = $1 AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"
+       ), booked AS (${bookLaneSql('$3', '$5::float8', '$5::float8 IS NOT NULL AND EXISTS (SELECT 1 FROM taken)')})
+       SELECT * FROM taken`,
+      [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays, book ? book.paceMs / 1000 : null],
     );
   }
 

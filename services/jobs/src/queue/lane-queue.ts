@@ -22,7 +22,7 @@ import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
 import { Policies } from '../jobs/policy.service.js';
 import { RecipientsRepository, type OpenRecipient } from '../jobs/recipients.repository.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
-import { LaneRepository, type LaneCounters, type LaneDue } from './lane.repository.js';
+import { LaneRepository, type LaneCounters, type LaneDue, type Rescheduled } from './lane.repository.js';
 import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import { countStepBatch } from '../metrics/jobs.metrics.js';
@@ -148,7 +148,7 @@ export class LaneQueue {
     if (lane.waitMs > this.leadMs) return { kind: 'wait', waitMs: lane.waitMs, published: [] };
     const dueInMs = Math.max(0, lane.waitMs);
 
-    const job = await this.jobs.lockNextWorkable(em, userId);
+    const job = lane.job;
     if (!job) {
       // A scheduled job: sleep until it is due. Otherwise rest; a start in flight activates the lane
       // first, so it waits for this lock and reactivates it.
@@ -180,14 +180,14 @@ export class LaneQueue {
       job.status = 'running';
       journal.progress(job.id, 'running', progressOf(job));
     }
-    const { recipient, skipped } = await this.take(em, journal, userId, job);
+    // The lane's next slot is booked a gap after this one by the take itself, when it takes someone.
+    const pace = paceMs(policy.delayMs, policy.jitterMs);
+    const { recipient, skipped } = await this.take(em, journal, userId, job, pace);
     if (!recipient) {
       await this.complete(em, journal, job);
       return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
     }
     if (skipped.length > 0) journal.progress(job.id, job.status, progressOf(job));
-    const pace = paceMs(policy.delayMs, policy.jitterMs);
-    await this.lanes.book(em, userId, pace);
     return {
       kind: 'send',
       send: {
@@ -224,8 +224,10 @@ export class LaneQueue {
     journal: JobJournal,
     userId: string,
     job: LaneJob,
+    paceMs: number,
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
-    const recipient = await this.recipients.takeFirstOpen(em, job.id, job.message, { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS });
+    const sendable = { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS };
+    const recipient = await this.recipients.takeFirstOpen(em, job.id, job.message, sendable, { paceMs });
     const skipped = !recipient || recipient.passedOver ? await this.skipSuppressed(em, journal, userId, job) : [];
     return { recipient, skipped };
   }
@@ -278,9 +280,10 @@ export class LaneQueue {
     const journal = this.journals.open(em, send.userId, batch);
     /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
     let notBeforeMs = 0;
-    let exactly: Date | undefined;
-    let floor: Date | undefined;
     let counters: Partial<LaneCounters> | undefined;
+    /** The lane as rescheduled, when the outcome's own statement did it (a send). */
+    let lane: Rescheduled | undefined;
+    let rescheduled = false;
     /** The job as the outcome's count left it (the usual path): no need to read it again. */
     let counted: LaneJob | undefined;
     switch (outcome.kind) {
@@ -292,19 +295,23 @@ export class LaneQueue {
           planned += send.policy.pauseMs;
           runCount = 0;
         }
-        // Not applied: another worker recorded it after taking over.
-        const job = await this.jobs.recordOutcome(em, send.jobId, send.seq, { kind: 'sent', at: outcome.at, pacedMs: planned });
+        // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
+        // Otherwise the gap that matters is between messages as they really left; a slow send pushes the next one.
+        const next = new Date(outcome.at.getTime() + planned);
+        const slot = outcome.duplicate ? { notBeforeMs: 0, exactly: next } : { notBeforeMs: 0, floor: next };
+        const sentCounters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
+        // Recorded and rescheduled in one statement; the slot and counters apply only if the outcome did
+        // (not when another worker recorded it after taking over).
+        const recorded = await this.lanes.recordAndReschedule(em, send, { kind: 'sent', at: outcome.at, pacedMs: planned }, workerId, slot, sentCounters);
+        lane = recorded.lane;
+        rescheduled = true;
+        const job = recorded.job;
         if (!job) break;
         counted = job;
-        counters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
         if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
         await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
         this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
         if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
-        // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
-        if (outcome.duplicate) exactly = new Date(outcome.at.getTime() + planned);
-        // The gap that matters is between messages as they really left; a slow send pushes the next one.
-        else floor = new Date(outcome.at.getTime() + planned);
         break;
       }
       case 'permanent':
@@ -351,7 +358,7 @@ export class LaneQueue {
         await this.recipients.release(em, send.jobId, send.seq);
         break;
     }
-    const lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs, exactly, floor }, counters);
+    if (!rescheduled) lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs }, counters);
     if (outcome.kind !== 'withheld') {
       const job = counted ?? (await this.jobs.get(em, send.jobId))!;
       journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);

@@ -3,6 +3,7 @@ import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { row, rows } from '@bns/service-kit';
 import type { SendingPolicy } from '@bns/contracts';
 import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
+import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordOutcomeCtes, recordOutcomeParams, type LaneJob } from '../jobs/jobs.repository.js';
 import { LaneEntity } from './lane.entity.js';
 
 /** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
@@ -22,6 +23,66 @@ export interface LaneDue {
 }
 
 const secs = (ms: number) => ms / 1000;
+
+/** Where a send's outcome puts the lane's next slot (see `LaneRepository.reschedule`). */
+export interface LaneSlot {
+  notBeforeMs: number;
+  exactly?: Date;
+  floor?: Date;
+}
+export interface Rescheduled {
+  nextSendAt: Date;
+  waitMs: number;
+}
+
+/**
+ * `reschedule`'s UPDATE with its parameters from `$first` (see `rescheduleParams`); the slot's
+ * `exactly`/`floor` and the counters apply only where `appliedSql` holds.
+ */
+function rescheduleSql(first: number, appliedSql: string): string {
+  const p = (i: number) => `$${first + i}`;
+  const when = (i: number, type = '') => (appliedSql === 'true' ? `${p(i)}${type}` : `CASE WHEN ${appliedSql} THEN ${p(i)}${type} END`);
+  return `UPDATE lanes SET updated_at = now(),
+            (next_send_at, paced_at) = (
+              SELECT slot, slot FROM (
+                SELECT CASE WHEN ${when(3, '::timestamptz')} IS NOT NULL THEN least(next_send_at, greatest(now(), ${p(3)}::timestamptz))
+                            ELSE greatest(next_send_at, now() + make_interval(secs => ${p(2)}), coalesce(${when(4, '::timestamptz')}, '-infinity')) END AS slot) s),
+            day_key = CASE WHEN ${when(5, '::boolean')} THEN ${p(6)} ELSE day_key END,
+            day_count = coalesce(${when(7, '::integer')}, day_count),
+            run_count = coalesce(${when(8, '::integer')}, run_count),
+            warm_up_from = CASE WHEN ${when(5, '::boolean')} THEN ${p(9)} ELSE warm_up_from END,
+            engine_failures = coalesce(${when(10, '::integer')}, engine_failures)
+      WHERE user_id = ${p(0)} AND holder = ${p(1)}
+    RETURNING next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
+}
+
+function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): unknown[] {
+  const c = counters ?? {};
+  return [
+    userId,
+    workerId,
+    secs(slot.notBeforeMs),
+    slot.exactly ?? null,
+    slot.floor ?? null,
+    c.dayKey !== undefined,
+    c.dayKey ?? null,
+    c.dayCount ?? null,
+    c.runCount ?? null,
+    c.warmUpFrom ?? null,
+    c.engineFailures ?? null,
+  ];
+}
+
+/**
+ * Books the lane's next slot `paceSecsSql` seconds after this one (taken ahead of it, or now when it
+ * is past), as an UPDATE another statement may run in a CTE (the take books in the same round trip);
+ * `whereSql` adds a condition.
+ */
+export function bookLaneSql(userIdSql: string, paceSecsSql: string, whereSql = 'true'): string {
+  return `UPDATE lanes SET updated_at = now(),
+            (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => ${paceSecsSql}) AS slot) s)
+      WHERE user_id = ${userIdSql} AND ${whereSql}`;
+}
 
 /**
  * Every statement on `jobs.lanes`. Times are the database's clock, so replicas with skewed clocks
@@ -82,19 +143,22 @@ export class LaneRepository {
 
   /**
    * Locks the lane for the caller's transaction: who holds it, how long until its next slot (negative
-   * when past), its counters, and the account's stored policy (read in the same statement).
+   * when past), its counters, the account's stored policy, and the user's next workable job, locked
+   * too (lane first, then job, as every step does) — all in one statement, one round trip.
    */
-  async lock(em: EntityManager, userId: string): Promise<LockedLane | undefined> {
+  async lock(em: EntityManager, userId: string): Promise<(LockedLane & { job: LaneJob | undefined }) | undefined> {
     const found = await row<LockedLane & Record<string, unknown>>(
       em,
-      `SELECT l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS}, ${policyColumnsSql('p')}
-         FROM lanes l LEFT JOIN policies p ON p.user_id = l.user_id
-        WHERE l.user_id = $1 FOR UPDATE OF l`,
+      `WITH l AS (SELECT * FROM lanes WHERE user_id = $1 FOR UPDATE)
+       SELECT l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
+              ${policyColumnsSql('p')}, ${laneJobColumnsSql('j')}
+         FROM l LEFT JOIN policies p ON p.user_id = l.user_id
+         LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id')}) j ON true`,
       [userId],
     );
     if (!found) return undefined;
     const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = found;
-    return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(found) };
+    return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(found), job: laneJobOf(found) };
   }
 
   /** The counters without a lock (estimates); undefined for an account that never sent. */
@@ -138,17 +202,6 @@ export class LaneRepository {
       .execute();
   }
 
-  /** Books the lane's next slot `paceMs` after this one (taken ahead of it, or now when it is past). */
-  async book(em: EntityManager, userId: string, paceMs: number): Promise<void> {
-    await rows(
-      em,
-      `UPDATE lanes SET updated_at = now(),
-              (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => $2) AS slot) s)
-        WHERE user_id = $1`,
-      [userId, secs(paceMs)],
-    );
-  }
-
   /**
    * After a send's outcome, the lane's next slot: with `exactly`, that time (a duplicate: nothing left
    * now, so only the gap to the earlier send counts; never in the past, never later than booked);
@@ -160,38 +213,36 @@ export class LaneRepository {
     em: EntityManager,
     userId: string,
     workerId: string,
-    slot: { notBeforeMs: number; exactly?: Date; floor?: Date },
+    slot: LaneSlot,
     counters?: Partial<LaneCounters>,
-  ): Promise<{ nextSendAt: Date; waitMs: number } | undefined> {
-    const c = counters ?? {};
-    return row(
+  ): Promise<Rescheduled | undefined> {
+    return row(em, rescheduleSql(1, 'true'), rescheduleParams(userId, workerId, slot, counters));
+  }
+
+  /**
+   * A message sent, recorded (`JobsRepository.recordOutcome`) and the lane rescheduled, in one
+   * statement: `slot` and `counters` apply only when the outcome did (the recipient was still
+   * `sending`); otherwise the lane is rescheduled as after nothing. `job` is undefined when the
+   * outcome did not apply, `lane` when `workerId` no longer holds it.
+   */
+  async recordAndReschedule(
+    em: EntityManager,
+    send: { jobId: string; seq: number; userId: string },
+    outcome: { kind: 'sent'; at: Date; pacedMs: number },
+    workerId: string,
+    slot: LaneSlot,
+    counters?: Partial<LaneCounters>,
+  ): Promise<{ job: LaneJob | undefined; lane: Rescheduled | undefined }> {
+    const found = await row<Record<string, unknown>>(
       em,
-      `UPDATE lanes SET updated_at = now(),
-              (next_send_at, paced_at) = (
-                SELECT slot, slot FROM (
-                  SELECT CASE WHEN $4::timestamptz IS NOT NULL THEN least(next_send_at, greatest(now(), $4::timestamptz))
-                              ELSE greatest(next_send_at, now() + make_interval(secs => $3), coalesce($5::timestamptz, '-infinity')) END AS slot) s),
-              day_key = CASE WHEN $6 THEN $7 ELSE day_key END,
-              day_count = coalesce($8, day_count),
-              run_count = coalesce($9, run_count),
-              warm_up_from = CASE WHEN $6 THEN $10 ELSE warm_up_from END,
-              engine_failures = coalesce($11, engine_failures)
-        WHERE user_id = $1 AND holder = $2
-      RETURNING next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`,
-      [
-        userId,
-        workerId,
-        secs(slot.notBeforeMs),
-        slot.exactly ?? null,
-        slot.floor ?? null,
-        c.dayKey !== undefined,
-        c.dayKey ?? null,
-        c.dayCount ?? null,
-        c.runCount ?? null,
-        c.warmUpFrom ?? null,
-        c.engineFailures ?? null,
-      ],
+      `WITH ${recordOutcomeCtes(outcome.kind)},
+            lane AS (${rescheduleSql(6, 'EXISTS (SELECT 1 FROM counted)')})
+       SELECT ${laneJobColumnsSql('counted')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
+         FROM (SELECT 1) one LEFT JOIN counted ON true LEFT JOIN lane ON true`,
+      [...recordOutcomeParams(send.jobId, send.seq, outcome), ...rescheduleParams(send.userId, workerId, slot, counters)],
     );
+    const lane = found?.lane_nextSendAt ? { nextSendAt: found.lane_nextSendAt as Date, waitMs: found.lane_waitMs as number } : undefined;
+    return { job: found ? laneJobOf(found) : undefined, lane };
   }
 
   /** Graceful stop: the worker's lanes are handed back at once rather than after the stale time. */
