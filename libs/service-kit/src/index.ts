@@ -10,6 +10,7 @@ export * from './nats/durable-consumer.js';
 export * from './database/database.js';
 export * from './database/transaction.js';
 export * from './database/transaction-batcher.js';
+export * from './database/statement-batcher.js';
 export * from './logging/logging.js';
 export * from './telemetry/telemetry.js';
 export * from './health/health.js';

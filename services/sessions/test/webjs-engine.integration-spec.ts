@@ -119,6 +119,8 @@ const ENV = {
   RESTORE_CONCURRENCY: 2,
   AUTO_LOGIN_PREF_TIMEOUT_MS: 200,
   SEND_TIMEOUT_MS: 2000,
+  SESSIONS_LEDGER_BATCH: 100,
+  SESSIONS_LEDGER_STATEMENTS: 2,
 } as unknown as SessionsEnv;
 
 const ENGINE_OPTIONS: Omit<WebjsEngineOptions, 'dataPath'> = {
@@ -154,7 +156,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const env = { ...ENV, ...opts.env } as SessionsEnv;
     const tx = new Transactions(db);
     const sessionEvents = new SessionEvents(new EventBus(nc));
-    const sends = new SendsRepository(tx);
+    const sends = new SendsRepository(tx, env);
     const outbox = new OutboxRepository(tx);
     const publisher = new OutboxPublisher(tx, outbox, new EventBus(nc));
     publishers.push(publisher);
@@ -165,7 +167,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
       new SendLedger(sends, env),
       sessionEvents,
       new RpcClient(nc, { shards: 1, timeoutMs: 1000 }),
-      new SimOutboxRepository(tx),
+      new SimOutboxRepository(tx, env),
       new MessageEvents(tx, sends, outbox, publisher),
     );
     managers.push(manager);

@@ -10,6 +10,16 @@ export const SESSIONS_ENV = {
     45_000,
     { min: 1000, max: 90_000 },
   ),
+  SESSIONS_LEDGER_BATCH: env.int(
+    'most sends written by one send-ledger statement: sends that arrive while every statement of their kind (claim, sent mark, simulated store) is busy share the next one, one commit for many; 1 = each send its own statements, at once',
+    100,
+    { min: 1, max: 1000 },
+  ),
+  SESSIONS_LEDGER_STATEMENTS: env.int(
+    'with SESSIONS_LEDGER_BATCH above 1: statements of each kind (claim, sent mark, simulated store) in flight at once, each on one of the DATABASE_POOL_SIZE connections; keep 3 × this well under the pool, which serves every other query too',
+    2,
+    { min: 1, max: 50 },
+  ),
   AUTO_LOGIN_PREF_TIMEOUT_MS: env.int('how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled', 1500, { min: 50 }),
   // Simulated engine
   SIM_QR_INTERVAL_MS: env.int('simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)', 20_000, { min: 10 }),

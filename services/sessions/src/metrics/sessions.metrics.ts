@@ -26,6 +26,13 @@ const restoreSeconds = histogram({
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
 });
 
+const ledgerBatch = histogram({
+  name: 'bns_sessions_ledger_batch_size',
+  help: 'Sends written by one send-ledger statement, by statement (claim, sent, sim_store); mode=alone when a failed batch ran them one by one',
+  labelNames: ['shard', 'statement', 'mode'],
+  buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
+});
+
 const restoring = new Map<string, number>();
 
 /** The last state each user of this shard was announced in; `no_session` forgets the user. */
@@ -65,6 +72,13 @@ export function countSend<T extends { duplicate?: boolean }>(reply: Promise<T>):
       throw err;
     },
   );
+}
+
+export type LedgerStatement = 'claim' | 'sent' | 'sim_store';
+
+/** Hook: one send-ledger statement ran for `size` sends (a StatementBatcher's onBatch). */
+export function countLedgerBatch(statement: LedgerStatement, size: number, alone: boolean): void {
+  ledgerBatch.observe({ shard, statement, mode: alone ? 'alone' : 'batched' }, size);
 }
 
 /** Hook: a stored link of `userId` starts to be restored. */

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { rows, Transactions } from '@bns/service-kit';
+import { rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
+import { firstOfEachKey, ledgerBatching, userKey, type LedgerBatchEnv } from './ledger-batching.js';
 import { SendEntity, type Receipt, type SendKind, type SendStatus } from './send.entity.js';
 
 export interface LedgerEntry {
@@ -19,10 +20,38 @@ export interface SentEntry {
   text: string;
 }
 
-/** Every query of the send ledger (`sends`), one row per (user, idempotency key). */
+interface Claim {
+  userId: string;
+  key: string;
+  kind: SendKind;
+  to: string;
+  text: string;
+}
+
+interface SentMark {
+  userId: string;
+  key: string;
+  messageId: string;
+  at: Date;
+}
+
+/**
+ * Every query of the send ledger (`sends`), one row per (user, idempotency key). The two statements of
+ * every send, the claim and the sent mark, are group-committed: those that arrive while the previous
+ * ones are in flight (many accounts sending at once) are written by one multi-row statement.
+ */
 @Injectable()
 export class SendsRepository {
-  constructor(private readonly tx: Transactions) {}
+  private readonly claims: StatementBatcher<Claim, boolean>;
+  private readonly sentMarks: StatementBatcher<SentMark, void>;
+
+  constructor(
+    private readonly tx: Transactions,
+    @Inject(SERVICE_ENV) env: LedgerBatchEnv,
+  ) {
+    this.claims = new StatementBatcher({ many: (c) => this.claimMany(c), one: (c) => this.claimOne(c) }, ledgerBatching(env, 'claim'));
+    this.sentMarks = new StatementBatcher({ many: (m) => this.markSentMany(m), one: (m) => this.markSentOne(m) }, ledgerBatching(env, 'sent'));
+  }
 
   private repo(em: EntityManager = this.tx.manager) {
     return em.getRepository(SendEntity);
@@ -39,16 +68,41 @@ export class SendsRepository {
     return row;
   }
 
-  /** A new claim; false when the key already has a row (another send holds or decided it). */
-  async claim(userId: string, key: string, kind: SendKind, to: string, text: string): Promise<boolean> {
-    // Raw (a prepared statement, like markSent): one of the two ledger statements of every send.
+  /**
+   * A new claim; false when the key already has a row (another send holds or decided it). Committed
+   * when it resolves (an autocommit statement, alone or with other sends').
+   */
+  claim(userId: string, key: string, kind: SendKind, to: string, text: string): Promise<boolean> {
+    return this.claims.run({ userId, key, kind, to, text });
+  }
+
+  private async claimOne(c: Claim): Promise<boolean> {
     const inserted = await rows(
       this.tx.manager,
       `INSERT INTO sends (user_id, idempotency_key, kind, status, to_number, text) VALUES ($1, $2, $3, 'sending', $4, $5)
        ON CONFLICT DO NOTHING RETURNING 1`,
-      [userId, key, kind, to, text],
+      [c.userId, c.key, c.kind, c.to, c.text],
     );
     return inserted.length > 0;
+  }
+
+  private async claimMany(claims: Claim[]): Promise<boolean[]> {
+    // A key twice in one batch: only its first claim is written; the others lose to it (false).
+    const first = firstOfEachKey(claims);
+    const unique = [...first.values()].map((i) => claims[i]!);
+    // Rows in key order, so two batches that share keys never wait on each other in a circle.
+    const inserted = await rows<{ userId: string; key: string }>(
+      this.tx.manager,
+      `INSERT INTO sends (user_id, idempotency_key, kind, status, to_number, text)
+       SELECT c.user_id, c.idempotency_key, c.kind, 'sending', c.to_number, c.text
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS c(user_id, idempotency_key, kind, to_number, text)
+        ORDER BY c.user_id, c.idempotency_key
+       ON CONFLICT DO NOTHING
+       RETURNING user_id AS "userId", idempotency_key AS "key"`,
+      [unique.map((c) => c.userId), unique.map((c) => c.key), unique.map((c) => c.kind), unique.map((c) => c.to), unique.map((c) => c.text)],
+    );
+    const won = new Set(inserted.map((r) => first.get(userKey(r.userId, r.key))));
+    return claims.map((_, i) => won.has(i));
   }
 
   /** Takes over a claim left by a process that died mid-send; false when it is not (or no longer) stale. */
@@ -64,8 +118,28 @@ export class SendsRepository {
     return taken.length > 0;
   }
 
-  async markSent(userId: string, key: string, messageId: string, at: Date): Promise<void> {
-    await rows(this.tx.manager, `UPDATE sends SET status = 'sent', message_id = $3, sent_at = $4 WHERE user_id = $1 AND idempotency_key = $2`, [userId, key, messageId, at]);
+  /** Committed when it resolves (an autocommit statement, alone or with other sends'). */
+  markSent(userId: string, key: string, messageId: string, at: Date): Promise<void> {
+    return this.sentMarks.run({ userId, key, messageId, at });
+  }
+
+  private async markSentOne(m: SentMark): Promise<void> {
+    await rows(
+      this.tx.manager,
+      `UPDATE sends SET status = 'sent', message_id = $3, sent_at = $4 WHERE user_id = $1 AND idempotency_key = $2`,
+      [m.userId, m.key, m.messageId, m.at],
+    );
+  }
+
+  private async markSentMany(marks: SentMark[]): Promise<void[]> {
+    await rows(
+      this.tx.manager,
+      `UPDATE sends s SET status = 'sent', message_id = m.message_id, sent_at = m.sent_at
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS m(user_id, idempotency_key, message_id, sent_at)
+        WHERE s.user_id = m.user_id AND s.idempotency_key = m.idempotency_key`,
+      [marks.map((m) => m.userId), marks.map((m) => m.key), marks.map((m) => m.messageId), marks.map((m) => m.at)],
+    );
+    return marks.map(() => undefined);
   }
 
   /** The engine may have sent it: the key keeps its row for good and is never sent again. */

@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { Provider, Type } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { connectNats, ensureEventsStream, EventBus, openDatabase, SERVICE_ENV, Transactions } from '@bns/service-kit';
-import type { SessionsEnv } from '../../config/env.js';
+import { SESSIONS_ENV, type SessionsEnv } from '../../config/env.js';
 import { startNats, startPostgres, type Nats, type Postgres } from '@bns/testing';
 import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../../database/schema.js';
 
@@ -22,7 +22,13 @@ export interface Harness {
 }
 
 /** The service's env as the tests run it (only what the providers under test read). */
-export const TEST_ENV: Partial<SessionsEnv> = { SHARD_INDEX: 0, SESSIONS_SHARDS: 1, SEND_TIMEOUT_MS: 5000 };
+export const TEST_ENV: Partial<SessionsEnv> = {
+  SHARD_INDEX: 0,
+  SESSIONS_SHARDS: 1,
+  SEND_TIMEOUT_MS: 5000,
+  SESSIONS_LEDGER_BATCH: SESSIONS_ENV.SESSIONS_LEDGER_BATCH.defaultValue,
+  SESSIONS_LEDGER_STATEMENTS: SESSIONS_ENV.SESSIONS_LEDGER_STATEMENTS.defaultValue,
+};
 
 export async function startHarness(providers: Provider[], options: { nats?: boolean; env?: Partial<SessionsEnv> } = {}): Promise<Harness> {
   const [pg, nats] = await Promise.all([startPostgres(), options.nats ? startNats() : Promise.resolve(undefined)]);

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { ErrorKind, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
-import { AppError } from '@bns/service-kit';
+import { AppError, metricsRegistry, Transactions } from '@bns/service-kit';
 import { waitFor } from '@bns/testing';
 import type { EngineListener, EngineSession } from '../engines/engine.types.js';
 import { SimOutboxEntity } from '../engines/sim-outbox.entity.js';
 import { SimOutboxRepository } from '../engines/sim-outbox.repository.js';
 import { SimulatedEngine } from '../engines/simulated.engine.js';
 import { SendEntity } from '../send.entity.js';
+import type { LedgerBatchEnv } from '../ledger-batching.js';
 import { SendLedger, STALE_CLAIM_SECONDS } from '../send-ledger.service.js';
 import { SendsRepository } from '../sends.repository.js';
 import { startHarness, type Harness } from './harness.js';
@@ -22,6 +23,18 @@ const quiet: EngineListener = {
   ack: () => undefined,
   incoming: () => undefined,
 };
+
+/** Statements of one ledger kind so far, and the sends they wrote (from bns_sessions_ledger_batch_size). */
+async function ledgerStatements(statement: 'claim' | 'sent' | 'sim_store', mode: 'batched' | 'alone' = 'batched'): Promise<{ statements: number; sends: number }> {
+  const metric = metricsRegistry.getSingleMetric('bns_sessions_ledger_batch_size');
+  // A histogram's values carry the series name (_count, _sum, _bucket).
+  const values = metric ? ((await metric.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[]) : [];
+  const total = (suffix: string) =>
+    values
+      .filter((v) => v.metricName === `bns_sessions_ledger_batch_size${suffix}` && v.labels.statement === statement && v.labels.mode === mode)
+      .reduce((sum, v) => sum + v.value, 0);
+  return { statements: total('_count'), sends: total('_sum') };
+}
 
 async function failureOf(p: Promise<unknown>): Promise<AppError> {
   try {
@@ -155,5 +168,124 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(await ledger.send(userId, req, session)).toMatchObject({ duplicate: false });
     expect(sends()).toBe(2);
     expect(await arrived(userId)).toBe(1);
+  });
+
+  it('many accounts sending at once: each send is claimed, stored and marked once, by far fewer statements than sends', async () => {
+    const users = Array.from({ length: 60 }, (_, i) => `user_many_${i}`);
+    const accounts = await Promise.all(users.map((u) => linked(u)));
+    const kinds = ['claim', 'sim_store', 'sent'] as const;
+    const before = await Promise.all(kinds.map((k) => ledgerStatements(k)));
+
+    const replies = await Promise.all(
+      users.map((userId, i) => ledger.send(userId, { userId, to: '91234572', text: `hello ${i}`, idempotencyKey: `job-6:${i}` }, accounts[i]!.session)),
+    );
+
+    expect(replies.every((r) => r.status === 'sent' && !r.duplicate && r.messageId !== '')).toBe(true);
+    expect(new Set(replies.map((r) => r.messageId)).size).toBe(users.length);
+    for (const [i, userId] of users.entries()) {
+      expect(accounts[i]!.sends()).toBe(1);
+      expect(await ledgerRow(userId, `job-6:${i}`)).toMatchObject({ status: 'sent', messageId: replies[i]!.messageId, text: `hello ${i}` });
+      const stored = await h.db.getRepository(SimOutboxEntity).findBy({ userId });
+      expect(stored.map((m) => [m.idempotencyKey, m.messageId, m.text])).toEqual([[`job-6:${i}`, replies[i]!.messageId, `hello ${i}`]]);
+    }
+    const after = await Promise.all(kinds.map((k) => ledgerStatements(k)));
+    for (const [k, kind] of kinds.entries()) {
+      const statements = after[k]!.statements - before[k]!.statements;
+      expect([kind, after[k]!.sends - before[k]!.sends]).toEqual([kind, users.length]);
+      // Batches formed: with 2 statements of each kind in flight, 60 sends at once need far fewer.
+      expect([kind, statements < users.length / 4]).toEqual([kind, true]);
+    }
+  });
+
+  /** The ledger and simulated store on their own repositories with one statement of each kind in flight: calls of one turn share it. */
+  function oneSlot() {
+    const env: LedgerBatchEnv = { SESSIONS_LEDGER_BATCH: 100, SESSIONS_LEDGER_STATEMENTS: 1 };
+    const tx = h.get(Transactions);
+    const sends = new SendsRepository(tx, env);
+    const outbox = new SimOutboxRepository(tx, env);
+    return { sends, outbox, ledger: new SendLedger(sends, { SEND_TIMEOUT_MS: 5000 }) };
+  }
+
+  it('two sends of one key in one batch: one claim wins and sends once, the other answers "in progress" or the duplicate', async () => {
+    const userId = 'user_same_batch';
+    const { session, sends } = await linked(userId);
+    const other = await linked('user_same_batch_other');
+    const slot = oneSlot();
+    const claims = await ledgerStatements('claim');
+    const req = { userId, to: '91234573', text: 'hello', idempotencyKey: 'job-7:91234573' };
+    const otherReq = { userId: 'user_same_batch_other', to: '91234573', text: 'hello', idempotencyKey: 'job-7:91234573' };
+
+    const results = await Promise.allSettled([
+      slot.ledger.send(userId, req, session),
+      slot.ledger.send('user_same_batch_other', otherReq, other.session),
+      slot.ledger.send(userId, req, session),
+    ]);
+
+    const after = await ledgerStatements('claim');
+    expect([after.statements - claims.statements, after.sends - claims.sends]).toEqual([1, 3]); // one statement for the three claims
+    expect(sends()).toBe(1);
+    expect(other.sends()).toBe(1);
+    expect(await arrived(userId)).toBe(1);
+    const mine = [results[0]!, results[2]!];
+    const fresh = mine.filter((r) => r.status === 'fulfilled' && !r.value.duplicate);
+    expect(fresh).toHaveLength(1);
+    for (const r of mine) {
+      if (r.status === 'rejected') expect([(r.reason as AppError).kind, (r.reason as AppError).code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendInProgress]);
+      else if (r.value.duplicate) expect(r.value.messageId).toBe((fresh[0] as PromiseFulfilledResult<{ messageId: string }>).value.messageId);
+    }
+    expect(results[1]).toMatchObject({ status: 'fulfilled', value: { duplicate: false } });
+    expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({ status: 'sent' });
+  });
+
+  it('repositories in one batch: a key twice is claimed once, and stored once (the second answers nothing while the first stores it)', async () => {
+    const { sends, outbox } = oneSlot();
+    const claimed = await Promise.all([
+      sends.claim('user_repo', 'k1', 'job', '91234574', 'a'),
+      sends.claim('user_repo', 'k1', 'job', '91234574', 'a'),
+      sends.claim('user_repo', 'k2', 'job', '91234574', 'b'),
+      sends.claim('user_repo', 'k1', 'job', '91234574', 'a'),
+    ]);
+    expect(claimed).toEqual([true, false, true, false]);
+    expect(await Promise.all([sends.claim('user_repo', 'k1', 'job', '91234574', 'a'), sends.claim('user_repo', 'k3', 'job', '91234574', 'c')])).toEqual([false, true]);
+
+    const stored = await Promise.all([
+      outbox.deliverOnce('user_repo', 'k1', '85290000000', '91234574', 'a'),
+      outbox.deliverOnce('user_repo', 'k1', '85290000000', '91234574', 'a'),
+      outbox.deliverOnce('user_repo', 'k2', '85290000000', '91234574', 'b'),
+    ]);
+    expect(stored[0]).toEqual({ messageId: expect.any(String), sentAt: expect.any(Date) });
+    expect(stored[1]).toBeUndefined();
+    expect(stored[2]!.messageId).not.toBe(stored[0]!.messageId);
+    // A repeat after the store committed answers the one copy, also twice in one batch.
+    const again = await Promise.all([
+      outbox.deliverOnce('user_repo', 'k1', '85290000000', '91234574', 'other'),
+      outbox.deliverOnce('user_repo', 'k1', '85290000000', '91234574', 'other'),
+      outbox.deliverOnce('user_repo', 'k4', '85290000000', '91234574', 'd'),
+    ]);
+    expect(again[0]).toEqual(stored[0]);
+    expect(again[1]).toEqual(stored[0]);
+    expect(again[2]!.messageId).toEqual(expect.any(String));
+    expect(await h.db.getRepository(SimOutboxEntity).findBy({ userId: 'user_repo' })).toHaveLength(3);
+
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    await Promise.all([sends.markSent('user_repo', 'k1', 'm1', at), sends.markSent('user_repo', 'k2', 'm2', at), sends.markSent('user_repo', 'k3', 'm3', at)]);
+    for (const [key, messageId] of [['k1', 'm1'], ['k2', 'm2'], ['k3', 'm3']] as const) {
+      expect(await ledgerRow('user_repo', key)).toMatchObject({ status: 'sent', messageId, sentAt: at });
+    }
+  });
+
+  it('a batch one bad claim fails runs each alone: only that caller fails, the others are claimed', async () => {
+    const { sends } = oneSlot();
+    const alone = await ledgerStatements('claim', 'alone');
+    const results = await Promise.allSettled([
+      sends.claim('user_bad', 'k1', 'job', '91234575', 'fine'),
+      sends.claim('user_bad', 'k2', 'job', '91234575', 'not\u0000text'), // Postgres refuses NUL in text
+      sends.claim('user_bad', 'k3', 'job', '91234575', 'fine'),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect([(results[0] as PromiseFulfilledResult<boolean>).value, (results[2] as PromiseFulfilledResult<boolean>).value]).toEqual([true, true]);
+    expect((await ledgerStatements('claim', 'alone')).statements - alone.statements).toBe(1);
+    expect(await ledgerRow('user_bad', 'k2')).toBeNull();
+    expect(await ledgerRow('user_bad', 'k1')).toMatchObject({ status: 'sending' });
   });
 });
