@@ -182,6 +182,14 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         [dbid, top],
       );
       for (const r of rows.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
+      // Where Postgres spent its execution time (planning and round trips are not in these).
+      const timed = await db.query(
+        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
+        [dbid],
+      );
+      const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
+      console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);
+      for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call  ${r.q}`);
       return figures;
     },
     stop: () => db.end(),

@@ -8,7 +8,8 @@ import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJo
 
 const RECIPIENTS = 200;
 const KILLS = 5;
-const JOBS_ENV = { SEND_DELAY_MS: '20', JOBS_HEARTBEAT_MS: '200', JOBS_WORKER_STALE_MS: '1000', JOBS_POLL_MS: '100' };
+// Slow enough that the five kills land while it sends (200 × 75 ms ≥ 15 s), whatever the machine's speed.
+const JOBS_ENV = { SEND_DELAY_MS: '75', JOBS_HEARTBEAT_MS: '200', JOBS_WORKER_STALE_MS: '1000', JOBS_POLL_MS: '100' };
 
 /** Every `events.message.status` of one job that JetStream stored (after its msg-id dedupe). */
 async function storedStatusEvents(nc: NatsConnection, jobId: string): Promise<MessageStatusEvent[]> {

@@ -14,8 +14,8 @@ export const JOBS_ENV = {
   JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work', 100, { min: 1 }),
   JOBS_MAX_LANES: env.int('accounts one replica sends for at once', 5000, { min: 1 }),
   JOBS_STEP_BATCH: env.int(
-    'lane steps of different accounts that may share one database transaction; 1 (the default) = each step its own transaction at once, which paced best here; more saves commits where they are dear',
-    1,
+    'lane steps of different accounts that may share one database transaction: a step goes alone while one of JOBS_STEP_TRANSACTIONS is free, and steps that come due while all are busy share the next (one commit for many); 1 = each step its own transaction',
+    50,
     { min: 1, max: 500 },
   ),
   JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections)', 6, { min: 1, max: 50 }),

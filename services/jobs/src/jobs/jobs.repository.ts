@@ -46,10 +46,11 @@ const WORKABLE = `(status IN ('queued', 'running') OR (status = 'paused' AND pau
 /**
  * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
  * order; a job the user paused steps aside, a scheduled one waits for its time. `userIdSql` is the
- * user's id as the enclosing statement has it (a parameter, or a column for a LATERAL join).
+ * user's id as the enclosing statement has it (a parameter, or a column for a LATERAL join). NO KEY:
+ * the rows that reference the job (log lines, receipts) are written meanwhile without waiting for the step.
  */
 export function nextWorkableJobSql(userIdSql: string): string {
-  return `SELECT ${LANE_JOB} FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR UPDATE`;
+  return `SELECT ${LANE_JOB} FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR NO KEY UPDATE`;
 }
 
 /** The columns of `nextWorkableJobSql` read from its alias in an enclosing statement; read them with `laneJobOf`. */

@@ -149,7 +149,7 @@ export class LaneRepository {
   async lock(em: EntityManager, userId: string): Promise<(LockedLane & { job: LaneJob | undefined }) | undefined> {
     const found = await row<LockedLane & Record<string, unknown>>(
       em,
-      `WITH l AS (SELECT * FROM lanes WHERE user_id = $1 FOR UPDATE)
+      `WITH l AS (SELECT * FROM lanes WHERE user_id = $1 FOR NO KEY UPDATE)
        SELECT l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
               ${policyColumnsSql('p')}, ${laneJobColumnsSql('j')}
          FROM l LEFT JOIN policies p ON p.user_id = l.user_id
