@@ -1,6 +1,7 @@
 import { CreateSessions1763769600000 } from './migrations/1763769600000-create-sessions.js';
 import { SendStatusUnknown1795411781000 } from './migrations/1795411781000-send-status-unknown.js';
 import { OutboxAndReceipts1795412300000 } from './migrations/1795412300000-outbox-and-receipts.js';
+import { SendsUserMessageIdx1796100000000 } from './migrations/1796100000000-sends-user-message-idx.js';
 import { OutboxEntity } from '@bns/service-kit';
 import { LinkEntity } from '../sessions/link.entity.js';
 import { SendEntity } from '../sessions/send.entity.js';
@@ -11,4 +12,4 @@ import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
 export const SESSIONS_ENTITIES = [LinkEntity, SendEntity, SimOutboxEntity, WebjsAuthEntity, OutboxEntity];
 
 /** In order; each runs once per database under the migration lock. */
-export const SESSIONS_MIGRATIONS = [CreateSessions1763769600000, SendStatusUnknown1795411781000, OutboxAndReceipts1795412300000];
+export const SESSIONS_MIGRATIONS = [CreateSessions1763769600000, SendStatusUnknown1795411781000, OutboxAndReceipts1795412300000, SendsUserMessageIdx1796100000000];

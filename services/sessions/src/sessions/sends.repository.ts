@@ -172,7 +172,7 @@ export class SendsRepository {
          FROM sends s
          JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id)) r
            ON s.user_id = r.user_id AND s.message_id = r.message_id
-        WHERE s.status = 'sent'
+        WHERE s.status = 'sent' AND s.message_id IS NOT NULL
         ORDER BY s.user_id, s.idempotency_key
         FOR UPDATE OF s`,
       [refs.map((r) => r.userId), refs.map((r) => r.messageId)],
