@@ -31,8 +31,10 @@ export async function pool(n, concurrency, fn) {
 export async function startBench(jobsEnv = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
   jobsEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))), ...jobsEnv };
-  // pg_stat_statements counts the statements per message (see `meter`).
-  const postgres = await startPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] });
+  // pg_stat_statements counts the statements per message (see `meter`). BENCH_PG_FLAGS adds server
+  // flags, e.g. "-c pg_stat_statements.track=top" to see what counting nested statements costs.
+  const extra = (process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean);
+  const postgres = await startPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
   const sys = await startSystem({
     postgres,
     shards: SHARDS,
