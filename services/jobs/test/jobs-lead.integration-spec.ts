@@ -7,8 +7,9 @@ const DELAY_MS = 1500;
 const LEAD_MS = 1000;
 
 /**
- * A send prepared ahead of its slot (JOBS_SEND_LEAD_MS) still obeys a cancel or pause that comes
- * before the slot: it is withheld, and its recipient waits (or is sent after a resume), exactly once.
+ * A send prepared ahead of its slot (JOBS_SEND_LEAD_MS) still obeys a cancel, a pause or the
+ * recipient's opt-out that comes before the slot: it is withheld, and its recipient waits (is sent
+ * after a resume, exactly once, or skipped once it opted out).
  */
 describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simulator)', () => {
   let sys: System;
@@ -75,5 +76,23 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     const sent = await outboxOf(ann, jobId);
     expect(sent.map((m) => m.to)).toEqual(numbers(3, 93_000_000));
     for (let i = 1; i < sent.length; i++) expect(Date.parse(sent[i]!.at) - Date.parse(sent[i - 1]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
+  }, 60_000);
+
+  it('the next recipient opting out there withholds its send: it is skipped, the rest go on, the gap kept', async () => {
+    const phones = numbers(3, 94_000_000);
+    const jobId = await startJob(ann, { message: 'Opt me out', phoneNumbers: phones });
+    await waitForJob(ann, jobId, (j) => j.progress.sent >= 1, 15_000, 'first sent');
+    await insidePreparedWindow(ann, jobId);
+
+    // Bob putting the same number on his own list changes nothing for Ann.
+    expect((await bob.client.post(`/api/opt-outs/${bob.userId}`, { phoneNumbers: [phones[1]] })).status).toBe(200);
+    const add = await ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: [phones[1]] });
+    expect(add.body).toEqual({ success: true, added: 1, alreadyListed: 0 });
+
+    const done = await waitForJob(ann, jobId, isFinished, 20_000);
+    expect(done).toMatchObject({ status: 'completed', progress: { total: 3, sent: 2, failed: 0, skipped: 1 } });
+    const sent = await outboxOf(ann, jobId);
+    expect(sent.map((m) => m.to)).toEqual([phones[0], phones[2]]);
+    expect(Date.parse(sent[1]!.at) - Date.parse(sent[0]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
   }, 60_000);
 });

@@ -19,6 +19,16 @@ import type {
  * payload schemas live here once; the jobs service, the gateway and the web import them.
  */
 
+/**
+ * Published on core NATS (not stored: the opt-out itself is, in Postgres) by the jobs replica that put
+ * numbers on a user's list, once that committed. Every jobs replica hears it and withholds a send to
+ * those numbers that it prepared ahead of its slot (JOBS_SEND_LEAD_MS); the next step's take then
+ * passes over them and counts them skipped. Outside `events.>`, so it never reaches a browser.
+ */
+export const OPTED_OUT_SUBJECT = 'internal.jobs.opted-out';
+export const OptedOutNoticeSchema = z.object({ userId: z.string().min(1), phones: z.array(z.string()).max(1000) });
+export type OptedOutNotice = z.output<typeof OptedOutNoticeSchema>;
+
 export const OPT_OUT_LIMITS = {
   keywordsMax: 20,
   keywordMaxLength: 30,

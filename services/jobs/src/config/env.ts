@@ -20,7 +20,7 @@ export const JOBS_ENV = {
   ),
   JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections)', 6, { min: 1, max: 50 }),
   JOBS_SEND_LEAD_MS: env.int(
-    'a lane prepares its next send (takes the recipient, books the slot) this long before the slot and sends on the slot itself, so the database work is not added to the gap; a cancel or pause before the slot still withholds it (an opt-out heard in that moment does not); 0 = prepare on the slot',
+    'a lane prepares its next send (takes the recipient, books the slot) this long before the slot and sends on the slot itself, so the database work is not added to the gap; a cancel, a pause or an opt-out of the recipient before the slot still withholds it; 0 = prepare on the slot',
     250,
     { min: 0, max: 2000 },
   ),

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   checkOptOutNumbers,
   firstIssue,
@@ -6,6 +7,8 @@ import {
   normalizeHkPhone,
   OPT_OUT_LIMITS,
   OPT_OUT_MESSAGES,
+  OPTED_OUT_SUBJECT,
+  type OptedOutNotice,
   optOutConfirmationKey,
   optOutPhoneOf,
   optOutSchemas,
@@ -14,7 +17,7 @@ import {
   type ReplyOf,
   type RequestOf,
 } from '@bns/contracts';
-import { AppError, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { AppError, NATS_CONNECTION, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import { decodeCursor, encodeCursor, OptOutsRepository, type ListCursor } from './opt-outs.repository.js';
 import type { OptOutsEnv } from './opt-outs.env.js';
 
@@ -34,6 +37,7 @@ export class OptOutsService {
     private readonly tx: Transactions,
     private readonly optOuts: OptOutsRepository,
     private readonly rpc: RpcClient,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: OptOutsEnv,
   ) {}
 
@@ -60,6 +64,7 @@ export class OptOutsService {
     const check = checkOptOutNumbers(req.phoneNumbers);
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
     const added = await this.optOuts.add(this.tx.manager, req.userId, check.phones, 'manual');
+    this.announce(req.userId, added);
     return { added: added.length, alreadyListed: check.phones.length - added.length };
   }
 
@@ -120,8 +125,23 @@ export class OptOutsService {
       if (listedBy !== event.eventId) return { outcome: 'already_opted_out' };
       return { outcome: 'opted_out', ...(settings.confirmationEnabled ? { confirm: { text: settings.confirmationText } } : {}) };
     });
+    if (outcome.outcome === 'opted_out' && phone !== undefined) this.announce(event.userId, [phone]);
     if (outcome.confirm && phone !== undefined) await this.confirm(event, phone, outcome.confirm.text);
     return outcome.outcome;
+  }
+
+  /**
+   * Numbers just put on the list (committed): every jobs replica withholds a send to them that it
+   * prepared ahead of its slot. Best effort (core NATS): a replica that misses it sends that one
+   * message at most JOBS_SEND_LEAD_MS after the opt-out; every later take skips the number anyway.
+   */
+  private announce(userId: string, phones: string[]): void {
+    if (phones.length === 0) return;
+    try {
+      this.nc.publish(OPTED_OUT_SUBJECT, JSON.stringify({ userId, phones } satisfies OptedOutNotice));
+    } catch (err) {
+      this.logger.warn({ userId, err: AppError.fromUnknown(err).code }, 'opt-out notice not published');
+    }
   }
 
   /** The optional reply; a failure is logged (without the number) and not retried: the opt-out itself stands. */

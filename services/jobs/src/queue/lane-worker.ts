@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import type { EventKey, JobStatus } from '@bns/contracts';
+import { OPTED_OUT_SUBJECT, OptedOutNoticeSchema, type EventKey, type JobStatus } from '@bns/contracts';
 import { isRpcDisconnected, NATS_CONNECTION, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
@@ -24,6 +24,8 @@ async function untilDue(dueAt: number): Promise<void> {
   }
 }
 
+const optOutKey = (userId: string, phone: string) => `${userId}\u0000${phone}`;
+
 /** Polls between two looks for lanes this worker holds in the database but not in memory. */
 const ORPHAN_CHECK_EVERY = 40;
 /** NATS reconnects one send may wait out before its failure counts (a flapping connection still ends). */
@@ -33,7 +35,7 @@ const STEP_RETRY_MS = 1000;
 /** Progress events say when a job stops; a send prepared ahead of its slot is withheld for these. */
 const PROGRESS: EventKey = 'events.job.progress';
 const STOPPED: ReadonlySet<JobStatus> = new Set<JobStatus>(['cancelled', 'paused', 'failed']);
-/** A stop is remembered this long: far more than any lead (at most 2 s). */
+/** A stop or an opt-out is remembered this long: far more than any lead (at most 2 s). */
 const STOP_MEMORY_MS = 30_000;
 
 /**
@@ -54,6 +56,9 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   /** Jobs lately stopped (cancelled, paused, failed), by id: when this process heard it (`performance.now()`) and the event's time. */
   private readonly stops = new Map<string, { heard: number; at: number }>();
   private progress?: Subscription;
+  /** Numbers lately opted out, by user and number: when this process heard it (`performance.now()`). */
+  private readonly optedOut = new Map<string, number>();
+  private optOuts?: Subscription;
 
   constructor(
     private readonly queue: LaneQueue,
@@ -70,6 +75,12 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         if (!err) this.heard(msg);
       },
     });
+    // An opt-out recorded by any replica withholds a send to that number prepared here.
+    this.optOuts = this.nc.subscribe(OPTED_OUT_SUBJECT, {
+      callback: (err, msg) => {
+        if (!err) this.heardOptOut(msg);
+      },
+    });
     await this.queue.heartbeat(this.id);
     this.heartbeatTimer = setInterval(() => void this.beat(), this.env.JOBS_HEARTBEAT_MS);
     this.schedulePoll(0);
@@ -81,6 +92,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     clearTimeout(this.pollTimer);
     clearInterval(this.heartbeatTimer);
     this.progress?.unsubscribe();
+    this.optOuts?.unsubscribe();
     for (const lane of this.lanes.values()) clearTimeout(lane.timer);
     // A send in flight finishes and is recorded, so the next holder does not have to ask again.
     await Promise.race([Promise.allSettled([...this.steps]), new Promise((r) => setTimeout(r, this.env.RPC_TIMEOUT_MS + 2000))]);
@@ -114,6 +126,28 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     }
   }
 
+  private heardOptOut(msg: Msg): void {
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      return;
+    }
+    const notice = OptedOutNoticeSchema.safeParse(body);
+    if (!notice.success) return;
+    const heard = performance.now();
+    for (const phone of notice.data.phones) this.optedOut.set(optOutKey(notice.data.userId, phone), heard);
+  }
+
+  /**
+   * The recipient opted out after this send was taken: it is withheld and goes back to waiting, and the
+   * next take passes over it (the opt-out is committed before the notice) and counts it skipped.
+   */
+  private optedOutSince(send: PlannedSend): boolean {
+    const heard = this.optedOut.get(optOutKey(send.userId, send.phone));
+    return heard !== undefined && heard > send.takenAt;
+  }
+
   /**
    * The user stopped the job after this send was taken: a stop before the take would have kept the
    * take from choosing the job (both lock its row), so an older stop, or one already undone, never
@@ -127,6 +161,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private async beat(): Promise<void> {
     const forget = performance.now() - STOP_MEMORY_MS;
     for (const [jobId, stop] of this.stops) if (stop.heard < forget) this.stops.delete(jobId);
+    for (const [key, heard] of this.optedOut) if (heard < forget) this.optedOut.delete(key);
     try {
       await this.queue.heartbeat(this.id);
     } catch (err) {
@@ -217,7 +252,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         lanePlanned(lane, next.send.dueAt - performance.now());
         await untilDue(next.send.dueAt);
         let outcome: SendOutcome;
-        if (this.stoppedSince(next.send)) {
+        if (this.stoppedSince(next.send) || this.optedOutSince(next.send)) {
           outcome = { kind: 'withheld' };
         } else {
           laneSending(lane);

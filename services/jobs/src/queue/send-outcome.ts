@@ -10,8 +10,9 @@ import { AppError } from '@bns/service-kit';
  *   again soon, without using a retry, since the first send decides the result;
  * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault;
  * - `rate_limited`: WhatsApp pushed back (rate-overlimit): the account backs off, the recipient waits;
- * - `withheld`: never asked: the user cancelled or paused the job after its send was prepared ahead of
- *   its slot (JOBS_SEND_LEAD_MS), so the recipient goes back to waiting.
+ * - `withheld`: never asked: the user cancelled or paused the job, or the recipient opted out, after
+ *   its send was prepared ahead of its slot (JOBS_SEND_LEAD_MS), so the recipient goes back to waiting
+ *   (an opted-out one is then passed over and counted skipped by the next take).
  * A transient failure the engine itself reported (`engine`) says something about the account: several
  * in a row are taken as pushback too.
  */
