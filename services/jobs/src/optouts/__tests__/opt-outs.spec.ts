@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { DataSource } from 'typeorm';
 import {
   DEFAULT_OPT_OUT_SETTINGS,
+  OPTED_OUT_SUBJECT,
   ErrorKind,
   OPT_OUT_LIMITS,
   OPT_OUT_MESSAGES,
@@ -10,7 +11,7 @@ import {
   SessionsErrorCode,
   type MessageReceivedEvent,
 } from '@bns/contracts';
-import { AppError, RpcClient, rows } from '@bns/service-kit';
+import { AppError, NATS_CONNECTION, RpcClient, rows } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
@@ -30,6 +31,8 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
   let service: OptOutsService;
   let userId: string;
   const DAYS = 30;
+  const notices: { subject: string; userId: string; phones: string[] }[] = [];
+  const noticesOf = (user: string) => notices.filter((n) => n.userId === user).map((n) => [n.subject, n.phones]);
 
   beforeAll(async () => {
     const noRpc = {
@@ -37,7 +40,13 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
         throw new Error('the sessions service must not be asked in these tests');
       },
     };
-    app = await startInProcess({ SEND_DELAY_MS: '0', NOT_ON_WHATSAPP_MEMORY_DAYS: String(DAYS) }, [OptOutsService, { provide: RpcClient, useValue: noRpc }]);
+    // What the service announces to the lane workers (core NATS publish), recorded.
+    const announcer = { publish: (subject: string, data: string) => notices.push({ subject, ...(JSON.parse(data) as { userId: string; phones: string[] }) }) };
+    app = await startInProcess({ SEND_DELAY_MS: '0', NOT_ON_WHATSAPP_MEMORY_DAYS: String(DAYS) }, [
+      OptOutsService,
+      { provide: RpcClient, useValue: noRpc },
+      { provide: NATS_CONNECTION, useValue: announcer },
+    ]);
     ds = app.db;
     repo = app.get(OptOutsRepository);
     service = app.get(OptOutsService);
@@ -85,6 +94,11 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     ]);
     expect(list.total).toBe(2);
     expect(list.nextCursor).toBeNull();
+    // Each new opt-out is announced once committed, so a send prepared for the number is withheld.
+    expect(noticesOf(userId)).toEqual([
+      [OPTED_OUT_SUBJECT, ['91234567']],
+      [OPTED_OUT_SUBJECT, ['61234567']],
+    ]);
   });
 
   it('is idempotent: a redelivered event and a second STOP change nothing', async () => {
@@ -125,6 +139,11 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
   it('adds by hand (normalised, merged, reason manual), refuses malformed numbers with the spec’s words, removes', async () => {
     expect(await service.add({ userId, phoneNumbers: ['+852 9123 4567', '91234567', '85261234567'] })).toEqual({ added: 2, alreadyListed: 0 });
     expect(await service.add({ userId, phoneNumbers: ['61234567', '51234567'] })).toEqual({ added: 1, alreadyListed: 1 });
+    // Only the numbers newly listed are announced.
+    expect(noticesOf(userId)).toEqual([
+      [OPTED_OUT_SUBJECT, ['91234567', '61234567']],
+      [OPTED_OUT_SUBJECT, ['51234567']],
+    ]);
     const list = await service.list({ userId });
     expect(list.optOuts.every((o) => o.reason === 'manual')).toBe(true);
     expect(list.total).toBe(3);
