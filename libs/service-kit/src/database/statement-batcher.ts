@@ -26,10 +26,11 @@ interface Waiter<I, O> {
  * written by one multi-row statement (one commit, one round trip for many), and each caller gets its
  * own answer. A call never waits for a timer: it runs on the next turn of the event loop, alone while
  * fewer than `maxInFlight` statements are running; the items queued meanwhile are spread over the
- * slots that free up. Same policy as TransactionBatcher, for single statements.
+ * slots that free up. TransactionBatcher queues its units of work through it too (a batch is then one
+ * transaction).
  *
- * A failed multi-row statement wrote nothing (it is one statement, in its own transaction), so each of
- * its items then runs alone through `one`, and a bad item fails only its own caller. `many` must
+ * A failed `many` must have written nothing (one statement, or one transaction, rolled back), so each
+ * of its items then runs alone through `one`, and a bad item fails only its own caller. `many` must
  * therefore be safe to follow by `one` of the same items.
  */
 export class StatementBatcher<I, O> {

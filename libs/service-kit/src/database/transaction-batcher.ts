@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Transactions } from './transaction.js';
+import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
 
 /** What the works of one batched transaction share. */
 export interface Batch {
@@ -12,20 +13,8 @@ export interface Batch {
 
 export type BatchWork<T> = (em: EntityManager, batch: Batch) => Promise<T>;
 
-export interface TransactionBatcherOptions {
-  /** Most works in one transaction. */
-  maxBatch: number;
-  /** Batched transactions in flight at once (each holds one pooled connection). */
-  maxInFlight: number;
-  /** Called after each transaction: how many works it held, and whether they ran one by one after the batch failed. */
-  onBatch?: (size: number, alone: boolean) => void;
-}
-
-interface Item {
-  work: BatchWork<unknown>;
-  resolve: (value: unknown) => void;
-  reject: (err: unknown) => void;
-}
+/** Per transaction: `maxBatch` works at most, `maxInFlight` transactions at once (each holds a pooled connection). */
+export type TransactionBatcherOptions = StatementBatcherOptions;
 
 class BatchScope implements Batch {
   private readonly ends = new Map<string, (em: EntityManager) => Promise<void>>();
@@ -65,96 +54,36 @@ class BatchScope implements Batch {
  * through `em` (and the batch's `atEnd`) until its transaction is over: it may run twice.
  */
 export class TransactionBatcher {
-  private queue: Item[] = [];
-  private inFlight = 0;
-  private scheduled = false;
+  /** The queue and its policy are StatementBatcher's: a batch is one transaction, a unit alone is its own. */
+  private readonly batcher: StatementBatcher<BatchWork<unknown>, unknown>;
 
-  constructor(
-    private readonly tx: Pick<Transactions, 'run'>,
-    private readonly options: TransactionBatcherOptions,
-  ) {}
+  constructor(tx: Pick<Transactions, 'run'>, options: TransactionBatcherOptions) {
+    const together = (works: BatchWork<unknown>[]) =>
+      tx.run((em) =>
+        inScope(em, async (scope) => {
+          const out: unknown[] = [];
+          for (const work of works) out.push(await work(em, scope));
+          return out;
+        }),
+      );
+    const alone = (work: BatchWork<unknown>) => tx.run((em) => inScope(em, (scope) => work(em, scope)));
+    this.batcher = new StatementBatcher({ many: together, one: alone }, options);
+  }
 
   run<T>(work: BatchWork<T>): Promise<T> {
-    // maxBatch 1: no batching, no queue; each unit is its own transaction at once.
-    if (this.options.maxBatch <= 1) {
-      return this.tx.run(async (em) => {
-        const scope = new BatchScope();
-        const out = await work(em, scope);
-        await scope.end(em);
-        return out;
-      }).then((out) => {
-        this.options.onBatch?.(1, false);
-        return out;
-      });
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      this.kick();
-    });
+    return this.batcher.run(work) as Promise<T>;
   }
 
   /** Units waiting for a transaction. */
   get waiting(): number {
-    return this.queue.length;
+    return this.batcher.waiting;
   }
+}
 
-  private kick(): void {
-    if (this.scheduled || this.queue.length === 0 || this.inFlight >= this.options.maxInFlight) return;
-    this.scheduled = true;
-    // Units queued in this turn (timers that fired together, answers that came in one read) join.
-    setImmediate(() => {
-      this.scheduled = false;
-      this.flush();
-    });
-  }
-
-  private flush(): void {
-    while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      // The waiting units are spread over the free transactions: alone while there is room (each
-      // statement's round trip overlaps the others'), together once every transaction is busy.
-      const free = this.options.maxInFlight - this.inFlight;
-      const items = this.queue.splice(0, Math.max(1, Math.min(this.options.maxBatch, Math.ceil(this.queue.length / free))));
-      this.inFlight++;
-      void this.runBatch(items).finally(() => {
-        this.inFlight--;
-        this.kick();
-      });
-    }
-  }
-
-  private async runBatch(items: Item[]): Promise<void> {
-    if (items.length === 1) return this.runAlone(items[0]!, false);
-    let results: unknown[];
-    try {
-      results = await this.tx.run(async (em) => {
-        const scope = new BatchScope();
-        const out: unknown[] = [];
-        for (const item of items) out.push(await item.work(em, scope));
-        await scope.end(em);
-        return out;
-      });
-    } catch {
-      // Nothing of the batch was committed: each unit on its own, so one bad unit fails alone.
-      this.options.onBatch?.(items.length, true);
-      await Promise.all(items.map((item) => this.runAlone(item, true)));
-      return;
-    }
-    this.options.onBatch?.(items.length, false);
-    items.forEach((item, i) => item.resolve(results[i]));
-  }
-
-  private async runAlone(item: Item, retried: boolean): Promise<void> {
-    try {
-      const result = await this.tx.run(async (em) => {
-        const scope = new BatchScope();
-        const out = await item.work(em, scope);
-        await scope.end(em);
-        return out;
-      });
-      if (!retried) this.options.onBatch?.(1, false);
-      item.resolve(result);
-    } catch (err) {
-      item.reject(err);
-    }
-  }
+/** Runs `fn` with a fresh batch scope, then the scope's end-of-batch work, on `em`. */
+async function inScope<T>(em: EntityManager, fn: (scope: BatchScope) => Promise<T>): Promise<T> {
+  const scope = new BatchScope();
+  const out = await fn(scope);
+  await scope.end(em);
+  return out;
 }
