@@ -1,7 +1,7 @@
 // Shared pieces of the jobs benchmarks: the system (sessions shards + jobs + gateway on a private
 // Postgres and NATS), linked users, and counters fed by the events jobs publishes.
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
@@ -33,8 +33,11 @@ export async function startBench(jobsEnv = {}) {
   jobsEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))), ...jobsEnv };
   // pg_stat_statements counts the statements per message (see `meter`). BENCH_PG_FLAGS adds server
   // flags, e.g. "-c pg_stat_statements.track=top" to see what counting nested statements costs.
+  // BENCH_PG_LOG=<file> appends the server's log there, e.g. with auto_explain's flags to see the plans:
+  // "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.sample_rate=0.02".
   const extra = (process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean);
-  const postgres = await startPostgres({ flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
+  const logFile = process.env.BENCH_PG_LOG;
+  const postgres = await startPostgres({ ...(logFile ? { onLog: (line) => appendFileSync(logFile, `${line}\n`) } : {}), flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
   const sys = await startSystem({
     postgres,
     shards: SHARDS,
@@ -186,12 +189,12 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       for (const r of rows.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
       // Where Postgres spent its execution time (planning and round trips are not in these).
       const timed = await db.query(
-        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
+        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, rows::float8 / greatest(calls, 1) AS rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
         [dbid],
       );
       const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
       console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);
-      for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call  ${r.q}`);
+      for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
       return figures;
     },
     stop: () => db.end(),

@@ -157,9 +157,14 @@ export class SendsRepository {
   }
 
   /**
-   * The sent messages a batch of acks is about, locked for `em`'s transaction, in one statement (rows
-   * are locked in key order, so two batches never wait on each other in a circle). Ids we did not
-   * send, or whose ledger update is not committed yet, are missing from the answer.
+   * The sent messages a batch of acks is about, locked for `em`'s transaction, in one statement. Ids
+   * we did not send, or whose ledger update is not committed yet, are missing from the answer.
+   * Each ref is looked up on its own through `sends_user_message_idx` (the locking subquery is never
+   * flattened into a join), so the cost is a few index pages per ack whatever the table's size and
+   * whatever plan a connection cached while the table was small: joined, a cached generic plan
+   * chosen on a near-empty table scanned the whole table for every batch. Rows are locked in
+   * (user, message id) order, the same for every batch, so two batches never wait on each other in
+   * a circle (nothing else locks a sent row).
    */
   async lockSentByMessageIds(
     em: EntityManager,
@@ -168,13 +173,13 @@ export class SendsRepository {
     if (refs.length === 0) return [];
     return rows(
       em,
-      `SELECT s.user_id AS "userId", s.message_id AS "messageId", s.kind, s.idempotency_key AS "idempotencyKey", s.text, s.receipt
-         FROM sends s
-         JOIN (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id)) r
-           ON s.user_id = r.user_id AND s.message_id = r.message_id
-        WHERE s.status = 'sent' AND s.message_id IS NOT NULL
-        ORDER BY s.user_id, s.idempotency_key
-        FOR UPDATE OF s`,
+      `SELECT s.*
+         FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id) ORDER BY 1, 2) r
+        CROSS JOIN LATERAL (
+              SELECT x.user_id AS "userId", x.message_id AS "messageId", x.kind, x.idempotency_key AS "idempotencyKey", x.text, x.receipt
+                FROM sends x
+               WHERE x.user_id = r.user_id AND x.message_id = r.message_id AND x.message_id IS NOT NULL AND x.status = 'sent'
+                 FOR UPDATE) s`,
       [refs.map((r) => r.userId), refs.map((r) => r.messageId)],
     );
   }
