@@ -2,7 +2,10 @@
 // Postgres and NATS), linked users, and counters fed by the events jobs publishes.
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
-import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { byRole, cpuSeconds, postgresCpu, postgresCpuByPid } from './proc-lib.mjs';
+import { profileProcess } from './profile-lib.mjs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
 import { api, devSignIn, sleep, startPostgres, startSystem, waitFor } from '@bns/testing';
@@ -28,6 +31,10 @@ export async function pool(n, concurrency, fn) {
   return out;
 }
 
+/** JOBS_PROFILE=1: the jobs service runs with an inspector, and `meter` CPU-profiles it over the measured stretch. */
+const PROFILE_JOBS = process.env.JOBS_PROFILE === '1';
+const JOBS_INSPECT_PORT = 9342;
+
 export async function startBench(jobsEnv = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
   jobsEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))), ...jobsEnv };
@@ -44,7 +51,7 @@ export async function startBench(jobsEnv = {}) {
     services: ['sessions', 'jobs'],
     env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
     serviceEnv: {
-      jobs: jobsEnv,
+      jobs: { ...jobsEnv, ...(PROFILE_JOBS ? { NODE_OPTIONS: `--inspect=127.0.0.1:${JOBS_INSPECT_PORT}` } : {}) },
       // Benchmarks sign in and poll for many users from one address.
       gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
     },
@@ -156,18 +163,21 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [datname])).rows[0].xact_commit);
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%'", [dbid])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
-    return { commits, statements, postgres: postgresCpu(postmaster), cpu, at: performance.now() };
+    return { commits, statements, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, at: performance.now() };
   };
   let before;
+  let stopProfile;
   return {
     postmaster,
     async start() {
       await db.query('SELECT pg_stat_statements_reset()');
+      if (PROFILE_JOBS) stopProfile = await profileProcess('jobs', JOBS_INSPECT_PORT, { saveTo: join(tmpdir(), 'jobs-bench.cpuprofile') });
       before = await counters();
     },
     /** Prints the figures per message for `messages` messages since `start()`, and returns them. */
     async report(label, messages) {
       const after = await counters();
+      await stopProfile?.();
       const per = (x) => x / messages;
       const figures = {
         commits: per(after.commits - before.commits),
@@ -175,6 +185,16 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         postgresMs: per(after.postgres - before.postgres) * 1000,
         cpuMs: Object.fromEntries(Object.keys(after.cpu).map((name) => [name, per(after.cpu[name] - (before.cpu[name] ?? 0)) * 1000])),
       };
+      // Whose Postgres CPU it is: each backend by the connection's application name (the service's
+      // schema), background processes by type; `exited` is what ended processes used (autovacuum workers).
+      const roles = new Map(
+        (await db.query("SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity")).rows.map((r) => [Number(r.pid), r.role]),
+      );
+      const roleMs = Object.entries(byRole(before.postgresByPid, after.postgresByPid, roles))
+        .map(([role, s]) => [role, per(s) * 1000])
+        .filter(([, ms]) => ms >= 0.005)
+        .sort((a, b) => b[1] - a[1]);
+      figures.postgresByRoleMs = Object.fromEntries(roleMs);
       console.log(
         `${label}: ${figures.commits.toFixed(2)} Postgres commits and ${figures.statements.toFixed(1)} statements per message; ` +
           `CPU per message: postgres ${figures.postgresMs.toFixed(2)} ms, ` +
@@ -182,6 +202,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
             .map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`)
             .join(', '),
       );
+      console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",
         [dbid, top],

@@ -26,3 +26,29 @@ export function postgresCpu(postmaster) {
   }
   return total;
 }
+
+/**
+ * Postgres's CPU so far per process, by pid (its live children), plus `exited`: the postmaster's own
+ * and what its reaped children used (autovacuum workers and backends that ended). With a pid → role
+ * map (e.g. from pg_stat_activity), `byRole` sums two such readings' difference per role.
+ */
+export function postgresCpuByPid(postmaster) {
+  const p = cpuSeconds(postmaster);
+  const byPid = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const c = cpuSeconds(Number(entry));
+    if (c.ppid === postmaster) byPid.set(Number(entry), c.own + c.children);
+  }
+  return { byPid, exited: p.own + p.children };
+}
+
+/** Seconds per role between two `postgresCpuByPid` readings; a pid missing from `roles` counts as `other`. */
+export function byRole(before, after, roles) {
+  const out = { exited: after.exited - before.exited };
+  for (const [pid, s] of after.byPid) {
+    const role = roles.get(pid) ?? 'other';
+    out[role] = (out[role] ?? 0) + s - (before.byPid.get(pid) ?? 0);
+  }
+  return out;
+}
