@@ -49,7 +49,10 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     const done = await waitForJob(ann, jobId, isFinished, 20_000);
     expect(done).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 3, failed: 0 }, error: null, nextSendAt: null });
     expect(done.results.successList.map((s) => s.originalNumber)).toEqual(['91234567', '61234567', '51234567']);
-    expect(done.results.successList.every((s) => !Number.isNaN(Date.parse(s.timestamp)))).toBe(true);
+    // Each timestamp exactly as Date.toISOString() writes it (UTC, milliseconds), oldest first.
+    const stamps = done.results.successList.map((s) => s.timestamp);
+    expect(stamps.map((t) => new Date(t).toISOString())).toEqual(stamps);
+    expect([...stamps].sort()).toEqual(stamps);
     expect(done.results.failedList).toEqual([]);
 
     const sent = await outboxOf(ann, jobId);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
-import type { JobStatus, PausedReason } from '@bns/contracts';
+import type { JobStatus, PausedReason, SkipReason } from '@bns/contracts';
 import { row } from '@bns/service-kit';
 import { JobEntity } from './job.entity.js';
 
@@ -28,12 +28,27 @@ export type JobSummary = Pick<
   | 'resumesAt'
   | 'estimatedFinishAt'
 > & { nextSendAt: Date | null };
+/** A job's status answer as stored: its head and the newest entries of each result list, oldest first. */
+export type JobStatusRow = JobSummary & {
+  sentList: { phone: string; at: string }[];
+  failedList: { phone: string; at: string; error: string | null }[];
+  skippedList: { phone: string; reason: SkipReason; at: string }[];
+};
 export type NewJob = Pick<
   JobEntity,
   'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
 > &
   /** Recipients skipped at start (opt-outs, issue 13); none when absent. */
   Partial<Pick<JobEntity, 'skipped'>>;
+
+const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
+  j.created_at AS "createdAt", j.started_at AS "startedAt", j.finished_at AS "finishedAt",
+  j.start_at AS "startAt", j.paused_reason AS "pausedReason", j.resumes_at AS "resumesAt",
+  j.estimated_finish_at AS "estimatedFinishAt",
+  CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt"`;
+
+/** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */
+const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
   resumes_at AS "resumesAt", started_at AS "startedAt"`;
@@ -113,14 +128,34 @@ export class JobsRepository {
   findOwned(em: EntityManager, userId: string, jobId: string, lock = false): Promise<JobSummary | undefined> {
     return row<JobSummary>(
       em,
-      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
-              j.created_at AS "createdAt", j.started_at AS "startedAt", j.finished_at AS "finishedAt",
-              j.start_at AS "startAt", j.paused_reason AS "pausedReason", j.resumes_at AS "resumesAt",
-              j.estimated_finish_at AS "estimatedFinishAt",
-              CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt"
+      `SELECT ${JOB_SUMMARY}
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
         WHERE j.id = $1 AND j.user_id = $2 ${lock ? 'FOR UPDATE OF j' : ''}`,
       [jobId, userId],
+    );
+  }
+
+  /**
+   * The job-status answer's data in one statement, so in one snapshot and one round trip: the head
+   * and the newest `listMax` of each result list (sent, failed, skipped), each list oldest first
+   * (by time, then by recipient order or number), timestamps as ISO strings at millisecond precision
+   * (truncated, as a Date read from the row would be). Undefined when the user has no such job.
+   */
+  statusOf(em: EntityManager, userId: string, jobId: string, listMax: number): Promise<JobStatusRow | undefined> {
+    return row<JobStatusRow>(
+      em,
+      `SELECT ${JOB_SUMMARY},
+              (SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}) ORDER BY d.done_at, d.seq), '[]')
+                 FROM (SELECT phone, seq, done_at FROM job_recipients WHERE job_id = j.id AND state = 'sent'
+                        ORDER BY done_at DESC, seq DESC LIMIT $3) d) AS "sentList",
+              (SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}, 'error', d.error) ORDER BY d.done_at, d.seq), '[]')
+                 FROM (SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = 'failed'
+                        ORDER BY done_at DESC, seq DESC LIMIT $3) d) AS "failedList",
+              (SELECT coalesce(json_agg(json_build_object('phone', s.phone, 'reason', s.reason, 'at', ${isoMs('s.at')}) ORDER BY s.at, s.phone), '[]')
+                 FROM (SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s) AS "skippedList"
+         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
+        WHERE j.id = $1 AND j.user_id = $2`,
+      [jobId, userId, listMax],
     );
   }
 

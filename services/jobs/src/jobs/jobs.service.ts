@@ -218,12 +218,11 @@ export class JobsService {
       const version = jobStatusVersion(userId, jobHeadOf(await this.find(this.tx.manager, userId, jobId)), this.env.JOB_STATUS_LIST_MAX);
       if (ifNoneMatch.some((v) => v === '*' || v === version)) return { notModified: true, version };
     }
-    // The head and its lists from one snapshot: a send recorded between two reads would otherwise put
-    // a list a step ahead of the counts the version stands for (one version, two answers).
-    return this.tx.snapshot(async (em) => {
-      const head = jobHeadOf(await this.find(em, userId, jobId));
-      return { job: await this.withLists(em, head), version: jobStatusVersion(userId, head, this.env.JOB_STATUS_LIST_MAX) };
-    });
+    // The head and its lists from one statement, so one snapshot: a send recorded between two reads
+    // would otherwise put a list a step ahead of the counts the version stands for (one version, two
+    // answers). One round trip, for a found job and an unknown one alike.
+    const { job, head } = await this.viewWithHead(this.tx.manager, userId, jobId);
+    return { job, version: jobStatusVersion(userId, head, this.env.JOB_STATUS_LIST_MAX) };
   }
 
   /** Entries strictly after `since`, oldest first, a page at a time (the next poll's `since` continues). */
@@ -269,20 +268,22 @@ export class JobsService {
   }
 
   private async view(em: EntityManager, userId: string, jobId: string): Promise<JobView> {
-    return this.withLists(em, jobHeadOf(await this.find(em, userId, jobId)));
+    return (await this.viewWithHead(em, userId, jobId)).job;
   }
 
-  /** The head with its result lists: the newest JOB_STATUS_LIST_MAX of each, oldest first. */
-  private async withLists(em: EntityManager, head: JobHead): Promise<JobView> {
-    const done = await this.recipients.newestDone(em, head.jobId, this.env.JOB_STATUS_LIST_MAX);
-    const skippedList = await this.optOuts.newestSkips(em, head.jobId, this.env.JOB_STATUS_LIST_MAX);
-    return jobViewOf(head, {
-      skippedList,
-      successList: done.filter((r) => r.state === 'sent').map((r) => ({ originalNumber: r.phone, timestamp: r.doneAt.toISOString() })),
-      failedList: done
-        .filter((r) => r.state === 'failed')
-        .map((r) => ({ phoneNumber: r.phone, timestamp: r.doneAt.toISOString(), error: r.error ?? JOB_MESSAGES.sendFailed })),
+  /** The job with its result lists (the newest JOB_STATUS_LIST_MAX of each, oldest first), read in one statement. */
+  private async viewWithHead(em: EntityManager, userId: string, jobId: string): Promise<{ job: JobView; head: JobHead }> {
+    if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+    const found = await this.jobs.statusOf(em, userId, jobId, this.env.JOB_STATUS_LIST_MAX);
+    if (!found) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+    const { sentList, failedList, skippedList, ...summary } = found;
+    const head = jobHeadOf(summary);
+    const job = jobViewOf(head, {
+      skippedList: skippedList.map((s) => ({ phoneNumber: s.phone, reason: s.reason, timestamp: s.at })),
+      successList: sentList.map((r) => ({ originalNumber: r.phone, timestamp: r.at })),
+      failedList: failedList.map((r) => ({ phoneNumber: r.phone, timestamp: r.at, error: r.error ?? JOB_MESSAGES.sendFailed })),
     });
+    return { job, head };
   }
 }
 

@@ -12,7 +12,6 @@ export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts
   passedOver: boolean;
 };
 /** A recipient that is done, for the job view's lists. */
-export type DoneRecipient = Pick<JobRecipientEntity, 'phone' | 'error'> & { state: 'sent' | 'failed'; doneAt: Date };
 
 /**
  * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still `sending`,
@@ -93,17 +92,5 @@ export class RecipientsRepository {
   /** Back to pending without using an attempt (the account, not the number, was the problem). */
   async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
     await rows(em, `UPDATE job_recipients SET state = 'pending' WHERE job_id = $1 AND seq = $2 AND state = 'sending'`, [jobId, seq]);
-  }
-
-  /** The newest `limit` sent and the newest `limit` failed, oldest first like the lists grow. */
-  async newestDone(em: EntityManager, jobId: string, limit: number): Promise<DoneRecipient[]> {
-    const done = await rows<DoneRecipient>(
-      em,
-      `(SELECT phone, state, done_at AS "doneAt", error FROM job_recipients WHERE job_id = $1 AND state = 'sent' ORDER BY done_at DESC, seq DESC LIMIT $2)
-       UNION ALL
-       (SELECT phone, state, done_at AS "doneAt", error FROM job_recipients WHERE job_id = $1 AND state = 'failed' ORDER BY done_at DESC, seq DESC LIMIT $2)`,
-      [jobId, limit],
-    );
-    return done.reverse();
   }
 }

@@ -5,7 +5,6 @@ import {
   type OptOutEntry,
   type OptOutReason,
   type OptOutSettings,
-  type SkippedEntry,
   type SkipReason,
 } from '@bns/contracts';
 import { rows } from '@bns/service-kit';
@@ -183,19 +182,6 @@ export class OptOutsRepository {
       [jobId, [...skips.keys()], [...skips.values()]],
     );
     return recorded.length;
-  }
-
-  /**
-   * A job's newest `limit` skips, shown oldest first (like the other result lists); the count is the
-   * job's `skipped` column.
-   */
-  async newestSkips(em: EntityManager, jobId: string, limit: number): Promise<SkippedEntry[]> {
-    const found = await rows<{ phone: string; reason: SkipReason; at: Date }>(
-      em,
-      `SELECT phone, reason, at FROM job_skips WHERE job_id = $1 ORDER BY at DESC, phone DESC LIMIT $2`,
-      [jobId, limit],
-    );
-    return found.reverse().map((r) => ({ phoneNumber: r.phone, reason: r.reason, timestamp: r.at.toISOString() }));
   }
 
   /** WhatsApp said it does not know this number: remember it (again) from now. */

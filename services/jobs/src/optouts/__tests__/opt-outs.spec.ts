@@ -17,6 +17,9 @@ import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../../queue/lane-queue.js';
 import { OptOutsRepository } from '../opt-outs.repository.js';
+
+/** A timestamp as Date.toISOString() writes it. */
+const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 import { OptOutsService } from '../opt-outs.service.js';
 
 /**
@@ -224,7 +227,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     const moved = await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
     expect(await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
-    expect(await repo.newestSkips(em, jobId, 10)).toEqual([{ phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.any(String) }]);
+    expect((await app.get(JobsRepository).statusOf(em, userId, jobId, 10))?.skippedList).toEqual([{ phone: '91000004', reason: 'opted_out', at: expect.stringMatching(ISO_MS) }]);
     // The one left `sending` by a dead worker may already be out: it is not held back.
     expect((await rows(em, `SELECT 1 FROM job_recipients WHERE job_id = $1 AND phone = '91000002' AND state = 'sending'`, [jobId])).length).toBe(1);
   });
@@ -263,7 +266,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       const job = await jobOf(jobId);
       expect([job.status, job.sent, job.failed, job.skipped, job.total]).toEqual(['completed', 2, 0, 1, 3]);
       expect(await logsOf(jobId)).toContain(OPT_OUT_MESSAGES.skippedMidJob('91200002', 'opted_out'));
-      expect(await repo.newestSkips(ds.manager, jobId, 10)).toEqual([{ phoneNumber: '91200002', reason: 'opted_out', timestamp: expect.any(String) }]);
+      expect((await app.get(JobsRepository).statusOf(ds.manager, userId, jobId, 10))?.skippedList).toEqual([{ phone: '91200002', reason: 'opted_out', at: expect.stringMatching(ISO_MS) }]);
     });
 
     it('the last recipient opts out: nothing is taken and the job completes with sent + failed + skipped = total', async () => {

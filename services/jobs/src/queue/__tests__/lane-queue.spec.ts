@@ -5,7 +5,6 @@ import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { RecipientsRepository } from '../../jobs/recipients.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 
@@ -115,12 +114,12 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect(last.published.at(-1)?.payload).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 1, failed: 2 } });
 
     expect(await jobOf(jobId)).toMatchObject({ status: 'completed', sent: 1, failed: 2 });
-    const lists = await app.get(RecipientsRepository).newestDone(em(), jobId, 10);
-    expect(lists.map((r) => [r.phone, r.state, r.error])).toEqual([
-      ['61234567', 'failed', 'timeout'],
-      ['51234567', 'failed', 'not on WhatsApp'],
-      ['91234567', 'sent', null],
+    const lists = (await app.get(JobsRepository).statusOf(em(), userId, jobId, 10))!;
+    expect(lists.failedList.map((r) => [r.phone, r.error])).toEqual([
+      ['61234567', 'timeout'],
+      ['51234567', 'not on WhatsApp'],
     ]);
+    expect(lists.sentList.map((r) => r.phone)).toEqual(['91234567']);
     expect(await logsOf(jobId)).toEqual([
       JOB_MESSAGES.jobStarted(3),
       JOB_MESSAGES.messageSent('91234567'),
