@@ -49,7 +49,8 @@ interface PreparingClient {
  * kept by every pooled connection that ran it); any more run unnamed, parsed and planned each time.
  */
 const PREPARED_MAX = 500;
-const prepared = new Map<string, string>();
+/** Statement text → its prepared statement's name, or null for one that runs unnamed (array-driven). */
+const prepared = new Map<string, string | null>();
 
 /**
  * Statements driven by an array parameter (`unnest($1…)`: the batched ones, which join many rows at
@@ -64,13 +65,13 @@ const ARRAY_DRIVEN = /\bunnest\s*\(\s*\$/i;
 
 /** The name of `text`'s prepared statement (the same on every connection), or undefined past PREPARED_MAX or for an array-driven statement. */
 function preparedName(text: string): string | undefined {
-  if (ARRAY_DRIVEN.test(text)) return undefined;
   let name = prepared.get(text);
-  if (name === undefined && prepared.size < PREPARED_MAX) {
-    name = `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+  if (name === undefined) {
+    if (prepared.size >= PREPARED_MAX) return undefined;
+    name = ARRAY_DRIVEN.test(text) ? null : `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
     prepared.set(text, name);
   }
-  return name;
+  return name ?? undefined;
 }
 
 /**
