@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { estimateMinutes, JOB_MESSAGES, MESSAGES } from '@bns/contracts';
 import { sleep, startSystem, waitFor, type System } from '@bns/testing';
@@ -221,6 +222,12 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
         expect((await ann.client.get(`/job-logs/${encodeURIComponent(bad)}`)).status).toBe(404);
       }
       expect((await ann.client.get(`/job-status/${jobId}`)).status).toBe(200);
+      // A well-formed id of no job is a 404; the owner's job with no line after `since` is an empty page.
+      expect((await ann.client.get(`/job-logs/${randomUUID()}`)).status).toBe(404);
+      const future = new Date(Date.now() + 3_600_000).toISOString();
+      const empty = await ann.client.get(`/job-logs/${jobId}?since=${encodeURIComponent(future)}`);
+      expect([empty.status, empty.body.logs]).toEqual([200, []]);
+      expect((await eve.client.get(`/job-logs/${jobId}?since=${encodeURIComponent(future)}`)).status).toBe(404);
     } finally {
       eve.tab.close();
     }

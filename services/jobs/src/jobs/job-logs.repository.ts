@@ -37,15 +37,26 @@ export class JobLogsRepository {
   }
 
   /** Lines strictly after `after`, oldest first (ties in insertion order), at most `limit`. */
-  page(em: EntityManager, jobId: string, after: Date, limit: number): Promise<JobLogLine[]> {
-    return em
-      .getRepository(JobLogEntity)
-      .createQueryBuilder('l')
-      .select(['l.id', 'l.type', 'l.message', 'l.at'])
-      .where('l.job_id = :jobId AND l.at > :after', { jobId, after })
-      .orderBy('l.at', 'ASC')
-      .addOrderBy('l.id', 'ASC')
-      .limit(limit)
-      .getMany();
+  async page(em: EntityManager, jobId: string, after: Date, limit: number): Promise<JobLogLine[]> {
+    return (await this.pageOf(em, null, jobId, after, limit)) ?? [];
+  }
+
+  /** The same page of the user's job, in one statement with the ownership check; undefined when the user has no such job. */
+  pageOwned(em: EntityManager, userId: string, jobId: string, after: Date, limit: number): Promise<JobLogLine[] | undefined> {
+    return this.pageOf(em, userId, jobId, after, limit);
+  }
+
+  private async pageOf(em: EntityManager, userId: string | null, jobId: string, after: Date, limit: number): Promise<JobLogLine[] | undefined> {
+    const found = await rows<{ type: JobLogLine['type'] | null; message: string | null; at: Date | null }>(
+      em,
+      `SELECT l.type, l.message, l.at
+         FROM jobs j
+         LEFT JOIN LATERAL (SELECT id, type, message, at FROM job_logs WHERE job_id = j.id AND at > $3 ORDER BY at, id LIMIT $4) l ON true
+        WHERE j.id = $1 AND ($2::text IS NULL OR j.user_id = $2)
+        ORDER BY l.at, l.id`,
+      [jobId, userId, after, limit],
+    );
+    if (found.length === 0) return undefined;
+    return found.filter((l) => l.type !== null).map((l) => ({ type: l.type!, message: l.message!, at: l.at! }));
   }
 }

@@ -229,9 +229,11 @@ export class JobsService {
   async logs({ userId, jobId, since }: JobRef & { since?: string }): Promise<{ logs: JobLogEntry[] }> {
     const after = parseSince(since);
     if (after === null) throw AppError.validation(JobsErrorCode.InvalidSince, JOB_MESSAGES.invalidSince);
-    await this.find(this.tx.manager, userId, jobId);
+    checkJobId(jobId);
     const limit = this.env.JOB_LOGS_PAGE_MAX;
-    const rows = await this.logLines.page(this.tx.manager, jobId, after ?? new Date(0), limit);
+    // The ownership check and the page in one statement.
+    const rows = await this.logLines.pageOwned(this.tx.manager, userId, jobId, after ?? new Date(0), limit);
+    if (!rows) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     // A full page must not end inside a run of equal timestamps, or `since` would skip the rest of it.
     if (rows.length === limit) {
       const last = rows[rows.length - 1]!.at.getTime();
@@ -261,7 +263,7 @@ export class JobsService {
 
   /** Another user's job, and an id that is not a job id at all, are both simply not found. */
   private async find(em: EntityManager, userId: string, jobId: string, lock = false): Promise<JobSummary> {
-    if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+    checkJobId(jobId);
     const job = await this.jobs.findOwned(em, userId, jobId, lock);
     if (!job) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     return job;
@@ -273,7 +275,7 @@ export class JobsService {
 
   /** The job with its result lists (the newest JOB_STATUS_LIST_MAX of each, oldest first), read in one statement. */
   private async viewWithHead(em: EntityManager, userId: string, jobId: string): Promise<{ job: JobView; head: JobHead }> {
-    if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+    checkJobId(jobId);
     const found = await this.jobs.statusOf(em, userId, jobId, this.env.JOB_STATUS_LIST_MAX);
     if (!found) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     const { sentList, failedList, skippedList, ...summary } = found;
@@ -285,6 +287,11 @@ export class JobsService {
     });
     return { job, head };
   }
+}
+
+/** A job id that is not a UUID names no job: "not found", like another user's job, before any query. */
+function checkJobId(jobId: unknown): asserts jobId is string {
+  if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
 }
 
 /** How many were skipped for each reason, for the start's log line. */
