@@ -3,7 +3,7 @@
 // warm-up job, `seconds` of idleness metered. Prints Postgres CPU per second and the statements run
 // per second (most frequent first, then by execution time), so background polling shows up.
 //   flock /tmp/bench.lock node scripts/bench/idle-postgres.mjs [accounts=200] [seconds=10]
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, sleep, startBench, warmUp } from './jobs-lib.mjs';
 
 const ACCOUNTS = Number(process.argv[2] ?? 200);
 const SECONDS = Number(process.argv[3] ?? 10);
@@ -13,8 +13,7 @@ const results = countResults(bench.nc);
 const metered = await meter(bench, { top: 20 });
 try {
   const users = await linkedUsers(bench, ACCOUNTS, 'idle');
-  await startJob(users[0], { message: 'warm-up', phoneNumbers: numbers(20, 50_000_000) });
-  await waitFor(() => results.total >= 20, 60_000, 50, 'warm-up');
+  await warmUp(users[0], results, 20);
   await sleep(3000);
   await metered.start();
   await sleep(SECONDS * 1000);

@@ -119,6 +119,12 @@ export function countResults(nc) {
  * Starts a job the way a well-behaved client does: an overloaded gateway answers 503 (or 429) with
  * Retry-After, and the start is tried again with the same Idempotency-Key, so it is one job.
  */
+/** One job of `count` messages from `user`, waited out (JIT, connections, caches), before anything is measured. */
+export async function warmUp(user, results, count = 50) {
+  await startJob(user, { message: 'warm-up', phoneNumbers: numbers(count, 50_000_000) });
+  await waitFor(() => results.total >= count, 60_000, 50, 'warm-up');
+}
+
 export async function startJob(user, body) {
   const key = randomUUID();
   for (let attempt = 1; ; attempt++) {

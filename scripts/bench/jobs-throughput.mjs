@@ -4,7 +4,7 @@
 // round trip; many accounts at once measure what the service does in aggregate.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   node scripts/bench/jobs-throughput.mjs [perJob=1000] [accounts=20]
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor, warmUp } from './jobs-lib.mjs';
 
 const PER_JOB = Number(process.argv[2] ?? 1000);
 const ACCOUNTS = Number(process.argv[3] ?? 20);
@@ -14,8 +14,7 @@ const results = countResults(bench.nc);
 const metered = await meter(bench);
 try {
   const users = await linkedUsers(bench, ACCOUNTS, 'throughput');
-  await startJob(users[0], { message: 'warm-up', phoneNumbers: numbers(50, 50_000_000) });
-  await waitFor(() => results.total >= 50, 60_000, 50, 'warm-up');
+  await warmUp(users[0], results);
   await sleep(500);
 
   // One account: its messages strictly one after another.

@@ -28,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { connectNats } from '@bns/service-kit';
 import { useNode24 } from '../runtime.mjs';
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor, warmUp } from './jobs-lib.mjs';
 import { postgresCpu } from './proc-lib.mjs';
 
 await useNode24();
@@ -71,8 +71,7 @@ async function ours(bench, extraProcesses) {
   const metered = await meter(bench, { processes: extraProcesses, top: 15 });
   try {
     const users = await linkedUsers(bench, ACCOUNTS, 'pgboss-compare');
-    await startJob(users[0], { message: 'warm-up', phoneNumbers: numbers(50, 50_000_000) });
-    await waitFor(() => results.total >= 50, 60_000, 50, 'warm-up');
+    await warmUp(users[0], results);
     await sleep(1000);
 
     await metered.start();

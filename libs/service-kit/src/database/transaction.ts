@@ -20,14 +20,6 @@ export class Transactions {
     return inTransaction(this.dataSource, work);
   }
 
-  /**
-   * Runs read-only `work` in one REPEATABLE READ transaction: every statement sees the same snapshot,
-   * so reads of one answer in several statements agree with each other.
-   */
-  snapshot<T>(work: (em: EntityManager) => Promise<T>): Promise<T> {
-    return this.dataSource.transaction('REPEATABLE READ', work);
-  }
-
   /** The data source's own manager: each statement commits on its own. */
   get manager(): EntityManager {
     return this.dataSource.manager;

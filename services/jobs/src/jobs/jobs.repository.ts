@@ -50,6 +50,12 @@ const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.err
 /** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */
 const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
+/** A job's newest $3 recipients in `state` as a JSON list, oldest first; `fields` adds to phone and time. */
+const newestDone = (state: 'sent' | 'failed', fields = '') =>
+  `(SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}${fields}) ORDER BY d.done_at, d.seq), '[]')
+      FROM (SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = '${state}'
+             ORDER BY done_at DESC, seq DESC LIMIT $3) d)`;
+
 const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
   resumes_at AS "resumesAt", started_at AS "startedAt"`;
 const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
@@ -145,12 +151,8 @@ export class JobsRepository {
     return row<JobStatusRow>(
       em,
       `SELECT ${JOB_SUMMARY},
-              (SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}) ORDER BY d.done_at, d.seq), '[]')
-                 FROM (SELECT phone, seq, done_at FROM job_recipients WHERE job_id = j.id AND state = 'sent'
-                        ORDER BY done_at DESC, seq DESC LIMIT $3) d) AS "sentList",
-              (SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}, 'error', d.error) ORDER BY d.done_at, d.seq), '[]')
-                 FROM (SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = 'failed'
-                        ORDER BY done_at DESC, seq DESC LIMIT $3) d) AS "failedList",
+              ${newestDone('sent')} AS "sentList",
+              ${newestDone('failed', ", 'error', d.error")} AS "failedList",
               (SELECT coalesce(json_agg(json_build_object('phone', s.phone, 'reason', s.reason, 'at', ${isoMs('s.at')}) ORDER BY s.at, s.phone), '[]')
                  FROM (SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s) AS "skippedList"
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id

@@ -11,7 +11,6 @@ export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts
   /** Pending recipients before it were passed over: the account must not send to them (opted out, not on WhatsApp). */
   passedOver: boolean;
 };
-/** A recipient that is done, for the job view's lists. */
 
 /**
  * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still `sending`,

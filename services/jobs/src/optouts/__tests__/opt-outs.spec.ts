@@ -17,10 +17,10 @@ import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../../queue/lane-queue.js';
 import { OptOutsRepository } from '../opt-outs.repository.js';
+import { OptOutsService } from '../opt-outs.service.js';
 
 /** A timestamp as Date.toISOString() writes it. */
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-import { OptOutsService } from '../opt-outs.service.js';
 
 /**
  * The opt-outs repository, service and lane hooks in-process against a real Postgres (the jobs data
