@@ -9,6 +9,15 @@ export interface Batch {
    * before the commit — e.g. one multi-row insert of what all the works wrote down.
    */
   atEnd(key: string, fn: (em: EntityManager) => Promise<void>): void;
+  /**
+   * One statement for the batch's works that ask the same thing at about the same time: the keys of
+   * every call of `statement` made before the event loop's next turn go to one call of `many`, whose
+   * answers (one per key, in order) settle each call. The works of a batch run side by side, so their
+   * lane steps (say) take one round trip each for all of them, not one per work. `many` runs on the
+   * batch's transaction; when it throws, every call of that round rejects (the batch then runs its
+   * works again alone, where each call is a round of one).
+   */
+  gather<K, R>(statement: string, key: K, many: (em: EntityManager, keys: K[]) => Promise<R[]>): Promise<R>;
 }
 
 export type BatchWork<T> = (em: EntityManager, batch: Batch) => Promise<T>;
@@ -16,8 +25,44 @@ export type BatchWork<T> = (em: EntityManager, batch: Batch) => Promise<T>;
 /** Per transaction: `maxBatch` works at most, `maxInFlight` transactions at once (each holds a pooled connection). */
 export type TransactionBatcherOptions = StatementBatcherOptions;
 
+interface Round {
+  keys: unknown[];
+  waiters: Array<{ resolve: (value: unknown) => void; reject: (err: unknown) => void }>;
+}
+
 class BatchScope implements Batch {
   private readonly ends = new Map<string, (em: EntityManager) => Promise<void>>();
+  /** Calls of each statement waiting for the next turn of the event loop. */
+  private readonly rounds = new Map<string, Round>();
+
+  constructor(private readonly em: EntityManager) {}
+
+  gather<K, R>(statement: string, key: K, many: (em: EntityManager, keys: K[]) => Promise<R[]>): Promise<R> {
+    let round = this.rounds.get(statement);
+    if (!round) {
+      const opened: Round = { keys: [], waiters: [] };
+      round = opened;
+      this.rounds.set(statement, opened);
+      setImmediate(() => {
+        this.rounds.delete(statement);
+        void this.settle(opened, many as (em: EntityManager, keys: unknown[]) => Promise<unknown[]>);
+      });
+    }
+    round.keys.push(key);
+    return new Promise<R>((resolve, reject) => round.waiters.push({ resolve: resolve as (value: unknown) => void, reject }));
+  }
+
+  private async settle(round: Round, many: (em: EntityManager, keys: unknown[]) => Promise<unknown[]>): Promise<void> {
+    let answers: unknown[];
+    try {
+      answers = await many(this.em, round.keys);
+      if (answers.length !== round.keys.length) throw new Error(`gathered statement answered ${answers.length} results for ${round.keys.length} keys`);
+    } catch (err) {
+      for (const w of round.waiters) w.reject(err);
+      return;
+    }
+    round.waiters.forEach((w, i) => w.resolve(answers[i]));
+  }
 
   atEnd(key: string, fn: (em: EntityManager) => Promise<void>): void {
     if (!this.ends.has(key)) this.ends.set(key, fn);
@@ -37,7 +82,9 @@ class BatchScope implements Batch {
 
 /**
  * Runs independent units of work that arrive at about the same time in one transaction: one BEGIN and
- * one COMMIT (one WAL flush) for many, instead of one each. A unit waits for nothing when the queue is
+ * one COMMIT (one WAL flush) for many, instead of one each. The units of a batch run side by side on
+ * its connection (their statements queue there), and what they ask alike can go as one statement
+ * (`Batch.gather`). A unit waits for nothing when the queue is
  * quiet (it runs on the next turn of the event loop, in a transaction of its own while fewer than
  * `maxInFlight` are busy); under load, units that arrive while every transaction is busy go together
  * into the next ones, spread evenly over them.
@@ -59,13 +106,20 @@ export class TransactionBatcher {
 
   constructor(tx: Pick<Transactions, 'run'>, options: TransactionBatcherOptions) {
     const together = (works: BatchWork<unknown>[]) =>
-      tx.run((em) =>
-        inScope(em, async (scope) => {
-          const out: unknown[] = [];
-          for (const work of works) out.push(await work(em, scope));
-          return out;
-        }),
-      );
+      tx.run(async (em) => {
+        const restore = await queueQueries(em);
+        try {
+          return await inScope(em, async (scope) => {
+            // Side by side, so their gathered statements go as one; all settle before the commit or rollback.
+            const settled = await Promise.allSettled(works.map((work) => work(em, scope)));
+            const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+            if (failed) throw failed.reason;
+            return settled.map((s) => (s as PromiseFulfilledResult<unknown>).value);
+          });
+        } finally {
+          restore();
+        }
+      });
     const alone = (work: BatchWork<unknown>) => tx.run((em) => inScope(em, (scope) => work(em, scope)));
     this.batcher = new StatementBatcher({ many: together, one: alone }, options);
   }
@@ -80,9 +134,33 @@ export class TransactionBatcher {
   }
 }
 
+type Query = (...args: unknown[]) => unknown;
+
+/**
+ * The works of a batch query side by side on one connection. pg runs a client's queries one after
+ * another, but queuing them in pg is deprecated (pg 9 drops it), so the transaction's client queues
+ * them here while the works run; the returned function puts the client back as it was, before the
+ * commit. Streams pass straight through.
+ */
+async function queueQueries(em: EntityManager): Promise<() => void> {
+  const client = (await em.queryRunner?.connect()) as { query: Query } | undefined;
+  if (!client || Object.hasOwn(client, 'query')) return () => undefined;
+  const query = client.query;
+  let tail: Promise<unknown> = Promise.resolve();
+  client.query = (...args: unknown[]) => {
+    if (typeof (args[0] as { submit?: unknown } | undefined)?.submit === 'function') return query.apply(client, args);
+    const run = tail.then(() => query.apply(client, args));
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return () => {
+    delete (client as { query?: Query }).query;
+  };
+}
+
 /** Runs `fn` with a fresh batch scope, then the scope's end-of-batch work, on `em`. */
 async function inScope<T>(em: EntityManager, fn: (scope: BatchScope) => Promise<T>): Promise<T> {
-  const scope = new BatchScope();
+  const scope = new BatchScope(em);
   const out = await fn(scope);
   await scope.end(em);
   return out;

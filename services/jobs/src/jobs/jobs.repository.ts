@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import type { JobStatus, PausedReason, SkipReason } from '@bns/contracts';
-import { row } from '@bns/service-kit';
+import { row, rows } from '@bns/service-kit';
 import { JobEntity } from './job.entity.js';
 
 /** What the lane step reads of a job. */
@@ -85,32 +85,30 @@ export function laneJobOf(found: Record<string, unknown>): LaneJob | undefined {
   return Object.fromEntries(LANE_JOB_KEYS.map((k) => [k, found[`job_${k}`]])) as unknown as LaneJob;
 }
 
-/** The job's count of one more outcome (`$2`: it was sent), up to its WHERE; see `recordOutcome`. */
+/** The job's count of one more outcome, up to its FROM or WHERE; a send also clears the unlinked mark. */
 function countOutcomeSql(column: 'sent' | 'failed'): string {
-  return `UPDATE jobs SET ${column} = ${column} + 1,
-              unlinked_since = CASE WHEN $2 THEN NULL ELSE unlinked_since END,
-              paused_reason = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
-              resumes_at = CASE WHEN $2 AND paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,
+  const relinked =
+    column === 'sent'
+      ? `unlinked_since = NULL,
+              paused_reason = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
+              resumes_at = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,`
+      : '';
+  return `UPDATE jobs SET ${column} = ${column} + 1, ${relinked}
               status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
               finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END`;
 }
 
 /**
- * `recordOutcome` as two CTEs, `done` (the recipient) and `counted` (the job as counted, its
- * `LANE_JOB` columns), with `recordOutcomeParams` as $1..$5 ($1..$4 for a failure), for a statement that does more in the
- * same round trip (the lane's reschedule after a send).
+ * A batch of sends recorded, as two CTEs: `done` (the recipients) and `counted` (their jobs as counted), for every row of `req`, a CTE of the
+ * sends (columns `p_job_id`, `p_seq`, `p_at`, `p_paced` and the row's index `p_i`); `counted`
+ * returns `p_i` with the job's `LANE_JOB` columns, for the sends whose recipient was still `sending`.
+ * A batch holds one send per job (a lane steps one at a time), so each job counts one.
  */
-export function recordOutcomeCtes(kind: 'sent' | 'failed'): string {
-  const mark =
-    kind === 'sent'
-      ? `UPDATE job_recipients SET state = 'sent', done_at = $4, error = NULL, paced_ms = $5 WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`
-      : `UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $4, done_at = now() WHERE job_id = $1 AND seq = $3 AND state = 'sending' RETURNING 1`;
-  return `done AS (${mark}),
-    counted AS (${countOutcomeSql(kind)} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})`;
-}
-
-export function recordOutcomeParams(jobId: string, seq: number, outcome: { kind: 'sent'; at: Date; pacedMs: number } | { kind: 'failed'; error: string }): unknown[] {
-  return outcome.kind === 'sent' ? [jobId, true, seq, outcome.at, outcome.pacedMs] : [jobId, false, seq, outcome.error];
+export function recordSentCtes(req: string): string {
+  return `done AS (
+      UPDATE job_recipients t SET state = 'sent', done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
+       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND t.state = 'sending' RETURNING ${req}.p_i, ${req}.p_job_id),
+    counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
 }
 
 /** Every statement on `jobs.jobs`. */
@@ -171,9 +169,15 @@ export class JobsRepository {
     return found?.at ?? undefined;
   }
 
-  /** Sending (again): started now unless it had started before; any pause is over. */
-  async markRunning(em: EntityManager, jobId: string): Promise<void> {
-    await this.update(em, jobId, { status: 'running', startedAt: () => 'coalesce(started_at, now())', pausedReason: null, resumesAt: null });
+  /** Sending (again), for a batch of lane steps: started now unless it had started before; any pause is over. */
+  async markRunningMany(em: EntityManager, jobIds: string[]): Promise<void[]> {
+    await rows(
+      em,
+      `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, now()), paused_reason = NULL, resumes_at = NULL
+        WHERE id IN (SELECT unnest($1::uuid[]))`,
+      [jobIds],
+    );
+    return jobIds.map(() => undefined);
   }
 
   /** Waits: for the user (`user`, no end) or for its policy until `resumesAt`. */
@@ -203,19 +207,21 @@ export class JobsRepository {
   }
 
   /**
-   * Records a recipient's outcome and counts it in its job, in one statement: the recipient (still
-   * `sending`: a worker that lost its lane records nothing) becomes sent or failed, and the job is
-   * counted: the job completes with its last recipient, skipped ones counted (sent + failed + skipped
-   * reaches total; a cancelled job stays cancelled), and a send clears the unlinked mark. Returns the
-   * job as counted, or undefined when the recipient was not `sending` (nothing changed).
+   * Records a recipient's failure and counts it in its job, in one statement: the recipient (still
+   * `sending`: a worker that lost its lane records nothing) becomes failed, and the job is counted: it
+   * completes with its last recipient, skipped ones counted (sent + failed + skipped reaches total; a
+   * cancelled job stays cancelled). Returns the job as counted, or undefined when the recipient was
+   * not `sending` (nothing changed). Sends are recorded by `LaneRepository.recordSentMany`.
    */
-  recordOutcome(
-    em: EntityManager,
-    jobId: string,
-    seq: number,
-    outcome: { kind: 'sent'; at: Date; pacedMs: number } | { kind: 'failed'; error: string },
-  ): Promise<LaneJob | undefined> {
-    return row<LaneJob>(em, `WITH ${recordOutcomeCtes(outcome.kind)} SELECT * FROM counted`, recordOutcomeParams(jobId, seq, outcome));
+  recordFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<LaneJob | undefined> {
+    return row<LaneJob>(
+      em,
+      `WITH done AS (UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $3, done_at = now()
+                      WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1),
+            counted AS (${countOutcomeSql('failed')} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})
+       SELECT * FROM counted`,
+      [jobId, seq, error],
+    );
   }
 
   /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { row, rows } from '@bns/service-kit';
+import { rows } from '@bns/service-kit';
 import { sendableSql } from '../optouts/opt-outs.repository.js';
-import { bookLaneSql } from '../queue/lane.repository.js';
+import { bookLanesSql } from '../queue/lane.repository.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
 
 /** The next recipient to send to, with the text it receives. */
@@ -11,6 +11,14 @@ export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts
   /** Pending recipients before it were passed over: the account must not send to them (opted out, not on WhatsApp). */
   passedOver: boolean;
 };
+
+/** One take of `takeFirstOpenMany`: the job, its message (for recipients without a text of their own), its user and the pace to book. */
+export interface RecipientTake {
+  jobId: string;
+  message: string;
+  userId: string;
+  paceMs: number;
+}
 
 /**
  * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still `sending`,
@@ -29,43 +37,44 @@ export class RecipientsRepository {
   }
 
   /**
-   * The job's first recipient not done yet, in list order, marked `sending` in the same statement; its
-   * `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out again
-   * with the same key). A pending recipient the account must not send to (opted out, or not on
-   * WhatsApp within the memory window: issue 13) is passed over, so one who opted out a moment ago is
-   * never taken; `passedOver` says some were, so the caller moves them to the job's skips.
+   * For each take of a batch of lane steps, in one statement: the job's first recipient not done yet,
+   * in list order, marked `sending`, and the user's lane booked for its next slot `paceMs` after this
+   * one. Its `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out
+   * again with the same key). A pending recipient the account must not send to (opted out, or not on
+   * WhatsApp within `notOnWhatsAppDays`: issue 13) is passed over, so one who opted out a moment ago is
+   * never taken; `passedOver` says some were, so the caller moves them to the job's skips. Answers in
+   * the order of `takes`; undefined where the job has nobody left to send to (the lane is not booked).
    */
-  takeFirstOpen(
-    em: EntityManager,
-    jobId: string,
-    jobMessage: string,
-    sendableFor: { userId: string; notOnWhatsAppDays: number },
-    book?: { paceMs: number },
-  ): Promise<OpenRecipient | undefined> {
-    // With `book`, the lane's next slot is booked in the same statement when a recipient was taken.
-    return row<OpenRecipient>(
+  async takeFirstOpenMany(em: EntityManager, takes: RecipientTake[], notOnWhatsAppDays: number): Promise<Array<OpenRecipient | undefined>> {
+    const found = await rows<OpenRecipient & { i: string }>(
       em,
-      `WITH pick AS (
-         SELECT seq, state FROM job_recipients
-          WHERE job_id = $1 AND state IN ('pending', 'sending')
-            AND ${sendableSql('job_recipients.phone', 'job_recipients.state', '$3', '$4')}
-          ORDER BY seq LIMIT 1
+      `WITH req AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::float8[]) WITH ORDINALITY AS r(p_job_id, p_message, p_user_id, p_pace, p_i)
+       ), pick AS (
+         SELECT req.*, x.seq, x.state FROM req
+          CROSS JOIN LATERAL (
+            SELECT seq, state FROM job_recipients
+             WHERE job_id = req.p_job_id AND state IN ('pending', 'sending')
+               AND ${sendableSql('job_recipients.phone', 'job_recipients.state', 'req.p_user_id', '$5')}
+             ORDER BY seq LIMIT 1) x
        ), taken AS (
-         UPDATE job_recipients r SET state = 'sending', next_attempt_at = NULL FROM pick
-          WHERE r.job_id = $1 AND r.seq = pick.seq
-          RETURNING r.seq, r.phone, coalesce(r.text, $2) AS text, r.attempts, pick.state,
-                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = $1 AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"
-       ), booked AS (${bookLaneSql('$3', '$5::float8', '$5::float8 IS NOT NULL AND EXISTS (SELECT 1 FROM taken)')})
-       SELECT * FROM taken`,
-      [jobId, jobMessage, sendableFor.userId, sendableFor.notOnWhatsAppDays, book ? book.paceMs / 1000 : null],
+         UPDATE job_recipients t SET state = 'sending', next_attempt_at = NULL FROM pick
+          WHERE t.job_id = pick.p_job_id AND t.seq = pick.seq
+          RETURNING pick.p_i AS i, pick.p_user_id, pick.p_pace, t.seq, t.phone, coalesce(t.text, pick.p_message) AS text, t.attempts, pick.state,
+                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"
+       ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
+       SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
+      [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
     );
+    const byIndex = new Map(found.map(({ i, ...recipient }) => [Number(i), recipient]));
+    return takes.map((_, i) => byIndex.get(i + 1));
   }
 
   async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
     await rows(em, `UPDATE job_recipients SET state = 'sending', next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
   }
 
-  /** `pacedMs`: the gap planned after this message. The lane records outcomes with `JobsRepository.recordOutcome`. */
+  /** `pacedMs`: the gap planned after this message. The lane records outcomes with `LaneRepository.recordSentMany` and `JobsRepository.recordFailed`. */
   async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
     const done = await rows(
       em,

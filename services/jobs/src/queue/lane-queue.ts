@@ -20,9 +20,9 @@ import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
 import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
 import { Policies } from '../jobs/policy.service.js';
-import { RecipientsRepository, type OpenRecipient } from '../jobs/recipients.repository.js';
+import { RecipientsRepository, type OpenRecipient, type RecipientTake } from '../jobs/recipients.repository.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
-import { LaneRepository, type LaneCounters, type LaneDue, type Rescheduled } from './lane.repository.js';
+import { LaneRepository, type LaneCounters, type LaneDue, type Rescheduled, type SentRecord } from './lane.repository.js';
 import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import { countStepBatch } from '../metrics/jobs.metrics.js';
@@ -141,7 +141,7 @@ export class LaneQueue {
   }
 
   private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
-    const lane = await this.lanes.lock(em, userId);
+    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.lanes.lockMany(m, userIds));
     // The slot as this process's clock sees it: measured once the answer is here, so never early.
     const lockedAt = performance.now();
     if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
@@ -175,14 +175,14 @@ export class LaneQueue {
     if (job.status !== 'running') {
       // Its first message (it may have waited for its window first), or going on after a pause.
       const first = job.startedAt === null;
-      await this.jobs.markRunning(em, job.id);
+      await batch.gather('jobs.markRunning', job.id, (m, jobIds: string[]) => this.jobs.markRunningMany(m, jobIds));
       await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
       job.status = 'running';
       journal.progress(job.id, 'running', progressOf(job));
     }
     // The lane's next slot is booked a gap after this one by the take itself, when it takes someone.
     const pace = paceMs(policy.delayMs, policy.jitterMs);
-    const { recipient, skipped } = await this.take(em, journal, userId, job, pace);
+    const { recipient, skipped } = await this.take(em, batch, journal, userId, job, pace);
     if (!recipient) {
       await this.complete(em, journal, job);
       return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
@@ -221,13 +221,15 @@ export class LaneQueue {
    */
   private async take(
     em: EntityManager,
+    batch: Batch,
     journal: JobJournal,
     userId: string,
     job: LaneJob,
     paceMs: number,
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
-    const sendable = { userId, notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS };
-    const recipient = await this.recipients.takeFirstOpen(em, job.id, job.message, sendable, { paceMs });
+    const days = this.env.NOT_ON_WHATSAPP_MEMORY_DAYS;
+    const take = { jobId: job.id, message: job.message, userId, paceMs };
+    const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) => this.recipients.takeFirstOpenMany(m, takes, days));
     const skipped = !recipient || recipient.passedOver ? await this.skipSuppressed(em, journal, userId, job) : [];
     return { recipient, skipped };
   }
@@ -302,7 +304,8 @@ export class LaneQueue {
         const sentCounters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
         // Recorded and rescheduled in one statement; the slot and counters apply only if the outcome did
         // (not when another worker recorded it after taking over).
-        const recorded = await this.lanes.recordAndReschedule(em, send, { kind: 'sent', at: outcome.at, pacedMs: planned }, workerId, slot, sentCounters);
+        const record = { send, at: outcome.at, pacedMs: planned, slot, counters: sentCounters };
+        const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) => this.lanes.recordSentMany(m, workerId, records));
         lane = recorded.lane;
         rescheduled = true;
         const job = recorded.job;
@@ -368,7 +371,7 @@ export class LaneQueue {
   }
 
   private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {
-    const job = await this.jobs.recordOutcome(em, send.jobId, send.seq, { kind: 'failed', error });
+    const job = await this.jobs.recordFailed(em, send.jobId, send.seq, error);
     if (!job) return;
     await journal.log(send.jobId, 'error', JOB_MESSAGES.messageFailed(send.phone, error));
     this.messageStatus(journal, send, 'failed', new Date(), error);

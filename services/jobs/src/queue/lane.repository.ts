@@ -3,7 +3,7 @@ import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { row, rows } from '@bns/service-kit';
 import type { SendingPolicy } from '@bns/contracts';
 import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
-import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordOutcomeCtes, recordOutcomeParams, type LaneJob } from '../jobs/jobs.repository.js';
+import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordSentCtes, type LaneJob } from '../jobs/jobs.repository.js';
 import { LaneEntity } from './lane.entity.js';
 
 /** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
@@ -35,25 +35,45 @@ export interface Rescheduled {
   waitMs: number;
 }
 
+/** What `rescheduleSql` reads: each a parameter (`$n`) or a column of a batch's request rows. */
+interface RescheduleValues {
+  userId: string;
+  workerId: string;
+  notBeforeSecs: string;
+  exactly: string;
+  floor: string;
+  setDay: string;
+  dayKey: string;
+  dayCount: string;
+  runCount: string;
+  warmUpFrom: string;
+  engineFailures: string;
+}
+const RESCHEDULE_KEYS = ['userId', 'workerId', 'notBeforeSecs', 'exactly', 'floor', 'setDay', 'dayKey', 'dayCount', 'runCount', 'warmUpFrom', 'engineFailures'] as const;
+
+/** `rescheduleParams` as $first, $first+1, …. */
+const rescheduleAt = (first: number): RescheduleValues =>
+  Object.fromEntries(RESCHEDULE_KEYS.map((k, i) => [k, `$${first + i}`])) as unknown as RescheduleValues;
+
 /**
- * `reschedule`'s UPDATE with its parameters from `$first` (see `rescheduleParams`); the slot's
- * `exactly`/`floor` and the counters apply only where `appliedSql` holds.
+ * `reschedule`'s UPDATE: the slot's `exactly`/`floor` and the counters apply only where `appliedSql`
+ * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns.
  */
-function rescheduleSql(first: number, appliedSql: string): string {
-  const p = (i: number) => `$${first + i}`;
-  const when = (i: number, type = '') => (appliedSql === 'true' ? `${p(i)}${type}` : `CASE WHEN ${appliedSql} THEN ${p(i)}${type} END`);
+function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', returningSql = ''): string {
+  const when = (value: string, type = '') => (appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`);
   return `UPDATE lanes SET updated_at = now(),
             (next_send_at, paced_at) = (
               SELECT slot, slot FROM (
-                SELECT CASE WHEN ${when(3, '::timestamptz')} IS NOT NULL THEN least(next_send_at, greatest(now(), ${p(3)}::timestamptz))
-                            ELSE greatest(next_send_at, now() + make_interval(secs => ${p(2)}), coalesce(${when(4, '::timestamptz')}, '-infinity')) END AS slot) s),
-            day_key = CASE WHEN ${when(5, '::boolean')} THEN ${p(6)} ELSE day_key END,
-            day_count = coalesce(${when(7, '::integer')}, day_count),
-            run_count = coalesce(${when(8, '::integer')}, run_count),
-            warm_up_from = CASE WHEN ${when(5, '::boolean')} THEN ${p(9)} ELSE warm_up_from END,
-            engine_failures = coalesce(${when(10, '::integer')}, engine_failures)
-      WHERE user_id = ${p(0)} AND holder = ${p(1)}
-    RETURNING next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
+                SELECT CASE WHEN ${when(v.exactly, '::timestamptz')} IS NOT NULL THEN least(next_send_at, greatest(now(), ${v.exactly}::timestamptz))
+                            ELSE greatest(next_send_at, now() + make_interval(secs => ${v.notBeforeSecs}), coalesce(${when(v.floor, '::timestamptz')}, '-infinity')) END AS slot) s),
+            day_key = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.dayKey} ELSE day_key END,
+            day_count = coalesce(${when(v.dayCount, '::integer')}, day_count),
+            run_count = coalesce(${when(v.runCount, '::integer')}, run_count),
+            warm_up_from = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.warmUpFrom} ELSE warm_up_from END,
+            engine_failures = coalesce(${when(v.engineFailures, '::integer')}, engine_failures)
+       ${fromSql}
+      WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId}
+    RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
 }
 
 function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): unknown[] {
@@ -73,15 +93,25 @@ function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, coun
   ];
 }
 
+/** A sent message to record and its lane to reschedule, one of a batch (`LaneRepository.recordSentMany`). */
+export interface SentRecord {
+  send: { jobId: string; seq: number; userId: string };
+  at: Date;
+  pacedMs: number;
+  slot: LaneSlot;
+  counters: Partial<LaneCounters>;
+}
+
 /**
- * Books the lane's next slot `paceSecsSql` seconds after this one (taken ahead of it, or now when it
- * is past), as an UPDATE another statement may run in a CTE (the take books in the same round trip);
- * `whereSql` adds a condition.
+ * Books the lane of each row of `fromSql` (its user in `userIdSql`) for its next slot `paceSecsSql`
+ * seconds after this one (taken ahead of it, or now when it is past), as an UPDATE another statement
+ * runs in a CTE (the take books in the same round trip).
  */
-export function bookLaneSql(userIdSql: string, paceSecsSql: string, whereSql = 'true'): string {
+export function bookLanesSql(fromSql: string, userIdSql: string, paceSecsSql: string): string {
   return `UPDATE lanes SET updated_at = now(),
             (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => ${paceSecsSql}) AS slot) s)
-      WHERE user_id = ${userIdSql} AND ${whereSql}`;
+      FROM ${fromSql}
+      WHERE lanes.user_id = ${userIdSql}`;
 }
 
 /**
@@ -142,23 +172,29 @@ export class LaneRepository {
   }
 
   /**
-   * Locks the lane for the caller's transaction: who holds it, how long until its next slot (negative
-   * when past), its counters, the account's stored policy, and the user's next workable job, locked
-   * too (lane first, then job, as every step does) — all in one statement, one round trip.
+   * Locks the lanes of `userIds` for the caller's transaction (one round trip for a batch of steps):
+   * for each, who holds it, how long until its next slot (negative when past), its counters, the
+   * account's stored policy, and the user's next workable job, locked too (lane first, then job, as
+   * every step does). Answers in the order of `userIds`; undefined for a user with no lane.
    */
-  async lock(em: EntityManager, userId: string): Promise<(LockedLane & { job: LaneJob | undefined }) | undefined> {
-    const found = await row<LockedLane & Record<string, unknown>>(
+  async lockMany(em: EntityManager, userIds: string[]): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
+    const found = await rows<LockedLane & Record<string, unknown>>(
       em,
-      `WITH l AS (SELECT * FROM lanes WHERE user_id = $1 FOR NO KEY UPDATE)
-       SELECT l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
+      `SELECT r.i, l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
               ${policyColumnsSql('p')}, ${laneJobColumnsSql('j')}
-         FROM l LEFT JOIN policies p ON p.user_id = l.user_id
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(user_id, i)
+         CROSS JOIN LATERAL (SELECT * FROM lanes WHERE lanes.user_id = r.user_id FOR NO KEY UPDATE) l
+         LEFT JOIN policies p ON p.user_id = l.user_id
          LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id')}) j ON true`,
-      [userId],
+      [userIds],
     );
-    if (!found) return undefined;
-    const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = found;
-    return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(found), job: laneJobOf(found) };
+    const byIndex = new Map(found.map((f) => [Number(f.i), f]));
+    return userIds.map((_, i) => {
+      const f = byIndex.get(i + 1);
+      if (!f) return undefined;
+      const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = f;
+      return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(f), job: laneJobOf(f) };
+    });
   }
 
   /** The counters without a lock (estimates); undefined for an account that never sent. */
@@ -216,33 +252,46 @@ export class LaneRepository {
     slot: LaneSlot,
     counters?: Partial<LaneCounters>,
   ): Promise<Rescheduled | undefined> {
-    return row(em, rescheduleSql(1, 'true'), rescheduleParams(userId, workerId, slot, counters));
+    return row(em, rescheduleSql(rescheduleAt(1), 'true'), rescheduleParams(userId, workerId, slot, counters));
   }
 
   /**
-   * A message sent, recorded (`JobsRepository.recordOutcome`) and the lane rescheduled, in one
-   * statement: `slot` and `counters` apply only when the outcome did (the recipient was still
-   * `sending`); otherwise the lane is rescheduled as after nothing. `job` is undefined when the
-   * outcome did not apply, `lane` when `workerId` no longer holds it.
+   * Messages sent, recorded and their lanes rescheduled, for a batch of steps in one statement: each
+   * record's `slot` and `counters` apply only when its outcome did (the recipient was still `sending`);
+   * otherwise its lane is rescheduled as after nothing. Answers in the order of `records`: `job` is the
+   * job as counted (undefined when the outcome did not apply), `lane` undefined when `workerId` no
+   * longer holds it.
    */
-  async recordAndReschedule(
-    em: EntityManager,
-    send: { jobId: string; seq: number; userId: string },
-    outcome: { kind: 'sent'; at: Date; pacedMs: number },
-    workerId: string,
-    slot: LaneSlot,
-    counters?: Partial<LaneCounters>,
-  ): Promise<{ job: LaneJob | undefined; lane: Rescheduled | undefined }> {
-    const found = await row<Record<string, unknown>>(
+  async recordSentMany(em: EntityManager, workerId: string, records: SentRecord[]): Promise<Array<{ job: LaneJob | undefined; lane: Rescheduled | undefined }>> {
+    // Per record, the reschedule's values as columns of `req` (the worker is one parameter for all).
+    const perRecord = RESCHEDULE_KEYS.filter((k) => k !== 'workerId');
+    const params = records.map((r) => rescheduleParams(r.send.userId, workerId, r.slot, r.counters));
+    const values = { ...Object.fromEntries(perRecord.map((k) => [k, `req."p_${k}"`])), workerId: '$1' } as RescheduleValues;
+    const types = { userId: 'text', notBeforeSecs: 'float8', exactly: 'timestamptz', floor: 'timestamptz', setDay: 'boolean', dayKey: 'text', dayCount: 'integer', runCount: 'integer', warmUpFrom: 'text', engineFailures: 'integer' };
+    const found = await rows<Record<string, unknown>>(
       em,
-      `WITH ${recordOutcomeCtes(outcome.kind)},
-            lane AS (${rescheduleSql(6, 'EXISTS (SELECT 1 FROM counted)')})
-       SELECT ${laneJobColumnsSql('counted')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
-         FROM (SELECT 1) one LEFT JOIN counted ON true LEFT JOIN lane ON true`,
-      [...recordOutcomeParams(send.jobId, send.seq, outcome), ...rescheduleParams(send.userId, workerId, slot, counters)],
+      `WITH req AS (
+         SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
+                WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
+       ), ${recordSentCtes('req')},
+       lane AS (${rescheduleSql(values, 'EXISTS (SELECT 1 FROM counted c WHERE c.p_i = req.p_i)', 'FROM req', 'req.p_i, ')})
+       SELECT req.p_i AS i, ${laneJobColumnsSql('counted')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
+         FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN lane ON lane.p_i = req.p_i`,
+      [
+        workerId,
+        records.map((r) => r.send.jobId),
+        records.map((r) => r.send.seq),
+        records.map((r) => r.at),
+        records.map((r) => r.pacedMs),
+        ...perRecord.map((k) => params.map((p) => p[RESCHEDULE_KEYS.indexOf(k)])),
+      ],
     );
-    const lane = found?.lane_nextSendAt ? { nextSendAt: found.lane_nextSendAt as Date, waitMs: found.lane_waitMs as number } : undefined;
-    return { job: found ? laneJobOf(found) : undefined, lane };
+    const byIndex = new Map(found.map((f) => [Number(f.i), f]));
+    return records.map((_, i) => {
+      const f = byIndex.get(i + 1);
+      const lane = f?.lane_nextSendAt ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number } : undefined;
+      return { job: f ? laneJobOf(f) : undefined, lane };
+    });
   }
 
   /** Graceful stop: the worker's lanes are handed back at once rather than after the stale time. */

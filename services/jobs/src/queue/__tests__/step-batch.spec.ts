@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import pg from 'pg';
 import { rows, TransactionBatcher, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
@@ -28,6 +29,16 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
 
   const em = () => app.get(Transactions).manager;
   const commits = async () => Number((await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0].xact_commit);
+  /** What `work` returns, and how many statements the service sent Postgres meanwhile (every client's). */
+  const statements = async <T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> => {
+    const spy = jest.spyOn(pg.Client.prototype, 'query');
+    try {
+      const result = await work();
+      return { result, queries: spy.mock.calls.length };
+    } finally {
+      spy.mockRestore();
+    }
+  };
   const sent = (at = new Date()) => ({ kind: 'sent' as const, at, duplicate: false, messageId: 'm1' });
   const planned = (step: NextStep): PlannedSend => {
     if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);
@@ -84,11 +95,14 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     await queue.claim('w-batch', 100, 60_000);
 
     const before = await commits();
-    const steps = await Promise.all(accounts.map((userId) => queue.next('w-batch', userId)));
+    const steps = await statements(() => Promise.all(accounts.map((userId) => queue.next('w-batch', userId))));
     // One for the batch (a second at most if the pool's timing splits it); not one per account.
     expect((await commits()) - before).toBeLessThanOrEqual(2);
+    // The steps' lane locks go as one statement, and so do their takes: a handful of round trips for
+    // the batch (BEGIN, lock, take, log lines, outbox, COMMIT), not a few per account.
+    expect(steps.queries).toBeLessThanOrEqual(2 * 8);
 
-    steps.forEach((step, i) => {
+    steps.result.forEach((step, i) => {
       const send = planned(step);
       expect(send).toMatchObject({ userId: accounts[i], jobId: jobIds.get(accounts[i]!), seq: 1, phone: '91234567' });
       // Each step's events are its own account's, in the order it wrote them.
@@ -97,17 +111,20 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       expect(step.published[0]!.payload).toMatchObject({ jobId: send.jobId, type: 'info' });
     });
     // The log lines the events point at are the ones stored for each job.
-    for (const step of steps) {
+    for (const step of steps.result) {
       const send = planned(step);
       const lines = await app.get(JobLogsRepository).page(em(), send.jobId, new Date(0), 10);
       expect(lines.map((l) => l.message)).toEqual([(step.published[0]!.payload as { message: string }).message]);
       expect(lines[0]!.at.toISOString()).toBe((step.published[0]!.payload as { timestamp: string }).timestamp);
     }
-    const ids = steps.map((s) => BigInt((s.published[0]!.payload as { eventId: string }).eventId.replace('job-log:', '')));
+    const ids = steps.result.map((s) => BigInt((s.published[0]!.payload as { eventId: string }).eventId.replace('job-log:', '')));
     expect(new Set(ids).size).toBe(30);
 
     // Finishing them all, each also takes its next message in the same transaction (delay 0).
-    const done = await Promise.all(steps.map((s) => queue.finish('w-batch', planned(s), sent(), { thenNext: true })));
+    const finished = await statements(() => Promise.all(steps.result.map((s) => queue.finish('w-batch', planned(s), sent(), { thenNext: true }))));
+    // Recording the 30 sends is one statement too, and so are the next steps' locks and takes.
+    expect(finished.queries).toBeLessThanOrEqual(2 * 10);
+    const done = finished.result;
     done.forEach((d, i) => {
       expect(d.kind).toBe('wait');
       expect(d.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({ userId: accounts[i], recipient: '91234567', status: 'sent' });
