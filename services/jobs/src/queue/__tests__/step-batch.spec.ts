@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
+import type { EntityManager } from 'typeorm';
 import { rows, TransactionBatcher, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
@@ -85,6 +86,35 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       { id: 102, note: 'second' },
       { id: 103, note: 'second' },
     ]);
+  });
+
+  it('gathers what side-by-side units ask alike into one statement; a bad key fails only its own unit once they run again alone', async () => {
+    const sizes: Array<[number, boolean]> = [];
+    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    const rounds: number[][] = [];
+    const insertMany = async (m: EntityManager, ids: number[]) => {
+      rounds.push(ids);
+      await rows(m, `INSERT INTO jobs.batch_probe (id, note) SELECT id, 'gathered' FROM unnest($1::int[]) AS t(id)`, [ids]);
+      return ids.map((id) => id * 2);
+    };
+    const unit = (id: number) => batcher.run((m, batch) => batch.gather('probe.insert', id, insertMany));
+
+    const together = await statements(() => Promise.all([200, 201, 202, 203].map(unit)));
+    expect(together.result).toEqual([400, 402, 404, 406]);
+    expect(rounds).toEqual([[200, 201, 202, 203]]);
+    // BEGIN, the one insert, COMMIT.
+    expect(together.queries).toBe(3);
+
+    // 201 is taken: the gathered insert fails, the batch rolls back, and each unit runs alone.
+    rounds.length = 0;
+    sizes.length = 0;
+    const settled = await Promise.allSettled([210, 201, 211].map(unit));
+    expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(rounds[0]).toEqual([210, 201, 211]);
+    expect(rounds.slice(1).sort()).toEqual([[201], [210], [211]]);
+    expect(sizes).toEqual([[3, true]]);
+    const stored = await app.db.query(`SELECT id FROM jobs.batch_probe WHERE note = 'gathered' ORDER BY id`);
+    expect(stored.map((r: { id: number }) => r.id)).toEqual([200, 201, 202, 203, 210, 211]);
   });
 
   it('30 accounts due together: their steps take one commit, and each gets its own recipient, log lines and events', async () => {
