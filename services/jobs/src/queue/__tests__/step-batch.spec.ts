@@ -97,7 +97,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       await rows(m, `INSERT INTO jobs.batch_probe (id, note) SELECT id, 'gathered' FROM unnest($1::int[]) AS t(id)`, [ids]);
       return ids.map((id) => id * 2);
     };
-    const unit = (id: number) => batcher.run((m, batch) => batch.gather('probe.insert', id, insertMany));
+    const unit = (id: number) => batcher.run((_em, batch) => batch.gather('probe.insert', id, insertMany));
 
     const together = await statements(() => Promise.all([200, 201, 202, 203].map(unit)));
     expect(together.result).toEqual([400, 402, 404, 406]);
