@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
-import { JOB_MESSAGES, SOCKET, type JobView } from '@bns/contracts';
+import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
 import { api, devSignIn, simulatorInbound, simulatorScan, sleep, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
@@ -48,6 +48,12 @@ describe('job-status ETag / 304', () => {
         .on('error', reject)
         .end();
     });
+  /** The gateway's count of revalidations it answered from memory and passed to the jobs service. */
+  const revalidations = async (): Promise<{ memory: number; jobs: number }> => {
+    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+    const count = (by: string) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    return { memory: count('memory'), jobs: count('jobs') };
+  };
   const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
   const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
     const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', { clerkUserId: who.userId, message: 'Hi', ...body });
@@ -199,4 +205,49 @@ describe('job-status ETag / 304', () => {
     expect((await get(cat, jobId, copy.etag)).status).toBe(304);
     expect((await get(cat, jobId)).text).toBe(copy.text);
   }, 120_000);
+  it("revalidating an unchanged job is a 304 from the gateway's memory; an event of the user, or a change through the gateway, sends the next poll to the jobs service", async () => {
+    const dan = await linked('dan@etag.test');
+    const jobId = await start(dan, { phoneNumbers: ['91230021'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const etag = (await get(dan, jobId)).etag!;
+    // The first revalidation asks the jobs service, and the gateway learns the version from its answer.
+    expect((await get(dan, jobId, etag)).status).toBe(304);
+    const before = await revalidations();
+    for (let i = 0; i < 5; i++) {
+      const again = await get(dan, jobId, etag);
+      expect({ status: again.status, etag: again.etag, text: again.text, cacheControl: again.cacheControl }).toEqual({ status: 304, etag, text: '', cacheControl: 'private, no-cache' });
+    }
+    const learned = await revalidations();
+    expect(learned).toEqual({ memory: before.memory + 5, jobs: before.jobs });
+
+    // Never for another user: Bob naming Dan's job and ETag is the jobs service's 404, as ever.
+    const foreign = await get(bob, jobId, etag);
+    expect(foreign.status).toBe(404);
+    expect(await revalidations()).toEqual({ memory: learned.memory, jobs: learned.jobs + 1 });
+
+    // An event of Dan's (an inbound message): once the gateway has passed it on, the next revalidation
+    // asks the jobs service again (a 304 still: the job did not change), and the one after is memory's.
+    const socket: Socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: dan.token }, reconnection: false, forceNew: true });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('connect_error', reject);
+      });
+      const heard = new Promise((resolve) => socket.once(SOCKET_EVENTS.messageReceived, resolve));
+      await simulatorInbound(sys.gateway.url, dan.token, '91230029', 'hello');
+      await heard;
+    } finally {
+      socket.close();
+    }
+    const afterEvent = await revalidations();
+    expect((await get(dan, jobId, etag)).status).toBe(304);
+    expect(await revalidations()).toEqual({ memory: afterEvent.memory, jobs: afterEvent.jobs + 1 });
+    expect((await get(dan, jobId, etag)).status).toBe(304);
+    expect(await revalidations()).toEqual({ memory: afterEvent.memory + 1, jobs: afterEvent.jobs + 1 });
+
+    // A cancel through the gateway shows on the very next poll, whenever its event arrives.
+    expect((await api(sys.gateway.url, dan.token).post(`/cancel-job/${jobId}`)).status).toBe(200);
+    const cancelled = await get(dan, jobId, etag);
+    expect(cancelled.status).toBe(200);
+    expect(jobOf(cancelled)).toMatchObject({ status: 'cancelled' });
+  }, 60_000);
 });

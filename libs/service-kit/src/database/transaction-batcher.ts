@@ -90,10 +90,12 @@ class BatchScope implements Batch {
  * into the next ones, spread evenly over them.
  *
  * Measured on 2 cores: before the jobs service prepared a lane's step ahead of its slot, batching
- * paced worse (units in one transaction run their statements one after another on one connection);
- * with the step taken JOBS_SEND_LEAD_MS ahead, batches of up to 50 paced as well as a transaction per
- * step (jobs-pacing, 1,000 accounts at 4 s: median 9 ms, p99 38 ms) and cut the jobs service's commits
- * per message from 1.4 to 0.4 at delay 0 (jobs-throughput). `maxBatch` 1 skips the queue altogether.
+ * paced worse (a batch's statements queue on one connection); with the step taken JOBS_SEND_LEAD_MS
+ * ahead, batches of up to 50 paced as well as a transaction per step (jobs-pacing, 1,000 accounts at
+ * 4 s: median 9 ms, p99 38 ms) and cut the jobs service's commits per message from 1.4 to 0.4 at delay
+ * 0 (jobs-throughput). Gathering the steps' lock, take and record into one statement each per batch
+ * then cut statements per message from 10.9 to 7.7 and Postgres CPU per message by a quarter to a
+ * third. `maxBatch` 1 skips the queue altogether.
  *
  * All or nothing per batch, but never one unit's fault for the others: when a batch fails (one unit
  * threw, a deadlock, a lost connection), nothing of it was committed and each unit runs again alone,

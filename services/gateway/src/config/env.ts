@@ -25,6 +25,12 @@ export const GATEWAY_ENV = {
     'off',
   ),
   TOKEN_CACHE_MAX: env.int('verified tokens kept (until their exp) so a poll does not verify its signature again', 10_000, { min: 0 }),
+  JOB_STATUS_CACHE_MS: env.int(
+    'how long this replica answers a job-status revalidation (If-None-Match) from memory with a 304, as long as no event of the job\'s user came meanwhile (any event forgets the user\'s entries at once); 0 = every poll asks the jobs service',
+    10_000,
+    { min: 0 },
+  ),
+  JOB_STATUS_CACHE_MAX: env.int('job-status versions this replica keeps for JOB_STATUS_CACHE_MS (the oldest go first)', 50_000, { min: 1 }),
   SOCKETS_PER_USER: env.int('open socket.io connections per user on one replica; further handshakes get connect_error "too many connections for this user"', 10, { min: 1 }),
   SOCKET_EVENTS_PER_SECOND: env.int('client events (createSession, connected) per second allowed per socket', 2, { min: 1 }),
   SOCKET_EVENTS_BURST: env.int('burst of client events allowed per socket before they are refused', 10, { min: 1 }),

@@ -23,7 +23,9 @@ import type { AuthUser } from '../auth/auth.types.js';
 import { BodyRule } from '../http/body-size.js';
 import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
+import { countRevalidation } from '../metrics/gateway.metrics.js';
 import { JobStarter } from './job-starter.js';
+import { JobStatusCache } from './job-status-cache.js';
 
 /** The start body's shape, checked here with the same codes and words the jobs service answers. */
 const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) => AppError.validation(startJobErrorCode(r.field, r.message), r.message));
@@ -40,6 +42,7 @@ export class JobsController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly starter: JobStarter,
+    private readonly statusCache: JobStatusCache,
   ) {}
 
   @Post('start-bulk-messages')
@@ -71,7 +74,8 @@ export class JobsController {
 
   @Get('job-status/:jobId')
   // Pollers revalidate (issue 17): the jobs service versions the answer, and an If-None-Match naming the
-  // current version is a 304 after one indexed read there, without the lists crossing NATS.
+  // current version is a 304 — from this replica's memory while nothing of the user was heard since
+  // (JobStatusCache), else after one indexed read there, without the lists crossing NATS.
   @Header('Cache-Control', 'private, no-cache')
   @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time; 304 when If-None-Match names its current ETag" })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client has' })
@@ -79,7 +83,19 @@ export class JobsController {
   @ApiResponse({ status: 304, description: 'The copy named by If-None-Match is current (no body)' })
   async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser, @Headers('if-none-match') ifNoneMatch: unknown, @Res() res: Response): Promise<void> {
     const versions = ifNoneMatchVersions(ifNoneMatch);
+    if (versions) {
+      const known = this.statusCache.version(user.userId, jobId);
+      if (known !== undefined && versions.some((v) => v === '*' || v === known)) {
+        countRevalidation('memory');
+        res.setHeader('ETag', jobStatusEtag(known));
+        res.status(304).end();
+        return;
+      }
+      countRevalidation('jobs');
+    }
+    const ticket = this.statusCache.ticket(user.userId);
     const answer = await this.rpc.call('jobs.status', { userId: user.userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) });
+    this.statusCache.remember(user.userId, jobId, answer.version, ticket);
     // The jobs service decided: not res.send, which would hash the body for an ETag of its own when
     // none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`).
     res.setHeader('ETag', jobStatusEtag(answer.version));
@@ -105,7 +121,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Cancel a queued or running job before its next send' })
   @ApiSchemaOk(JobAnswerSchema)
   async cancel(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
-    const { job } = await this.rpc.call('jobs.cancel', { userId: user.userId, jobId });
+    const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.cancel', { userId: user.userId, jobId }));
     return { success: true, job };
   }
 }

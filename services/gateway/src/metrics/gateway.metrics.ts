@@ -26,3 +26,14 @@ export function trackSockets(server: Server): void {
 export function countSocketEvent(event: string): void {
   eventsSent.inc({ event: /^[\w:.-]{1,48}$/.test(event) ? event : 'other' });
 }
+
+const jobStatusRevalidations = counter({
+  name: 'bns_gateway_job_status_revalidations_total',
+  help: 'job-status polls with If-None-Match, by who answered: memory (a 304 from this replica\'s cache) or jobs (the jobs service)',
+  labelNames: ['answered_by'],
+});
+
+/** Hook: a job-status revalidation was answered from this replica's memory or by the jobs service. */
+export function countRevalidation(answeredBy: 'memory' | 'jobs'): void {
+  jobStatusRevalidations.inc({ answered_by: answeredBy });
+}

@@ -40,6 +40,7 @@ import type { GatewayEnv } from '../config/env.js';
 import { clientAddressOf, trustProxySetting } from '../http/trust-proxy.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { countSocketEvent, trackSockets } from '../metrics/gateway.metrics.js';
+import { JobStatusCache } from '../jobs/job-status-cache.js';
 import { toSocketEmission } from './socket-events.js';
 
 interface SocketData {
@@ -87,6 +88,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     private readonly rpc: RpcClient,
     @Inject(AuthFailures) private readonly failures: AuthFailures,
     @Inject(SERVICE_ENV) private readonly env: GatewayEnv,
+    private readonly statusCache: JobStatusCache,
   ) {
     this.eventLimiter = new RateLimiter(env.SOCKET_EVENTS_PER_SECOND, env.SOCKET_EVENTS_BURST);
     this.clientAddress = clientAddressOf(trustProxySetting(env.TRUST_PROXY));
@@ -186,12 +188,15 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   onModuleInit(): void {
+    void this.watchConnection();
     this.subscription = this.nc.subscribe(EVENTS_WILDCARD, {
       callback: (err, msg) => {
         if (err) return;
         try {
           const event = msg.json<EventEnvelope>();
           if (typeof event?.userId !== 'string') return;
+          // Before the socket hears it: a poll made on the event shows the change (JobStatusCache).
+          this.statusCache.changed(event.userId);
           const emission = toSocketEmission(msg.subject as EventKey, event as never);
           this.emitTo(event.userId, emission);
           countSocketEvent(emission.name);
@@ -200,6 +205,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
         }
       },
     });
+  }
+
+  /** Events published while NATS was away never arrive here: what the job-status cache knows is forgotten. */
+  private async watchConnection(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') this.statusCache.forgetAll();
+    }
   }
 
   private emitTo(userId: string, emission: SocketEmission): void {

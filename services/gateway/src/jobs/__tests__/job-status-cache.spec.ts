@@ -1,0 +1,95 @@
+import { describe, expect, it } from '@jest/globals';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { JobStatusCache } from '../job-status-cache.js';
+
+const cache = (ttlMs = 10_000, max = 100) => new JobStatusCache({ JOB_STATUS_CACHE_MS: ttlMs, JOB_STATUS_CACHE_MAX: max });
+
+describe('job-status cache (304s from the gateway\'s memory)', () => {
+  it('knows a version once the jobs service answered it, for that user and job only', () => {
+    const c = cache();
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    expect(c.version('ann', 'job-1')).toBe('v1');
+    // Another user asking for the same id, or Ann for another job: nothing known.
+    expect(c.version('bob', 'job-1')).toBeUndefined();
+    expect(c.version('ann', 'job-2')).toBeUndefined();
+    // A newer answer replaces it.
+    c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
+    expect(c.version('ann', 'job-1')).toBe('v2');
+  });
+
+  it('an event of the user forgets all their jobs, and only theirs', () => {
+    const c = cache();
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    c.remember('ann', 'job-2', 'w1', c.ticket('ann'));
+    c.remember('bob', 'job-3', 'x1', c.ticket('bob'));
+    c.changed('ann');
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    expect(c.version('ann', 'job-2')).toBeUndefined();
+    expect(c.version('bob', 'job-3')).toBe('x1');
+    // Learned again after the event: known again.
+    c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
+    expect(c.version('ann', 'job-1')).toBe('v2');
+  });
+
+  it('an answer read before an event of its user is not kept (it may predate the change)', () => {
+    const c = cache();
+    const ticket = c.ticket('ann');
+    // The request is out; meanwhile the change's event arrives; then the (older) answer.
+    c.changed('ann');
+    c.remember('ann', 'job-1', 'v-old', ticket);
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    // Another user's event does not spoil Ann's answer.
+    const next = c.ticket('ann');
+    c.changed('bob');
+    c.remember('ann', 'job-1', 'v-new', next);
+    expect(c.version('ann', 'job-1')).toBe('v-new');
+  });
+
+  it('a change made through the gateway forgets the user\'s jobs when it is answered, and also when it fails', async () => {
+    const c = cache();
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    let finish!: (v: string) => void;
+    const pausing = c.changing('ann', new Promise<string>((resolve) => (finish = resolve)));
+    finish('paused');
+    await expect(pausing).resolves.toBe('paused');
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+
+    c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
+    await expect(c.changing('ann', Promise.reject(new Error('timed out')))).rejects.toThrow('timed out');
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+  });
+
+  it('a NATS reconnect (events may be lost) forgets everything, answers in flight included', () => {
+    const c = cache();
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    const inFlight = c.ticket('bob');
+    c.forgetAll();
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    c.remember('bob', 'job-2', 'x1', inFlight);
+    expect(c.version('bob', 'job-2')).toBeUndefined();
+    expect(c.size).toBe(0);
+  });
+
+  it('an entry lives JOB_STATUS_CACHE_MS at most; 0 turns the cache off', async () => {
+    const c = cache(40);
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    expect(c.version('ann', 'job-1')).toBe('v1');
+    await sleep(60);
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    expect(c.size).toBe(0);
+
+    const off = cache(0);
+    off.remember('ann', 'job-1', 'v1', off.ticket('ann'));
+    expect(off.version('ann', 'job-1')).toBeUndefined();
+    expect(off.size).toBe(0);
+  });
+
+  it('keeps JOB_STATUS_CACHE_MAX entries, dropping the oldest learned', () => {
+    const c = cache(10_000, 3);
+    for (const job of ['a', 'b', 'c', 'd']) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
+    expect(c.size).toBe(3);
+    expect(c.version('ann', 'a')).toBeUndefined();
+    expect(['b', 'c', 'd'].map((j) => c.version('ann', j))).toEqual(['v-b', 'v-c', 'v-d']);
+  });
+});

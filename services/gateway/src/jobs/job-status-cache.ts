@@ -1,0 +1,112 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SERVICE_ENV } from '@bns/service-kit';
+import type { GatewayEnv } from '../config/env.js';
+
+/** Taken before a job-status request goes to the jobs service: what the gateway had heard of the user by then. */
+export interface StatusTicket {
+  readonly gen: number;
+  readonly epoch: number;
+}
+
+interface Known {
+  version: string;
+  gen: number;
+  epoch: number;
+  /** `performance.now()` when it was learned. */
+  at: number;
+}
+
+/** Users whose event count is kept; past it every count is dropped and every entry forgotten. */
+const USERS_MAX = 100_000;
+
+/**
+ * The current version (the ETag) of jobs lately polled, by user and job, so a poller revalidating an
+ * unchanged job gets its 304 from this replica's memory: no NATS round trip, no database read (issue 17).
+ *
+ * It is sound because every change a job-status answer shows comes with an event for the job's user
+ * (progress, log line, message status), and the gateway hears every event (the realtime subscription,
+ * on every replica): an event of a user forgets what is known of all that user's jobs, and so does a
+ * pause, resume or cancel through this replica once answered. A version learned from a reply is kept
+ * only if nothing of the user was heard while the request was out (the ticket), so an answer read
+ * before a change is never kept after it. Events missed while NATS was away: a reconnect forgets
+ * everything. Backstops: an entry lives `JOB_STATUS_CACHE_MS` at most (a change without an event of
+ * its own, such as the lane's next slot booked a moment before its send, shows by then), and at most
+ * `JOB_STATUS_CACHE_MAX` are kept. Keys hold the user: one user's entry never answers another's poll.
+ */
+@Injectable()
+export class JobStatusCache {
+  private readonly known = new Map<string, Known>();
+  /** Events heard per user (only users heard of since the last reset). */
+  private readonly gens = new Map<string, number>();
+  private epoch = 0;
+  private readonly ttlMs: number;
+  private readonly max: number;
+
+  constructor(@Inject(SERVICE_ENV) env: Pick<GatewayEnv, 'JOB_STATUS_CACHE_MS' | 'JOB_STATUS_CACHE_MAX'>) {
+    this.ttlMs = env.JOB_STATUS_CACHE_MS;
+    this.max = env.JOB_STATUS_CACHE_MAX;
+  }
+
+  get enabled(): boolean {
+    return this.ttlMs > 0;
+  }
+
+  ticket(userId: string): StatusTicket {
+    return { gen: this.gens.get(userId) ?? 0, epoch: this.epoch };
+  }
+
+  /** The job's version as last answered, when nothing of its user was heard since and it is fresh. */
+  version(userId: string, jobId: string): string | undefined {
+    if (!this.enabled) return undefined;
+    const key = keyOf(userId, jobId);
+    const entry = this.known.get(key);
+    if (!entry) return undefined;
+    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() - entry.at < this.ttlMs) return entry.version;
+    this.known.delete(key);
+    return undefined;
+  }
+
+  /** The jobs service answered `version`: kept unless something of the user was heard since `ticket`. */
+  remember(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
+    if (!this.enabled || ticket.epoch !== this.epoch || ticket.gen !== (this.gens.get(userId) ?? 0)) return;
+    const key = keyOf(userId, jobId);
+    this.known.delete(key);
+    this.known.set(key, { version, gen: ticket.gen, epoch: ticket.epoch, at: performance.now() });
+    if (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
+  }
+
+  /** Something of the user's changed (an event, or a change made through this replica): their entries are stale. */
+  changed(userId: string): void {
+    if (this.gens.size >= USERS_MAX && !this.gens.has(userId)) {
+      this.forgetAll();
+      return;
+    }
+    this.gens.set(userId, (this.gens.get(userId) ?? 0) + 1);
+  }
+
+  /**
+   * A change of the user's jobs made through this replica (pause, resume, cancel): once it is answered
+   * (or failed, when it may still have happened), the user's next poll here asks the jobs service, so
+   * it shows the change even before its event arrives.
+   */
+  async changing<T>(userId: string, change: Promise<T>): Promise<T> {
+    try {
+      return await change;
+    } finally {
+      this.changed(userId);
+    }
+  }
+
+  /** Events may have been missed (NATS reconnected): nothing known is trusted any more. */
+  forgetAll(): void {
+    this.epoch++;
+    this.gens.clear();
+    this.known.clear();
+  }
+
+  get size(): number {
+    return this.known.size;
+  }
+}
+
+const keyOf = (userId: string, jobId: string) => `${userId}\u0000${jobId}`;
