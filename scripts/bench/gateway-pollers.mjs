@@ -11,7 +11,9 @@
 // Then the same 1 Hz and saturation runs revalidating, as browsers poll: each user has a running job
 // of BENCH_JOB_RECIPIENTS (default 500) sent recipients, written straight into the jobs schema (no
 // sending, so it stays unchanged), and sends back the ETag of its last 200 in If-None-Match; the
-// lines say how many answers were 304 and what each side's CPU per request was.
+// lines say how many answers were 304, how many of those the gateway answered from its memory
+// (JobStatusCache; JOB_STATUS_CACHE_MS=0 in the environment turns it off to compare) and what each
+// side's CPU per request was.
 // The client is undici's Pool.request (one connection per user in flight, like a browser's keep-alive
 // connection), cheaper than fetch, so the machine's two cores go to the servers; both sides get the same client.
 // The bare Nest app does no NATS round trip, so it measures Nest/Express alone, not what a gateway
@@ -39,6 +41,19 @@ if (BARE_PORT) {
   await serveBareNest(Number(BARE_PORT), process.env.BENCH_BARE_NATS_URL);
 } else {
   await main();
+}
+
+/** The gateway's count of job-status revalidations, by who answered them (its own memory, or the jobs service). */
+async function revalidationsAnswered(url) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const count = (by) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { memory: count('memory'), jobs: count('jobs') };
+}
+
+function answeredSince(before, after) {
+  const memory = after.memory - before.memory;
+  const jobs = after.jobs - before.jobs;
+  return `from the gateway's memory: ${memory}, by the jobs service: ${jobs} (${((100 * memory) / Math.max(1, memory + jobs)).toFixed(1)}% from memory)`;
 }
 
 /**
@@ -142,6 +157,8 @@ async function main() {
         RATE_LIMIT_PER_SECOND: '100000',
         LOG_LEVEL: 'info',
         SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
+        // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
+        ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
         ...(PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
       },
     },
@@ -332,13 +349,17 @@ async function main() {
     if (missing > 0) throw new Error(`${missing} pollers got no ETag in the warm-up`);
     await sleep(1000);
     console.log(`revalidating: each of ${POLLERS} users polls its own running job of ${JOB_RECIPIENTS} sent recipients with If-None-Match`);
+    let answeredBefore = await revalidationsAnswered(url);
     await measure(`${POLLERS} pollers at 1 Hz, revalidating`, 'gateway', oneHertz(pollers, {}));
+    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
     await sleep(2000);
+    answeredBefore = await revalidationsAnswered(url);
     const revalidating = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, revalidating`,
       'gateway',
       closedLoop(url, pollers.slice(0, SATURATION_CLIENTS), SATURATION_CLIENTS, SATURATION_S, {}),
     );
+    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
 
     await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
     const bare = await measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
