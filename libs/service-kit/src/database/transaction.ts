@@ -94,3 +94,13 @@ export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityMa
 export async function row<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[]): Promise<T | undefined> {
   return (await rows<T>(em, text, params))[0];
 }
+
+/**
+ * The rows of a batched statement back in the order of its `count` inputs: each row carries its
+ * input's 1-based position as `i` (`unnest(…) WITH ORDINALITY AS r(…, i)`); undefined where an input
+ * had no row.
+ */
+export function inInputOrder<T extends { i: unknown }>(found: T[], count: number): Array<T | undefined> {
+  const byPosition = new Map(found.map((r) => [Number(r.i), r]));
+  return Array.from({ length: count }, (_, k) => byPosition.get(k + 1));
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { rows } from '@bns/service-kit';
+import { inInputOrder, rows } from '@bns/service-kit';
 import { sendableSql } from '../optouts/opt-outs.repository.js';
 import { bookLanesSql } from '../queue/lane.repository.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
@@ -66,8 +66,11 @@ export class RecipientsRepository {
        SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
       [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
     );
-    const byIndex = new Map(found.map(({ i, ...recipient }) => [Number(i), recipient]));
-    return takes.map((_, i) => byIndex.get(i + 1));
+    return inInputOrder(found, takes.length).map((f) => {
+      if (!f) return undefined;
+      const { i: _i, ...recipient } = f;
+      return recipient;
+    });
   }
 
   async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {

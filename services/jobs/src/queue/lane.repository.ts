@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
-import { row, rows } from '@bns/service-kit';
+import { inInputOrder, row, rows } from '@bns/service-kit';
 import type { SendingPolicy } from '@bns/contracts';
 import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
 import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordSentCtes, type LaneJob } from '../jobs/jobs.repository.js';
@@ -178,7 +178,7 @@ export class LaneRepository {
    * every step does). Answers in the order of `userIds`; undefined for a user with no lane.
    */
   async lockMany(em: EntityManager, userIds: string[]): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
-    const found = await rows<LockedLane & Record<string, unknown>>(
+    const found = await rows<LockedLane & Record<string, unknown> & { i: string }>(
       em,
       `SELECT r.i, l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
               ${policyColumnsSql('p')}, ${laneJobColumnsSql('j')}
@@ -188,9 +188,7 @@ export class LaneRepository {
          LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id')}) j ON true`,
       [userIds],
     );
-    const byIndex = new Map(found.map((f) => [Number(f.i), f]));
-    return userIds.map((_, i) => {
-      const f = byIndex.get(i + 1);
+    return inInputOrder(found, userIds.length).map((f) => {
       if (!f) return undefined;
       const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = f;
       return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy: storedPolicyOf(f), job: laneJobOf(f) };
@@ -268,7 +266,7 @@ export class LaneRepository {
     const params = records.map((r) => rescheduleParams(r.send.userId, workerId, r.slot, r.counters));
     const values = { ...Object.fromEntries(perRecord.map((k) => [k, `req."p_${k}"`])), workerId: '$1' } as RescheduleValues;
     const types = { userId: 'text', notBeforeSecs: 'float8', exactly: 'timestamptz', floor: 'timestamptz', setDay: 'boolean', dayKey: 'text', dayCount: 'integer', runCount: 'integer', warmUpFrom: 'text', engineFailures: 'integer' };
-    const found = await rows<Record<string, unknown>>(
+    const found = await rows<Record<string, unknown> & { i: string }>(
       em,
       `WITH req AS (
          SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
@@ -286,9 +284,7 @@ export class LaneRepository {
         ...perRecord.map((k) => params.map((p) => p[RESCHEDULE_KEYS.indexOf(k)])),
       ],
     );
-    const byIndex = new Map(found.map((f) => [Number(f.i), f]));
-    return records.map((_, i) => {
-      const f = byIndex.get(i + 1);
+    return inInputOrder(found, records.length).map((f) => {
       const lane = f?.lane_nextSendAt ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number } : undefined;
       return { job: f ? laneJobOf(f) : undefined, lane };
     });
