@@ -11,6 +11,13 @@ export interface StatementBatcherOptions {
   maxBatch: number;
   /** Statements in flight at once (each holds one pooled connection while it runs). */
   maxInFlight: number;
+  /**
+   * How the waiting items go to the free slots: `spread` (the default) evenly over them, so each
+   * statement stays small; `greedy` as many as `maxBatch` into the first free one, the rest to the
+   * next, so under load fewer, bigger statements run (a batch whose cost hardly grows with its size:
+   * lane steps that share their statements, `Batch.gather`).
+   */
+  fill?: 'spread' | 'greedy';
   /** Called after each statement: how many items it held, and whether they ran one by one after it failed. */
   onBatch?: (size: number, alone: boolean) => void;
 }
@@ -75,7 +82,8 @@ export class StatementBatcher<I, O> {
   private flush(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       const free = this.options.maxInFlight - this.inFlight;
-      const take = Math.max(1, Math.min(this.options.maxBatch, Math.ceil(this.queue.length / free)));
+      const share = this.options.fill === 'greedy' ? this.queue.length : Math.ceil(this.queue.length / free);
+      const take = Math.max(1, Math.min(this.options.maxBatch, share));
       const batch = this.queue.splice(0, take);
       this.inFlight++;
       void this.runBatch(batch).finally(() => {

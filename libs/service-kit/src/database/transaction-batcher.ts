@@ -87,7 +87,7 @@ class BatchScope implements Batch {
  * (`Batch.gather`). A unit waits for nothing when the queue is
  * quiet (it runs on the next turn of the event loop, in a transaction of its own while fewer than
  * `maxInFlight` are busy); under load, units that arrive while every transaction is busy go together
- * into the next ones, spread evenly over them.
+ * into the next ones, spread evenly over them or, with `fill: 'greedy'`, as many as fit into the first.
  *
  * Measured on 2 cores: before the jobs service prepared a lane's step ahead of its slot, batching
  * paced worse (a batch's statements queue on one connection); with the step taken JOBS_SEND_LEAD_MS

@@ -99,7 +99,15 @@ export class LaneQueue {
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {
     this.leadMs = Math.max(1, env.JOBS_SEND_LEAD_MS);
-    this.steps = new TransactionBatcher(tx, { maxBatch: env.JOBS_STEP_BATCH, maxInFlight: env.JOBS_STEP_TRANSACTIONS, onBatch: countStepBatch });
+    // Greedy: a batch's steps share their statements, so one big batch costs hardly more than a small one
+    // (jobs-throughput at delay 0: 740–819 messages/s against 612–650 spread evenly; 2,000 accounts at 4 s
+    // paced to a p99 of 43 ms).
+    this.steps = new TransactionBatcher(tx, {
+      maxBatch: env.JOBS_STEP_BATCH,
+      maxInFlight: env.JOBS_STEP_TRANSACTIONS,
+      fill: 'greedy',
+      onBatch: countStepBatch,
+    });
   }
 
   async heartbeat(workerId: string): Promise<void> {

@@ -101,6 +101,20 @@ describe('StatementBatcher', () => {
     expect(await Promise.all(nine)).toEqual([10, 20, 30, 40, 50, 60, 70, 80, 90]);
   });
 
+  it('greedy: the first free slot takes every waiting call up to maxBatch, the next slot the rest', async () => {
+    const s = manualStatement();
+    const { b } = batcher(s.statement, { maxBatch: 4, maxInFlight: 3, fill: 'greedy' });
+    const one = b.run(1);
+    await turn();
+    // Alone while nothing else waits: no waiting for company.
+    expect(s.calls.map((c) => [c.kind, c.items])).toEqual([['one', [1]]]);
+    const six = [2, 3, 4, 5, 6, 7].map((i) => b.run(i));
+    await turn();
+    expect(s.calls.map((c) => c.items)).toEqual([[1], [2, 3, 4, 5], [6, 7]]);
+    await s.finishAll();
+    expect(await Promise.all([one, ...six])).toEqual([10, 20, 30, 40, 50, 60, 70]);
+  });
+
   it('never runs more than maxInFlight statements, nor more than maxBatch items in one', async () => {
     const s = manualStatement();
     const { b, batches } = batcher(s.statement, { maxBatch: 10, maxInFlight: 2 });
