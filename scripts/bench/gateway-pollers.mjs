@@ -43,13 +43,6 @@ if (BARE_PORT) {
   await main();
 }
 
-/** The gateway's count of job-status revalidations, by who answered them (its own memory, or the jobs service). */
-async function revalidationsAnswered(url) {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const count = (by) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { memory: count('memory'), jobs: count('jobs') };
-}
-
 function answeredSince(before, after) {
   const memory = after.memory - before.memory;
   const jobs = after.jobs - before.jobs;
@@ -94,7 +87,7 @@ async function serveBareNest(port, natsUrl) {
 }
 
 async function main() {
-  const { devSignIn, freePort, ManagedProcess, sleep, startSystem, waitFor } = await import('@bns/testing');
+  const { devSignIn, freePort, ManagedProcess, revalidationsAnswered, sleep, startSystem, waitFor } = await import('@bns/testing');
   const POLLERS = Number(process.argv[2] ?? 1000);
   const SECONDS = Number(process.argv[3] ?? 20);
   const SATURATION_CLIENTS = Number(process.argv[4] ?? 64);

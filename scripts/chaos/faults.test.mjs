@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { io } from 'socket.io-client';
 import { shardOf, SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS } from '@bns/contracts';
-import { api, devSignIn, simulatorOutbox, simulatorScan, sleep, waitFor } from '@bns/testing';
+import { api, devSignIn, revalidationsAnswered, simulatorOutbox, simulatorScan, sleep, waitFor } from '@bns/testing';
 import { FaultSystem, isReady } from '../../libs/testing/dist/faults.js';
 import { ROOT } from '../lib.mjs';
 
@@ -94,19 +94,12 @@ async function tenantOnShard(shard, name) {
   throw new Error(`no e-mail lands on shard ${shard}`);
 }
 
-/** The gateway's count of job-status revalidations by who answered them (its memory, or the jobs service). */
-async function revalidationsAnswered() {
-  const text = await (await fetch(`${sys.gatewayUrl}/metrics`)).text();
-  const count = (by) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { memory: count('memory'), jobs: count('jobs') };
-}
-
 /** One revalidation of the watcher's job with its ETag: the status, and who answered it. */
 async function revalidateWatched() {
-  const before = await revalidationsAnswered();
+  const before = await revalidationsAnswered(sys.gatewayUrl);
   const res = await fetch(`${sys.gatewayUrl}/job-status/${watchedJob.jobId}`, { headers: { authorization: `Bearer ${watcher.token}`, 'if-none-match': watchedJob.etag } });
   await res.arrayBuffer();
-  const after = await revalidationsAnswered();
+  const after = await revalidationsAnswered(sys.gatewayUrl);
   return { status: res.status, by: after.memory > before.memory ? 'memory' : after.jobs > before.jobs ? 'jobs' : 'neither' };
 }
 

@@ -32,3 +32,10 @@ export function api(baseUrl: string, token?: string) {
     delete: <T = any>(path: string) => call<T>('DELETE', path),
   };
 }
+
+/** The gateway's count of job-status revalidations (If-None-Match), by who answered: its memory, or the jobs service. */
+export async function revalidationsAnswered(gatewayUrl: string): Promise<{ memory: number; jobs: number }> {
+  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const count = (by: string) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { memory: count('memory'), jobs: count('jobs') };
+}

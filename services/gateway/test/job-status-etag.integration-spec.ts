@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
-import { api, devSignIn, simulatorInbound, simulatorScan, sleep, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { api, devSignIn, revalidationsAnswered, simulatorInbound, simulatorScan, sleep, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
 const NOT_ON_WHATSAPP = '60000002';
@@ -48,12 +48,7 @@ describe('job-status ETag / 304', () => {
         .on('error', reject)
         .end();
     });
-  /** The gateway's count of revalidations it answered from memory and passed to the jobs service. */
-  const revalidations = async (): Promise<{ memory: number; jobs: number }> => {
-    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
-    const count = (by: string) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-    return { memory: count('memory'), jobs: count('jobs') };
-  };
+  const revalidations = () => revalidationsAnswered(sys.gateway.url);
   const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
   const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
     const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', { clerkUserId: who.userId, message: 'Hi', ...body });
