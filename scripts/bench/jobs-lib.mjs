@@ -163,13 +163,21 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
   const processes = () => [
     ...bench.sys.services.map((h) => ({ name: h.label ?? h.name, pid: h.process.pid })),
     { name: 'gateway', pid: bench.sys.gateway.process.pid },
+    { name: 'nats', pid: bench.sys.nats.process.pid },
+    { name: 'bench', pid: process.pid },
     ...extra,
   ];
   const counters = async () => {
     const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [datname])).rows[0].xact_commit);
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%'", [dbid])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
-    return { commits, statements, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, at: performance.now() };
+    const tables = Object.fromEntries(
+      (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables')).rows.map((r) => [
+        r.t,
+        { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) },
+      ]),
+    );
+    return { commits, statements, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, tables, at: performance.now() };
   };
   let before;
   let stopProfile;
@@ -222,6 +230,16 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
       console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);
       for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
+      // Row writes per message by table; an update that is not HOT also writes every index of the table.
+      const written = Object.entries(after.tables)
+        .map(([t, a]) => {
+          const b = before.tables[t] ?? { ins: 0, upd: 0, hot: 0, del: 0 };
+          return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del };
+        })
+        .filter((w) => w.ins + w.upd + w.del > 0)
+        .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
+      console.log('  row writes per message by table (inserted, updated of which HOT, deleted):');
+      for (const w of written) console.log(`  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}`);
       return figures;
     },
     stop: () => db.end(),

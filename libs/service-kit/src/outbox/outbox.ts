@@ -47,20 +47,73 @@ export interface OutboxRow extends OutboxEvent {
   id: string;
 }
 
-/** Every query of the outbox table. */
+/** Published rows no write came to delete within this long are deleted on their own. */
+export const OUTBOX_DELETE_IDLE_MS = 100;
+
+/**
+ * Every query of the outbox table. Published rows are not deleted one statement per publish: the
+ * next `add` deletes them in its own statement (no round trip or commit of their own, issue 17), and
+ * when no write comes within OUTBOX_DELETE_IDLE_MS a statement of their own does. A write that rolls
+ * back leaves its share of them in the table: the sweeper publishes them again, stored once by
+ * JetStream (the event id is the message id) and skipped by consumers after that.
+ */
 @Injectable()
-export class OutboxRepository {
+export class OutboxRepository implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('OutboxRepository');
+  /** Ids of published rows still in the table. */
+  private published: string[] = [];
+  private idle?: NodeJS.Timeout;
+
   constructor(private readonly tx: Transactions) {}
 
-  /** Writes events on `em`'s transaction; the rows to hand to the publisher once it committed. */
+  /** Writes events on `em`'s transaction, and deletes the rows published since the last write; the rows to hand to the publisher once it committed. */
   async add(em: EntityManager, events: OutboxEvent[]): Promise<OutboxRow[]> {
     if (events.length === 0) return [];
+    const gone = this.published.splice(0);
+    // Rows the sweeper holds (it republishes and deletes them itself) are skipped, not waited for.
     const ids = await rows<{ id: string }>(
       em,
-      `INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`,
-      [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload))],
-    );
+      gone.length === 0
+        ? `INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`
+        : `WITH gone AS (
+             DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE id = ANY($3::bigint[]) FOR UPDATE SKIP LOCKED)
+           )
+           INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`,
+      gone.length === 0
+        ? [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload))]
+        : [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload)), gone],
+    ).catch((err: unknown) => {
+      // Not deleted: left for the next write.
+      this.published.unshift(...gone);
+      throw err;
+    });
     return ids.map((r, i) => ({ id: r.id, subject: events[i]!.subject, payload: events[i]!.payload }));
+  }
+
+  /** Rows that were published: the next `add` deletes them, or a statement of their own soon after. */
+  deleteSoon(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    this.published.push(...ids);
+    this.idle ??= setTimeout(() => {
+      this.idle = undefined;
+      void this.deletePublished();
+    }, OUTBOX_DELETE_IDLE_MS);
+    this.idle.unref?.();
+  }
+
+  /** Deletes the published rows no write took along (the idle timer, a drain, a clean stop). */
+  async deletePublished(): Promise<void> {
+    clearTimeout(this.idle);
+    this.idle = undefined;
+    const gone = this.published.splice(0);
+    if (gone.length === 0) return;
+    await this.delete(gone).catch((err: unknown) =>
+      this.logger.warn({ err: errorKind(err) }, 'could not delete published outbox rows; the sweeper republishes them (deduplicated)'),
+    );
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.deletePublished();
   }
 
   async delete(ids: string[], em: EntityManager = this.tx.manager): Promise<void> {
@@ -89,9 +142,10 @@ const SWEEP_EVERY_MS = 5000;
 const SWEEP_BATCH = 500;
 
 /**
- * Publishes committed outbox rows to JetStream in the order they were written, then deletes them.
- * A row whose publish fails (NATS down) stays, and the sweeper publishes it once NATS is back; a row
- * whose delete fails (Postgres down) is published again later and deduplicated by its event id.
+ * Publishes committed outbox rows to JetStream in the order they were written, then has them deleted
+ * (`OutboxRepository.deleteSoon`). A row whose publish fails (NATS down) stays, and the sweeper
+ * publishes it once NATS is back; a row whose delete fails (Postgres down) is published again later
+ * and deduplicated by its event id.
  */
 @Injectable()
 export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -130,8 +184,10 @@ export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicatio
     this.observers.push(observer);
   }
 
+  /** Waits until everything queued is published and the published rows are deleted. */
   async drain(): Promise<void> {
     while (this.pumping) await this.pumping;
+    await this.outbox.deletePublished();
   }
 
   /** Publishes what is left in the outbox now (tests, and a clean stop); the sweeper does it on its own. */
@@ -155,10 +211,7 @@ export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicatio
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
-      const done = await this.send(batch);
-      await this.outbox
-        .delete(done)
-        .catch((err: unknown) => this.logger.warn({ err: errorKind(err) }, 'could not delete published outbox rows; the sweeper republishes them (deduplicated)'));
+      this.outbox.deleteSoon(await this.send(batch));
     }
   }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { OutboxRepository, Transactions } from '@bns/service-kit';
+import { OUTBOX_DELETE_IDLE_MS, OutboxRepository, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobJournals } from '../job-journal.js';
@@ -56,5 +56,42 @@ describe('job journal and outbox against a real Postgres (in-process)', () => {
     const left = (await outbox.orphans(tx.manager, 10, 100)).map((r) => r.id);
     expect(left).toContain(rows[1]!.id);
     expect(left).not.toContain(rows[0]!.id);
+  });
+
+  it('deletes published rows with the next write, skipping rows a sweeper holds, and on their own when no write comes', async () => {
+    const tx = app.get(Transactions);
+    const outbox = app.get(OutboxRepository);
+    const ids = async () => (await outbox.orphans(tx.manager, 0, 1000)).map((r) => r.id);
+    const event = (id: string) => ({ subject: 'events.job.log' as const, payload: { eventId: id } as never });
+    await outbox.deletePublished();
+    const first = await outbox.add(tx.manager, [event('d-1'), event('d-2'), event('d-3')]);
+    // d-3 is a sweeper's right now: the next write must not wait for it, nor delete it.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let locked!: () => void;
+    const lockedNow = new Promise<void>((r) => (locked = r));
+    const sweeper = tx.run(async (em) => {
+      await em.query('SELECT id FROM outbox WHERE id = $1 FOR UPDATE', [first[2]!.id]);
+      locked();
+      await held;
+    });
+    await lockedNow;
+    outbox.deleteSoon(first.map((r) => r.id));
+    const second = await outbox.add(tx.manager, [event('d-4')]);
+    release();
+    await sweeper;
+    const left = await ids();
+    expect(left).not.toContain(first[0]!.id);
+    expect(left).not.toContain(first[1]!.id);
+    expect(left).toContain(first[2]!.id); // the sweeper's, untouched
+    expect(left).toContain(second[0]!.id);
+
+    // A write that fails keeps its deletes for later; no write comes, so the idle delete takes them.
+    await new Promise((r) => setTimeout(r, OUTBOX_DELETE_IDLE_MS + 50));
+    outbox.deleteSoon([second[0]!.id]);
+    await expect(tx.run(async (em) => outbox.add(em, [{ subject: 'events.job.log', payload: { eventId: 'd-5', bad: '\u0000' } as never }]))).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, OUTBOX_DELETE_IDLE_MS + 200));
+    expect(await ids()).not.toContain(second[0]!.id);
+    await outbox.delete([first[2]!.id]);
   });
 });
