@@ -18,7 +18,7 @@ export const JOBS_ENV = {
     50,
     { min: 1, max: 500 },
   ),
-  JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections)', 6, { min: 1, max: 50 }),
+  JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections); fewer and fuller transactions cost Postgres less per message, and with 2 pacing stayed within tens of milliseconds at 2,000 accounts (issue 17)', 2, { min: 1, max: 50 }),
   JOBS_SEND_LEAD_MS: env.int(
     'a lane prepares its next send (takes the recipient, books the slot) this long before the slot and sends on the slot itself, so the database work is not added to the gap; a cancel, a pause or an opt-out of the recipient before the slot still withholds it; 0 = prepare on the slot',
     250,
