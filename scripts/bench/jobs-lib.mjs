@@ -144,8 +144,9 @@ export const numbers = (n, from = 60_000_000) => Array.from({ length: n }, (_, i
 export { sleep, waitFor };
 
 /**
- * Where the work of a stretch of messages went: Postgres commits, statements and CPU, and each
- * service's CPU, per message. `start()` before, `report(label, messages)` after; `report` prints the
+ * Where the work of a stretch of messages went: Postgres commits, statements and CPU, the CPU of each
+ * service, nats-server and this process, and the rows each table of the system's database had
+ * inserted, updated (how many of those HOT) and deleted, per message. `start()` before, `report(label, messages)` after; `report` prints the
  * figures and returns them (per message: commits, statements, postgresMs, cpuMs by process name).
  * Options: `database` counts the commits and statements of another database on the same server (the
  * system's by default); `processes` adds processes to the CPU list ([{ name, pid }]); `top` is how
@@ -160,12 +161,17 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
   const dbid = (await db.query('SELECT oid FROM pg_database WHERE datname = $1', [datname])).rows[0].oid;
   const backend = (await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
   const postmaster = cpuSeconds(backend).ppid;
+  // By name, once each (a caller's extra process of the same name replaces the default one).
   const processes = () => [
-    ...bench.sys.services.map((h) => ({ name: h.label ?? h.name, pid: h.process.pid })),
-    { name: 'gateway', pid: bench.sys.gateway.process.pid },
-    { name: 'nats', pid: bench.sys.nats.process.pid },
-    { name: 'bench', pid: process.pid },
-    ...extra,
+    ...new Map(
+      [
+        ...bench.sys.services.map((h) => ({ name: h.label ?? h.name, pid: h.process.pid })),
+        { name: 'gateway', pid: bench.sys.gateway.process.pid },
+        { name: 'nats-server', pid: bench.sys.nats.process.pid },
+        { name: 'bench', pid: process.pid },
+        ...extra,
+      ].map((p) => [p.name, p]),
+    ).values(),
   ];
   const counters = async () => {
     const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [datname])).rows[0].xact_commit);
@@ -230,15 +236,16 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
       console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);
       for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
-      // Row writes per message by table; an update that is not HOT also writes every index of the table.
-      const written = Object.entries(after.tables)
+      // Row writes per message by table (the system's tables: not printed when counting another database);
+      // an update that is not HOT also writes every index of the table.
+      const written = Object.entries(database ? {} : after.tables)
         .map(([t, a]) => {
           const b = before.tables[t] ?? { ins: 0, upd: 0, hot: 0, del: 0 };
           return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del };
         })
         .filter((w) => w.ins + w.upd + w.del > 0)
         .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
-      console.log('  row writes per message by table (inserted, updated of which HOT, deleted):');
+      if (written.length > 0) console.log('  row writes per message by table (inserted, updated of which HOT, deleted):');
       for (const w of written) console.log(`  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}`);
       return figures;
     },
