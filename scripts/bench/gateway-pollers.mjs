@@ -23,7 +23,7 @@
 // own exception handling) and nothing else (no auth, rate limit, shedding, headers, logging): the
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
-// inspector), prints where its time goes, by package and by function, and writes the profile to
+// inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead), prints where its time goes, by package and by function, and writes the profile to
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
@@ -94,7 +94,9 @@ async function main() {
   const SATURATION_S = 10;
   const OVERLOAD_S = 5;
   const TICK_S = 100; // USER_HZ on Linux
+  // GATEWAY_PROFILE=1 profiles the saturation run on the 404 path, =revalidating the revalidating one.
   const PROFILE = process.env.GATEWAY_PROFILE === '1';
+  const PROFILE_REVALIDATING = process.env.GATEWAY_PROFILE === 'revalidating';
   const PROFILE_PORT = 9339;
   const SHED_MAX_IN_FLIGHT = 512; // the gateway's default; the overload run goes well past it
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
@@ -152,7 +154,7 @@ async function main() {
         SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
         ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
-        ...(PROFILE ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
+        ...(PROFILE || PROFILE_REVALIDATING ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
       },
     },
   });
@@ -347,11 +349,15 @@ async function main() {
     console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
     await sleep(2000);
     answeredBefore = await revalidationsAnswered(url);
+    const stopRevalidatingProfile = PROFILE_REVALIDATING
+      ? await profileProcess('gateway', PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), 'gateway-pollers-revalidating.cpuprofile') })
+      : undefined;
     const revalidating = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, revalidating`,
       'gateway',
       closedLoop(url, pollers.slice(0, SATURATION_CLIENTS), SATURATION_CLIENTS, SATURATION_S, {}),
     );
+    await stopRevalidatingProfile?.();
     console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
 
     await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
