@@ -92,12 +92,13 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
   ];
   if (dataSource) readiness.push({ name: 'postgres', check: async () => void (await dataSource.query('SELECT 1')) });
 
+  const rpc = new RpcClient(nc, { shards: base.SESSIONS_SHARDS, timeoutMs: base.RPC_TIMEOUT_MS });
   const ctx: KitContext<ServiceEnv<S>> = {
     info: { name: def.name, instance, shard, shards: base.SESSIONS_SHARDS, startedAt: Date.now() },
     env,
     nc,
-    rpc: new RpcClient(nc, { shards: base.SESSIONS_SHARDS, timeoutMs: base.RPC_TIMEOUT_MS }),
-    events: new EventBus(nc),
+    rpc,
+    events: new EventBus(nc, rpc),
     dataSource,
     readiness,
     httpLogging: def.httpLogging ?? false,
