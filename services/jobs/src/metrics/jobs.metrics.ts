@@ -128,7 +128,7 @@ export function registerJobsMetrics(ctx: KitContext): void {
   });
   gauge({
     name: 'bns_jobs_outbox_backlog',
-    help: 'Events written but not yet published to JetStream',
+    help: 'Events written but not yet published to JetStream (and published ones whose rows the next write, or 100 ms, deletes)',
     async collect() {
       const s = await state();
       if (s) this.set(s.outbox);
@@ -136,7 +136,7 @@ export function registerJobsMetrics(ctx: KitContext): void {
   });
   gauge({
     name: 'bns_jobs_outbox_oldest_seconds',
-    help: 'Age of the oldest unpublished event (0 when the outbox is empty)',
+    help: 'Age of the oldest event in the outbox (0 when it is empty)',
     async collect() {
       const s = await state();
       if (s) this.set(s.outboxAgeSeconds);
