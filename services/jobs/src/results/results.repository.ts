@@ -196,12 +196,13 @@ export class ResultsRepository {
   }
 
   /**
-   * Folds many delivered/read receipts at once, in two statements whatever their number (issue 17):
-   * the first finds each receipt's recipient (of that user's job; unknown or foreign ones change
-   * nothing) and makes sure its receipts row exists; the second sets, per recipient, the times still
-   * empty — the rows locked and read again first, as `foldReceipt` does, so a concurrent fold of the
-   * same recipient (another replica, a redelivery) is counted once. Several receipts of one recipient
-   * in the batch count as one fold: delivered at the earliest of them, read at the earliest read.
+   * Folds many delivered/read receipts at once (issue 17). The first statement finds each receipt's
+   * recipient (of that user's job; unknown or foreign ones change nothing) and writes the receipts row
+   * of a recipient that has none yet with its times, counted as they are. Only recipients that had a
+   * row already need the second statement: it sets, per recipient, the times still empty — the rows
+   * locked and read again first, as `foldReceipt` does, so a concurrent fold of the same recipient
+   * (another replica, a redelivery) is counted once. Several receipts of one recipient in the batch
+   * count as one fold: delivered at the earliest of them, read at the earliest read.
    */
   async foldReceipts(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<FoldDelta[]> {
     return (await this.fold(em, receipts)).deltas;
@@ -210,30 +211,44 @@ export class ResultsRepository {
   /** `foldReceipts`, with how many receipts found their recipient. */
   private async fold(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<{ found: number; deltas: FoldDelta[] }> {
     if (receipts.length === 0) return { found: 0, deltas: [] };
-    const targets = await rows<{ n: number; jobId: string; seq: number }>(
+    // A row another transaction is inserting at this moment is a conflict once it commits: that
+    // recipient goes to the second statement, which waits for and reads the other's times.
+    const targets = await rows<{ n: number; jobId: string; seq: number; made: boolean; madeRead: boolean }>(
       em,
       `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS i(job_id, user_id, phone, n)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) WITH ORDINALITY AS i(job_id, user_id, phone, at, is_read, n)
        ), target AS (
-         SELECT i.n, r.job_id, r.seq FROM input i
+         SELECT i.n, i.at, i.is_read, r.job_id, r.seq FROM input i
            JOIN jobs j ON j.id = i.job_id AND j.user_id = i.user_id
            JOIN job_recipients r ON r.job_id = i.job_id AND r.phone = i.phone
        ), made AS (
-         INSERT INTO recipient_receipts (job_id, seq) SELECT DISTINCT job_id, seq FROM target ORDER BY job_id, seq ON CONFLICT DO NOTHING
+         INSERT INTO recipient_receipts (job_id, seq, delivered_at, read_at)
+         SELECT job_id, seq, min(at), min(at) FILTER (WHERE is_read) FROM target GROUP BY job_id, seq ORDER BY job_id, seq
+         ON CONFLICT DO NOTHING
+         RETURNING job_id, seq, read_at IS NOT NULL AS made_read
        )
-       SELECT n::int AS n, job_id AS "jobId", seq FROM target`,
-      [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone)],
+       SELECT t.n::int AS n, t.job_id AS "jobId", t.seq, m.job_id IS NOT NULL AS made, coalesce(m.made_read, false) AS "madeRead"
+         FROM target t LEFT JOIN made m ON m.job_id = t.job_id AND m.seq = t.seq`,
+      [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone), receipts.map((r) => r.at), receipts.map((r) => r.kind === 'read')],
     );
+    const deltas: FoldDelta[] = [];
+    const counted = new Set<string>();
     const wanted = new Map<string, { jobId: string; seq: number; deliveredAt: Date; readAt: Date | null }>();
     for (const t of targets) {
-      const r = receipts[t.n - 1]!;
       const key = `${t.jobId}:${t.seq}`;
+      if (t.made) {
+        // Written by this fold with its times: delivered, and read when one of its receipts was.
+        if (!counted.has(key)) deltas.push({ jobId: t.jobId, delivered: 1, read: t.madeRead ? 1 : 0, replied: 0 });
+        counted.add(key);
+        continue;
+      }
+      const r = receipts[t.n - 1]!;
       const w = wanted.get(key) ?? { jobId: t.jobId, seq: t.seq, deliveredAt: r.at, readAt: null };
       if (r.at < w.deliveredAt) w.deliveredAt = r.at;
       if (r.kind === 'read' && (w.readAt === null || r.at < w.readAt)) w.readAt = r.at;
       wanted.set(key, w);
     }
-    if (wanted.size === 0) return { found: 0, deltas: [] };
+    if (wanted.size === 0) return { found: targets.length, deltas };
     const all = [...wanted.values()];
     const changed = await rows<{ jobId: string; d: boolean; r: boolean; wantRead: boolean }>(
       em,
@@ -251,7 +266,7 @@ export class ResultsRepository {
     );
     return {
       found: targets.length,
-      deltas: changed.map((c) => ({ jobId: c.jobId, delivered: c.d ? 0 : 1, read: c.wantRead && !c.r ? 1 : 0, replied: 0 })),
+      deltas: [...deltas, ...changed.map((c) => ({ jobId: c.jobId, delivered: c.d ? 0 : 1, read: c.wantRead && !c.r ? 1 : 0, replied: 0 }))],
     };
   }
 

@@ -92,7 +92,7 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     expect(item).toMatchObject({ id: jobId, delivered: 3, read: 2, replied: 1, personalised: false });
   });
 
-  it('folds a batch of receipts in two statements: several of one recipient count once, foreign and unknown ones change nothing', async () => {
+  it('folds a batch of receipts in at most two statements (one when every recipient is new): several of one recipient count once, foreign and unknown ones change nothing', async () => {
     const list = phones(3, 53_000_000);
     const jobId = await ip.seedJob('user-g', list);
     const recipients = ip.get(RecipientsRepository);
