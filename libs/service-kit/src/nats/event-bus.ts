@@ -56,7 +56,10 @@ export async function ensureEventsStream(nc: NatsConnection, maxAgeDays = 30): P
 export class EventBus implements EventTransport {
   private readonly rpc: RpcClient;
 
-  constructor(nc: NatsConnection, rpc?: RpcClient) {
+  constructor(
+    private readonly nc: NatsConnection,
+    rpc?: RpcClient,
+  ) {
     this.rpc = rpc ?? new RpcClient(nc, { shards: 1, timeoutMs: PUBLISH_TIMEOUT_MS });
   }
 
@@ -69,6 +72,8 @@ export class EventBus implements EventTransport {
     hdrs.set('Nats-Msg-Id', event.eventId);
     injectTraceHeaders(hdrs);
     const body = JSON.stringify(event);
+    // A closed connection (the process is stopping) never comes back: no waiting for it.
+    if (this.nc.isClosed()) throw new Error('the NATS connection is closed');
     let ack: PubAck | undefined;
     for (let attempt = 1; !ack; attempt++) {
       try {

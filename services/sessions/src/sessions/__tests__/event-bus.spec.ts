@@ -83,4 +83,13 @@ describe('EventBus (real NATS): JetStream publishes on the shared inbox', () => 
     await bus.publish('events.job.progress', envelope('h-2'));
     expect((await stored(nc, EVENTS_STREAM, 'events.job.progress')).map((e) => e.id)).toEqual(['h-1', 'h-2']);
   }, 60_000);
+
+  it('fails at once on a closed connection (a stopping process), leaving the event to the outbox', async () => {
+    const closing = await connectNats(nats.url, 'event-bus-spec-closing');
+    const bus = new EventBus(closing);
+    await closing.close();
+    const started = Date.now();
+    await expect(bus.publish('events.job.log', envelope('c-1'))).rejects.toThrow('the NATS connection is closed');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
 });
