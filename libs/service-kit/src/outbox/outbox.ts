@@ -1,5 +1,5 @@
 import { Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
-import { Column, CreateDateColumn, Entity, In, PrimaryGeneratedColumn, type EntityManager } from 'typeorm';
+import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, type EntityManager } from 'typeorm';
 import type { EventKey, EventOf } from '@bns/contracts';
 import { rows, Transactions } from '../database/transaction.js';
 import { EventBus } from '../nats/event-bus.js';
@@ -116,8 +116,9 @@ export class OutboxRepository implements BeforeApplicationShutdown {
     await this.deletePublished();
   }
 
+  /** One array parameter, however many rows. */
   async delete(ids: string[], em: EntityManager = this.tx.manager): Promise<void> {
-    if (ids.length > 0) await em.getRepository(OutboxEntity).delete({ id: In(ids) });
+    if (ids.length > 0) await rows(em, `DELETE FROM outbox WHERE id = ANY($1::bigint[])`, [ids]);
   }
 
   /** Rows older than `olderThanMs`, locked for this transaction (other replicas skip them). */
