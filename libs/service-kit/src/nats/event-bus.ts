@@ -7,8 +7,8 @@ import { isRpcDisconnected, RpcClient } from './rpc-client.js';
 /** How long a publish waits for JetStream's ack, and for a lost connection to come back (nats.js's JetStream default). */
 const PUBLISH_TIMEOUT_MS = 5000;
 
-/** JetStream's answer to a publish: where the message was stored, or why it was not. */
-interface PubAck {
+/** JetStream's answer to a publish (an event, a KV write): where the message was stored, or why it was not. */
+export interface PubAck {
   stream?: string;
   seq?: number;
   duplicate?: boolean;

@@ -73,15 +73,11 @@ export class OutboxRepository implements BeforeApplicationShutdown {
     // Rows the sweeper holds (it republishes and deletes them itself) are skipped, not waited for.
     const ids = await rows<{ id: string }>(
       em,
-      gone.length === 0
-        ? `INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`
-        : `WITH gone AS (
-             DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE id = ANY($3::bigint[]) FOR UPDATE SKIP LOCKED)
-           )
-           INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`,
-      gone.length === 0
-        ? [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload))]
-        : [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload)), gone],
+      `WITH gone AS (
+         DELETE FROM outbox WHERE id IN (SELECT id FROM outbox WHERE id = ANY($3::bigint[]) FOR UPDATE SKIP LOCKED)
+       )
+       INSERT INTO outbox (subject, payload) SELECT * FROM unnest($1::text[], $2::jsonb[]) RETURNING id::text AS id`,
+      [events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload)), gone],
     ).catch((err: unknown) => {
       // Not deleted: left for the next write.
       this.published.unshift(...gone);

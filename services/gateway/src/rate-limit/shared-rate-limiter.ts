@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import type { RpcClient } from '@bns/service-kit';
+import type { PubAck, RpcClient } from '@bns/service-kit';
 import { RateLimiter } from './rate-limiter.js';
 
 export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -148,12 +148,6 @@ export class SharedRateLimiter {
 /** KV keys allow only [-/_=.a-zA-Z0-9]: user ids pass as they are, anything else is hashed. */
 function kvKey(key: string): string {
   return /^[-_=a-zA-Z0-9]{1,200}$/.test(key) ? key : `h_${createHash('sha256').update(key).digest('base64url')}`;
-}
-
-/** JetStream's answer to a publish: the stored message's sequence (a KV key's new revision), or why not. */
-interface PubAck {
-  seq?: number;
-  error?: { code?: number; err_code?: number; description?: string };
 }
 
 /**
