@@ -16,10 +16,17 @@ const LEASE_MS = 5000;
 /** How long a write waits for JetStream's answer: the KV client's own default. */
 const KV_WRITE_TIMEOUT_MS = 5000;
 
+/** JetStream's error code for a write naming a revision that moved on (`wrong last sequence`). */
+const WRONG_LAST_SEQUENCE = 10071;
+
+/** A LimitStore write refused because the key's revision moved on (another writer was first). */
+export class RevisionMoved extends Error {}
+
 /**
  * Where the shared values live: `read` answers a key's value and revision (undefined when it has
  * none), `write` stores a value only while the key's revision is still `last` (0: the key has none)
- * and answers the new revision; it throws when the revision moved on.
+ * and answers the new revision; it throws RevisionMoved when the revision moved on (any other error:
+ * the store could not answer).
  */
 export interface LimitStore {
   read(key: string): Promise<{ value: string | undefined; revision: number } | undefined>;
@@ -51,6 +58,8 @@ export class SharedRateLimiter {
   private readonly known = new Map<string, { tat: number; revision: number }>();
   /** By the caller's own key (no KV-safe form needed: they never leave this replica). */
   private readonly leases = new Map<string, { left: number; until: number }>();
+  /** The store update in progress per caller key (see take). */
+  private readonly updating = new Map<string, Promise<Verdict>>();
   private readonly fallback: RateLimiter;
   private readonly sweeper: NodeJS.Timeout;
 
@@ -96,7 +105,25 @@ export class SharedRateLimiter {
 
   async take(rawKey: string): Promise<Verdict> {
     if (!this.store) return this.fallback.take(rawKey);
-    if (this.spendLeased(rawKey)) return ALLOWED;
+    // One update of a key at a time on this replica: concurrent requests of one user wait for it and
+    // spend the lease it takes, instead of racing each other's compare-and-set.
+    for (;;) {
+      if (this.spendLeased(rawKey)) return ALLOWED;
+      const updating = this.updating.get(rawKey);
+      if (!updating) break;
+      await updating;
+    }
+    const update = this.update(this.store, rawKey);
+    this.updating.set(rawKey, update);
+    try {
+      return await update;
+    } finally {
+      this.updating.delete(rawKey);
+    }
+  }
+
+  /** Takes a lease from the shared value (compare-and-set on its revision, read again on a conflict). */
+  private async update(store: LimitStore, rawKey: string): Promise<Verdict> {
     const key = kvKey(rawKey);
     try {
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -114,19 +141,22 @@ export class SharedRateLimiter {
         const next = start + take * this.intervalMs;
         try {
           const value = String(next);
-          const revision = await this.store.write(key, value, last?.revision ?? 0);
+          const revision = await store.write(key, value, last?.revision ?? 0);
           this.known.set(key, { tat: next, revision });
           if (take > 1) this.leases.set(rawKey, { left: take - 1, until: t + LEASE_MS });
           else this.leases.delete(rawKey);
           return ALLOWED;
-        } catch {
+        } catch (err) {
+          if (!(err instanceof RevisionMoved)) throw err;
           this.known.delete(key); // someone else wrote it first: read and try again
         }
       }
     } catch {
-      // KV unreachable: fall through to the local bucket
+      // KV unreachable: the local bucket decides
+      return this.fallback.take(rawKey);
     }
-    return this.fallback.take(rawKey);
+    // Other replicas won every try: refused for now, never let through on a budget of this replica's own.
+    return { allowed: false, retryAfterSeconds: 1 };
   }
 
   private async read(key: string): Promise<{ tat: number; revision: number } | undefined> {
@@ -168,7 +198,9 @@ export function kvStore(kv: KV, rpc: RpcClient, bucket: string): LimitStore {
       hdrs.set('Nats-Expected-Last-Subject-Sequence', String(last));
       const ack = (await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: KV_WRITE_TIMEOUT_MS })).json<PubAck>();
       // A refusal carries `seq: 0` next to its error: the error decides.
-      if (ack.error || typeof ack.seq !== 'number' || ack.seq < 1) throw new Error(`KV write refused: ${ack.error?.description ?? 'no ack'}`);
+      const refused = `KV write refused: ${ack.error?.description ?? 'no ack'}`;
+      if (ack.error?.err_code === WRONG_LAST_SEQUENCE) throw new RevisionMoved(refused);
+      if (ack.error || typeof ack.seq !== 'number' || ack.seq < 1) throw new Error(refused);
       return ack.seq;
     },
   };

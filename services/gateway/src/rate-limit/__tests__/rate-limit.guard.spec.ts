@@ -4,20 +4,26 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, MsgHdrs } from '@nats-io/transport-node';
 import type { RpcClient } from '@bns/service-kit';
 import { RateLimitGuard } from '../rate-limit.guard.js';
-import { kvStore, SharedRateLimiter, type LimitStore } from '../shared-rate-limiter.js';
+import { kvStore, RevisionMoved, SharedRateLimiter, type LimitStore } from '../shared-rate-limiter.js';
 
-/** A store in memory with the compare-and-set the limiter relies on; `writes` counts round trips. */
-function memoryStore() {
+/**
+ * A store in memory with the compare-and-set the limiter relies on; `writes` counts round trips. With
+ * `slow`, a read or write answers a few turns later, as a round trip does, so concurrent ones overlap.
+ */
+function memoryStore(slow = false) {
   const values = new Map<string, { value: string; revision: number }>();
   let revision = 0;
+  const later = () => (slow ? new Promise((resolve) => setTimeout(resolve, Math.random() * 3)) : undefined);
   const store = {
     writes: 0,
     async read(key: string) {
+      await later();
       return values.get(key);
     },
     async write(key: string, value: string, last: number) {
       store.writes++;
-      if ((values.get(key)?.revision ?? 0) !== last) throw new Error('wrong last sequence');
+      await later();
+      if ((values.get(key)?.revision ?? 0) !== last) throw new RevisionMoved('wrong last sequence');
       values.set(key, { value, revision: ++revision });
       return revision;
     },
@@ -67,6 +73,32 @@ describe('RateLimitGuard', () => {
     await expect(two.canActivate(poll('user_a'))).rejects.toMatchObject({ code: 'RATE_LIMITED' });
     expect(store.writes).toBe(5);
   });
+
+  it('lets through no more than the burst to concurrent requests of one user, on one replica or two', async () => {
+    // 200 at once on one replica: one store update at a time, the others spend its lease.
+    const store = memoryStore(true);
+    const one = limiter(store, 1, 10, 3, () => 0);
+    const verdicts = await Promise.all(Array.from({ length: 200 }, () => one.take('user-a')));
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(10);
+    expect(store.writes).toBeLessThanOrEqual(4);
+    // Two replicas racing on one value: conflicts are retried or refused, never let through on a bucket of their own.
+    const shared = memoryStore(true);
+    const [a, b] = [limiter(shared, 1, 10, 3, () => 0), limiter(shared, 1, 10, 3, () => 0)];
+    const both = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? a : b).take('user-b')));
+    expect(both.filter((v) => v.allowed).length).toBeLessThanOrEqual(10);
+    expect(both.filter((v) => v.allowed).length).toBeGreaterThan(0);
+  });
+
+  it('decides on its own bucket only when the store cannot answer, not when another writer was first', async () => {
+    const down: LimitStore = {
+      read: async () => undefined,
+      write: async () => {
+        throw new Error('TIMEOUT');
+      },
+    };
+    const alone = limiter(down, 1, 2, 1, () => 0);
+    expect((await Promise.all([alone.take('user-a'), alone.take('user-a'), alone.take('user-a')])).map((v) => v.allowed)).toEqual([true, true, false]);
+  });
 });
 
 describe('kvStore', () => {
@@ -90,6 +122,13 @@ describe('kvStore', () => {
 
   it("takes JetStream's refusal for one, though it carries a seq of 0", async () => {
     const { kv } = store({ error: { code: 400, err_code: 10071, description: 'wrong last sequence: 5' }, stream: 'KV_limits', seq: 0 });
+    await expect(kv.write('user-a', '1234', 4)).rejects.toThrow(RevisionMoved);
     await expect(kv.write('user-a', '1234', 4)).rejects.toThrow('wrong last sequence: 5');
+  });
+
+  it('tells any other refusal from a revision that moved on', async () => {
+    const { kv } = store({ error: { code: 503, err_code: 10077, description: 'maximum messages exceeded' }, stream: 'KV_limits', seq: 0 });
+    await expect(kv.write('user-a', '1234', 4)).rejects.toThrow('maximum messages exceeded');
+    await expect(kv.write('user-a', '1234', 4)).rejects.not.toThrow(RevisionMoved);
   });
 });
