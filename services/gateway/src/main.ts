@@ -1,6 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
+import type { Server } from 'node:http';
 import { runService, tracingEnabled } from '@bns/service-kit';
 import { AuthFailures } from './auth/auth-failures.js';
 import { TOKEN_VERIFIER } from './auth/auth.guard.js';
@@ -11,11 +12,14 @@ import { GATEWAY_ENV, publicConfigEnvProblems, type GatewayEnv } from './config/
 import { GatewayModule } from './gateway.module.js';
 import { servicePings } from './health/readiness.js';
 import { HOT_ROUTES, hotPathLog } from './http/hot-path-log.js';
+import { FrontDoor } from './http/front-door.js';
 import { verifyJsonBody } from './http/json-body.js';
 import { LoadShedder } from './http/load-shedding.js';
 import { addSchemaComponents } from './http/openapi.js';
-import { securityHeaders } from './http/security-headers.js';
+import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
 import { trustProxySetting } from './http/trust-proxy.js';
+import { JobStatusCache } from './jobs/job-status-cache.js';
+import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { GatewayIoAdapter } from './realtime/io-adapter.js';
 import { httpTraceMiddleware } from './telemetry/http-trace.middleware.js';
 import { serveWebApp } from './web/web-app.js';
@@ -53,7 +57,19 @@ await runService({
     // revalidated on Last-Modified.
     app.set('etag', false);
     app.set('trust proxy', trustProxySetting(env.TRUST_PROXY));
-    app.use(securityHeaders({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined }));
+    const headers = securityHeaderSets({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined });
+    // Revalidations this replica can answer from memory skip Express altogether (FrontDoor). With
+    // CORS_ORIGINS set, every answer carries CORS headers: those are Express's to set, so no front door.
+    if (env.CORS_ORIGINS.length === 0) {
+      new FrontDoor({
+        verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),
+        limiter: app.get(SharedRateLimiter),
+        statusCache: app.get(JobStatusCache),
+        headers: headers.app,
+        tracing: tracingEnabled(),
+      }).install(app.getHttpServer() as Server);
+    }
+    app.use(securityHeaders(headers));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
     app.use(new LoadShedder(env.SHED_MAX_IN_FLIGHT, env.SHED_MAX_LAG_MS).middleware);
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.

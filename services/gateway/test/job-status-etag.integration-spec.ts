@@ -1,4 +1,5 @@
-import { request } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
@@ -244,5 +245,84 @@ describe('job-status ETag / 304', () => {
     const cancelled = await get(dan, jobId, etag);
     expect(cancelled.status).toBe(200);
     expect(jobOf(cancelled)).toMatchObject({ status: 'cancelled' });
+  }, 60_000);
+
+  /** The whole answer, every header included. */
+  const raw = (who: DevSession, jobId: string, ifNoneMatch: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> =>
+    new Promise((resolve, reject) => {
+      request(`${sys.gateway.url}/job-status/${jobId}`, { headers: { authorization: `Bearer ${who.token}`, 'if-none-match': ifNoneMatch } }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      })
+        .on('error', reject)
+        .end();
+    });
+  /** `bns_http_requests_total` of the job-status route's 304s. */
+  const routeNotModified = async () => {
+    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith('bns_http_requests_total{') && ['method="GET"', 'route="/job-status/:jobId"', 'status="304"'].every((label) => l.includes(label)));
+    return Number(line?.split(' ').at(-1) ?? 0);
+  };
+  /** A stable job of a new linked user, its ETag, and a revalidation already answered from memory. */
+  const settled = async (email: string) => {
+    const who = await linked(email);
+    const jobId = await start(who, { phoneNumbers: ['91230031'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const etag = (await get(who, jobId)).etag!;
+    await waitFor(async () => {
+      const before = await revalidations();
+      expect((await get(who, jobId, etag)).status).toBe(304);
+      return (await revalidations()).memory === before.memory + 1;
+    }, 10_000, 100, 'a revalidation answered from memory');
+    return { who, jobId, etag };
+  };
+
+  it("a 304 from the gateway's memory (answered before Express) is the route's 304: status, every header, the metric series", async () => {
+    const { who: eve, jobId, etag } = await settled('eve@etag.test');
+    // A change through the gateway (a cancel, even of a job that is not there) sends the next poll to the route.
+    expect((await api(sys.gateway.url, eve.token).post(`/cancel-job/${randomUUID()}`)).status).toBe(404);
+    const [before, counted] = [await revalidations(), await routeNotModified()];
+    const byRoute = await raw(eve, jobId, etag);
+    const between = await revalidations();
+    expect(between).toEqual({ memory: before.memory, jobs: before.jobs + 1 });
+    const fromMemory = await raw(eve, jobId, etag);
+    expect(await revalidations()).toEqual({ memory: between.memory + 1, jobs: between.jobs });
+    expect(await routeNotModified()).toBe(counted + 2);
+
+    const { date: _routeDate, ...routeHeaders } = byRoute.headers;
+    const { date: _memoryDate, ...memoryHeaders } = fromMemory.headers;
+    expect({ status: fromMemory.status, text: fromMemory.text }).toEqual({ status: 304, text: '' });
+    expect({ status: byRoute.status, text: byRoute.text }).toEqual({ status: 304, text: '' });
+    expect(memoryHeaders).toEqual(routeHeaders);
+    expect(memoryHeaders).toMatchObject({ etag, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+    expect(memoryHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
+
+    // What the front door does not answer goes to the route unchanged: an encoded id, a query, another user.
+    for (const path of [`/job-status/${jobId}?x=1`, `/job-status/${encodeURIComponent(jobId).replace(/-/g, '%2D')}`]) {
+      const again = await fetch(`${sys.gateway.url}${path}`, { headers: { authorization: `Bearer ${eve.token}`, 'if-none-match': etag } });
+      expect({ path, status: again.status }).toEqual({ path, status: 304 });
+    }
+    expect((await raw(bob, jobId, etag)).status).toBe(404);
+    expect((await raw({ ...eve, token: `${eve.token.slice(0, -2)}xx` }, jobId, etag)).status).toBe(401);
+  }, 60_000);
+
+  it("revalidations from memory spend the user's rate limit like any request: past it, the route's 429", async () => {
+    const { who: fay, jobId, etag } = await settled('fay@etag.test');
+    const before = await revalidations();
+    const statuses: number[] = [];
+    const t0 = performance.now();
+    // 300 back to back, 20 at a time: more than the burst (120) and what 10/s earns back meanwhile.
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      for (let i = 0; i < 15; i++) statuses.push((await raw(fay, jobId, etag)).status);
+    }));
+    const seconds = (performance.now() - t0) / 1000;
+    const notModified = statuses.filter((s) => s === 304).length;
+    const limited = statuses.filter((s) => s === 429).length;
+    expect(notModified + limited).toBe(300);
+    expect(limited).toBeGreaterThan(0);
+    // At most the burst, what the seconds earned back, and one lease (5) per replica.
+    expect(notModified).toBeLessThanOrEqual(120 + Math.ceil(10 * seconds) + 5);
+    expect((await revalidations()).memory).toBeGreaterThan(before.memory);
   }, 60_000);
 });

@@ -39,6 +39,9 @@ export type JobStatusRequest = z.output<typeof JobStatusRequestSchema>;
 /** The whole job with its version, or only the version when the client's copy is current. */
 export type JobStatusReply = { job: JobView; version: string } | { notModified: true; version: string };
 
+/** `GET /job-status/{jobId}`'s Cache-Control: a browser may keep a copy, and revalidates it on every use. */
+export const JOB_STATUS_CACHE_CONTROL = 'private, no-cache';
+
 /** The ETag of an answer with this version. */
 export function jobStatusEtag(version: string): string {
   return `W/"${version}"`;

@@ -117,12 +117,19 @@ export function httpMetricsMiddleware(req: Request, res: Response, next: NextFun
   const started = performance.now();
   res.on('finish', () => {
     const template = (req.route as { path?: unknown } | undefined)?.path;
-    const route = typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched';
-    const status = String(res.statusCode);
-    const child = httpChild(`${req.method} ${route} ${status}`, { method: req.method, route, status });
-    child.inc();
-    child.observe((performance.now() - started) / 1000);
-    if (res.statusCode === 429) httpRateLimited().inc({ route });
+    recordHttpRequest(req.method, typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched', res.statusCode, (performance.now() - started) / 1000);
   });
   next();
+}
+
+/**
+ * One answered HTTP request in `bns_http_requests_total` and its duration: what httpMetricsMiddleware
+ * records, for an answer given before Express (the gateway's front door). `route` is a template.
+ */
+export function recordHttpRequest(method: string, route: string, statusCode: number, seconds: number): void {
+  const status = String(statusCode);
+  const child = httpChild(`${method} ${route} ${status}`, { method, route, status });
+  child.inc();
+  child.observe(seconds);
+  if (statusCode === 429) httpRateLimited().inc({ route });
 }

@@ -11,7 +11,7 @@ import { API_PATHS } from '../web/web-app.js';
  * API answers are `Cache-Control: no-store` (authenticated data stays out of every cache) unless the
  * route says otherwise (job-status revalidates with an ETag).
  */
-export function securityHeaders(options: { clerkOrigin?: string }): RequestHandler {
+export function securityHeaderSets(options: { clerkOrigin?: string }): SecurityHeaderSets {
   const clerk = options.clerkOrigin ? [options.clerkOrigin] : [];
   const common = {
     defaultSrc: ["'self'"],
@@ -47,12 +47,21 @@ export function securityHeaders(options: { clerkOrigin?: string }): RequestHandl
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     crossOriginEmbedderPolicy: false,
   });
-  const appHeaders = headersOf(app);
-  const docsHeaders = headersOf(docs);
+  return { app: headersOf(app), docs: headersOf(docs) };
+}
+
+/** The headers of every answer: the app's, or the API docs' (whose CSP allows inline styles). */
+export interface SecurityHeaderSets {
+  readonly app: readonly [string, string][];
+  readonly docs: readonly [string, string][];
+}
+
+/** Sets the headers (securityHeaderSets) on every answer, and no-store on the API's. */
+export function securityHeaders(sets: SecurityHeaderSets): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const path = req.path;
     // Swagger UI (/api/docs) sets its theme with inline styles.
-    for (const [name, value] of path.startsWith('/api/docs') ? docsHeaders : appHeaders) res.setHeader(name, value);
+    for (const [name, value] of path.startsWith('/api/docs') ? sets.docs : sets.app) res.setHeader(name, value);
     if (API_PATHS.test(path)) res.setHeader('Cache-Control', 'no-store');
     next();
   };

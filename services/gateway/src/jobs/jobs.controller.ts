@@ -5,6 +5,7 @@ import {
   IDEMPOTENCY_KEY_HEADER,
   ifNoneMatchVersions,
   JOB_HTTP,
+  JOB_STATUS_CACHE_CONTROL,
   JobAnswerSchema,
   JobLogsAnswerSchema,
   JobLogsQuerySchema,
@@ -76,7 +77,7 @@ export class JobsController {
   // Pollers revalidate (issue 17): the jobs service versions the answer, and an If-None-Match naming the
   // current version is a 304 — from this replica's memory while nothing of the user was heard since
   // (JobStatusCache), else after one indexed read there, without the lists crossing NATS.
-  @Header('Cache-Control', 'private, no-cache')
+  @Header('Cache-Control', JOB_STATUS_CACHE_CONTROL)
   @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time; 304 when If-None-Match names its current ETag" })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client has' })
   @ApiSchemaOk(JobAnswerSchema)

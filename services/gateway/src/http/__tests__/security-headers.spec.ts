@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Request, Response } from 'express';
 import helmet from 'helmet';
-import { securityHeaders } from '../security-headers.js';
+import { securityHeaderSets, securityHeaders } from '../security-headers.js';
 
 /** Runs the middleware for `path` and answers the headers it set (names lower-cased). */
 function headersFor(path: string, clerkOrigin?: string): Record<string, string> {
   const set: Record<string, string> = {};
   const res = { setHeader: (name: string, value: unknown) => (set[name.toLowerCase()] = String(value)) } as unknown as Response;
   let passed = false;
-  securityHeaders({ clerkOrigin })({ path } as Request, res, () => (passed = true));
+  securityHeaders(securityHeaderSets({ clerkOrigin }))({ path } as Request, res, () => (passed = true));
   expect(passed).toBe(true);
   return set;
 }

@@ -1,0 +1,92 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { context } from '@opentelemetry/api';
+import { ifNoneMatchVersions, JOB_STATUS_CACHE_CONTROL, jobStatusEtag } from '@bns/contracts';
+import { recordHttpRequest } from '@bns/service-kit';
+import { hasBody } from '../auth/authenticate.middleware.js';
+import type { TokenVerifier } from '../auth/token-verifier.js';
+import { bearerToken } from '../auth/token-verifier.js';
+import type { JobStatusCache } from '../jobs/job-status-cache.js';
+import { countRevalidation } from '../metrics/gateway.metrics.js';
+import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
+import { userLimitKey } from '../rate-limit/rate-limit.guard.js';
+import { traceHttpRequest } from '../telemetry/http-trace.middleware.js';
+
+/** The route template the job-status route is counted under in `bns_http_requests_total`. */
+export const JOB_STATUS_ROUTE = '/job-status/:jobId';
+/** `/job-status/<id>` exactly: no query, no further segment, nothing percent-encoded (Express would decode it). */
+const JOB_STATUS_PATH = /^\/job-status\/([^/?%#]+)$/;
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+export interface FrontDoorOptions {
+  verifier: Pick<TokenVerifier, 'cached'>;
+  limiter: Pick<SharedRateLimiter, 'spendLeased'>;
+  statusCache: Pick<JobStatusCache, 'version'>;
+  /** The security headers every API answer carries (securityHeaderSets(...).app). */
+  headers: readonly [string, string][];
+  /** Whether requests get a server span (OpenTelemetry exporter configured). */
+  tracing: boolean;
+}
+
+/**
+ * The gateway's first look at an HTTP request, before Express (issue 17). A poller revalidating a job
+ * this replica knows to be unchanged (`GET /job-status/{jobId}` with an If-None-Match naming the
+ * version JobStatusCache holds) is answered 304 here, with what the route would have checked and
+ * answered:
+ * - a bearer token verified before and not expired (the claims cache: the route's AuthGuard);
+ * - one request of the user's rate-limit budget that this replica already leased (the RateLimitGuard);
+ *   checked last, so a request that goes on to the routes is never charged twice;
+ * - the version is the user's own job's (cache keys hold the user: another user's poll never matches);
+ * - the same status, security headers, Cache-Control and ETag, the same metrics
+ *   (`bns_http_requests_total` under the route's template, revalidations answered by memory), and a
+ *   span when tracing is on.
+ * Anything else (no or unknown token, no lease left, a body, an encoded or odd path, a version the
+ * replica does not hold, a CORS deployment, whose headers are the routes' to set) goes on to Express,
+ * unchanged. Express and Nest routing cost as much as the rest of such an answer: doing without them
+ * makes a revalidation from memory cost about half the gateway CPU (README, gateway-pollers).
+ * Load shedding stays in Express: a revalidation answered here costs less than the refusal would.
+ */
+export class FrontDoor {
+  constructor(private readonly options: FrontDoorOptions) {}
+
+  /** Puts the front door before the server's request listeners (Express's), which get what it does not answer. */
+  install(server: Server): void {
+    const listeners = server.listeners('request') as Listener[];
+    server.removeAllListeners('request');
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.answer(req, res)) return;
+      for (const listener of listeners) listener.call(server, req, res);
+    });
+  }
+
+  /** True when the request was answered here. */
+  answer(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'GET') return false;
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch === undefined) return false;
+    const path = JOB_STATUS_PATH.exec(req.url ?? '');
+    if (!path || hasBody(req)) return false;
+    const token = bearerToken(req.headers.authorization);
+    const user = token === undefined ? undefined : this.options.verifier.cached(token);
+    if (!user) return false;
+    const versions = ifNoneMatchVersions(ifNoneMatch);
+    if (!versions) return false;
+    const known = this.options.statusCache.version(user.userId, path[1]!);
+    if (known === undefined || !versions.some((v) => v === '*' || v === known)) return false;
+    if (!this.options.limiter.spendLeased(userLimitKey(user.userId))) return false;
+
+    const started = performance.now();
+    const reply = () => {
+      for (const [name, value] of this.options.headers) res.setHeader(name, value);
+      res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
+      res.setHeader('ETag', jobStatusEtag(known));
+      res.statusCode = 304;
+      res.end();
+    };
+    if (this.options.tracing) context.with(traceHttpRequest(req, res), reply);
+    else reply();
+    countRevalidation('memory');
+    recordHttpRequest('GET', JOB_STATUS_ROUTE, 304, (performance.now() - started) / 1000);
+    return true;
+  }
+}
