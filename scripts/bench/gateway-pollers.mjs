@@ -31,6 +31,7 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
@@ -181,9 +182,13 @@ async function main() {
 
   async function measure(name, server, run) {
     const before = procs.map(ticksOf);
+    // The client's own event-loop delay: a latency is measured by this process, so a busy client adds to it.
+    const clientLag = monitorEventLoopDelay({ resolution: 10 });
+    clientLag.enable();
     const t0 = performance.now();
     const result = await run();
     const wallS = (performance.now() - t0) / 1000;
+    clientLag.disable();
     const used = procs.map((p, i) => ({ label: p.label, cpuS: (ticksOf(p) - before[i]) / TICK_S }));
     const serverCpu = used.find((u) => u.label === server).cpuS;
     const jobsCpu = server === 'bare nest' ? undefined : used.find((u) => u.label === 'jobs').cpuS;
@@ -200,6 +205,9 @@ async function main() {
       console.log(`  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms`);
     }
     console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
+    // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
+    const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
+    console.log(`  bench client event-loop delay (part of every latency above): p50 ${lagMs(clientLag.percentile(50))} ms, p99 ${lagMs(clientLag.percentile(99))} ms, max ${lagMs(clientLag.max)} ms`);
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
 

@@ -149,7 +149,7 @@ export { sleep, waitFor };
  * inserted, updated (how many of those HOT) and deleted, per message. `start()` before, `report(label, messages)` after; `report` prints the
  * figures and returns them (per message: commits, statements, postgresMs, cpuMs by process name).
  * Options: `database` counts the commits and statements of another database on the same server (the
- * system's by default); `processes` adds processes to the CPU list ([{ name, pid }]); `top` is how
+ * system's by default; an array counts several, `undefined` in it being the system's); `processes` adds processes to the CPU list ([{ name, pid }]); `top` is how
  * many of the most frequent statements are listed. `postmaster` is the Postgres server's pid (for
  * proc-lib's postgresCpu).
  */
@@ -157,8 +157,9 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
   const db = new pg.Client({ connectionString: bench.sys.postgres.url });
   await db.connect();
   await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
-  const datname = database ?? (await db.query('SELECT current_database() AS d')).rows[0].d;
-  const dbid = (await db.query('SELECT oid FROM pg_database WHERE datname = $1', [datname])).rows[0].oid;
+  const system = (await db.query('SELECT current_database() AS d')).rows[0].d;
+  const datnames = [database ?? system].flat().map((d) => d ?? system);
+  const dbids = (await db.query('SELECT oid FROM pg_database WHERE datname = ANY($1)', [datnames])).rows.map((r) => r.oid);
   const backend = (await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
   const postmaster = cpuSeconds(backend).ppid;
   // By name, once each (a caller's extra process of the same name replaces the default one).
@@ -174,8 +175,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     ).values(),
   ];
   const counters = async () => {
-    const commits = Number((await db.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [datname])).rows[0].xact_commit);
-    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%'", [dbid])).rows[0].n);
+    const commits = Number((await db.query('SELECT sum(xact_commit) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
+    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     const tables = Object.fromEntries(
       (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables')).rows.map((r) => [
@@ -224,14 +225,14 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       );
       console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
-        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",
-        [dbid, top],
+        "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",
+        [dbids, top],
       );
       for (const r of rows.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
       // Where Postgres spent its execution time (planning and round trips are not in these).
       const timed = await db.query(
-        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, rows::float8 / greatest(calls, 1) AS rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = $1 AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
-        [dbid],
+        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, rows::float8 / greatest(calls, 1) AS rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
+        [dbids],
       );
       const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
       console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);

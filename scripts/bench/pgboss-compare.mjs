@@ -5,12 +5,18 @@
 //      sent event, and per message (jobs-lib's `meter`): Postgres commits and statements of the
 //      system's database, Postgres CPU (the whole server), CPU of each service, nats-server and this
 //      process.
-//   B. pg-boss: the same number of jobs, enqueued beforehand with `insert` (not timed), in a database
-//      of its own on the same server; workers fetch batches and each job does one NATS request/reply
-//      to a responder in this process (replies at once, as a session does after a send), then the
-//      batch is completed by pg-boss. Jobs/s from `work()` to the last job completed in the database,
-//      and per job the same figures (commits and statements of pg-boss's database).
-// Then a table of both and the throughput ratio ours / pg-boss. The system's services stay up (idle)
+//   B. pg-boss → sessions: the same number of jobs, enqueued beforehand with `insert` (not timed), in
+//      a database of its own on the same server; workers fetch batches and each job makes the very
+//      request our jobs service makes per message, `sessions.send` (the same users' linked simulated
+//      accounts, an idempotency key per message) to the running sessions service, which records and
+//      sends it as for ours; then the batch is completed by pg-boss. Jobs/s from `work()` to the last
+//      job completed in the database, and per job the same figures (commits and statements of
+//      pg-boss's database and the system's). This is the same round trip as ours, so the ratio is
+//      what our queue (pacing lanes, outcomes, progress, results) costs against pg-boss's.
+//   C. pg-boss → echo: the same again, but each job's request goes to a responder in this process
+//      that replies at once and does nothing: pg-boss's own ceiling (commits and statements of its
+//      database only). PGBOSS_TARGETS=sessions or =echo runs only one of B and C.
+// Then a table of all and the throughput ratios ours / pg-boss. The system's services stay up (idle)
 // during B, as Postgres's figures are for the whole server; their idle Postgres CPU is printed.
 // pg-boss is installed only for this benchmark, into scripts/bench/.scratch/pgboss (ignored by git),
 // the first time it runs (npm registry). It needs Node ≥ 22.12: the script runs itself under Node 24.
@@ -20,12 +26,14 @@
 //   concurrently, so up to WORKERS × BATCH requests are in flight; PGBOSS_SERIAL=1 runs them one after
 //   another, so WORKERS are in flight)
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
+import { idempotencyKeyOf } from '@bns/contracts';
 import { connectNats } from '@bns/service-kit';
 import { useNode24 } from '../runtime.mjs';
 import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor, warmUp } from './jobs-lib.mjs';
@@ -40,6 +48,8 @@ const BATCH = Number(process.env.PGBOSS_BATCH ?? 20);
 const WORKERS = Number(process.env.PGBOSS_WORKERS ?? 4);
 const SERIAL = process.env.PGBOSS_SERIAL === '1';
 const WORKER_SETUP = `${WORKERS} workers × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
+const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo').split(',').map((t) => t.trim()).filter(Boolean);
+if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo')) throw new Error('PGBOSS_TARGETS: sessions, echo or both');
 const PGBOSS_MAJOR = 12;
 const PGBOSS_DB = 'pgboss_bench';
 const SUBJECT = 'bench.pgboss.send';
@@ -85,7 +95,7 @@ async function ours(bench, extraProcesses) {
     await sleep(1500);
     const figures = await metered.report(`ours, ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
     console.log(`ours: ${rate.toFixed(0)} messages/s over ${seconds.toFixed(1)} s (start calls → last sent event on NATS; ${startRetried()} starts shed with 503/429 and tried again)`);
-    return { rate, ...figures, postmaster: metered.postmaster };
+    return { rate, ...figures, postmaster: metered.postmaster, users };
   } finally {
     await metered.stop();
     results.stop();
@@ -99,20 +109,21 @@ async function idlePostgres(postmaster, ms = 3000) {
   return ((postgresCpu(postmaster) - before) * 1000) / (ms / 1000);
 }
 
-/** Phase B: a pg-boss batch worker doing one NATS round trip per job. */
-async function pgBoss(bench, PgBoss, extraProcesses) {
-  const admin = new pg.Client({ connectionString: bench.sys.postgres.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${PGBOSS_DB}`);
-  await admin.end();
+/**
+ * Phases B and C: a pg-boss batch worker doing one NATS round trip per job, to the sessions service
+ * (`target` 'sessions': the request ours makes per message) or to a responder here that replies at once ('echo').
+ */
+async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
   const url = new URL(bench.sys.postgres.url);
   url.pathname = `/${PGBOSS_DB}`;
 
-  // The far side of the round trip (a session in our pipeline): replies at once.
+  // Echo: the far side of the round trip replies at once.
   const responder = await connectNats(bench.sys.nats.url, 'bench-pgboss-responder');
   const reply = JSON.stringify({ ok: true });
   responder.subscribe(SUBJECT, { callback: (err, msg) => err || msg.respond(reply) });
   const requester = await connectNats(bench.sys.nats.url, 'bench-pgboss-worker');
+  // Sessions: one job id per account and phase, so every message has a key of its own (as ours).
+  const jobIds = { 'warm-up': users.map(() => randomUUID()), bench: users.map(() => randomUUID()) };
 
   // No cron here; supervision/maintenance stay on (pg-boss's defaults), as in production.
   const boss = new PgBoss({ connectionString: url.href, schedule: false });
@@ -120,30 +131,46 @@ async function pgBoss(bench, PgBoss, extraProcesses) {
   await boss.start();
   const check = new pg.Client({ connectionString: url.href });
   await check.connect();
-  const metered = await meter(bench, { database: PGBOSS_DB, processes: extraProcesses, top: 15 });
+  // Sessions records each send in the system's database: both databases' commits and statements count.
+  const metered = await meter(bench, { database: target === 'sessions' ? [PGBOSS_DB, undefined] : PGBOSS_DB, processes: extraProcesses, top: 15 });
   let handled = 0;
-  const roundTrip = (job) => requester.request(SUBJECT, JSON.stringify(job.data), { timeout: 30_000 });
+  let failedSends = 0;
+  let lastError;
+  const roundTrip =
+    target === 'sessions'
+      ? (job) => bench.rpc.call('sessions.send', job.data).catch((err) => void (failedSends++, (lastError = err.message)))
+      : (job) => requester.request(SUBJECT, JSON.stringify(job.data), { timeout: 30_000 });
   const handler = async (jobs) => {
     if (SERIAL) for (const job of jobs) await roundTrip(job);
     else await Promise.all(jobs.map(roundTrip));
     handled += jobs.length;
   };
   const workOptions = { batchSize: BATCH, localConcurrency: WORKERS, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 };
-  const enqueue = async (queue, n) => {
+  const enqueue = async (queue, n, base) => {
     await boss.createQueue(queue);
     for (let i = 0; i < n; i += 1000) {
-      const chunk = numbers(Math.min(1000, n - i), 70_000_000 + i);
-      await boss.insert(queue, chunk.map((to, j) => ({ data: { to, text: `account ${(i + j) % ACCOUNTS}` } })));
+      const chunk = numbers(Math.min(1000, n - i), base + i);
+      await boss.insert(
+        queue,
+        chunk.map((to, j) => {
+          const account = (i + j) % ACCOUNTS;
+          const text = `account ${account}`;
+          const jobId = jobIds[queue][account];
+          return { data: target === 'sessions' ? { userId: users[account].userId, to, text, jobId, idempotencyKey: idempotencyKeyOf(jobId, to) } : { to, text } };
+        }),
+      );
     }
   };
   const completed = async (queue) =>
     Number((await check.query("SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [queue])).rows[0].n);
   try {
-    await enqueue('warm-up', 500);
+    // Numbers of their own per phase (and apart from ours), so no send is a repeat of another's.
+    const base = target === 'sessions' ? 80_000_000 : 90_000_000;
+    await enqueue('warm-up', 500, base + 5_000_000);
     const warm = await boss.work('warm-up', workOptions, handler);
     await waitFor(async () => (await completed('warm-up')) >= 500, 60_000, 50, 'pg-boss warm-up');
     await boss.offWork('warm-up', { id: warm, wait: true });
-    await enqueue('bench', TOTAL);
+    await enqueue('bench', TOTAL, base);
     handled = 0;
     await sleep(1000);
 
@@ -154,8 +181,11 @@ async function pgBoss(bench, PgBoss, extraProcesses) {
     await waitFor(async () => (await completed('bench')) >= TOTAL, 60_000, 10, 'pg-boss jobs completed');
     const seconds = (performance.now() - t0) / 1000;
     const rate = TOTAL / seconds;
-    const figures = await metered.report(`pg-boss, ${WORKER_SETUP}`, TOTAL);
-    console.log(`pg-boss: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database)`);
+    // The last sends' outbox rows settle, as for ours.
+    if (target === 'sessions') await sleep(1500);
+    const figures = await metered.report(`pg-boss → ${target}, ${WORKER_SETUP}`, TOTAL);
+    console.log(`pg-boss → ${target}: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database)`);
+    if (failedSends > 0) console.log(`  ${failedSends} sends failed (last: ${lastError})`);
     return { rate, ...figures };
   } finally {
     await metered.stop();
@@ -163,6 +193,11 @@ async function pgBoss(bench, PgBoss, extraProcesses) {
     await boss.stop({ graceful: true, timeout: 10_000 });
     await requester.drain();
     await responder.drain();
+    // The next phase starts from empty queues.
+    const db = new pg.Client({ connectionString: url.href });
+    await db.connect();
+    await db.query("DELETE FROM pgboss.job WHERE name IN ('warm-up', 'bench')").catch(() => undefined);
+    await db.end();
   }
 }
 
@@ -177,21 +212,32 @@ try {
   const a = await ours(bench, extraProcesses);
   const idle = await idlePostgres(a.postmaster);
   console.log(`idle system (no sends): Postgres ${idle.toFixed(1)} ms CPU per second (counted in both phases' Postgres CPU)`);
-  const b = await pgBoss(bench, PgBoss, extraProcesses);
+  const admin = new pg.Client({ connectionString: bench.sys.postgres.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${PGBOSS_DB}`);
+  await admin.end();
+  const others = [];
+  for (const target of TARGETS) {
+    others.push({ target, ...(await pgBoss(bench, PgBoss, extraProcesses, target, a.users)) });
+    await sleep(1000);
+  }
 
   const SERVICES = Object.keys(a.cpuMs).filter((name) => name !== 'nats-server' && name !== 'bench');
-  const row = (label, x, y, digits) => console.log(`${label.padEnd(34)}${x.toFixed(digits).padStart(14)}${y.toFixed(digits).padStart(16)}`);
+  const sum = (figures, names) => names.reduce((total, name) => total + (figures.cpuMs[name] ?? 0), 0);
+  const row = (label, values, digits) => console.log(`${label.padEnd(34)}${values.map((v) => v.toFixed(digits).padStart(20)).join('')}`);
   console.log(`\ndelay 0, ${TOTAL} messages (${ACCOUNTS} accounts × ${PER_ACCOUNT}); pg-boss ${version}, ${WORKER_SETUP}; load average ${load()}`);
-  console.log(`${''.padEnd(34)}${'ours'.padStart(14)}${'pg-boss'.padStart(16)}`);
-  row('messages/s', a.rate, b.rate, 0);
-  row('Postgres commits / message', a.commits, b.commits, 2);
-  row('Postgres statements / message', a.statements, b.statements, 1);
-  row('Postgres CPU ms / message', a.postgresMs, b.postgresMs, 2);
-  row('nats-server CPU ms / message', a.cpuMs['nats-server'], b.cpuMs['nats-server'], 2);
-  // Ours: the services doing the work; pg-boss: this process (pg-boss, the worker and the responder).
-  row('app CPU ms / message', SERVICES.reduce((sum, name) => sum + a.cpuMs[name], 0), b.cpuMs.bench, 2);
-  console.log(`throughput ours / pg-boss: ${(a.rate / b.rate).toFixed(2)}×`);
-  console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process: pg-boss, its worker and the NATS responder)`);
+  console.log(`${''.padEnd(34)}${['ours', ...others.map((o) => `pg-boss → ${o.target}`)].map((h) => h.padStart(20)).join('')}`);
+  const all = [a, ...others];
+  row('messages/s', all.map((f) => f.rate), 0);
+  row('Postgres commits / message', all.map((f) => f.commits), 2);
+  row('Postgres statements / message', all.map((f) => f.statements), 1);
+  row('Postgres CPU ms / message', all.map((f) => f.postgresMs), 2);
+  row('nats-server CPU ms / message', all.map((f) => f.cpuMs['nats-server']), 2);
+  // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
+  // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).
+  row('app CPU ms / message', [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))], 2);
+  for (const o of others) console.log(`throughput ours / pg-boss → ${o.target}: ${(a.rate / o.rate).toFixed(2)}×`);
+  console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`);
 } finally {
   await bench.stop();
 }
