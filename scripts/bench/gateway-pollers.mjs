@@ -99,7 +99,8 @@ async function main() {
   const PROFILE = process.env.GATEWAY_PROFILE === '1';
   const PROFILE_REVALIDATING = process.env.GATEWAY_PROFILE === 'revalidating';
   const PROFILE_PORT = 9339;
-  const SHED_MAX_IN_FLIGHT = 512; // the gateway's default; the overload run goes well past it
+  // The gateway's default unless BENCH_SHED_MAX_IN_FLIGHT says otherwise; the overload run goes well past it.
+  const SHED_MAX_IN_FLIGHT = Number(process.env.BENCH_SHED_MAX_IN_FLIGHT ?? 512);
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
 
   const cpuTicks = (pid) => {
@@ -180,7 +181,19 @@ async function main() {
     return pool;
   };
 
+  /**
+   * The gateway's own event-loop delay (prom-client's, which starts afresh at each scrape) and its GC
+   * time so far, from its /metrics: where a latency the gateway did not spend handling a request went.
+   */
+  const gatewayLoop = async () => {
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const gcS = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS };
+  };
+
   async function measure(name, server, run) {
+    const gatewayBefore = server === 'gateway' ? await gatewayLoop() : undefined;
     const before = procs.map(ticksOf);
     // The client's own event-loop delay: a latency is measured by this process, so a busy client adds to it.
     const clientLag = monitorEventLoopDelay({ resolution: 10 });
@@ -208,6 +221,13 @@ async function main() {
     // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
     const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
     console.log(`  bench client event-loop delay (part of every latency above): p50 ${lagMs(clientLag.percentile(50))} ms, p99 ${lagMs(clientLag.percentile(99))} ms, max ${lagMs(clientLag.max)} ms`);
+    if (gatewayBefore) {
+      const after = await gatewayLoop();
+      console.log(
+        `  gateway event-loop delay: p50 ${lagMs(after.p50 * 1e9)} ms, p99 ${lagMs(after.p99 * 1e9)} ms, max ${lagMs(after.max * 1e9)} ms; ` +
+          `gateway GC ${((after.gcS - gatewayBefore.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s`,
+      );
+    }
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
 
