@@ -213,9 +213,16 @@ async function main() {
         `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request` +
         (jobsCpu === undefined ? '' : `, jobs CPU ${((jobsCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`),
     );
-    for (const [status, list] of Object.entries(result.byStatus ?? {})) {
+    const { sent, ...byStatus } = result.byStatus ?? {};
+    for (const [status, list] of Object.entries(byStatus)) {
       list.sort((a, b) => a - b);
-      console.log(`  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms`);
+      // When the slowest 1% were sent (seconds into the phase): a wave at the start, or all along.
+      const pairs = sent[status].sort((a, b) => a[0] - b[0]);
+      const slowest = pairs.slice(Math.floor(0.99 * pairs.length)).map(([, at]) => (at - t0) / 1000).sort((a, b) => a - b);
+      console.log(
+        `  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms; ` +
+          `the slowest 1% sent ${slowest[0].toFixed(2)}–${slowest.at(-1).toFixed(2)} s into the phase (median ${pct(slowest, 50).toFixed(2)} s)`,
+      );
     }
     console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
     // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
@@ -247,7 +254,11 @@ async function main() {
     const ms = performance.now() - t;
     times.push(ms);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    if (byStatus) (byStatus[statusCode] ??= []).push(ms);
+    if (byStatus) {
+      (byStatus[statusCode] ??= []).push(ms);
+      (byStatus.sent ??= {})[statusCode] ??= [];
+      byStatus.sent[statusCode].push([ms, t]);
+    }
     return { statusCode, retryAfterS: Number(headers['retry-after'] ?? 0) };
   }
   const failed = (statuses) => () => void (statuses.error = (statuses.error ?? 0) + 1);
