@@ -3,7 +3,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
-import { api, devSignIn, revalidationsAnswered, simulatorInbound, simulatorScan, sleep, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { api, devSignIn, revalidationsAnswered, simulatorInbound, simulatorScan, sleep, startService, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
 const NOT_ON_WHATSAPP = '60000002';
@@ -324,5 +324,35 @@ describe('job-status ETag / 304', () => {
     // At most the burst, what the seconds earned back, and one lease (5) per replica.
     expect(notModified).toBeLessThanOrEqual(120 + Math.ceil(10 * seconds) + 5);
     expect((await revalidations()).memory).toBeGreaterThan(before.memory);
+  }, 60_000);
+
+  it('with CORS_ORIGINS set, a revalidation from memory carries the CORS headers the routes set', async () => {
+    const origin = 'https://app.shop.test';
+    const cors = await startService('gateway', { env: { ...sys.baseEnv, CORS_ORIGINS: origin }, label: 'gateway-cors' });
+    try {
+      const { who, jobId, etag } = await settled('gus@etag.test');
+      // Each dev-mode gateway signs with a key of its own: the same user signs in there.
+      const gus = await devSignIn(cors.url, 'gus@etag.test');
+      expect(gus.userId).toBe(who.userId);
+      const ask = () =>
+        new Promise<IncomingHttpHeaders & { status: number }>((resolve, reject) => {
+          request(`${cors.url}/job-status/${jobId}`, { headers: { authorization: `Bearer ${gus.token}`, 'if-none-match': etag, origin } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve({ ...res.headers, status: res.statusCode! }));
+          })
+            .on('error', reject)
+            .end();
+        });
+      await ask(); // this replica learns the version
+      let answer: (IncomingHttpHeaders & { status: number }) | undefined;
+      await waitFor(async () => {
+        const before = await revalidationsAnswered(cors.url);
+        answer = await ask();
+        return (await revalidationsAnswered(cors.url)).memory === before.memory + 1;
+      }, 10_000, 100, 'a revalidation answered from memory');
+      expect(answer).toMatchObject({ status: 304, etag, 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'cache-control': 'private, no-cache' });
+    } finally {
+      await cors.stop();
+    }
   }, 60_000);
 });
