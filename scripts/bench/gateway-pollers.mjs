@@ -194,6 +194,8 @@ async function main() {
 
   async function measure(name, server, run) {
     const gatewayBefore = server === 'gateway' ? await gatewayLoop() : undefined;
+    // Connections the client holds to the gateway: a phase that needs more opens them all at once.
+    const connectedBefore = server === 'gateway' ? (pools.get(url)?.stats.connected ?? 0) : undefined;
     const before = procs.map(ticksOf);
     // The client's own event-loop delay: a latency is measured by this process, so a busy client adds to it.
     const clientLag = monitorEventLoopDelay({ resolution: 10 });
@@ -232,7 +234,8 @@ async function main() {
       const after = await gatewayLoop();
       console.log(
         `  gateway event-loop delay: p50 ${lagMs(after.p50 * 1e9)} ms, p99 ${lagMs(after.p99 * 1e9)} ms, max ${lagMs(after.max * 1e9)} ms; ` +
-          `gateway GC ${((after.gcS - gatewayBefore.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s`,
+          `gateway GC ${((after.gcS - gatewayBefore.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s; ` +
+          `client connections to the gateway ${connectedBefore} before, ${pools.get(url)?.stats.connected ?? 0} after`,
       );
     }
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
