@@ -13,6 +13,8 @@ export const RATE_LIMIT_BUCKET = 'gateway_rate_limits';
 const MAX_ATTEMPTS = 4;
 /** Unused leased requests are forgotten after this long (they only ever make the limit stricter). */
 const LEASE_MS = 5000;
+/** After the store failed to answer, requests go straight to the local bucket for this long. */
+const STORE_DOWN_MS = 1000;
 /** How long a write waits for JetStream's answer: the KV client's own default. */
 const KV_WRITE_TIMEOUT_MS = 5000;
 
@@ -61,6 +63,8 @@ export class SharedRateLimiter {
   /** The store update in progress per caller key (see take). */
   private readonly updating = new Map<string, Promise<Verdict>>();
   private readonly fallback: RateLimiter;
+  /** Until when the store is taken to be away (see STORE_DOWN_MS). */
+  private storeDownUntil = 0;
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -109,6 +113,9 @@ export class SharedRateLimiter {
     // spend the lease it takes, instead of racing each other's compare-and-set.
     for (;;) {
       if (this.spendLeased(rawKey)) return ALLOWED;
+      // The store just failed to answer: the local bucket decides, at once (no request waits for
+      // another's failure and then for its own, in turn).
+      if (this.now() < this.storeDownUntil) return this.fallback.take(rawKey);
       const updating = this.updating.get(rawKey);
       if (!updating) break;
       await updating;
@@ -152,7 +159,8 @@ export class SharedRateLimiter {
         }
       }
     } catch {
-      // KV unreachable: the local bucket decides
+      // KV unreachable: the local bucket decides, for a while
+      this.storeDownUntil = this.now() + STORE_DOWN_MS;
       return this.fallback.take(rawKey);
     }
     // Other replicas won every try: refused for now, never let through on a budget of this replica's own.

@@ -99,6 +99,27 @@ describe('RateLimitGuard', () => {
     const alone = limiter(down, 1, 2, 1, () => 0);
     expect((await Promise.all([alone.take('user-a'), alone.take('user-a'), alone.take('user-a')])).map((v) => v.allowed)).toEqual([true, true, false]);
   });
+
+  it('once the store failed to answer, concurrent requests go to the local bucket at once, not one store try after another', async () => {
+    let now = 0;
+    let reads = 0;
+    const away: LimitStore = {
+      read: async () => {
+        reads++;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error('TIMEOUT');
+      },
+      write: async () => 0,
+    };
+    const replica = limiter(away, 1, 50, 5, () => now);
+    const verdicts = await Promise.all(Array.from({ length: 20 }, () => replica.take('user-a')));
+    expect(verdicts.every((v) => v.allowed)).toBe(true);
+    expect(reads).toBe(1);
+    // A second later the store is tried again.
+    now += 1000;
+    await replica.take('user-a');
+    expect(reads).toBe(2);
+  });
 });
 
 describe('kvStore', () => {
