@@ -215,12 +215,11 @@ async function main() {
         `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request` +
         (jobsCpu === undefined ? '' : `, jobs CPU ${((jobsCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`),
     );
-    const { sent, ...byStatus } = result.byStatus ?? {};
-    for (const [status, list] of Object.entries(byStatus)) {
-      list.sort((a, b) => a - b);
+    for (const [status, answers] of Object.entries(result.byStatus ?? {})) {
+      answers.sort((a, b) => a[0] - b[0]);
+      const list = answers.map(([ms]) => ms);
       // When the slowest 1% were sent (seconds into the phase): a wave at the start, or all along.
-      const pairs = sent[status].sort((a, b) => a[0] - b[0]);
-      const slowest = pairs.slice(Math.floor(0.99 * pairs.length)).map(([, at]) => (at - t0) / 1000).sort((a, b) => a - b);
+      const slowest = answers.slice(Math.floor(0.99 * answers.length)).map(([, at]) => (at - t0) / 1000).sort((a, b) => a - b);
       console.log(
         `  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms; ` +
           `the slowest 1% sent ${slowest[0].toFixed(2)}–${slowest.at(-1).toFixed(2)} s into the phase (median ${pct(slowest, 50).toFixed(2)} s)`,
@@ -257,11 +256,7 @@ async function main() {
     const ms = performance.now() - t;
     times.push(ms);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    if (byStatus) {
-      (byStatus[statusCode] ??= []).push(ms);
-      (byStatus.sent ??= {})[statusCode] ??= [];
-      byStatus.sent[statusCode].push([ms, t]);
-    }
+    if (byStatus) (byStatus[statusCode] ??= []).push([ms, t]);
     return { statusCode, retryAfterS: Number(headers['retry-after'] ?? 0) };
   }
   const failed = (statuses) => () => void (statuses.error = (statuses.error ?? 0) + 1);

@@ -118,10 +118,14 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
   url.pathname = `/${PGBOSS_DB}`;
 
   // Echo: the far side of the round trip replies at once.
-  const responder = await connectNats(bench.sys.nats.url, 'bench-pgboss-responder');
-  const reply = JSON.stringify({ ok: true });
-  responder.subscribe(SUBJECT, { callback: (err, msg) => err || msg.respond(reply) });
-  const requester = await connectNats(bench.sys.nats.url, 'bench-pgboss-worker');
+  let responder;
+  let requester;
+  if (target === 'echo') {
+    responder = await connectNats(bench.sys.nats.url, 'bench-pgboss-responder');
+    const reply = JSON.stringify({ ok: true });
+    responder.subscribe(SUBJECT, { callback: (err, msg) => err || msg.respond(reply) });
+    requester = await connectNats(bench.sys.nats.url, 'bench-pgboss-worker');
+  }
   // Sessions: one job id per account and phase, so every message has a key of its own (as ours).
   const jobIds = { 'warm-up': users.map(() => randomUUID()), bench: users.map(() => randomUUID()) };
 
@@ -189,15 +193,12 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
     return { rate, ...figures };
   } finally {
     await metered.stop();
-    await check.end();
     await boss.stop({ graceful: true, timeout: 10_000 });
-    await requester.drain();
-    await responder.drain();
     // The next phase starts from empty queues.
-    const db = new pg.Client({ connectionString: url.href });
-    await db.connect();
-    await db.query("DELETE FROM pgboss.job WHERE name IN ('warm-up', 'bench')").catch(() => undefined);
-    await db.end();
+    await check.query("DELETE FROM pgboss.job WHERE name IN ('warm-up', 'bench')").catch(() => undefined);
+    await check.end();
+    await requester?.drain();
+    await responder?.drain();
   }
 }
 

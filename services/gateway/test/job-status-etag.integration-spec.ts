@@ -3,7 +3,8 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
-import { api, devSignIn, revalidationsAnswered, simulatorInbound, simulatorScan, sleep, startService, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { api, devSignIn, revalidationsAnswered, simulatorInbound, sleep, startService, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { linkedUser } from './linked-user.js';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
 const NOT_ON_WHATSAPP = '60000002';
@@ -58,19 +59,7 @@ describe('job-status ETag / 304', () => {
   };
 
   /** A user whose (simulated) WhatsApp is linked, so they can start jobs. */
-  const linked = async (email: string): Promise<DevSession> => {
-    const who = await devSignIn(sys.gateway.url, email);
-    const socket: Socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: who.token }, reconnection: false, forceNew: true });
-    try {
-      const ready = new Promise((resolve) => socket.once('ready', resolve));
-      socket.emit('createSession', { id: who.userId, clerkUserId: who.userId, isExplicitRequest: true });
-      await simulatorScan(sys.gateway.url, who.token);
-      await ready;
-    } finally {
-      socket.close();
-    }
-    return who;
-  };
+  const linked = (email: string): Promise<DevSession> => linkedUser(sys.gateway.url, email);
 
   beforeAll(async () => {
     sys = await startSystem({
@@ -248,9 +237,15 @@ describe('job-status ETag / 304', () => {
   }, 60_000);
 
   /** The whole answer, every header included. */
-  const raw = (who: DevSession, jobId: string, ifNoneMatch: string): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> =>
+  const raw = (
+    who: DevSession,
+    jobId: string,
+    ifNoneMatch: string,
+    { gatewayUrl = sys.gateway.url, origin }: { gatewayUrl?: string; origin?: string } = {},
+  ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> =>
     new Promise((resolve, reject) => {
-      request(`${sys.gateway.url}/job-status/${jobId}`, { headers: { authorization: `Bearer ${who.token}`, 'if-none-match': ifNoneMatch } }, (res) => {
+      const headers = { authorization: `Bearer ${who.token}`, 'if-none-match': ifNoneMatch, ...(origin ? { origin } : {}) };
+      request(`${gatewayUrl}/job-status/${jobId}`, { headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
@@ -334,23 +329,15 @@ describe('job-status ETag / 304', () => {
       // Each dev-mode gateway signs with a key of its own: the same user signs in there.
       const gus = await devSignIn(cors.url, 'gus@etag.test');
       expect(gus.userId).toBe(who.userId);
-      const ask = () =>
-        new Promise<IncomingHttpHeaders & { status: number }>((resolve, reject) => {
-          request(`${cors.url}/job-status/${jobId}`, { headers: { authorization: `Bearer ${gus.token}`, 'if-none-match': etag, origin } }, (res) => {
-            res.resume();
-            res.on('end', () => resolve({ ...res.headers, status: res.statusCode! }));
-          })
-            .on('error', reject)
-            .end();
-        });
+      const ask = () => raw(gus, jobId, etag, { gatewayUrl: cors.url, origin });
       await ask(); // this replica learns the version
-      let answer: (IncomingHttpHeaders & { status: number }) | undefined;
+      let answer: Awaited<ReturnType<typeof ask>> | undefined;
       await waitFor(async () => {
         const before = await revalidationsAnswered(cors.url);
         answer = await ask();
         return (await revalidationsAnswered(cors.url)).memory === before.memory + 1;
       }, 10_000, 100, 'a revalidation answered from memory');
-      expect(answer).toMatchObject({ status: 304, etag, 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'cache-control': 'private, no-cache' });
+      expect({ status: answer!.status, ...answer!.headers }).toMatchObject({ status: 304, etag, 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'cache-control': 'private, no-cache' });
     } finally {
       await cors.stop();
     }

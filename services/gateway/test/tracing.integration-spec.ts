@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { io, type Socket } from 'socket.io-client';
-import { SOCKET } from '@bns/contracts';
-import { api, devSignIn, revalidationsAnswered, simulatorScan, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { api, revalidationsAnswered, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { linkedUser } from './linked-user.js';
 
 interface CollectedSpan {
   service: string;
@@ -100,16 +99,7 @@ describe('tracing', () => {
   });
 
   it("a poll is one trace: the gateway's server span and the jobs service's handler span; a 304 from memory has its span too; no phone number in any span", async () => {
-    const me = await devSignIn(sys.gateway.url, 'trace@shop.hk');
-    const socket: Socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: me.token }, reconnection: false, forceNew: true });
-    try {
-      const ready = new Promise((resolve) => socket.once('ready', resolve));
-      socket.emit('createSession', { id: me.userId, clerkUserId: me.userId, isExplicitRequest: true });
-      await simulatorScan(sys.gateway.url, me.token);
-      await ready;
-    } finally {
-      socket.close();
-    }
+    const me = await linkedUser(sys.gateway.url, 'trace@shop.hk');
     const started = await api(sys.gateway.url, me.token).post('/start-bulk-messages', {
       clerkUserId: me.userId,
       message: 'Hi',

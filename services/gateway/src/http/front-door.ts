@@ -3,8 +3,7 @@ import { context } from '@opentelemetry/api';
 import { ifNoneMatchVersions, JOB_STATUS_CACHE_CONTROL, jobStatusEtag } from '@bns/contracts';
 import { recordHttpRequest } from '@bns/service-kit';
 import { hasBody } from '../auth/authenticate.middleware.js';
-import type { TokenVerifier } from '../auth/token-verifier.js';
-import { bearerToken } from '../auth/token-verifier.js';
+import { bearerToken, type TokenVerifier } from '../auth/token-verifier.js';
 import type { JobStatusCache } from '../jobs/job-status-cache.js';
 import { countRevalidation } from '../metrics/gateway.metrics.js';
 import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
@@ -12,7 +11,7 @@ import { userLimitKey } from '../rate-limit/rate-limit.guard.js';
 import { traceHttpRequest } from '../telemetry/http-trace.middleware.js';
 
 /** The route template the job-status route is counted under in `bns_http_requests_total`. */
-export const JOB_STATUS_ROUTE = '/job-status/:jobId';
+const JOB_STATUS_ROUTE = '/job-status/:jobId';
 /** `/job-status/<id>` exactly: no query, no further segment, nothing percent-encoded (Express would decode it). */
 const JOB_STATUS_PATH = /^\/job-status\/([^/?%#]+)$/;
 
