@@ -175,9 +175,14 @@ async function main() {
   ];
   const ticksOf = (p) => p.pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
   const pools = new Map();
+  /** When each connection to the gateway was established (`performance.now()`): a late one delays its requests. */
+  const connectedAt = [];
   const poolFor = (origin) => {
     let pool = pools.get(origin);
-    if (!pool) pools.set(origin, (pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 60_000 })));
+    if (!pool) {
+      pools.set(origin, (pool = new Pool(origin, { connections: null, pipelining: 1, keepAliveTimeout: 60_000 })));
+      if (origin === url) pool.on('connect', () => connectedAt.push(performance.now()));
+    }
     return pool;
   };
 
@@ -230,6 +235,10 @@ async function main() {
     const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
     console.log(`  bench client event-loop delay (part of every latency above): p50 ${lagMs(clientLag.percentile(50))} ms, p99 ${lagMs(clientLag.percentile(99))} ms, max ${lagMs(clientLag.max)} ms`);
     if (gatewayBefore) {
+      const opened = connectedAt.filter((at) => at >= t0).map((at) => (at - t0) / 1000);
+      if (opened.length > 0) {
+        console.log(`  new connections to the gateway: ${opened.length}, established ${pct(opened, 50).toFixed(2)} s (median), ${pct(opened, 99).toFixed(2)} s (p99), ${opened.at(-1).toFixed(2)} s (last) into the phase`);
+      }
       const after = await gatewayLoop();
       console.log(
         `  gateway event-loop delay: p50 ${lagMs(after.p50 * 1e9)} ms, p99 ${lagMs(after.p99 * 1e9)} ms, max ${lagMs(after.max * 1e9)} ms; ` +

@@ -46,6 +46,11 @@ export interface ServiceDefinition<S extends Spec> {
   bodyParser?: boolean;
   /** The service's own metrics (`src/metrics/<svc>.metrics.ts`): registered once its context exists. */
   metrics?: (ctx: KitContext<ServiceEnv<S>>) => void;
+  /**
+   * The HTTP socket's accept queue (Node's default is 511; the kernel caps it at net.core.somaxconn).
+   * Connections arriving past it are dropped and their SYN is retried a whole second later.
+   */
+  listenBacklog?: (env: ServiceEnv<S>) => number;
 }
 
 const PORT_ENV = (defaultPort: number) => ({
@@ -124,7 +129,8 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
     await app.startAllMicroservices();
     answerPings(ctx, def.name as Microservice, queue);
   }
-  await app.listen(base.PORT);
+  // A number after the port is Node's `backlog` (the host stays the default, every address).
+  await (def.listenBacklog ? app.listen(base.PORT, def.listenBacklog(env) as unknown as string) : app.listen(base.PORT));
   app.get(Logger).log(`${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on :${base.PORT}`);
   return app;
 }

@@ -42,6 +42,9 @@ await runService({
   httpLogging: true,
   bodyParser: false,
   quietRoutes: HOT_ROUTES,
+  // A burst of new connections (a thousand clients at once) past Node's 511 waited a second each for
+  // a SYN retry (gateway-pollers' overload phase: 36 listen-queue overflows, 503s at ~1 s).
+  listenBacklog: (env) => env.LISTEN_BACKLOG,
   validate: (env) => [...authEnvProblems(env), ...publicConfigEnvProblems(env), ...proxyEnvProblems(env)],
   module: (env) => GatewayModule.forRoot(env),
   // The auth line says which issuer and key source tokens are verified against (README: checking a Clerk setup).

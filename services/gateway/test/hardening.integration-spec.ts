@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { get } from 'node:http';
+import { connect, type Socket as TcpSocket } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,6 +265,51 @@ describe('gateway hardening', () => {
     expect(shed[0]!.body).toMatchObject({ success: false, code: 'OVERLOADED' });
     expect(all.filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect((await fetch(`${g.url}/healthz`)).status).toBe(200);
+  });
+
+  it('queues a burst of new connections while busy (LISTEN_BACKLOG) instead of dropping them for a SYN retry a second later', async () => {
+    // Node's default backlog (511) drops the connections past it; 700 at once is what a busy gateway
+    // met in gateway-pollers' overload phase. Stopped, the gateway accepts nothing: only the kernel's
+    // queue holds them.
+    const g = await gateway({}, 'backlog');
+    const pid = g.process.pid!;
+    const burst = 700;
+    const sockets: TcpSocket[] = [];
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const connected = await Promise.all(
+        Array.from({ length: burst }, () =>
+          new Promise<boolean>((resolve) => {
+            const socket = connect(g.port, '127.0.0.1');
+            sockets.push(socket);
+            const timer = setTimeout(() => resolve(false), 3000);
+            socket.once('connect', () => {
+              clearTimeout(timer);
+              resolve(true);
+            });
+            socket.once('error', () => resolve(false));
+          }),
+        ),
+      );
+      expect(connected.filter((ok) => !ok).length).toBe(0);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Once it runs again, every queued connection is served.
+    const statuses = await Promise.all(
+      sockets.map(
+        (socket) =>
+          new Promise<string>((resolve) => {
+            let answer = '';
+            socket.setEncoding('utf8');
+            socket.on('data', (chunk: string) => (answer += chunk));
+            socket.once('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+            socket.once('error', () => resolve('error'));
+            socket.write(`GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+          }),
+      ),
+    );
+    expect(statuses.filter((s) => s !== 'HTTP/1.1 200 OK')).toEqual([]);
   });
 
   it('logs no line per successful request at info, and never a ?token= value', async () => {

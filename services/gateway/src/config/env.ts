@@ -35,6 +35,11 @@ export const GATEWAY_ENV = {
   SOCKET_EVENTS_PER_SECOND: env.int('client events (createSession, connected) per second allowed per socket', 2, { min: 1 }),
   SOCKET_EVENTS_BURST: env.int('burst of client events allowed per socket before they are refused', 10, { min: 1 }),
   SHED_MAX_IN_FLIGHT: env.int('HTTP requests in progress on this replica above which new ones get 503 + Retry-After', 512, { min: 1 }),
+  LISTEN_BACKLOG: env.int(
+    'connections the HTTP socket queues before accepting them (the kernel caps it at net.core.somaxconn); past it a new connection waits a second for its SYN to be retried',
+    4096,
+    { min: 1 },
+  ),
   SHED_MAX_LAG_MS: env.int('event-loop lag (ms, smoothed over the last few 50 ms ticks) above which new HTTP requests get 503 + Retry-After', 500, { min: 10 }),
   SLOW_REQUEST_MS: env.int('requests slower than this are logged at info (others only at debug; errors always)', 1000, { min: 0 }),
   DEV_ISSUER_KEY_FILE: env.optionalStr(
