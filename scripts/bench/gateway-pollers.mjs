@@ -197,7 +197,21 @@ async function main() {
     return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS };
   };
 
+  /**
+   * The machine's count of connections dropped because a listen queue was full (each waits a second
+   * for its SYN to be retried): TcpExt ListenOverflows in /proc/net/netstat, as `nstat` shows it.
+   */
+  const listenOverflows = () => {
+    try {
+      const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:')).map((l) => l.split(/\s+/));
+      return Number(values[names.indexOf('ListenOverflows')]);
+    } catch {
+      return NaN;
+    }
+  };
+
   async function measure(name, server, run) {
+    const overflowsBefore = listenOverflows();
     const gatewayBefore = server === 'gateway' ? await gatewayLoop() : undefined;
     // Connections the client holds to the gateway: a phase that needs more opens them all at once.
     const connectedBefore = server === 'gateway' ? (pools.get(url)?.stats.connected ?? 0) : undefined;
@@ -230,6 +244,8 @@ async function main() {
           `the slowest 1% sent ${slowest[0].toFixed(2)}–${slowest.at(-1).toFixed(2)} s into the phase (median ${pct(slowest, 50).toFixed(2)} s)`,
       );
     }
+    const overflows = listenOverflows() - overflowsBefore;
+    if (overflows > 0) console.log(`  listen-queue overflows on this machine: ${overflows} (each such connection waited a second for its SYN to be retried)`);
     console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
     // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
     const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
