@@ -176,6 +176,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
   ];
   const counters = async () => {
     const commits = Number((await db.query('SELECT sum(xact_commit) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
+    // Connections opened (a new backend: a fork, and its caches and prepared statements made afresh).
+    const sessions = Number((await db.query('SELECT sum(sessions) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     const tables = Object.fromEntries(
@@ -184,7 +186,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) },
       ]),
     );
-    return { commits, statements, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, tables, at: performance.now() };
+    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, tables, at: performance.now() };
   };
   let before;
   let stopProfile;
@@ -223,6 +225,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
             .map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`)
             .join(', '),
       );
+      console.log(`  Postgres connections opened in the window: ${after.sessions - before.sessions}`);
       console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",

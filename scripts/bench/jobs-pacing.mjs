@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Pacing under load: N accounts (default 1000) each run a job at once; for every account the gaps
 // between its messages as the simulated phone received them are compared with SEND_DELAY_MS.
-// Prints the median and p99 of |actual gap − configured gap|. Build first (jobs, sessions, gateway).
+// Prints the median and p99 of |actual gap − configured gap|, and for the sending once every job has
+// started, Postgres commits, statements and CPU per message by process. Build first (jobs, sessions, gateway).
 //   node scripts/bench/jobs-pacing.mjs [accounts=1000] [delayMs=4000] [messagesPerJob=6]
-import { countResults, linkedUsers, mib, numbers, percentile, pool, rssKiB, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
+import { countResults, linkedUsers, meter, mib, numbers, percentile, pool, rssKiB, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
 
 const ACCOUNTS = Number(process.argv[2] ?? 1000);
 const DELAY_MS = Number(process.argv[3] ?? 4000);
@@ -11,6 +12,7 @@ const PER_JOB = Number(process.argv[4] ?? 6);
 
 const bench = await startBench({ SEND_DELAY_MS: String(DELAY_MS), SEND_JITTER_MS: '0', DATABASE_POOL_SIZE: process.env.JOBS_POOL ?? '10' });
 const results = countResults(bench.nc);
+const metered = await meter(bench, { top: 12 });
 try {
   let t = performance.now();
   const users = await linkedUsers(bench, ACCOUNTS, 'pacing', 40);
@@ -20,6 +22,10 @@ try {
   t = performance.now();
   const jobs = await pool(ACCOUNTS, 50, (i) => startJob(users[i], { message: `Hello account ${i}`, phoneNumbers: numbers(PER_JOB) }));
   console.log(`started ${ACCOUNTS} jobs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  // What sending at the policy's pace costs, once no more starts come in.
+  await metered.start();
+  const sentBefore = results.total;
+  const meteredFrom = performance.now();
   let peak = 0;
   await waitFor(
     () => {
@@ -31,6 +37,14 @@ try {
     'every message',
   );
 
+  const meteredS = (performance.now() - meteredFrom) / 1000;
+  const meteredMessages = Math.max(1, results.total - sentBefore);
+  const figures = await metered.report(`sending at the pace, ${meteredMessages} messages in ${meteredS.toFixed(1)} s`, meteredMessages);
+  const share = (ms) => `${((ms * meteredMessages) / (meteredS * 10)).toFixed(1)}%`;
+  console.log(
+    `  share of one core while sending: postgres ${share(figures.postgresMs)}, ` +
+      Object.entries(figures.cpuMs).map(([name, ms]) => `${name} ${share(ms)}`).join(', '),
+  );
   const gaps = [];
   await pool(ACCOUNTS, 50, async (i) => {
     const { messages } = await bench.rpc.call('sessions.simulator.outbox', { userId: users[i].userId });
@@ -49,6 +63,7 @@ try {
   );
   console.log(`jobs RSS peak during the run: ${mib(peak)} MiB`);
 } finally {
+  await metered.stop();
   results.stop();
   await bench.stop();
 }
