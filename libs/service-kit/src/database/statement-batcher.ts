@@ -26,6 +26,19 @@ interface Waiter<I, O> {
   item: I;
   resolve: (value: O) => void;
   reject: (err: unknown) => void;
+  /** Until when (`performance.now()`) it may wait for others to join its statement; 0 = not at all. */
+  until: number;
+}
+
+export interface RunOptions {
+  /**
+   * How long this item may wait for others to join its statement, when a slot is free (default 0: it
+   * runs on the next turn of the event loop). A statement starts once one of its items may wait no
+   * longer or `maxBatch` are queued, and takes along every item queued by then. For work that is
+   * prepared ahead of when it is needed (a lane's step, taken before its slot), so at low rates many
+   * share one statement instead of each paying its own round trip, commit and planning.
+   */
+  waitMs?: number;
 }
 
 /**
@@ -44,13 +57,15 @@ export class StatementBatcher<I, O> {
   private queue: Waiter<I, O>[] = [];
   private inFlight = 0;
   private scheduled = false;
+  /** The timer of a statement held for its items to gather, and when it fires (`performance.now()`). */
+  private gathering?: { timer: NodeJS.Timeout; at: number };
 
   constructor(
     private readonly statement: BatchedStatement<I, O>,
     private readonly options: StatementBatcherOptions,
   ) {}
 
-  run(item: I): Promise<O> {
+  run(item: I, options: RunOptions = {}): Promise<O> {
     // maxBatch 1: no queue; the pool alone bounds how many run at once.
     if (this.options.maxBatch <= 1) {
       return this.one(item).then((out) => {
@@ -58,8 +73,9 @@ export class StatementBatcher<I, O> {
         return out;
       });
     }
+    const waitMs = options.waitMs ?? 0;
     return new Promise<O>((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, resolve, reject, until: waitMs > 0 ? performance.now() + waitMs : 0 });
       this.kick();
     });
   }
@@ -71,6 +87,24 @@ export class StatementBatcher<I, O> {
 
   private kick(): void {
     if (this.scheduled || this.queue.length === 0 || this.inFlight >= this.options.maxInFlight) return;
+    // Items that may wait, fewer than a full statement: held until the first of them may wait no longer.
+    const at = this.queue.length < this.options.maxBatch ? Math.min(...this.queue.map((w) => w.until)) : 0;
+    if (at > performance.now()) {
+      if (this.gathering && this.gathering.at <= at) return;
+      if (this.gathering) clearTimeout(this.gathering.timer);
+      this.gathering = {
+        at,
+        timer: setTimeout(() => {
+          this.gathering = undefined;
+          this.kick();
+        }, Math.ceil(at - performance.now())),
+      };
+      return;
+    }
+    if (this.gathering) {
+      clearTimeout(this.gathering.timer);
+      this.gathering = undefined;
+    }
     this.scheduled = true;
     // Calls made in this turn (answers that came in one socket read) join.
     setImmediate(() => {

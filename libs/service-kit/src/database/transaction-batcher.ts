@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { Transactions } from './transaction.js';
-import { StatementBatcher, type StatementBatcherOptions } from './statement-batcher.js';
+import { StatementBatcher, type RunOptions, type StatementBatcherOptions } from './statement-batcher.js';
 
 /** What the works of one batched transaction share. */
 export interface Batch {
@@ -126,8 +126,9 @@ export class TransactionBatcher {
     this.batcher = new StatementBatcher({ many: together, one: alone }, options);
   }
 
-  run<T>(work: BatchWork<T>): Promise<T> {
-    return this.batcher.run(work) as Promise<T>;
+  /** `options.waitMs`: how long the unit may wait for others to share its transaction (StatementBatcher's RunOptions). */
+  run<T>(work: BatchWork<T>, options?: RunOptions): Promise<T> {
+    return this.batcher.run(work, options) as Promise<T>;
   }
 
   /** Units waiting for a transaction. */

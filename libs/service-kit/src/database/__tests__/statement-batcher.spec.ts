@@ -2,6 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { StatementBatcher, type BatchedStatement, type StatementBatcherOptions } from '../statement-batcher.js';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+async function waitUntil(ok: () => boolean, timeoutMs = 2000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (!ok()) {
+    if (performance.now() > end) throw new Error('timed out');
+    await sleep(1);
+  }
+}
 
 /**
  * A statement whose runs the test finishes by hand: each call (one or many) waits until `finish`
@@ -113,6 +121,45 @@ describe('StatementBatcher', () => {
     expect(s.calls.map((c) => c.items)).toEqual([[1], [2, 3, 4, 5], [6, 7]]);
     await s.finishAll();
     expect(await Promise.all([one, ...six])).toEqual([10, 20, 30, 40, 50, 60, 70]);
+  });
+
+  it('a call that may wait holds a free slot until its wait is over, and takes along whatever came meanwhile', async () => {
+    const s = manualStatement();
+    const { b, batches } = batcher(s.statement, { maxBatch: 10, maxInFlight: 2, fill: 'greedy' });
+    const t0 = performance.now();
+    const first = b.run(1, { waitMs: 40 });
+    await sleep(10);
+    const second = b.run(2, { waitMs: 200 });
+    await sleep(10);
+    // Both slots are free, and yet nothing ran: the first may still wait.
+    expect(s.calls).toEqual([]);
+    await waitUntil(() => s.calls.length > 0);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(39);
+    // The first one's wait decides; the second goes along although it could have waited longer.
+    expect(s.calls.map((c) => [c.kind, c.items])).toEqual([['many', [1, 2]]]);
+    await s.finishAll();
+    expect(await Promise.all([first, second])).toEqual([10, 20]);
+    expect(batches).toEqual([[2, false]]);
+  });
+
+  it('a call that may not wait starts at once, taking the waiting ones along; so does a full batch', async () => {
+    const s = manualStatement();
+    const { b } = batcher(s.statement, { maxBatch: 3, maxInFlight: 2, fill: 'greedy' });
+    const waiting = [1, 2].map((i) => b.run(i, { waitMs: 5000 }));
+    await sleep(5);
+    expect(s.calls).toEqual([]);
+    const urgent = b.run(3);
+    await turn();
+    expect(s.calls.map((c) => c.items)).toEqual([[1, 2, 3]]);
+    await s.finishAll();
+    expect(await Promise.all([...waiting, urgent])).toEqual([10, 20, 30]);
+
+    // maxBatch items that may all wait: no reason to wait any longer.
+    const full = [4, 5, 6].map((i) => b.run(i, { waitMs: 5000 }));
+    await turn();
+    expect(s.calls.map((c) => c.items)).toEqual([[4, 5, 6]]);
+    await s.finishAll();
+    expect(await Promise.all(full)).toEqual([40, 50, 60]);
   });
 
   it('never runs more than maxInFlight statements, nor more than maxBatch items in one', async () => {
