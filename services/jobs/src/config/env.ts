@@ -24,6 +24,11 @@ export const JOBS_ENV = {
     250,
     { min: 0, max: 2000 },
   ),
+  JOBS_STEP_GATHER_MS: env.int(
+    'a lane step taken ahead of its slot (JOBS_SEND_LEAD_MS) may wait up to this long for the steps of other accounts to share its transaction (at most half the lead, never past the slot): at the spec\'s pace, steps come a few milliseconds apart, and each alone pays its own commit, round trips and query planning; 0 = never wait',
+    20,
+    { min: 0, max: 500 },
+  ),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
   JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over (≤ this + JOBS_POLL_MS after a crash)', 4000, { min: 200 }),
   JOB_STATUS_LIST_MAX: env.int('newest entries of each result list in a job-status answer (progress always has the full counts)', 2000, { min: 1 }),

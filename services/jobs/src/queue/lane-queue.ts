@@ -144,8 +144,8 @@ export class LaneQueue {
    * The step may be taken up to `leadMs` before the slot (the send says when it is due), so the
    * database work is done while the lane waits, not added to the gap between two messages.
    */
-  next(workerId: string, userId: string): Promise<NextStep> {
-    return this.steps.run((em, batch) => this.nextIn(em, batch, workerId, userId));
+  next(workerId: string, userId: string, opts: { waitMs?: number } = {}): Promise<NextStep> {
+    return this.steps.run((em, batch) => this.nextIn(em, batch, workerId, userId), { waitMs: opts.waitMs });
   }
 
   private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
@@ -276,14 +276,18 @@ export class LaneQueue {
   /**
    * Records what became of a planned send and books the lane's next step. With `thenNext`, a lane
    * that is due again within `leadMs` (no pause, or a short one) takes that step in the same
-   * transaction ("finish N" and "next N+1" as one), unless the caller is stopping.
+   * transaction ("finish N" and "next N+1" as one), unless the caller is stopping. `waitMs`: how long
+   * it may wait for other steps to share its transaction.
    */
-  finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean } = {}): Promise<Finished> {
-    return this.steps.run(async (em, batch) => {
-      const done = await this.finishIn(em, batch, workerId, send, outcome);
-      if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > this.leadMs) return done;
-      return { ...done, next: await this.nextIn(em, batch, workerId, send.userId) };
-    });
+  finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean; waitMs?: number } = {}): Promise<Finished> {
+    return this.steps.run(
+      async (em, batch) => {
+        const done = await this.finishIn(em, batch, workerId, send, outcome);
+        if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > this.leadMs) return done;
+        return { ...done, next: await this.nextIn(em, batch, workerId, send.userId) };
+      },
+      { waitMs: opts.waitMs },
+    );
   }
 
   private async finishIn(em: EntityManager, batch: Batch, workerId: string, send: PlannedSend, outcome: SendOutcome): Promise<Finished> {

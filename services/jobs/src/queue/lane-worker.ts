@@ -8,10 +8,13 @@ import { isRpcDisconnected, NATS_CONNECTION, OutboxPublisher, RpcClient, SERVICE
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
+import { gatherWaitMs } from './pacing.js';
 import { outcomeOfError, outcomeOfReply, type SendOutcome } from './send-outcome.js';
 
 interface Lane {
   timer?: NodeJS.Timeout;
+  /** When its next send is due, as last scheduled (`performance.now()`). */
+  dueAt: number;
   running: boolean;
   /** Bumped when the lane is taken (again); a step that ends its lane only does so in its own epoch. */
   epoch: number;
@@ -198,7 +201,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
       if (!lane.running) this.schedule(userId, dueInMs);
       return;
     }
-    this.lanes.set(userId, { running: false, epoch: 0 });
+    this.lanes.set(userId, { running: false, epoch: 0, dueAt: 0 });
     this.schedule(userId, dueInMs);
   }
 
@@ -211,6 +214,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     if (!lane || this.stopping) return;
     clearTimeout(lane.timer);
     lanePlanned(lane, Math.max(0, ms));
+    lane.dueAt = performance.now() + Math.max(0, ms);
     lane.timer = setTimeout(() => this.run(userId), Math.max(0, Math.ceil(ms - this.queue.leadMs)));
   }
 
@@ -238,7 +242,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   private async step(userId: string, lane: Lane): Promise<void> {
     const epoch = lane.epoch;
     try {
-      let next = await this.queue.next(this.id, userId);
+      let next = await this.queue.next(this.id, userId, { waitMs: this.mayWait(lane.dueAt) });
       for (;;) {
         this.outbox.publish(next.published);
         if (next.skipped) countSkipped(next.skipped);
@@ -259,7 +263,9 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
           outcome = await this.send(next.send);
         }
         // A lane due again within JOBS_SEND_LEAD_MS takes its next step in the same transaction.
-        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping });
+        // The outcome's record may wait for company too when the lane's next slot is a whole pace away.
+        const nextDueAt = performance.now() + next.send.paceMs;
+        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping, waitMs: this.mayWait(nextDueAt - this.queue.leadMs) });
         this.outbox.publish(done.published);
         if (done.kind === 'lost') return this.drop(userId, lane, epoch);
         if (!done.next) return this.schedule(userId, done.waitMs);
@@ -270,6 +276,11 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
       this.logger.error({ err, userId }, 'lane step failed; retrying');
       this.schedule(userId, STEP_RETRY_MS);
     }
+  }
+
+  /** How long a step whose send is due at `dueAt` may wait for other accounts' steps to share its transaction (`gatherWaitMs`). */
+  private mayWait(dueAt: number): number {
+    return this.stopping ? 0 : gatherWaitMs(dueAt - performance.now(), this.queue.leadMs, this.env.JOBS_STEP_GATHER_MS);
   }
 
   private async send(send: PlannedSend): Promise<SendOutcome> {

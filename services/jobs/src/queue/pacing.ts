@@ -17,3 +17,12 @@ export function unlinkedRecheckMs(unlinkedForMs: number, timeoutMs: number, maxM
   const wait = Math.min(maxMs, Math.max(1000, unlinkedForMs));
   return Math.max(0, Math.min(wait, timeoutMs - unlinkedForMs));
 }
+
+/**
+ * How long a lane step may wait for other accounts' steps to share its transaction (JOBS_STEP_GATHER_MS),
+ * when its send is due in `dueInMs`: never into the second half of the lead before the slot (the step's
+ * own database work and the send come after the wait), so a step due now, or with no lead, never waits.
+ */
+export function gatherWaitMs(dueInMs: number, leadMs: number, gatherMs: number): number {
+  return Math.max(0, Math.min(gatherMs, dueInMs - leadMs / 2));
+}

@@ -1,8 +1,22 @@
 import { describe, expect, it } from '@jest/globals';
 import { backoffMs, idempotencyKeyOf } from '@bns/contracts';
-import { paceMs, unlinkedRecheckMs } from '../pacing.js';
+import { gatherWaitMs, paceMs, unlinkedRecheckMs } from '../pacing.js';
 
 describe('pacing', () => {
+  it('lets a step wait for company only well ahead of its slot: never past half the lead, never when due now', () => {
+    // Taken a whole lead (250 ms) before its slot: the full JOBS_STEP_GATHER_MS.
+    expect(gatherWaitMs(250, 250, 20)).toBe(20);
+    // Taken late: only up to half the lead before the slot.
+    expect(gatherWaitMs(135, 250, 20)).toBe(10);
+    expect(gatherWaitMs(100, 250, 20)).toBe(0);
+    // Due now, overdue, no lead, or gathering off.
+    expect(gatherWaitMs(0, 250, 20)).toBe(0);
+    expect(gatherWaitMs(-50, 250, 20)).toBe(0);
+    expect(gatherWaitMs(0, 0, 20)).toBe(0);
+    expect(gatherWaitMs(250, 250, 0)).toBe(0);
+    // The record of a sent message whose next slot is a 4 s pace away (less the lead): the full wait.
+    expect(gatherWaitMs(4000 - 250, 250, 20)).toBe(20);
+  });
   it('adds 0..jitter to the delay', () => {
     expect(paceMs(4000, 0)).toBe(4000);
     expect(paceMs(4000, 1000, () => 0)).toBe(4000);

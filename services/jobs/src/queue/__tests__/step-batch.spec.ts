@@ -164,6 +164,31 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     for (const userId of accounts) expect(await jobs.get(em(), jobIds.get(userId)!)).toMatchObject({ status: 'running', sent: 1, failed: 0 });
   });
 
+  it('steps that may wait for company (taken ahead of their slot) share one commit though they come milliseconds apart', async () => {
+    const accounts = Array.from({ length: 8 }, () => user());
+    for (const userId of accounts) await app.seedJob(userId, ['91234567']);
+    await queue.heartbeat('w-gather');
+    await queue.claim('w-gather', 100, 60_000);
+    // The COMMITs the service sends (pg_stat_database's count is flushed late, so it is not read here).
+    const spy = jest.spyOn(pg.Client.prototype, 'query');
+    const steps: Promise<NextStep>[] = [];
+    let done: NextStep[];
+    let commitsSent: number;
+    try {
+      for (const userId of accounts) {
+        steps.push(queue.next('w-gather', userId, { waitMs: 500 }));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      done = await Promise.all(steps);
+      commitsSent = spy.mock.calls.filter(([q]) => String(typeof q === 'string' ? q : (q as { text?: string }).text).trim().toUpperCase() === 'COMMIT').length;
+    } finally {
+      spy.mockRestore();
+    }
+    expect(done.map((s) => s.kind)).toEqual(accounts.map(() => 'send'));
+    // Without waiting, the first would have gone alone at once and the rest after it: two at least.
+    expect(commitsSent).toBe(1);
+  });
+
   it('a lane that lost its holder mid-batch is only that lane\'s answer; the others go on', async () => {
     const [a, b, c] = [user(), user(), user()];
     for (const u of [a, b, c]) await app.seedJob(u, ['91234567']);
