@@ -120,6 +120,25 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     expect(used).toBeLessThan(20);
   });
 
+  it('acks that trickle in milliseconds apart (the spec\'s pace) share a transaction instead of one each', async () => {
+    const n = 6;
+    for (let i = 0; i < n; i++) await sent('user_t', `job-t:9123${String(i).padStart(4, '0')}`, `msg-t-${i}`);
+    const xact = async () => Number((await db.query('SELECT pg_current_xact_id()::text AS id'))[0].id);
+    const before = await xact();
+    const acks: Promise<void>[] = [];
+    for (let i = 0; i < n; i++) {
+      acks.push(events.recordAck('user_t', `msg-t-${i}`, 'delivered'));
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await Promise.all(acks);
+    // One for the acks (the first waited for the others), one more at most if the timing split them; the
+    // reading of the id itself takes none. One at a time, they were six.
+    expect((await xact()) - before - 1).toBeLessThanOrEqual(2);
+    await publisher.drain();
+    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_t');
+    expect(statuses.map((e) => e.messageId).sort()).toEqual(Array.from({ length: n }, (_, i) => `msg-t-${i}`).sort());
+  });
+
   it('keeps receipts and inbound messages in the outbox while NATS is down, and publishes them once it is back', async () => {
     await sent('user_n', 'job-n:91234569', 'msg-n-1');
     await nats.stop();
