@@ -181,9 +181,9 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     const tables = Object.fromEntries(
-      (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del FROM pg_stat_user_tables')).rows.map((r) => [
+      (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, autovacuum_count AS vac, autoanalyze_count AS ana FROM pg_stat_user_tables')).rows.map((r) => [
         r.t,
-        { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del) },
+        { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), vac: Number(r.vac), ana: Number(r.ana) },
       ]),
     );
     return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, tables, at: performance.now() };
@@ -244,13 +244,17 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       // an update that is not HOT also writes every index of the table.
       const written = Object.entries(database ? {} : after.tables)
         .map(([t, a]) => {
-          const b = before.tables[t] ?? { ins: 0, upd: 0, hot: 0, del: 0 };
-          return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del };
+          const b = before.tables[t] ?? { ins: 0, upd: 0, hot: 0, del: 0, vac: 0, ana: 0 };
+          return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del, vac: a.vac - b.vac, ana: a.ana - b.ana };
         })
-        .filter((w) => w.ins + w.upd + w.del > 0)
+        .filter((w) => w.ins + w.upd + w.del + w.vac + w.ana > 0)
         .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
-      if (written.length > 0) console.log('  row writes per message by table (inserted, updated of which HOT, deleted):');
-      for (const w of written) console.log(`  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}`);
+      // Autovacuum and autoanalyze runs in the window: their workers' CPU is in `exited` above.
+      if (written.length > 0) console.log('  row writes per message by table (inserted, updated of which HOT, deleted), and autovacuum/autoanalyze runs in the window:');
+      for (const w of written) {
+        const auto = w.vac + w.ana > 0 ? `  (autovacuum ${w.vac}, autoanalyze ${w.ana})` : '';
+        console.log(`  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}${auto}`);
+      }
       return figures;
     },
     stop: () => db.end(),
