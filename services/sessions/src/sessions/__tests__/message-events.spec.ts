@@ -131,9 +131,10 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await Promise.all(acks);
-    // One for the acks (the first waited for the others), one more at most if the timing split them; the
-    // reading of the id itself takes none. One at a time, they were six.
-    expect((await xact()) - before - 1).toBeLessThanOrEqual(2);
+    // One for the acks (the first waited for the others), more only if a slow machine stretched the 2 ms
+    // pauses past the 20 ms the first one waits; the second reading of the id takes one itself. One at a
+    // time, they were five or six.
+    expect((await xact()) - before - 1).toBeLessThanOrEqual(3);
     await publisher.drain();
     const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_t');
     expect(statuses.map((e) => e.messageId).sort()).toEqual(Array.from({ length: n }, (_, i) => `msg-t-${i}`).sort());
