@@ -26,7 +26,7 @@ export const JOBS_ENV = {
   ),
   JOBS_STEP_GATHER_MS: env.int(
     'a lane step taken ahead of its slot (JOBS_SEND_LEAD_MS) may wait up to this long for the steps of other accounts to share its transaction (at most half the lead, never past the slot): at the spec\'s pace, steps come a few milliseconds apart, and each alone pays its own commit, round trips and query planning; 0 = never wait',
-    50,
+    20,
     { min: 0, max: 500 },
   ),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
