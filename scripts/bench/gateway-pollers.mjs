@@ -194,8 +194,39 @@ async function main() {
     const text = await (await fetch(`${url}/metrics`)).text();
     const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
     const gcS = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS };
+    // The gateway's own view of each request (bns_http_request_duration_seconds: from its first
+    // middleware to the answer's end), cumulative counts per status and bucket, summed over routes.
+    const handled = new Map();
+    for (const m of text.matchAll(/^bns_http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm)) {
+      const status = /status="(\d+)"/.exec(m[1])?.[1];
+      const le = /le="([^"]+)"/.exec(m[1])?.[1];
+      if (!status || !le) continue;
+      const buckets = handled.get(status) ?? new Map();
+      buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+      handled.set(status, buckets);
+    }
+    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS, handled };
   };
+
+  /**
+   * Per status, how long the gateway itself took (its histogram's buckets, between two scrapes): the
+   * bucket bound that 50% and 99% of the phase's requests were within. Set against the client's
+   * latency, it says whether a slow answer waited in the gateway or before it (connection, kernel,
+   * client).
+   */
+  const handledSince = (before, after) =>
+    [...after.handled]
+      .map(([status, buckets]) => {
+        const les = [...buckets.keys()].sort((a, b) => (a === '+Inf' ? 1 : b === '+Inf' ? -1 : Number(a) - Number(b)));
+        const count = (le) => buckets.get(le) - (before.handled.get(status)?.get(le) ?? 0);
+        const total = count('+Inf');
+        if (!(total > 0)) return undefined;
+        const within = (share) => les.find((le) => count(le) >= share * total);
+        const ms = (le) => (le === '+Inf' ? 'more' : `${Number(le) * 1000} ms`);
+        return `${status}: 50% within ${ms(within(0.5))}, 99% within ${ms(within(0.99))}`;
+      })
+      .filter(Boolean)
+      .join('; ');
 
   /**
    * The machine's count of connections dropped because a listen queue was full (each waits a second
@@ -261,6 +292,7 @@ async function main() {
           `gateway GC ${((after.gcS - gatewayBefore.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s; ` +
           `client connections to the gateway ${connectedBefore} before, ${pools.get(url)?.stats.connected ?? 0} after`,
       );
+      console.log(`  time spent in the gateway (its request histogram, by status): ${handledSince(gatewayBefore, after)}`);
     }
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
