@@ -30,12 +30,16 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
 
   const em = () => app.get(Transactions).manager;
   const commits = async () => Number((await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0].xact_commit);
-  /** What `work` returns, and how many statements the service sent Postgres meanwhile (every client's). */
-  const statements = async <T>(work: () => Promise<T>): Promise<{ result: T; queries: number }> => {
+  /**
+   * What `work` returns, how many statements the service sent Postgres meanwhile (every client's), and how
+   * many of them were COMMITs (pg_stat_database's count is flushed late, so it cannot tell this).
+   */
+  const statements = async <T>(work: () => Promise<T>): Promise<{ result: T; queries: number; commits: number }> => {
     const spy = jest.spyOn(pg.Client.prototype, 'query');
     try {
       const result = await work();
-      return { result, queries: spy.mock.calls.length };
+      const texts = spy.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text?: string }).text).trim().toUpperCase());
+      return { result, queries: texts.length, commits: texts.filter((t) => t === 'COMMIT').length };
     } finally {
       spy.mockRestore();
     }
@@ -169,21 +173,14 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     for (const userId of accounts) await app.seedJob(userId, ['91234567']);
     await queue.heartbeat('w-gather');
     await queue.claim('w-gather', 100, 60_000);
-    // The COMMITs the service sends (pg_stat_database's count is flushed late, so it is not read here).
-    const spy = jest.spyOn(pg.Client.prototype, 'query');
-    const steps: Promise<NextStep>[] = [];
-    let done: NextStep[];
-    let commitsSent: number;
-    try {
+    const { result: done, commits: commitsSent } = await statements(async () => {
+      const steps: Promise<NextStep>[] = [];
       for (const userId of accounts) {
         steps.push(queue.next('w-gather', userId, { waitMs: 500 }));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
-      done = await Promise.all(steps);
-      commitsSent = spy.mock.calls.filter(([q]) => String(typeof q === 'string' ? q : (q as { text?: string }).text).trim().toUpperCase() === 'COMMIT').length;
-    } finally {
-      spy.mockRestore();
-    }
+      return Promise.all(steps);
+    });
     expect(done.map((s) => s.kind)).toEqual(accounts.map(() => 'send'));
     // Without waiting, the first would have gone alone at once and the rest after it: two at least.
     expect(commitsSent).toBe(1);

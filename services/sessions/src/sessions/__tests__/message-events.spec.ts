@@ -77,6 +77,15 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     await sends.claim(userId, key, 'job', '91234567', 'hello');
     await sends.markSent(userId, key, messageId, new Date());
   };
+  /** `n` sent job messages of `userId`: message ids `msg-<tag>-<i>`, keys `job-<tag>:9123<i>`. */
+  const sentMany = async (userId: string, tag: string, n: number) => {
+    for (let i = 0; i < n; i++) await sent(userId, `job-${tag}:9123${String(i).padStart(4, '0')}`, `msg-${tag}-${i}`);
+  };
+  /**
+   * Every writing transaction takes a transaction id, so the distance between two readings counts them;
+   * a reading takes an id of its own too.
+   */
+  const xactId = async () => Number((await db.query('SELECT pg_current_xact_id()::text AS id'))[0].id);
 
   it('publishes each receipt once (a repeated or older ack is no change), and an ack that overtakes its send once the send is recorded', async () => {
     await sent('user_r', 'job-r:91234567', 'msg-r-1');
@@ -100,16 +109,14 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
 
   it('writes a burst of acks in a few transactions: one event per receipt, delivered before read for every message', async () => {
     const n = 150;
-    for (let i = 0; i < n; i++) await sent('user_b', `job-b:9123${String(i).padStart(4, '0')}`, `msg-b-${i}`);
-    // Every writing transaction takes a transaction id: their count is the distance between two ids.
-    const commits = async () => Number((await db.query('SELECT pg_current_xact_id()::text AS id'))[0].id);
-    const before = await commits();
+    await sentMany('user_b', 'b', n);
+    const before = await xactId();
     const acks: Promise<void>[] = [];
     for (let i = 0; i < n; i++) acks.push(events.recordAck('user_b', `msg-b-${i}`, 'delivered'));
     for (let i = 0; i < n; i++) acks.push(events.recordAck('user_b', `msg-b-${i}`, 'read'));
     acks.push(events.recordAck('user_b', 'msg-b-0', 'delivered')); // late and older: nothing
     await Promise.all(acks);
-    const used = (await commits()) - before;
+    const used = (await xactId()) - before;
     await publisher.drain();
     const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_b');
     expect(statuses).toHaveLength(2 * n);
@@ -122,9 +129,8 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
 
   it('acks that trickle in milliseconds apart (the spec\'s pace) share a transaction instead of one each', async () => {
     const n = 6;
-    for (let i = 0; i < n; i++) await sent('user_t', `job-t:9123${String(i).padStart(4, '0')}`, `msg-t-${i}`);
-    const xact = async () => Number((await db.query('SELECT pg_current_xact_id()::text AS id'))[0].id);
-    const before = await xact();
+    await sentMany('user_t', 't', n);
+    const before = await xactId();
     const acks: Promise<void>[] = [];
     for (let i = 0; i < n; i++) {
       acks.push(events.recordAck('user_t', `msg-t-${i}`, 'delivered'));
@@ -134,7 +140,7 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     // One for the acks (the first waited for the others), more only if a slow machine stretched the 2 ms
     // pauses past the 20 ms the first one waits; the second reading of the id takes one itself. One at a
     // time, they were five or six.
-    expect((await xact()) - before - 1).toBeLessThanOrEqual(3);
+    expect((await xactId()) - before - 1).toBeLessThanOrEqual(3);
     await publisher.drain();
     const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_t');
     expect(statuses.map((e) => e.messageId).sort()).toEqual(Array.from({ length: n }, (_, i) => `msg-t-${i}`).sort());
