@@ -24,7 +24,8 @@
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
 // inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead), prints where its time goes, by package and by function, and writes the profile to
-// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools).
+// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools). BENCH_OVERLOAD_RUNS=N repeats the
+// overload phase N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -102,6 +103,9 @@ async function main() {
   // The gateway's default unless BENCH_SHED_MAX_IN_FLIGHT says otherwise; the overload run goes well past it.
   const SHED_MAX_IN_FLIGHT = Number(process.env.BENCH_SHED_MAX_IN_FLIGHT ?? 512);
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
+  const OVERLOAD_RUNS = Math.max(1, Number(process.env.BENCH_OVERLOAD_RUNS ?? 1));
+  const ONLY = process.env.BENCH_ONLY;
+  if (ONLY !== undefined && ONLY !== 'overload') throw new Error('BENCH_ONLY: overload (or unset for every phase)');
 
   const cpuTicks = (pid) => {
     try {
@@ -412,9 +416,13 @@ async function main() {
 
     // Overload: every poller at once, back to back (well past SHED_MAX_IN_FLIGHT), on the connections the
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
+    // BENCH_OVERLOAD_RUNS=N repeats it (the first wave's tail varies from run to run); BENCH_ONLY=overload stops after it.
     const overloadClients = Math.max(POLLERS, 2 * SHED_MAX_IN_FLIGHT);
-    await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
-    await sleep(2000);
+    for (let run = 0; run < OVERLOAD_RUNS; run++) {
+      await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
+      await sleep(2000);
+    }
+    if (ONLY === 'overload') return;
 
     const stopProfile = PROFILE
       ? await profileProcess('gateway', PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), 'gateway-pollers.cpuprofile') })

@@ -31,9 +31,14 @@ export async function pool(n, concurrency, fn) {
   return out;
 }
 
-/** JOBS_PROFILE=1: the jobs service runs with an inspector, and `meter` CPU-profiles it over the measured stretch. */
-const PROFILE_JOBS = process.env.JOBS_PROFILE === '1';
-const JOBS_INSPECT_PORT = 9342;
+/**
+ * BENCH_PROFILE=jobs or =gateway (JOBS_PROFILE=1 is =jobs): that service runs with an inspector, and
+ * `meter` CPU-profiles it over the measured stretch ($TMPDIR/<service>-bench.cpuprofile).
+ */
+const PROFILED = process.env.BENCH_PROFILE ?? (process.env.JOBS_PROFILE === '1' ? 'jobs' : undefined);
+if (PROFILED !== undefined && PROFILED !== 'jobs' && PROFILED !== 'gateway') throw new Error('BENCH_PROFILE: jobs or gateway');
+const INSPECT_PORT = 9342;
+const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
 export async function startBench(jobsEnv = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
@@ -51,9 +56,9 @@ export async function startBench(jobsEnv = {}) {
     services: ['sessions', 'jobs'],
     env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
     serviceEnv: {
-      jobs: { ...jobsEnv, ...(PROFILE_JOBS ? { NODE_OPTIONS: `--inspect=127.0.0.1:${JOBS_INSPECT_PORT}` } : {}) },
+      jobs: { ...jobsEnv, ...inspected('jobs') },
       // Benchmarks sign in and poll for many users from one address.
-      gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+      gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000', ...inspected('gateway') },
     },
   });
   const nc = await connectNats(sys.nats.url, 'bench-jobs');
@@ -194,7 +199,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     postmaster,
     async start() {
       await db.query('SELECT pg_stat_statements_reset()');
-      if (PROFILE_JOBS) stopProfile = await profileProcess('jobs', JOBS_INSPECT_PORT, { saveTo: join(tmpdir(), 'jobs-bench.cpuprofile') });
+      if (PROFILED) stopProfile = await profileProcess(PROFILED, INSPECT_PORT, { saveTo: join(tmpdir(), `${PROFILED}-bench.cpuprofile`) });
       before = await counters();
     },
     /** Prints the figures per message for `messages` messages since `start()`, and returns them. */
