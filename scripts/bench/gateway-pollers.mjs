@@ -24,8 +24,9 @@
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
 // inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead), prints where its time goes, by package and by function, and writes the profile to
-// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools). BENCH_OVERLOAD_RUNS=N repeats the
-// overload phase N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
+// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools). The overload phase runs twice: as
+// the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
+// BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -322,6 +323,14 @@ async function main() {
   }
   const failed = (statuses) => () => void (statuses.error = (statuses.error ?? 0) + 1);
 
+  /** Has `origin`'s pool hold at least `n` open connections (n health probes at once, each needing its own). */
+  async function openConnections(origin, n) {
+    const pool = poolFor(origin);
+    for (let tries = 0; tries < 5 && pool.stats.connected < n; tries++) {
+      await Promise.all(Array.from({ length: n }, () => pool.request({ path: '/healthz', method: 'GET' }).then((r) => r.body.dump())));
+    }
+  }
+
   /**
    * C clients back to back for `seconds`. A 503/429 waits out its Retry-After plus up to a second of
    * jitter, as a well-behaved client does: without it every refused client of a burst comes back in
@@ -418,8 +427,18 @@ async function main() {
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
     // BENCH_OVERLOAD_RUNS=N repeats it (the first wave's tail varies from run to run); BENCH_ONLY=overload stops after it.
     const overloadClients = Math.max(POLLERS, 2 * SHED_MAX_IN_FLIGHT);
+    // Each run twice: as the clients come (most of them open a connection in the same instant), then
+    // on connections opened just before, as a thousand browsers polling keep theirs: the difference
+    // is what setting up ~1,000 connections at once costs the first wave (client and gateway alike).
     for (let run = 0; run < OVERLOAD_RUNS; run++) {
       await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
+      await sleep(2000);
+      await openConnections(url, overloadClients);
+      await measure(
+        `overload on ${overloadClients} open connections, back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`,
+        'gateway',
+        closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}),
+      );
       await sleep(2000);
     }
     if (ONLY === 'overload') return;
