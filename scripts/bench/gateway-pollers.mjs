@@ -30,6 +30,7 @@
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -180,6 +181,20 @@ async function main() {
   ];
   const ticksOf = (p) => p.pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
   const pools = new Map();
+  /**
+   * When each numbered request's headers were handed to its socket (undici's sendHeaders diagnostics
+   * channel, just before the write), by its SEQ_HEADER: the time between a call and that moment was
+   * spent in this process, not in the gateway.
+   */
+  const SEQ_HEADER = 'x-bench-seq';
+  const SEQ_MARK = `${SEQ_HEADER}: `;
+  const writtenAt = new Map();
+  let benchSeq = 0;
+  diagnosticsChannel.subscribe('undici:client:sendHeaders', ({ headers }) => {
+    const at = headers.indexOf(SEQ_MARK);
+    if (at === -1) return;
+    writtenAt.set(Number(headers.slice(at + SEQ_MARK.length, headers.indexOf('\r\n', at))), performance.now());
+  });
   /** When each connection to the gateway was established (`performance.now()`): a late one delays its requests. */
   const connectedAt = [];
   const poolFor = (origin) => {
@@ -275,9 +290,17 @@ async function main() {
       const list = answers.map(([ms]) => ms);
       // When the slowest 1% were sent (seconds into the phase): a wave at the start, or all along.
       const slowest = answers.slice(Math.floor(0.99 * answers.length)).map(([, at]) => (at - t0) / 1000).sort((a, b) => a - b);
+      // How long each request waited in this process before its first byte was written (the client
+      // setting up a connection and dispatching a burst), for all and for the slowest 1%.
+      const held = (rows) => rows.map(([, , w]) => w).filter((w) => !Number.isNaN(w)).sort((a, b) => a - b);
+      const heldAll = held(answers);
+      const heldSlowest = held(answers.slice(Math.floor(0.99 * answers.length)));
       console.log(
         `  ${status}: ${list.length}, p50 ${pct(list, 50).toFixed(1)} ms, p99 ${pct(list, 99).toFixed(1)} ms, max ${list.at(-1).toFixed(0)} ms; ` +
-          `the slowest 1% sent ${slowest[0].toFixed(2)}–${slowest.at(-1).toFixed(2)} s into the phase (median ${pct(slowest, 50).toFixed(2)} s)`,
+          `the slowest 1% sent ${slowest[0].toFixed(2)}–${slowest.at(-1).toFixed(2)} s into the phase (median ${pct(slowest, 50).toFixed(2)} s)` +
+          (heldAll.length > 0
+            ? `; held in the client before its first byte left: p50 ${pct(heldAll, 50).toFixed(1)} ms, p99 ${pct(heldAll, 99).toFixed(1)} ms, the slowest 1%'s median ${pct(heldSlowest, 50).toFixed(1)} ms`
+            : ''),
       );
     }
     const overflows = listenOverflows() - overflowsBefore;
@@ -308,17 +331,21 @@ async function main() {
    */
   async function poll(origin, client, times, statuses, byStatus) {
     const t = performance.now();
+    // Numbered for the sendHeaders watcher only when the phase keeps answers by status.
+    const seq = byStatus ? ++benchSeq : 0;
     const { statusCode, headers, body } = await poolFor(origin).request({
       path: `/job-status/${client.jobId ?? randomUUID()}`,
       method: 'GET',
-      headers: { authorization: `Bearer ${client.token}`, ...(client.etag ? { 'if-none-match': client.etag } : {}) },
+      headers: { authorization: `Bearer ${client.token}`, ...(client.etag ? { 'if-none-match': client.etag } : {}), ...(seq ? { [SEQ_HEADER]: String(seq) } : {}) },
     });
     await body.dump();
     if (client.jobId && statusCode === 200) client.etag = headers.etag;
     const ms = performance.now() - t;
     times.push(ms);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
-    if (byStatus) (byStatus[statusCode] ??= []).push([ms, t]);
+    const written = writtenAt.get(seq);
+    writtenAt.delete(seq);
+    if (byStatus) (byStatus[statusCode] ??= []).push([ms, t, written === undefined ? NaN : written - t]);
     return { statusCode, retryAfterS: Number(headers['retry-after'] ?? 0) };
   }
   const failed = (statuses) => () => void (statuses.error = (statuses.error ?? 0) + 1);
