@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
-import { SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS, type JobView } from '@bns/contracts';
+import { SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS, type JobProgressEvent, type JobView } from '@bns/contracts';
+import { connectNats } from '@bns/service-kit';
 import { api, devSignIn, simulatorScan, startSystem, waitFor, type ServiceHandle, type System } from '@bns/testing';
 
 const NOT_ON_WHATSAPP = '98000002';
@@ -177,6 +179,39 @@ describe('/metrics of every service after a small job', () => {
     const g = (await scrape(sys.gateway)).samples;
     expect(total(g, 'bns_http_rate_limited_total', { route: '/api/templates/:userId/stats' })).toBe(1);
     expect(total(g, 'bns_http_requests_total', { route: '/api/templates/:userId/stats', status: '429' })).toBe(1);
+  });
+
+  it('pushes an event only where its user has a socket: events of users with none on this replica are not emitted or counted', async () => {
+    const heard: unknown[] = [];
+    let anyHeard = 0;
+    socket!.onAny(() => anyHeard++);
+    socket!.on(SOCKET_EVENTS.jobProgress, (p) => heard.push(p));
+    await new Promise((r) => setTimeout(r, 300));
+    anyHeard = 0;
+    const before = total((await scrape(sys.gateway)).samples, 'bns_gateway_socket_events_sent_total');
+    const progress = (user: string, job: string): JobProgressEvent => ({
+      eventId: randomUUID(),
+      userId: user,
+      at: new Date().toISOString(),
+      jobId: job,
+      status: 'running',
+      progress: { total: 5, sent: 1, failed: 0 },
+    });
+    const nc = await connectNats(sys.nats.url, 'metrics-spec');
+    try {
+      // Five for a user with no socket anywhere, then one for ours: the gateway hears them in this order.
+      for (let i = 0; i < 5; i++) nc.publish('events.job.progress', JSON.stringify(progress(`user_nobody_${i}`, randomUUID())));
+      const mine = randomUUID();
+      nc.publish('events.job.progress', JSON.stringify(progress(userId, mine)));
+      await waitFor(() => heard.some((p) => (p as { jobId?: string }).jobId === mine), 10_000, 10, 'our socket to hear its event');
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await nc.close();
+    }
+    const after = total((await scrape(sys.gateway)).samples, 'bns_gateway_socket_events_sent_total');
+    // Counted: what reached a socket here, not the five that had nobody to go to.
+    expect(after - before).toBe(anyHeard);
+    expect(anyHeard).toBeGreaterThanOrEqual(1);
   });
 
   it('no label value is a user id, a job id, a phone number or a UUID', () => {

@@ -7,7 +7,7 @@ import { counter, gauge } from '@bns/service-kit';
  */
 const eventsSent = counter({
   name: 'bns_gateway_socket_events_sent_total',
-  help: 'Events pushed to users\' socket rooms, by socket event name',
+  help: 'Events pushed to users\' socket rooms on this replica (those of users with a socket here), by socket event name',
   labelNames: ['event'],
 });
 
@@ -22,7 +22,7 @@ export function trackSockets(server: Server): void {
   });
 }
 
-/** Hook: one event was emitted to a user's room. */
+/** Hook: one event was emitted to the room of a user with a socket on this replica. */
 export function countSocketEvent(event: string): void {
   eventsSent.inc({ event: /^[\w:.-]{1,48}$/.test(event) ? event : 'other' });
 }

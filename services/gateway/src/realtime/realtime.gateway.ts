@@ -197,6 +197,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
           if (typeof event?.userId !== 'string') return;
           // Before the socket hears it: a poll made on the event shows the change (JobStatusCache).
           this.statusCache.changed(event.userId);
+          // Every replica hears every user's events; only one with a socket of that user builds and
+          // encodes the socket event (with N replicas, the others skip N-1 of each N events).
+          if (!this.socketsByUser.has(event.userId)) return;
           const emission = toSocketEmission(msg.subject as EventKey, event as never);
           this.emitTo(event.userId, emission);
           countSocketEvent(emission.name);
