@@ -32,11 +32,11 @@ export async function pool(n, concurrency, fn) {
 }
 
 /**
- * BENCH_PROFILE=jobs or =gateway (JOBS_PROFILE=1 is =jobs): that service runs with an inspector, and
- * `meter` CPU-profiles it over the measured stretch ($TMPDIR/<service>-bench.cpuprofile).
+ * BENCH_PROFILE=jobs, =gateway or =sessions-0 (one shard; JOBS_PROFILE=1 is =jobs): that service runs
+ * with an inspector, and `meter` CPU-profiles it over the measured stretch ($TMPDIR/<service>-bench.cpuprofile).
  */
 const PROFILED = process.env.BENCH_PROFILE ?? (process.env.JOBS_PROFILE === '1' ? 'jobs' : undefined);
-if (PROFILED !== undefined && PROFILED !== 'jobs' && PROFILED !== 'gateway') throw new Error('BENCH_PROFILE: jobs or gateway');
+if (PROFILED !== undefined && !['jobs', 'gateway', 'sessions-0', 'sessions-1'].includes(PROFILED)) throw new Error('BENCH_PROFILE: jobs, gateway, sessions-0 or sessions-1');
 const INSPECT_PORT = 9342;
 const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
@@ -57,6 +57,8 @@ export async function startBench(jobsEnv = {}) {
     env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
     serviceEnv: {
       jobs: { ...jobsEnv, ...inspected('jobs') },
+      'sessions-0': inspected('sessions-0'),
+      'sessions-1': inspected('sessions-1'),
       // Benchmarks sign in and poll for many users from one address.
       gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000', ...inspected('gateway') },
     },

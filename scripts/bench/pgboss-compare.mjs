@@ -237,7 +237,23 @@ try {
   // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
   // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).
   row('app CPU ms / message', [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))], 2);
+  // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
+  const appMs = [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
+  const totalMs = all.map((f, i) => f.postgresMs + f.cpuMs['nats-server'] + appMs[i] + (i === 0 ? f.cpuMs.bench : 0));
+  row('all CPU ms / message', totalMs, 2);
   for (const o of others) console.log(`throughput ours / pg-boss → ${o.target}: ${(a.rate / o.rate).toFixed(2)}×`);
+  // A ceiling: ours with the jobs service and its Postgres connections costing nothing at all. What is
+  // left is sessions, NATS, the gateway hearing the events and Postgres for sessions, which the
+  // pipeline pays for whatever the queue does.
+  const jobsMs = (a.cpuMs.jobs ?? 0) + (a.postgresByRoleMs?.jobs ?? 0);
+  const sessionsTarget = others.findIndex((o) => o.target === 'sessions');
+  if (sessionsTarget !== -1) {
+    const theirs = totalMs[sessionsTarget + 1];
+    console.log(
+      `ours without the jobs service's own cost (${jobsMs.toFixed(2)} ms: its CPU and its Postgres connections'): ${(totalMs[0] - jobsMs).toFixed(2)} ms/message, ` +
+        `so at most ${(theirs / (totalMs[0] - jobsMs)).toFixed(2)}× pg-boss → sessions (${theirs.toFixed(2)} ms/message) on the same cores`,
+    );
+  }
   console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`);
 } finally {
   await bench.stop();

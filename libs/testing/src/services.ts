@@ -73,8 +73,8 @@ export interface SystemOptions {
   shards?: number;
   /** Extra env for every service. */
   env?: Record<string, string>;
-  /** Extra env per service name. */
-  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Extra env per service name; `sessions-<k>` for one sessions shard only (after `sessions`'s). */
+  serviceEnv?: Partial<Record<ServiceName | `sessions-${number}`, Record<string, string>>>;
   /** Start only these services (the gateway is always started last). */
   services?: readonly ServiceName[];
   postgres?: Postgres;
@@ -114,7 +114,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const handles: ServiceHandle[] = [];
   const start = (name: ServiceName, extraEnv: Record<string, string> = {}, label?: string) =>
     startService(name, {
-      env: { ...baseEnv, ...options.serviceEnv?.[name], ...extraEnv },
+      env: { ...baseEnv, ...options.serviceEnv?.[name], ...(label?.startsWith('sessions-') ? options.serviceEnv?.[label as `sessions-${number}`] : {}), ...extraEnv },
       label,
       onLine: options.onLine && ((line) => options.onLine!(label ?? name, line)),
     });
