@@ -24,7 +24,7 @@
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
 // inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead), prints where its time goes, by package and by function, and writes the profile to
-// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools). The overload phase runs twice: as
+// $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
 // the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
 // BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
@@ -102,6 +102,10 @@ async function main() {
   const PROFILE = process.env.GATEWAY_PROFILE === '1';
   const PROFILE_REVALIDATING = process.env.GATEWAY_PROFILE === 'revalidating';
   const PROFILE_PORT = 9339;
+  // BENCH_PROFILE_SERVICE=jobs: the same runs profile the jobs service instead of the gateway.
+  const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
+  if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
+  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
   // The gateway's default unless BENCH_SHED_MAX_IN_FLIGHT says otherwise; the overload run goes well past it.
   const SHED_MAX_IN_FLIGHT = Number(process.env.BENCH_SHED_MAX_IN_FLIGHT ?? 512);
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
@@ -162,8 +166,9 @@ async function main() {
         SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
         ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
-        ...(PROFILE || PROFILE_REVALIDATING ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {}),
+        ...inspected('gateway'),
       },
+      jobs: inspected('jobs'),
     },
   });
   const bareNatsProc = await startBare('bare nest+nats', sys.nats.url).catch(async (err) => {
@@ -471,7 +476,7 @@ async function main() {
     if (ONLY === 'overload') return;
 
     const stopProfile = PROFILE
-      ? await profileProcess('gateway', PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), 'gateway-pollers.cpuprofile') })
+      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers.cpuprofile`) })
       : undefined;
     const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
     await stopProfile?.();
@@ -498,7 +503,7 @@ async function main() {
     await sleep(2000);
     answeredBefore = await revalidationsAnswered(url);
     const stopRevalidatingProfile = PROFILE_REVALIDATING
-      ? await profileProcess('gateway', PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), 'gateway-pollers-revalidating.cpuprofile') })
+      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-revalidating.cpuprofile`) })
       : undefined;
     const revalidating = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, revalidating`,

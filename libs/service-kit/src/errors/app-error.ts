@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { CommonErrorCode, ErrorKind, MESSAGES, isErrorPayload, type ErrorPayload } from '@bns/contracts';
 
-/** The one error type services throw on purpose. Anything else is an internal error with an id. */
+/** Set while `fromPayload` makes an error: none of any kind gets a stack trace then. */
+let fromWire = false;
+
+/**
+ * The one error type services throw on purpose. Anything else is an internal error with an id.
+ * Only internal ones get a stack trace: the others are answers (a 404, a refusal), thrown on hot
+ * paths (a poll for an unknown job), and capturing a trace was 4% of the jobs service's CPU samples
+ * on such polls (gateway-pollers with BENCH_PROFILE_SERVICE=jobs); nothing reads their stacks.
+ */
 export class AppError extends Error {
   constructor(
     readonly kind: ErrorKind,
@@ -9,7 +17,10 @@ export class AppError extends Error {
     message: string,
     readonly extra: { errors?: Record<string, string>; details?: Record<string, unknown>; errorId?: string } = {},
   ) {
+    const limit = Error.stackTraceLimit;
+    if (fromWire || kind !== ErrorKind.Internal) Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = limit;
     this.name = 'AppError';
   }
 
@@ -35,12 +46,11 @@ export class AppError extends Error {
    */
   static fromPayload(payload: ErrorPayload): AppError {
     const { kind, code, message, errors, details, errorId } = payload;
-    const limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
+    fromWire = true;
     try {
       return new AppError(kind, code, message, { errors, details, errorId });
     } finally {
-      Error.stackTraceLimit = limit;
+      fromWire = false;
     }
   }
 

@@ -56,6 +56,20 @@ const newestDone = (state: 'sent' | 'failed', fields = '') =>
       FROM (SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = '${state}'
              ORDER BY done_at DESC, seq DESC LIMIT $3) d)`;
 
+// Polled statements are built once: a statement's text is looked up (hashed) on every call to find
+// its prepared name, and a string built per call is hashed afresh each time (issue 17).
+const FIND_OWNED_SQL = `SELECT ${JOB_SUMMARY}
+         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
+        WHERE j.id = $1 AND j.user_id = $2`;
+const FIND_OWNED_LOCKED_SQL = `${FIND_OWNED_SQL} FOR UPDATE OF j`;
+const STATUS_OF_SQL = `SELECT ${JOB_SUMMARY},
+              ${newestDone('sent')} AS "sentList",
+              ${newestDone('failed', ", 'error', d.error")} AS "failedList",
+              (SELECT coalesce(json_agg(json_build_object('phone', s.phone, 'reason', s.reason, 'at', ${isoMs('s.at')}) ORDER BY s.at, s.phone), '[]')
+                 FROM (SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s) AS "skippedList"
+         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
+        WHERE j.id = $1 AND j.user_id = $2`;
+
 const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
   resumes_at AS "resumesAt", started_at AS "startedAt"`;
 const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
@@ -130,13 +144,7 @@ export class JobsRepository {
 
   /** The user's job (never another user's), optionally locked for the caller's transaction. */
   findOwned(em: EntityManager, userId: string, jobId: string, lock = false): Promise<JobSummary | undefined> {
-    return row<JobSummary>(
-      em,
-      `SELECT ${JOB_SUMMARY}
-         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
-        WHERE j.id = $1 AND j.user_id = $2 ${lock ? 'FOR UPDATE OF j' : ''}`,
-      [jobId, userId],
-    );
+    return row<JobSummary>(em, lock ? FIND_OWNED_LOCKED_SQL : FIND_OWNED_SQL, [jobId, userId]);
   }
 
   /**
@@ -146,17 +154,7 @@ export class JobsRepository {
    * (truncated, as a Date read from the row would be). Undefined when the user has no such job.
    */
   statusOf(em: EntityManager, userId: string, jobId: string, listMax: number): Promise<JobStatusRow | undefined> {
-    return row<JobStatusRow>(
-      em,
-      `SELECT ${JOB_SUMMARY},
-              ${newestDone('sent')} AS "sentList",
-              ${newestDone('failed', ", 'error', d.error")} AS "failedList",
-              (SELECT coalesce(json_agg(json_build_object('phone', s.phone, 'reason', s.reason, 'at', ${isoMs('s.at')}) ORDER BY s.at, s.phone), '[]')
-                 FROM (SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s) AS "skippedList"
-         FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
-        WHERE j.id = $1 AND j.user_id = $2`,
-      [jobId, userId, listMax],
-    );
+    return row<JobStatusRow>(em, STATUS_OF_SQL, [jobId, userId, listMax]);
   }
 
   get(em: EntityManager, jobId: string): Promise<LaneJob | undefined> {
