@@ -45,7 +45,11 @@ export function postgresCpuByPid(postmaster) {
 
 /** Seconds per role between two `postgresCpuByPid` readings; a pid missing from `roles` counts as `other`. */
 export function byRole(before, after, roles) {
-  const out = { exited: after.exited - before.exited };
+  // A process that ended in the window moved its whole CPU into `exited`; what it had used before
+  // the window is not the window's.
+  let usedBefore = 0;
+  for (const [pid, s] of before.byPid) if (!after.byPid.has(pid)) usedBefore += s;
+  const out = { exited: after.exited - before.exited - usedBefore };
   for (const [pid, s] of after.byPid) {
     const role = roles.get(pid) ?? 'other';
     out[role] = (out[role] ?? 0) + s - (before.byPid.get(pid) ?? 0);
