@@ -10,6 +10,7 @@ import {
   type JobView,
   type SendingPolicy,
 } from '@bns/contracts';
+import { connectNats } from '@bns/service-kit';
 import { sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
 import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
 
@@ -125,6 +126,35 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
       if (i === 2 || i === 5) expect(gap).toBeGreaterThanOrEqual(3100 - 5);
       else expect(gap).toBeLessThan(2000);
     });
+  });
+
+  it('a paced account lets sessions hold each send\'s record for company (recordWaitMs = JOBS_STEP_GATHER_MS); one sending back to back does not', async () => {
+    const [held, quick] = [await user('held'), await user('quick')];
+    await setPolicy(held, { delayMs: 1000, jitterMs: 0 });
+    const nc = await connectNats(sys.nats.url, 'policy-spec');
+    const seen = new Map<string, Array<number | undefined>>();
+    // A plain subscriber gets a copy of every send request (the sessions shards answer them).
+    const sub = nc.subscribe('sessions.*.send', {
+      callback: (_err, msg) => {
+        const body = msg.json<{ data?: { userId?: string; recordWaitMs?: number } }>();
+        const req = body.data ?? (body as { userId?: string; recordWaitMs?: number });
+        if (req.userId) seen.set(req.userId, [...(seen.get(req.userId) ?? []), req.recordWaitMs]);
+      },
+    });
+    const heldJob = await startJob(held, { message: 'Held', phoneNumbers: numbers(3, 61_300_000) });
+    try {
+      const quickJob = await startJob(quick, { message: 'Quick', phoneNumbers: numbers(3, 61_310_000) });
+      await waitForJob(held, heldJob, isFinished, 30_000);
+      await waitForJob(quick, quickJob, isFinished, 30_000);
+    } finally {
+      sub.unsubscribe();
+      await nc.close();
+    }
+    // 1,000 ms apart, well past the 250 ms lead: each may wait the 20 ms a step may. 200 ms apart: none.
+    expect(seen.get(held.userId)).toEqual([20, 20, 20]);
+    expect(seen.get(quick.userId)).toEqual([undefined, undefined, undefined]);
+    // Held records do not move the sends: the gaps are still the policy's.
+    for (const gap of await gapsOf(held, heldJob)) expect(gap).toBeGreaterThanOrEqual(1000 - 5);
   });
 
   it('a daily cap of 3 on 5 recipients: 3 sent, then paused/daily_cap until the next local midnight; a higher cap lets it finish', async () => {

@@ -41,6 +41,9 @@ export type CreateSessionPayload = z.input<typeof CreateSessionPayloadSchema>;
 /** `sessions.<shard>.connect`: link (or report) the user's WhatsApp account. */
 export const SessionConnectRequestSchema = z.object({ userId: RpcUserIdSchema, explicit: z.boolean().optional() });
 
+/** The longest `recordWaitMs` a send may ask for. */
+export const SEND_RECORD_WAIT_MAX_MS = 100;
+
 /**
  * `sessions.<shard>.send`: one message from the user's linked account. The idempotency key
  * (`idempotencyKeyOf(jobId, recipient)`) makes a retry safe: a key that was already sent answers the
@@ -53,6 +56,13 @@ export const SessionSendRequestSchema = z.object({
   text: z.string().min(1).max(LIMITS.messageMaxLength),
   idempotencyKey: z.string().min(1),
   jobId: z.string().min(1).optional(),
+  /**
+   * How long the record that the message went out may wait to share its commit with other sends'
+   * (issue 17): the caller's next send for this account is far enough away that a reply this much
+   * later changes nothing. The message itself leaves at once; the reply comes once the record is
+   * committed. Absent or 0: recorded at once (a caller sending back to back).
+   */
+  recordWaitMs: z.int().min(0).max(SEND_RECORD_WAIT_MAX_MS).optional(),
 });
 
 /** `sessions.<shard>.status`, `.logout` and the simulator's scan, disconnect and outbox: the acting user only. */

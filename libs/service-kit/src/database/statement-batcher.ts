@@ -80,6 +80,12 @@ export class StatementBatcher<I, O> {
     });
   }
 
+  /** Items that may still wait for company go now (the process is stopping: nothing is left to a timer). */
+  hurry(): void {
+    for (const w of this.queue) w.until = 0;
+    this.kick();
+  }
+
   /** Items waiting for a statement. */
   get waiting(): number {
     return this.queue.length;

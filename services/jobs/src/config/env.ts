@@ -25,7 +25,7 @@ export const JOBS_ENV = {
     { min: 0, max: 2000 },
   ),
   JOBS_STEP_GATHER_MS: env.int(
-    'a lane step taken ahead of its slot (JOBS_SEND_LEAD_MS) may wait up to this long for the steps of other accounts to share its transaction (at most half the lead, never past the slot): at the spec\'s pace, steps come a few milliseconds apart, and each alone pays its own commit, round trips and query planning; 0 = never wait',
+    'a lane step taken ahead of its slot (JOBS_SEND_LEAD_MS) may wait up to this long for the steps of other accounts to share its transaction (at most half the lead, never past the slot), and so may a sent message\'s record in the sessions ledger (at most 100 ms): at the spec\'s pace, steps come a few milliseconds apart, and each alone pays its own commit, round trips and query planning; 0 = never wait',
     20,
     { min: 0, max: 500 },
   ),

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { OPTED_OUT_SUBJECT, OptedOutNoticeSchema, type EventKey, type JobStatus } from '@bns/contracts';
+import { OPTED_OUT_SUBJECT, OptedOutNoticeSchema, SEND_RECORD_WAIT_MAX_MS, type EventKey, type JobStatus } from '@bns/contracts';
 import { isRpcDisconnected, NATS_CONNECTION, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
@@ -284,7 +284,17 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private async send(send: PlannedSend): Promise<SendOutcome> {
-    const request = { userId: send.userId, jobId: send.jobId, to: send.phone, text: send.text, idempotencyKey: send.idempotencyKey };
+    // The account's next send is a pace away: sessions may hold the reply as long as this outcome's own
+    // record could wait (mayWait), so its record shares a commit with other accounts'. At delay 0, none.
+    const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.mayWait(performance.now() + send.paceMs - this.queue.leadMs)));
+    const request = {
+      userId: send.userId,
+      jobId: send.jobId,
+      to: send.phone,
+      text: send.text,
+      idempotencyKey: send.idempotencyKey,
+      ...(recordWaitMs > 0 ? { recordWaitMs } : {}),
+    };
     // A NATS blip says nothing about the message: wait for the reconnect and ask again with the same
     // key (sessions answers a send it already made instead of making it twice), without spending one
     // of the message's retries or telling the user about it.

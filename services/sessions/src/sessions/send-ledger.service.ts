@@ -89,9 +89,11 @@ export class SendLedger {
       return { messageId: '', status: 'sent', at: at.toISOString(), duplicate: false, unconfirmed: true };
     }
     // The message went out: its ledger row must say so, even across a Postgres blip, or a retry after
-    // the stale time would send it again.
+    // the stale time would send it again. The reply waits for that record; a caller whose next send
+    // is far away lets it wait for other sends' records (recordWaitMs), one commit for several.
     const messageId = sent.messageId;
-    await withRetry(() => this.sends.markSent(userId, key, messageId, sent.at), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
+    const waitMs = req.recordWaitMs ?? 0;
+    await withRetry(() => this.sends.markSent(userId, key, messageId, sent.at, waitMs), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
     return { messageId, status: 'sent', at: sent.at.toISOString(), duplicate: false };
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
 import { firstOfEachKey, ledgerBatching, userKey, type LedgerBatchEnv } from './ledger-batching.js';
@@ -41,7 +41,7 @@ interface SentMark {
  * ones are in flight (many accounts sending at once) are written by one multi-row statement.
  */
 @Injectable()
-export class SendsRepository {
+export class SendsRepository implements BeforeApplicationShutdown {
   private readonly claims: StatementBatcher<Claim, boolean>;
   private readonly sentMarks: StatementBatcher<SentMark, void>;
 
@@ -119,8 +119,14 @@ export class SendsRepository {
   }
 
   /** Committed when it resolves (an autocommit statement, alone or with other sends'). */
-  markSent(userId: string, key: string, messageId: string, at: Date): Promise<void> {
-    return this.sentMarks.run({ userId, key, messageId, at });
+  /** Sent marks held for company are written now: the service is stopping, its database soon closed. */
+  beforeApplicationShutdown(): void {
+    this.sentMarks.hurry();
+  }
+
+  /** `waitMs`: how long the mark may wait for other sends' marks to share its statement and commit. */
+  markSent(userId: string, key: string, messageId: string, at: Date, waitMs = 0): Promise<void> {
+    return this.sentMarks.run({ userId, key, messageId, at }, { waitMs });
   }
 
   private async markSentOne(m: SentMark): Promise<void> {

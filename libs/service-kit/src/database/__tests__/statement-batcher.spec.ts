@@ -142,6 +142,19 @@ describe('StatementBatcher', () => {
     expect(batches).toEqual([[2, false]]);
   });
 
+  it('hurry: calls that may still wait go at once, together (a stop leaves nothing to a timer)', async () => {
+    const s = manualStatement();
+    const { b } = batcher(s.statement, { maxBatch: 10, maxInFlight: 2, fill: 'greedy' });
+    const waiting = [1, 2].map((i) => b.run(i, { waitMs: 60_000 }));
+    await sleep(5);
+    expect(s.calls).toEqual([]);
+    b.hurry();
+    await turn();
+    expect(s.calls.map((c) => c.items)).toEqual([[1, 2]]);
+    await s.finishAll();
+    expect(await Promise.all(waiting)).toEqual([10, 20]);
+  });
+
   it('a call that may not wait starts at once, taking the waiting ones along; so does a full batch', async () => {
     const s = manualStatement();
     const { b } = batcher(s.statement, { maxBatch: 3, maxInFlight: 2, fill: 'greedy' });

@@ -197,6 +197,35 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     }
   });
 
+  it('sends milliseconds apart whose caller lets the record wait (recordWaitMs) share one sent mark; the message leaves at once', async () => {
+    const users = Array.from({ length: 6 }, (_, i) => `user_trickle_${i}`);
+    const accounts = await Promise.all(users.map((u) => linked(u)));
+    const before = await ledgerStatements('sent');
+    const beforeAlone = await ledgerStatements('sent', 'alone');
+    const started = performance.now();
+    const replies = await Promise.all(
+      users.map(async (userId, i) => {
+        await new Promise((r) => setTimeout(r, 3 * i));
+        const reply = await ledger.send(userId, { userId, to: '91234573', text: `trickle ${i}`, idempotencyKey: `job-t:${i}`, recordWaitMs: 100 }, accounts[i]!.session);
+        return { reply, ms: performance.now() - started };
+      }),
+    );
+    for (const [i, userId] of users.entries()) {
+      expect(replies[i]!.reply).toMatchObject({ status: 'sent', duplicate: false });
+      expect(accounts[i]!.sends()).toBe(1);
+      // Replied only once the record is in.
+      expect(await ledgerRow(userId, `job-t:${i}`)).toMatchObject({ status: 'sent', messageId: replies[i]!.reply.messageId });
+    }
+    const after = await ledgerStatements('sent');
+    const afterAlone = await ledgerStatements('sent', 'alone');
+    const statements = after.statements - before.statements + (afterAlone.statements - beforeAlone.statements);
+    // Without the wait each mark is its own statement (6); with it the first holds the slot for the rest.
+    expect(after.sends - before.sends + (afterAlone.sends - beforeAlone.sends)).toBe(users.length);
+    expect(statements).toBeLessThanOrEqual(2);
+    // The wait is bounded: nobody waited much past recordWaitMs for its reply.
+    expect(Math.max(...replies.map((r) => r.ms))).toBeLessThan(2000);
+  });
+
   /** The ledger and simulated store on their own repositories with one statement of each kind in flight: calls of one turn share it. */
   function oneSlot() {
     const env: LedgerBatchEnv = { SESSIONS_LEDGER_BATCH: 100, SESSIONS_LEDGER_STATEMENTS: 1 };
