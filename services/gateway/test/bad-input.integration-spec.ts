@@ -95,6 +95,13 @@ describe('gateway: bad input never costs a 5xx', () => {
     }
   });
 
+  it('says "The request body must be a JSON object" for a body that is valid JSON but no object', async () => {
+    for (const body of ['null', '123', '"text"', 'true', ' false ']) {
+      const res = await raw('POST', '/start-bulk-messages', body);
+      expect({ body, status: res.status, error: res.body.error }).toEqual({ body, status: 400, error: REQUEST_MESSAGES.bodyNotObject });
+    }
+  });
+
   it('checks template fields at the gateway with the spec words, and types every field', async () => {
     const res = await client().post(`/api/templates/${ann.userId}`, { name: { $gt: '' }, message_content: 'm' });
     expect(res.status).toBe(400);

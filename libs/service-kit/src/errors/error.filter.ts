@@ -24,12 +24,30 @@ function parserType(exception: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Valid JSON that is no object or array (`null`, `123`, `"text"`): body-parser's strict mode refuses
+ * it as a parse failure too, with the raw text as the error's `body`; the caller is told what is wrong.
+ */
+function isJsonScalarBody(exception: unknown): boolean {
+  for (const candidate of [exception, (exception as { cause?: unknown } | null)?.cause]) {
+    const body = (candidate as { body?: unknown } | null | undefined)?.body;
+    if (typeof body !== 'string') continue;
+    try {
+      const value: unknown = JSON.parse(body);
+      return value === null || typeof value !== 'object';
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
 /** What a 4xx says: our words, never a parser's (no "Unexpected token", no "incorrect header check"). */
 function httpLikeMessage(status: number, exception: unknown): string {
   if (status === 413) return MESSAGES.payloadTooLarge;
   if (status === 404) return MESSAGES.notFound;
   const type = parserType(exception);
-  if (type === 'entity.parse.failed') return REQUEST_MESSAGES.invalidJson;
+  if (type === 'entity.parse.failed') return isJsonScalarBody(exception) ? REQUEST_MESSAGES.bodyNotObject : REQUEST_MESSAGES.invalidJson;
   if (type === 'entity.too.deep') return REQUEST_MESSAGES.tooDeep;
   // Mapped from a middleware (body-parser, zlib, Express): its text is the library's, not ours.
   if (type !== undefined || (exception as { cause?: unknown } | null)?.cause !== undefined) return REQUEST_MESSAGES.badRequest;

@@ -9,6 +9,7 @@ import {
   JobResultsErrorCode,
   normalizeHkPhone,
   RESULTS_LIMITS,
+  REQUEST_MESSAGES,
   RESULTS_MESSAGES,
   variableValue,
   type PreparedRecipient,
@@ -242,7 +243,7 @@ export class StartGuard {
     try {
       parsed = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
     } catch {
-      throw AppError.validation(CommonErrorCode.BadRequest, 'Request body is not valid JSON');
+      throw AppError.validation(CommonErrorCode.BadRequest, REQUEST_MESSAGES.invalidJson);
     }
     const b = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
     return {
