@@ -114,7 +114,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
   const handles: ServiceHandle[] = [];
   const start = (name: ServiceName, extraEnv: Record<string, string> = {}, label?: string) =>
     startService(name, {
-      env: { ...baseEnv, ...options.serviceEnv?.[name], ...(label?.startsWith('sessions-') ? options.serviceEnv?.[label as `sessions-${number}`] : {}), ...extraEnv },
+      env: { ...baseEnv, ...options.serviceEnv?.[name], ...extraEnv },
       label,
       onLine: options.onLine && ((line) => options.onLine!(label ?? name, line)),
     });
@@ -128,7 +128,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     for (const name of wanted) {
       if (name === 'gateway') continue;
       if (name === 'sessions') {
-        for (let k = 0; k < shards; k++) jobs.push(start('sessions', { SHARD_INDEX: String(k) }, `sessions-${k}`));
+        for (let k = 0; k < shards; k++) jobs.push(start('sessions', { ...options.serviceEnv?.[`sessions-${k}`], SHARD_INDEX: String(k) }, `sessions-${k}`));
       } else {
         jobs.push(start(name));
       }

@@ -15,11 +15,11 @@ const KIND_BY_STATUS: Record<number, ErrorKind> = {
   503: ErrorKind.Unavailable,
 };
 
-/** The http-errors `type` of a body-parser failure, on the error itself or on the one Nest wrapped. */
-function parserType(exception: unknown): string | undefined {
+/** A field of a body-parser failure (http-errors), on the error itself or on the one Nest wrapped. */
+function parserField(exception: unknown, field: 'type' | 'body'): string | undefined {
   for (const candidate of [exception, (exception as { cause?: unknown } | null)?.cause]) {
-    const type = (candidate as { type?: unknown } | null | undefined)?.type;
-    if (typeof type === 'string') return type;
+    const value = (candidate as Record<string, unknown> | null | undefined)?.[field];
+    if (typeof value === 'string') return value;
   }
   return undefined;
 }
@@ -29,24 +29,21 @@ function parserType(exception: unknown): string | undefined {
  * it as a parse failure too, with the raw text as the error's `body`; the caller is told what is wrong.
  */
 function isJsonScalarBody(exception: unknown): boolean {
-  for (const candidate of [exception, (exception as { cause?: unknown } | null)?.cause]) {
-    const body = (candidate as { body?: unknown } | null | undefined)?.body;
-    if (typeof body !== 'string') continue;
-    try {
-      const value: unknown = JSON.parse(body);
-      return value === null || typeof value !== 'object';
-    } catch {
-      return false;
-    }
+  const body = parserField(exception, 'body');
+  if (body === undefined) return false;
+  try {
+    const value: unknown = JSON.parse(body);
+    return value === null || typeof value !== 'object';
+  } catch {
+    return false;
   }
-  return false;
 }
 
 /** What a 4xx says: our words, never a parser's (no "Unexpected token", no "incorrect header check"). */
 function httpLikeMessage(status: number, exception: unknown): string {
   if (status === 413) return MESSAGES.payloadTooLarge;
   if (status === 404) return MESSAGES.notFound;
-  const type = parserType(exception);
+  const type = parserField(exception, 'type');
   if (type === 'entity.parse.failed') return isJsonScalarBody(exception) ? REQUEST_MESSAGES.bodyNotObject : REQUEST_MESSAGES.invalidJson;
   if (type === 'entity.too.deep') return REQUEST_MESSAGES.tooDeep;
   // Mapped from a middleware (body-parser, zlib, Express): its text is the library's, not ours.

@@ -264,8 +264,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         }
         // A lane due again within JOBS_SEND_LEAD_MS takes its next step in the same transaction.
         // The outcome's record may wait for company too when the lane's next slot is a whole pace away.
-        const nextDueAt = performance.now() + next.send.paceMs;
-        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping, waitMs: this.mayWait(nextDueAt - this.queue.leadMs) });
+        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping, waitMs: this.outcomeWaitMs(next.send) });
         this.outbox.publish(done.published);
         if (done.kind === 'lost') return this.drop(userId, lane, epoch);
         if (!done.next) return this.schedule(userId, done.waitMs);
@@ -283,10 +282,15 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     return this.stopping ? 0 : gatherWaitMs(dueAt - performance.now(), this.queue.leadMs, this.env.JOBS_STEP_GATHER_MS);
   }
 
+  /** How long the record of `send`'s outcome may wait for company: its lane's next step is a pace away (none at delay 0). */
+  private outcomeWaitMs(send: PlannedSend): number {
+    return this.mayWait(performance.now() + send.paceMs - this.queue.leadMs);
+  }
+
   private async send(send: PlannedSend): Promise<SendOutcome> {
-    // The account's next send is a pace away: sessions may hold the reply as long as this outcome's own
-    // record could wait (mayWait), so its record shares a commit with other accounts'. At delay 0, none.
-    const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.mayWait(performance.now() + send.paceMs - this.queue.leadMs)));
+    // Sessions may hold the reply as long as the outcome's own record may wait, so its ledger record
+    // shares a commit with other accounts'.
+    const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.outcomeWaitMs(send)));
     const request = {
       userId: send.userId,
       jobId: send.jobId,

@@ -118,13 +118,15 @@ export class SendsRepository implements BeforeApplicationShutdown {
     return taken.length > 0;
   }
 
-  /** Committed when it resolves (an autocommit statement, alone or with other sends'). */
   /** Sent marks held for company are written now: the service is stopping, its database soon closed. */
   beforeApplicationShutdown(): void {
     this.sentMarks.hurry();
   }
 
-  /** `waitMs`: how long the mark may wait for other sends' marks to share its statement and commit. */
+  /**
+   * Committed when it resolves (an autocommit statement, alone or with other sends'). `waitMs`: how
+   * long the mark may wait for other sends' marks to share its statement and commit.
+   */
   markSent(userId: string, key: string, messageId: string, at: Date, waitMs = 0): Promise<void> {
     return this.sentMarks.run({ userId, key, messageId, at }, { waitMs });
   }

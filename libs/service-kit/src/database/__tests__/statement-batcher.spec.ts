@@ -142,12 +142,18 @@ describe('StatementBatcher', () => {
     expect(batches).toEqual([[2, false]]);
   });
 
-  it('hurry: calls that may still wait go at once, together (a stop leaves nothing to a timer)', async () => {
+  /** Calls 1 and 2 that may wait `waitMs`, on a greedy batcher with two slots free: held, nothing run yet. */
+  async function held(maxBatch: number, waitMs: number) {
     const s = manualStatement();
-    const { b } = batcher(s.statement, { maxBatch: 10, maxInFlight: 2, fill: 'greedy' });
-    const waiting = [1, 2].map((i) => b.run(i, { waitMs: 60_000 }));
+    const { b } = batcher(s.statement, { maxBatch, maxInFlight: 2, fill: 'greedy' });
+    const waiting = [1, 2].map((i) => b.run(i, { waitMs }));
     await sleep(5);
     expect(s.calls).toEqual([]);
+    return { s, b, waiting };
+  }
+
+  it('hurry: calls that may still wait go at once, together (a stop leaves nothing to a timer)', async () => {
+    const { s, b, waiting } = await held(10, 60_000);
     b.hurry();
     await turn();
     expect(s.calls.map((c) => c.items)).toEqual([[1, 2]]);
@@ -156,11 +162,7 @@ describe('StatementBatcher', () => {
   });
 
   it('a call that may not wait starts at once, taking the waiting ones along; so does a full batch', async () => {
-    const s = manualStatement();
-    const { b } = batcher(s.statement, { maxBatch: 3, maxInFlight: 2, fill: 'greedy' });
-    const waiting = [1, 2].map((i) => b.run(i, { waitMs: 5000 }));
-    await sleep(5);
-    expect(s.calls).toEqual([]);
+    const { s, b, waiting } = await held(3, 5000);
     const urgent = b.run(3);
     await turn();
     expect(s.calls.map((c) => c.items)).toEqual([[1, 2, 3]]);
