@@ -236,9 +236,9 @@ try {
   row('nats-server CPU ms / message', all.map((f) => f.cpuMs['nats-server']), 2);
   // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
   // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).
-  row('app CPU ms / message', [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))], 2);
-  // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
   const appMs = [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
+  row('app CPU ms / message', appMs, 2);
+  // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
   const totalMs = all.map((f, i) => f.postgresMs + f.cpuMs['nats-server'] + appMs[i] + (i === 0 ? f.cpuMs.bench : 0));
   row('all CPU ms / message', totalMs, 2);
   for (const o of others) console.log(`throughput ours / pg-boss → ${o.target}: ${(a.rate / o.rate).toFixed(2)}×`);
