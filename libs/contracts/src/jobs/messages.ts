@@ -1,5 +1,6 @@
 import { LIMITS } from '../common/limits.js';
 import { MESSAGES } from '../common/messages.js';
+import { SESSION_MESSAGES } from '../sessions/messages.js';
 
 /** Rows or numbers echoed back in one message before "and N more". */
 export const ECHO_LIST_MAX = 10;
@@ -51,6 +52,6 @@ export const JOB_MESSAGES = {
   jobCompleted: (sent: number, failed: number) => `Job completed: ${sent} sent, ${failed} failed`,
   jobCancelled: MESSAGES.jobCancelled,
   /** A failure reason the sessions service did not word. */
-  sendFailed: 'the message could not be sent',
+  sendFailed: SESSION_MESSAGES.sendFailed,
   sessionsUnavailable: 'the WhatsApp service did not answer',
 } as const;

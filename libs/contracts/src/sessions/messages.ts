@@ -38,6 +38,8 @@ export const SESSION_MESSAGES = {
   disconnectUnpaired: 'The phone unlinked this device. Connect again to continue.',
   /** WhatsApp answered a send with an error (ack -1): the message did not go out. */
   sendRejected: 'WhatsApp refused this message',
+  /** The engine failed a send with no verdict of WhatsApp's: nothing went out, the send is tried again. */
+  sendFailed: 'the message could not be sent',
   /** WhatsApp did not answer a number lookup in time: nothing was sent, the send is tried again. */
   whatsappSlow: 'WhatsApp did not answer in time',
   /** Sent to the account's own number once per new link when the preference is on. */

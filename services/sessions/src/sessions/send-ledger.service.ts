@@ -80,7 +80,7 @@ export class SendLedger {
         error.kind === ErrorKind.Validation ? () => this.sends.markFailed(userId, key, error.code, error.message) : () => this.sends.release(userId, key);
       await withRetry(record, { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
       if (!(err instanceof AppError)) this.logger.error({ err: safeError(err), userId }, 'engine send failed');
-      throw err instanceof AppError ? err : AppError.conflict(SessionsErrorCode.SendFailed, 'send failed');
+      throw err instanceof AppError ? err : AppError.conflict(SessionsErrorCode.SendFailed, SESSION_MESSAGES.sendFailed);
     }
     if (sent === TIMED_OUT || !sent.messageId) {
       const at = sent === TIMED_OUT ? new Date() : sent.at;

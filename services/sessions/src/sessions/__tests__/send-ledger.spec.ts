@@ -162,6 +162,8 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     });
     const failed = await failureOf(ledger.send(userId, req, session));
     expect([failed.kind, failed.code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendFailed]);
+    // The job's log shows the contract's words, never the engine's internals.
+    expect(failed.message).toBe(SESSION_MESSAGES.sendFailed);
     expect(tries).toBe(3);
     expect(await ledgerRow(userId, req.idempotencyKey)).toBeNull(); // not left `sending` for minutes
     spy.mockRestore();
