@@ -27,6 +27,7 @@
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
 // the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
 // BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
+// BENCH_SHED_MAX_IN_FLIGHT sets the gateway's in-flight bound, BENCH_SHED_TARGET_MS its adaptive limit's target (0: a fixed bound).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -108,6 +109,9 @@ async function main() {
   const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
   // The gateway's default unless BENCH_SHED_MAX_IN_FLIGHT says otherwise; the overload run goes well past it.
   const SHED_MAX_IN_FLIGHT = Number(process.env.BENCH_SHED_MAX_IN_FLIGHT ?? 512);
+  // The gateway's adaptive limit's target (its default unless BENCH_SHED_TARGET_MS says otherwise; 0 = a fixed bound).
+  const SHED_TARGET_MS = process.env.BENCH_SHED_TARGET_MS;
+  const SHEDDING = `shedding past ${SHED_MAX_IN_FLIGHT} in flight at most, ${SHED_TARGET_MS === '0' ? 'a fixed bound' : `adaptive, target ${SHED_TARGET_MS ?? 'default'} ms`}`;
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
   const OVERLOAD_RUNS = Math.max(1, Number(process.env.BENCH_OVERLOAD_RUNS ?? 1));
   const ONLY = process.env.BENCH_ONLY;
@@ -164,6 +168,7 @@ async function main() {
         RATE_LIMIT_PER_SECOND: '100000',
         LOG_LEVEL: 'info',
         SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
+        ...(SHED_TARGET_MS !== undefined ? { SHED_TARGET_MS } : {}),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
         ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
         ...inspected('gateway'),
@@ -463,11 +468,11 @@ async function main() {
     // on connections opened just before, as a thousand browsers polling keep theirs: the difference
     // is what setting up ~1,000 connections at once costs the first wave (client and gateway alike).
     for (let run = 0; run < OVERLOAD_RUNS; run++) {
-      await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
+      await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (${SHEDDING})`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
       await sleep(2000);
       await openConnections(url, overloadClients);
       await measure(
-        `overload on ${overloadClients} open connections, back to back for ${OVERLOAD_S} s (shedding past ${SHED_MAX_IN_FLIGHT} in flight)`,
+        `overload on ${overloadClients} open connections, back to back for ${OVERLOAD_S} s (${SHEDDING})`,
         'gateway',
         closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}),
       );

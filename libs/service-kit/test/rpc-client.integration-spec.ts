@@ -65,4 +65,16 @@ describe('RpcClient request/reply', () => {
     await new Promise((r) => setTimeout(r, 400)); // the late reply arrives meanwhile
     expect(await rpc.request('templates.list', { userId: 'after' })).toEqual({ userId: 'after' });
   });
+
+  it('tells its round-trip observer how long each request took, answered or timed out', async () => {
+    const heard: number[] = [];
+    rpc.observeRoundTrips((ms) => heard.push(ms));
+    await rpc.request('templates.list', { userId: 'timed' });
+    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    expect(heard).toHaveLength(2);
+    expect(heard[0]).toBeGreaterThan(0);
+    expect(heard[0]).toBeLessThan(1_000);
+    expect(heard[1]).toBeGreaterThanOrEqual(95);
+    rpc.observeRoundTrips(() => undefined);
+  });
 });

@@ -2,7 +2,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
-import { runService, tracingEnabled } from '@bns/service-kit';
+import { RpcClient, runService, tracingEnabled } from '@bns/service-kit';
 import { AuthFailures } from './auth/auth-failures.js';
 import { TOKEN_VERIFIER } from './auth/auth.guard.js';
 import { authEnvProblems, authSource, describeAuthSource } from './auth/auth.module.js';
@@ -15,6 +15,7 @@ import { HOT_ROUTES, hotPathLog } from './http/hot-path-log.js';
 import { FrontDoor } from './http/front-door.js';
 import { verifyJsonBody } from './http/json-body.js';
 import { LoadShedder } from './http/load-shedding.js';
+import { trackShedding } from './metrics/gateway.metrics.js';
 import { addSchemaComponents } from './http/openapi.js';
 import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
 import { trustProxySetting } from './http/trust-proxy.js';
@@ -74,7 +75,10 @@ await runService({
     }
     app.use(securityHeaders(headers));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
-    app.use(new LoadShedder(env.SHED_MAX_IN_FLIGHT, env.SHED_MAX_LAG_MS).middleware);
+    const shedder = new LoadShedder({ max: env.SHED_MAX_IN_FLIGHT, floor: env.SHED_MIN_IN_FLIGHT, targetMs: env.SHED_TARGET_MS, maxLagMs: env.SHED_MAX_LAG_MS });
+    app.get(RpcClient).observeRoundTrips(shedder.roundTrip);
+    trackShedding(shedder);
+    app.use(shedder.middleware);
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.
     if (tracingEnabled()) app.use(httpTraceMiddleware);
     app.use(hotPathLog(app.get(Logger), env.SLOW_REQUEST_MS));

@@ -97,6 +97,8 @@ export class RpcClient implements RpcTransport {
   private up = true;
   private reconnectedAt = 0;
   private reconnected = signal();
+  /** Sees how long each request's round trip took (`observeRoundTrips`). */
+  private roundTrips?: (ms: number) => void;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -142,6 +144,15 @@ export class RpcClient implements RpcTransport {
     }
   }
 
+  /**
+   * `observer` hears how long every Nest request took, answered or not (ms): how long the services
+   * behind this client keep a caller waiting (the gateway's load shedding judges its queue on that).
+   * One observer; a later call replaces it.
+   */
+  observeRoundTrips(observer: (ms: number) => void): void {
+    this.roundTrips = observer;
+  }
+
   get shards(): number {
     return this.options.shards;
   }
@@ -173,7 +184,11 @@ export class RpcClient implements RpcTransport {
     // are matched by their subject), so a counter does: no random UUID per request.
     const body = JSON.stringify({ pattern: subject, data: payload, id: (this.nextId = (this.nextId + 1) % Number.MAX_SAFE_INTEGER).toString(36) });
     const started = performance.now();
-    const done = (outcome: string) => recordRpcClient(subject, outcome, (performance.now() - started) / 1000);
+    const done = (outcome: string) => {
+      const ms = performance.now() - started;
+      recordRpcClient(subject, outcome, ms / 1000);
+      this.roundTrips?.(ms);
+    };
     let raw;
     for (;;) {
       try {

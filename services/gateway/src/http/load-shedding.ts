@@ -6,40 +6,122 @@ const EXEMPT = new Set(['/healthz', '/readyz']);
 const OVERLOADED = JSON.stringify({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
 const OVERLOADED_BYTES = String(Buffer.byteLength(OVERLOADED));
 
+/** The adaptive limit judges the backends' round trips in windows this long. */
+export const SHED_WINDOW_MS = 100;
+/** A window with fewer round trips than this says nothing about a queue. */
+export const SHED_MIN_SAMPLES = 10;
 /**
- * Load shedding: past SHED_MAX_IN_FLIGHT requests in progress, or when the event loop lags more than
- * SHED_MAX_LAG_MS behind, a new request is answered 503 + Retry-After at once instead of joining a
- * queue that would answer it seconds later (and make every other caller wait too). Health probes are
- * never shed: an overloaded replica is busy, not dead.
+ * A standing queue cuts the limit to target / fastest of what was in progress (the share of the
+ * queue to keep to wait about the target), within these bounds per window.
+ */
+const CUT_MIN = 0.5;
+const CUT_MAX = 0.8;
+/** Each window without one lets the limit grow back by this share (at least 1). */
+const GROW = 0.05;
+
+export interface AdaptiveLimitOptions {
+  /** The hard bound (SHED_MAX_IN_FLIGHT); the limit starts there. */
+  max: number;
+  /** The limit never goes below this (SHED_MIN_IN_FLIGHT, at most `max`). */
+  floor: number;
+  /** Queueing the backends may add before the limit is cut (SHED_TARGET_MS); 0: the limit stays at `max`. */
+  targetMs: number;
+}
+
+/**
+ * How many requests in progress a replica admits, learnt from how long the services behind it take
+ * (CoDel's signal, with an additive-increase / multiplicative-decrease bound). When even the fastest
+ * backend round trip of a window took longer than the target, every request is waiting in a queue
+ * (jobs, NATS or Postgres busy), not on slow work of its own: the limit is cut to what was in progress
+ * times target / fastest (between 50% and 80% per window), so admitted requests keep answering in
+ * about the target and the rest get a 503 at once.
+ * Any other window lets it grow back by 5% (at least 1), up to `max`. A few slow calls (a large start,
+ * an export) never cut it: the fastest of the window decides, and only with SHED_MIN_SAMPLES of them
+ * and more requests in progress than the floor.
+ */
+export class AdaptiveLimit {
+  private value: number;
+  private readonly floor: number;
+  private fastest = Infinity;
+  private samples = 0;
+
+  constructor(private readonly options: AdaptiveLimitOptions) {
+    this.value = options.max;
+    this.floor = Math.min(options.floor, options.max);
+  }
+
+  /** Requests in progress admitted now. */
+  get current(): number {
+    return Math.floor(this.value);
+  }
+
+  /** A backend round trip took `ms`. */
+  sample(ms: number): void {
+    this.samples++;
+    if (ms < this.fastest) this.fastest = ms;
+  }
+
+  /** A window ended with `inFlight` requests in progress: cut or grow, and start the next window. */
+  judge(inFlight: number): void {
+    const queued = this.options.targetMs > 0 && this.samples >= SHED_MIN_SAMPLES && this.fastest > this.options.targetMs && inFlight > this.floor;
+    const cut = Math.min(CUT_MAX, Math.max(CUT_MIN, this.options.targetMs / this.fastest));
+    this.value = queued
+      ? Math.max(this.floor, Math.min(this.value, inFlight) * cut)
+      : Math.min(this.options.max, this.value + Math.max(1, this.value * GROW));
+    this.fastest = Infinity;
+    this.samples = 0;
+  }
+}
+
+export interface LoadShedderOptions extends AdaptiveLimitOptions {
+  /** SHED_MAX_LAG_MS. */
+  maxLagMs: number;
+}
+
+/**
+ * Load shedding: past the adaptive limit of requests in progress (at most SHED_MAX_IN_FLIGHT, see
+ * AdaptiveLimit), or when the event loop lags more than SHED_MAX_LAG_MS behind, a new request is
+ * answered 503 + Retry-After at once instead of joining a queue that would answer it seconds later
+ * (and make every other caller wait too). Health probes are never shed: an overloaded replica is
+ * busy, not dead. Feed it the backends' round trips with `roundTrip`.
  */
 export class LoadShedder {
   private inFlight = 0;
   private lagMs = 0;
+  private readonly limit: AdaptiveLimit;
   private readonly timer: NodeJS.Timeout;
+  private readonly maxLagMs: number;
   shed = 0;
 
-  constructor(
-    private readonly maxInFlight: number,
-    private readonly maxLagMs: number,
-  ) {
+  constructor(options: LoadShedderOptions) {
+    this.limit = new AdaptiveLimit(options);
+    this.maxLagMs = options.maxLagMs;
     let expected = performance.now() + SAMPLE_MS;
+    let windowStart = performance.now();
     this.timer = setInterval(() => {
       const now = performance.now();
       // The timer fires late by as much as the loop was blocked. Smoothed, so one GC pause or one
       // scheduling hiccup does not shed, while a loop that stays behind does within a few ticks.
       this.lagMs = 0.6 * this.lagMs + 0.4 * Math.max(0, now - expected);
       expected = now + SAMPLE_MS;
+      if (now - windowStart >= SHED_WINDOW_MS) {
+        this.limit.judge(this.inFlight);
+        windowStart = now;
+      }
     }, SAMPLE_MS);
     this.timer.unref();
   }
 
-  get current(): { inFlight: number; lagMs: number } {
-    return { inFlight: this.inFlight, lagMs: this.lagMs };
+  get current(): { inFlight: number; lagMs: number; limit: number } {
+    return { inFlight: this.inFlight, lagMs: this.lagMs, limit: this.limit.current };
   }
+
+  /** A request to a service behind the gateway took `ms` (RpcClient.observeRoundTrips). */
+  readonly roundTrip = (ms: number): void => this.limit.sample(ms);
 
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (EXEMPT.has(req.path)) return next();
-    if (this.inFlight >= this.maxInFlight || this.lagMs > this.maxLagMs) {
+    if (this.inFlight >= this.limit.current || this.lagMs > this.maxLagMs) {
       this.shed++;
       // Written as it is (no Express send: no body hashing, no header parsing) — an overloaded
       // replica should spend the least on a refusal.

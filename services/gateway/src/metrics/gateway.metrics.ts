@@ -1,5 +1,6 @@
 import type { Server } from 'socket.io';
 import { counter, gauge } from '@bns/service-kit';
+import type { LoadShedder } from '../http/load-shedding.js';
 
 /**
  * The gateway's socket metrics (its HTTP metrics come from service-kit's middleware, by route
@@ -36,4 +37,22 @@ const jobStatusRevalidations = counter({
 /** Hook: a job-status revalidation was answered from this replica's memory or by the jobs service. */
 export function countRevalidation(answeredBy: 'memory' | 'jobs'): void {
   jobStatusRevalidations.inc({ answered_by: answeredBy });
+}
+
+/** Hook: the HTTP load shedder exists; its adaptive limit and what is in progress are read on scrape. */
+export function trackShedding(shedder: LoadShedder): void {
+  gauge({
+    name: 'bns_gateway_shed_limit',
+    help: 'HTTP requests in progress this replica admits now (adaptive, between SHED_MIN_IN_FLIGHT and SHED_MAX_IN_FLIGHT); past it new ones get 503',
+    collect() {
+      this.set(shedder.current.limit);
+    },
+  });
+  gauge({
+    name: 'bns_gateway_requests_in_flight',
+    help: 'HTTP requests in progress on this replica (health probes and 304s answered from memory not counted)',
+    collect() {
+      this.set(shedder.current.inFlight);
+    },
+  });
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import express, { type Response } from 'express';
 import { CommonErrorCode, MESSAGES } from '@bns/contracts';
-import { LoadShedder } from '../load-shedding.js';
+import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_WINDOW_MS } from '../load-shedding.js';
 
 /** A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. */
 function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void) {
@@ -29,8 +29,8 @@ describe('LoadShedder', () => {
   });
 
   /** An app whose /hold requests wait until released; `held` are their responses. */
-  async function app(maxInFlight: number) {
-    shedder = new LoadShedder(maxInFlight, 10_000);
+  async function app(maxInFlight: number, adaptive: { floor: number; targetMs: number } = { floor: 1, targetMs: 0 }) {
+    shedder = new LoadShedder({ max: maxInFlight, ...adaptive, maxLagMs: 10_000 });
     const held: Response[] = [];
     const a = express();
     a.use(shedder.middleware);
@@ -76,5 +76,91 @@ describe('LoadShedder', () => {
     expect(await gone).toBe('aborted');
     await until(() => shedder!.current.inFlight === 0);
     expect((await get(port, '/quick')).status).toBe(200);
+  });
+
+  it('cuts its limit when the backends queue every request past the target, and refuses past it long before SHED_MAX_IN_FLIGHT', async () => {
+    const { port, held } = await app(512, { floor: 4, targetMs: 50 });
+    const first = Array.from({ length: 10 }, () => get(port, '/hold'));
+    await until(() => held.length === 10);
+    // Every round trip of a window took 200 ms: a standing queue behind the gateway.
+    const before = shedder!.current.limit;
+    expect(before).toBe(512);
+    await until(() => {
+      for (let i = 0; i < SHED_MIN_SAMPLES; i++) shedder!.roundTrip(200);
+      return shedder!.current.limit < before;
+    });
+    // 50% of the 10 in progress (200 ms is 4× the target; a window cuts by half at most); 6 if the
+    // next window already grew it by one.
+    expect(shedder!.current.limit).toBeGreaterThanOrEqual(5);
+    expect(shedder!.current.limit).toBeLessThanOrEqual(6);
+    const refused = await get(port, '/quick');
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body)).toMatchObject({ code: CommonErrorCode.Overloaded });
+    for (const res of held.splice(0)) res.json({ released: true });
+    expect((await Promise.all(first)).every((r) => r.status === 200)).toBe(true);
+    // Fast round trips again: the limit grows back, and requests are admitted.
+    await until(() => {
+      for (let i = 0; i < SHED_MIN_SAMPLES; i++) shedder!.roundTrip(2);
+      return shedder!.current.limit > 10;
+    });
+    expect((await get(port, '/quick')).status).toBe(200);
+  });
+});
+
+describe('AdaptiveLimit', () => {
+  const window = (limit: AdaptiveLimit, ms: readonly number[], inFlight: number) => {
+    for (const m of ms) limit.sample(m);
+    limit.judge(inFlight);
+    return limit.current;
+  };
+  const slow = Array.from({ length: SHED_MIN_SAMPLES }, () => 120);
+
+  it('starts at the hard bound and cuts what is in progress by target / fastest (50–80%) when even the fastest round trip waited past the target', () => {
+    const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    expect(limit.current).toBe(512);
+    // 120 ms against 50: cut to 50/120 of it, but never more than half in one window.
+    expect(window(limit, slow, 400)).toBe(200);
+    // Cut from the limit when more are in progress than it admits (requests admitted before a cut).
+    expect(window(limit, slow, 500)).toBe(100);
+    // Just past the target: cut by a fifth at least.
+    expect(window(limit, slow.map(() => 55), 100)).toBe(80);
+    // 70 ms: 50/70 of it.
+    expect(window(limit, slow.map(() => 70), 80)).toBe(57);
+    // Never below the floor.
+    for (let i = 0; i < 20; i++) window(limit, slow, 1000);
+    expect(limit.current).toBe(32);
+  });
+
+  it('is not cut by a window with one fast round trip, by too few round trips, or while no more than the floor are in progress', () => {
+    const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    window(limit, slow, 400);
+    const cut = limit.current;
+    // One round trip within the target: no standing queue (slow ones are slow work of their own).
+    expect(window(limit, [...slow, 49], 300)).toBeGreaterThan(cut);
+    const grown = limit.current;
+    expect(window(limit, slow.slice(1), 300)).toBeGreaterThan(grown);
+    const fewer = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    expect(window(fewer, slow, 32)).toBe(512);
+    // target 0: a fixed bound.
+    const fixed = new AdaptiveLimit({ max: 100, floor: 10, targetMs: 0 });
+    expect(window(fixed, slow, 100)).toBe(100);
+  });
+
+  it('grows back 5% a window (at least one request) up to the hard bound', () => {
+    const limit = new AdaptiveLimit({ max: 512, floor: 10, targetMs: 50 });
+    for (let i = 0; i < 30; i++) window(limit, slow, 1000);
+    expect(limit.current).toBe(10);
+    expect(window(limit, [], 0)).toBe(11);
+    expect(window(limit, [], 0)).toBe(12);
+    const windows = Array.from({ length: 200 }, () => window(limit, [], 0));
+    expect(windows.every((v, i) => i === 0 || v >= windows[i - 1]!)).toBe(true);
+    expect(windows.at(-1)).toBe(512);
+    // From the floor to the bound within 10 s of windows.
+    expect(windows.findIndex((v) => v === 512) * SHED_WINDOW_MS).toBeLessThan(10_000);
+  });
+
+  it('keeps the floor within the hard bound', () => {
+    const limit = new AdaptiveLimit({ max: 2, floor: 32, targetMs: 50 });
+    expect(window(limit, slow, 5)).toBe(2);
   });
 });
