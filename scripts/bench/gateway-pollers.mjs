@@ -107,11 +107,10 @@ async function main() {
   const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
   if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
   const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
-  // The gateway's default unless BENCH_SHED_MAX_IN_FLIGHT says otherwise; the overload run goes well past it.
-  const SHED_MAX_IN_FLIGHT = Number(process.env.BENCH_SHED_MAX_IN_FLIGHT ?? 512);
-  // The gateway's adaptive limit's target (its default unless BENCH_SHED_TARGET_MS says otherwise; 0 = a fixed bound).
+  // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT / BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
+  const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
   const SHED_TARGET_MS = process.env.BENCH_SHED_TARGET_MS;
-  const SHEDDING = `shedding past ${SHED_MAX_IN_FLIGHT} in flight at most, ${SHED_TARGET_MS === '0' ? 'a fixed bound' : `adaptive, target ${SHED_TARGET_MS ?? 'default'} ms`}`;
+  const SHEDDING = `shedding past ${SHED_MAX_IN_FLIGHT ?? 'the default'} in flight at most, ${SHED_TARGET_MS === '0' ? 'a fixed bound' : `adaptive, target ${SHED_TARGET_MS ?? 'the default'} ms`}`;
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
   const OVERLOAD_RUNS = Math.max(1, Number(process.env.BENCH_OVERLOAD_RUNS ?? 1));
   const ONLY = process.env.BENCH_ONLY;
@@ -167,7 +166,7 @@ async function main() {
         RATE_LIMIT_BURST: '1000000',
         RATE_LIMIT_PER_SECOND: '100000',
         LOG_LEVEL: 'info',
-        SHED_MAX_IN_FLIGHT: String(SHED_MAX_IN_FLIGHT),
+        ...(SHED_MAX_IN_FLIGHT !== undefined ? { SHED_MAX_IN_FLIGHT } : {}),
         ...(SHED_TARGET_MS !== undefined ? { SHED_TARGET_MS } : {}),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
         ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
@@ -460,10 +459,10 @@ async function main() {
 
     await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens));
 
-    // Overload: every poller at once, back to back (well past SHED_MAX_IN_FLIGHT), on the connections the
+    // Overload: every poller at once, back to back (well past the in-flight bound), on the connections the
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
     // BENCH_OVERLOAD_RUNS=N repeats it (the first wave's tail varies from run to run); BENCH_ONLY=overload stops after it.
-    const overloadClients = Math.max(POLLERS, 2 * SHED_MAX_IN_FLIGHT);
+    const overloadClients = Math.max(POLLERS, 2 * Number(SHED_MAX_IN_FLIGHT ?? 0));
     // Each run twice: as the clients come (most of them open a connection in the same instant), then
     // on connections opened just before, as a thousand browsers polling keep theirs: the difference
     // is what setting up ~1,000 connections at once costs the first wave (client and gateway alike).

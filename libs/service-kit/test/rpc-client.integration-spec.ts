@@ -77,4 +77,15 @@ describe('RpcClient request/reply', () => {
     expect(heard[1]).toBeGreaterThanOrEqual(95);
     rpc.observeRoundTrips(() => undefined);
   });
+
+  it('counts the requests still waiting for their reply past a given time', async () => {
+    // templates.stats answers after 300 ms.
+    const early = [rpc.request('templates.stats', { userId: 'a' }), rpc.request('templates.stats', { userId: 'b' })];
+    await new Promise((r) => setTimeout(r, 150));
+    const late = rpc.request('templates.stats', { userId: 'c' });
+    expect(rpc.waitingLongerThan(100)).toBe(2);
+    expect(rpc.waitingLongerThan(0)).toBe(3);
+    await Promise.all([...early, late]);
+    expect(rpc.waitingLongerThan(0)).toBe(0);
+  });
 });

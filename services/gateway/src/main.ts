@@ -75,8 +75,15 @@ await runService({
     }
     app.use(securityHeaders(headers));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
-    const shedder = new LoadShedder({ max: env.SHED_MAX_IN_FLIGHT, floor: env.SHED_MIN_IN_FLIGHT, targetMs: env.SHED_TARGET_MS, maxLagMs: env.SHED_MAX_LAG_MS });
-    app.get(RpcClient).observeRoundTrips(shedder.roundTrip);
+    const rpc = app.get(RpcClient);
+    const shedder = new LoadShedder({
+      max: env.SHED_MAX_IN_FLIGHT,
+      floor: env.SHED_MIN_IN_FLIGHT,
+      targetMs: env.SHED_TARGET_MS,
+      maxLagMs: env.SHED_MAX_LAG_MS,
+      waitingLongerThan: (ms) => rpc.waitingLongerThan(ms),
+    });
+    rpc.observeRoundTrips(shedder.roundTrip);
     trackShedding(shedder);
     app.use(shedder.middleware);
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.

@@ -5,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
 import { api, createTestIssuer, devSignIn, simulatorScan, sleep, startService, startSystem, waitFor, type ServiceHandle, type System, type TestIssuer } from '@bns/testing';
 
@@ -265,6 +266,39 @@ describe('gateway hardening', () => {
     expect(shed[0]!.body).toMatchObject({ success: false, code: 'OVERLOADED' });
     expect(all.filter((r) => r.status === 200).length).toBeGreaterThan(0);
     expect((await fetch(`${g.url}/healthz`)).status).toBe(200);
+  });
+
+  it('cuts its in-flight limit while Postgres stalls the service behind it, refusing new requests in milliseconds instead of queueing them, and opens it again after', async () => {
+    const g = await gateway({ SHED_MAX_IN_FLIGHT: '200', SHED_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
+    const me = await devSignIn(g.url, 'stall@shop.hk');
+    const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.url}/metrics`)).text())?.[1]);
+    const stats = async () => {
+      const t = performance.now();
+      const res = await api(g.url, me.token).get(`/api/templates/${me.userId}/stats`);
+      return { status: res.status, code: (res.body as { code?: string }).code, ms: performance.now() - t };
+    };
+    expect(await gauge('bns_gateway_shed_limit')).toBe(200);
+    // A lock stalls every templates query: the requests wait behind the templates service.
+    const db = new pg.Client({ connectionString: sys.postgres.url });
+    await db.connect();
+    await db.query('BEGIN');
+    await db.query('LOCK TABLE templates.templates IN ACCESS EXCLUSIVE MODE');
+    const stalled = Array.from({ length: 20 }, () => stats());
+    try {
+      await waitFor(async () => (await gauge('bns_gateway_requests_in_flight')) === 20, 5_000, 20, '20 requests in progress');
+      // Nothing comes back, and they wait past the target: the limit falls to the floor.
+      await waitFor(async () => (await gauge('bns_gateway_shed_limit')) === 4, 5_000, 20, 'the limit cut to SHED_MIN_IN_FLIGHT');
+      const refused = await stats();
+      expect(refused).toMatchObject({ status: 503, code: 'OVERLOADED' });
+      expect(refused.ms).toBeLessThan(500);
+    } finally {
+      await db.query('COMMIT');
+      await db.end();
+    }
+    // The stall ended: what waited is answered, and the limit grows back to the hard bound.
+    expect((await Promise.all(stalled)).map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    await waitFor(async () => (await gauge('bns_gateway_shed_limit')) === 200, 20_000, 100, 'the limit back at SHED_MAX_IN_FLIGHT');
+    expect((await stats()).status).toBe(200);
   });
 
   it('queues a burst of new connections while busy (LISTEN_BACKLOG) instead of dropping them for a SYN retry a second later', async () => {

@@ -54,6 +54,8 @@ interface Pending {
   resolve: (msg: Msg) => void;
   reject: (err: Error) => void;
   timer: NodeJS.Timeout;
+  /** performance.now() when it was made. */
+  at: number;
 }
 
 interface Outgoing {
@@ -153,6 +155,18 @@ export class RpcClient implements RpcTransport {
     this.roundTrips = observer;
   }
 
+  /** How many requests have waited longer than `ms` for their reply so far (a backend that stalls answers none). */
+  waitingLongerThan(ms: number): number {
+    const before = performance.now() - ms;
+    let n = 0;
+    // In the order they were made: the oldest first.
+    for (const p of this.pending.values()) {
+      if (p.at > before) break;
+      n++;
+    }
+    return n;
+  }
+
   get shards(): number {
     return this.options.shards;
   }
@@ -241,7 +255,7 @@ export class RpcClient implements RpcTransport {
         this.pending.delete(token);
         reject(new NoReply('timeout'));
       }, timeout);
-      this.pending.set(token, { resolve, reject, timer });
+      this.pending.set(token, { resolve, reject, timer, at: performance.now() });
       if (this.outgoing.push({ subject, body, reply: `${this.inbox}.${token}`, headers }) === 1) setImmediate(this.publishOutgoing);
     });
   }

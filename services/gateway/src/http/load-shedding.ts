@@ -2,7 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import { CommonErrorCode, MESSAGES } from '@bns/contracts';
 
 const SAMPLE_MS = 50;
-const EXEMPT = new Set(['/healthz', '/readyz']);
+/** Probes and scrapes: an overloaded replica is busy, not dead, and what it says about itself matters most then. */
+const EXEMPT = new Set(['/healthz', '/readyz', '/metrics']);
 const OVERLOADED = JSON.stringify({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
 const OVERLOADED_BYTES = String(Buffer.byteLength(OVERLOADED));
 
@@ -37,7 +38,8 @@ export interface AdaptiveLimitOptions {
  * about the target and the rest get a 503 at once.
  * Any other window lets it grow back by 5% (at least 1), up to `max`. A few slow calls (a large start,
  * an export) never cut it: the fastest of the window decides, and only with SHED_MIN_SAMPLES of them
- * and more requests in progress than the floor.
+ * and more requests in progress than the floor. Round trips still unanswered past the target count as
+ * slow ones, so a stalled backend (a locked table, a paused process) cuts it as well.
  */
 export class AdaptiveLimit {
   private value: number;
@@ -61,9 +63,16 @@ export class AdaptiveLimit {
     if (ms < this.fastest) this.fastest = ms;
   }
 
-  /** A window ended with `inFlight` requests in progress: cut or grow, and start the next window. */
-  judge(inFlight: number): void {
-    const queued = this.options.targetMs > 0 && this.samples >= SHED_MIN_SAMPLES && this.fastest > this.options.targetMs && inFlight > this.floor;
+  /**
+   * A window ended with `inFlight` requests in progress, `waiting` of the backend round trips still
+   * unanswered already longer than the target: cut or grow, and start the next window. Those count
+   * as slow round trips, so a backend that stalls (answering nothing) cuts the limit too; one that
+   * answered a round trip of the window within the target does not.
+   */
+  judge(inFlight: number, waiting = 0): void {
+    const slow = this.fastest > this.options.targetMs;
+    const queued = this.options.targetMs > 0 && slow && this.samples + waiting >= SHED_MIN_SAMPLES && inFlight > this.floor;
+    // No round trip came back at all: cut by as much as a window may.
     const cut = Math.min(CUT_MAX, Math.max(CUT_MIN, this.options.targetMs / this.fastest));
     this.value = queued
       ? Math.max(this.floor, Math.min(this.value, inFlight) * cut)
@@ -76,14 +85,15 @@ export class AdaptiveLimit {
 export interface LoadShedderOptions extends AdaptiveLimitOptions {
   /** SHED_MAX_LAG_MS. */
   maxLagMs: number;
+  /** How many backend round trips have waited longer than `ms` so far (RpcClient.waitingLongerThan). */
+  waitingLongerThan?: (ms: number) => number;
 }
 
 /**
  * Load shedding: past the adaptive limit of requests in progress (at most SHED_MAX_IN_FLIGHT, see
  * AdaptiveLimit), or when the event loop lags more than SHED_MAX_LAG_MS behind, a new request is
  * answered 503 + Retry-After at once instead of joining a queue that would answer it seconds later
- * (and make every other caller wait too). Health probes are never shed: an overloaded replica is
- * busy, not dead. Feed it the backends' round trips with `roundTrip`.
+ * (and make every other caller wait too). Health probes and metric scrapes are never shed. Feed it the backends' round trips with `roundTrip`.
  */
 export class LoadShedder {
   private inFlight = 0;
@@ -105,7 +115,7 @@ export class LoadShedder {
       this.lagMs = 0.6 * this.lagMs + 0.4 * Math.max(0, now - expected);
       expected = now + SAMPLE_MS;
       if (now - windowStart >= SHED_WINDOW_MS) {
-        this.limit.judge(this.inFlight);
+        this.limit.judge(this.inFlight, options.targetMs > 0 ? (options.waitingLongerThan?.(options.targetMs) ?? 0) : 0);
         windowStart = now;
       }
     }, SAMPLE_MS);

@@ -36,6 +36,7 @@ describe('LoadShedder', () => {
     a.use(shedder.middleware);
     a.get('/hold', (_req, res) => void held.push(res));
     a.get('/quick', (_req, res) => void res.json({ ok: true }));
+    a.get('/metrics', (_req, res) => void res.type('text/plain').send('up 1'));
     server = a.listen(0, '127.0.0.1');
     await new Promise((r) => server!.once('listening', r));
     return { port: (server.address() as AddressInfo).port, held, shedder };
@@ -58,6 +59,8 @@ describe('LoadShedder', () => {
     expect(Number(refused.headers['content-length'])).toBe(Buffer.byteLength(refused.body));
     expect(JSON.parse(refused.body)).toEqual({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
     expect(shedder!.shed).toBe(1);
+    // A metric scrape is never shed: what an overloaded replica says about itself matters most then.
+    expect((await get(port, '/metrics')).status).toBe(200);
 
     held[0]!.json({ released: true });
     expect((await first).status).toBe(200);
@@ -144,6 +147,24 @@ describe('AdaptiveLimit', () => {
     // target 0: a fixed bound.
     const fixed = new AdaptiveLimit({ max: 100, floor: 10, targetMs: 0 });
     expect(window(fixed, slow, 100)).toBe(100);
+  });
+
+  it('counts round trips still unanswered past the target as slow: a stalled backend cuts it by half a window, an answer within the target does not', () => {
+    const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    limit.judge(300, SHED_MIN_SAMPLES);
+    expect(limit.current).toBe(150);
+    // Too few waiting.
+    limit.judge(300, SHED_MIN_SAMPLES - 1);
+    expect(limit.current).toBeGreaterThan(150);
+    const before = limit.current;
+    // One answered within the target this window: no standing queue, however many wait.
+    limit.sample(10);
+    limit.judge(300, 100);
+    expect(limit.current).toBeGreaterThan(before);
+    // Slow answers and waiting ones add up.
+    for (let i = 0; i < 5; i++) limit.sample(80);
+    limit.judge(300, 5);
+    expect(limit.current).toBe(Math.floor((before + Math.max(1, before * 0.05)) * (50 / 80)));
   });
 
   it('grows back 5% a window (at least one request) up to the hard bound', () => {
