@@ -36,7 +36,7 @@ export const GATEWAY_ENV = {
   SOCKET_EVENTS_BURST: env.int('burst of client events allowed per socket before they are refused', 10, { min: 1 }),
   SHED_MAX_IN_FLIGHT: env.int('HTTP requests in progress on this replica above which new ones get 503 + Retry-After: the most the adaptive limit admits', 128, { min: 1 }),
   SHED_TARGET_MS: env.int(
-    'queueing (ms) the services behind this replica may add to a request: when even the fastest round trip of a 100 ms window took longer (those still unanswered count too), the limit of requests in progress is cut (80% of those in progress), and it grows back 5% a window otherwise; 0 = a fixed SHED_MAX_IN_FLIGHT',
+    'queueing (ms) the services behind this replica may add to a request: when even the fastest round trip of a 100 ms window took longer (those still unanswered count too), 3 windows in a row, the limit of requests in progress is cut (80% of those in progress), and it grows back 5% a window otherwise; 0 = a fixed SHED_MAX_IN_FLIGHT',
     50,
     { min: 0 },
   ),

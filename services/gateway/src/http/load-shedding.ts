@@ -12,6 +12,11 @@ export const SHED_WINDOW_MS = 100;
 /** A window with fewer round trips than this says nothing about a queue. */
 export const SHED_MIN_SAMPLES = 10;
 /**
+ * Windows in a row that must find a queue before the limit is cut (CoDel's interval): a burst that
+ * queues for a moment (a hundred writes to one row) is answered, a queue that stays is not.
+ */
+export const SHED_SUSTAIN_WINDOWS = 3;
+/**
  * A standing queue cuts the limit to target / fastest of what was in progress (the share of the
  * queue to keep to wait about the target), within these bounds per window.
  */
@@ -33,9 +38,10 @@ export interface AdaptiveLimitOptions {
  * How many requests in progress a replica admits, learnt from how long the services behind it take
  * (CoDel's signal, with an additive-increase / multiplicative-decrease bound). When even the fastest
  * backend round trip of a window took longer than the target, every request is waiting in a queue
- * (jobs, NATS or Postgres busy), not on slow work of its own: the limit is cut to what was in progress
+ * (jobs, NATS or Postgres busy), not on slow work of its own; when that held for SHED_SUSTAIN_WINDOWS
+ * windows in a row, the limit is cut, and again each further such window, to what was in progress
  * times target / fastest (between 50% and 80% per window), so admitted requests keep answering in
- * about the target and the rest get a 503 at once.
+ * about the target and the rest get a 503 at once. Such a window before that holds the limit as it is.
  * Any other window lets it grow back by 5% (at least 1), up to `max`. A few slow calls (a large start,
  * an export) never cut it: the fastest of the window decides, and only with SHED_MIN_SAMPLES of them
  * and more requests in progress than the floor. Round trips still unanswered past the target count as
@@ -46,6 +52,8 @@ export class AdaptiveLimit {
   private readonly floor: number;
   private fastest = Infinity;
   private samples = 0;
+  /** Windows in a row that found a queue. */
+  private queuedWindows = 0;
 
   constructor(private readonly options: AdaptiveLimitOptions) {
     this.value = options.max;
@@ -70,13 +78,16 @@ export class AdaptiveLimit {
    * answered a round trip of the window within the target does not.
    */
   judge(inFlight: number, waiting = 0): void {
-    const slow = this.fastest > this.options.targetMs;
-    const queued = this.options.targetMs > 0 && slow && this.samples + waiting >= SHED_MIN_SAMPLES && inFlight > this.floor;
-    // No round trip came back at all: cut by as much as a window may.
-    const cut = Math.min(CUT_MAX, Math.max(CUT_MIN, this.options.targetMs / this.fastest));
-    this.value = queued
-      ? Math.max(this.floor, Math.min(this.value, inFlight) * cut)
-      : Math.min(this.options.max, this.value + Math.max(1, this.value * GROW));
+    const queued =
+      this.options.targetMs > 0 && this.fastest > this.options.targetMs && this.samples + waiting >= SHED_MIN_SAMPLES && inFlight > this.floor;
+    this.queuedWindows = queued ? this.queuedWindows + 1 : 0;
+    if (this.queuedWindows >= SHED_SUSTAIN_WINDOWS) {
+      // No round trip came back at all: cut by as much as a window may.
+      const cut = Math.min(CUT_MAX, Math.max(CUT_MIN, this.options.targetMs / this.fastest));
+      this.value = Math.max(this.floor, Math.min(this.value, inFlight) * cut);
+    } else if (!queued) {
+      this.value = Math.min(this.options.max, this.value + Math.max(1, this.value * GROW));
+    }
     this.fastest = Infinity;
     this.samples = 0;
   }

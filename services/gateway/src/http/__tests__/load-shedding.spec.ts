@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import express, { type Response } from 'express';
 import { CommonErrorCode, MESSAGES } from '@bns/contracts';
-import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_WINDOW_MS } from '../load-shedding.js';
+import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_SUSTAIN_WINDOWS, SHED_WINDOW_MS } from '../load-shedding.js';
 
 /** A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. */
 function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void) {
@@ -117,10 +117,16 @@ describe('AdaptiveLimit', () => {
     return limit.current;
   };
   const slow = Array.from({ length: SHED_MIN_SAMPLES }, () => 120);
+  /** The windows that find a queue before it counts as one that stays: they hold the limit. */
+  const holding = (limit: AdaptiveLimit, ms: readonly number[], inFlight: number) => {
+    const before = limit.current;
+    for (let i = 1; i < SHED_SUSTAIN_WINDOWS; i++) expect(window(limit, ms, inFlight)).toBe(before);
+  };
 
-  it('starts at the hard bound and cuts what is in progress by target / fastest (50–80%) when even the fastest round trip waited past the target', () => {
+  it('starts at the hard bound and, once a queue stayed SHED_SUSTAIN_WINDOWS windows, cuts what is in progress by target / fastest (50–80%) each window', () => {
     const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
     expect(limit.current).toBe(512);
+    holding(limit, slow, 400);
     // 120 ms against 50: cut to 50/120 of it, but never more than half in one window.
     expect(window(limit, slow, 400)).toBe(200);
     // Cut from the limit when more are in progress than it admits (requests admitted before a cut).
@@ -134,8 +140,17 @@ describe('AdaptiveLimit', () => {
     expect(limit.current).toBe(32);
   });
 
+  it('answers a queue of a moment: fewer windows in a row than SHED_SUSTAIN_WINDOWS hold the limit, and a window without one starts the count again', () => {
+    const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    holding(limit, slow, 400);
+    expect(window(limit, [5, ...slow], 400)).toBe(512);
+    holding(limit, slow, 400);
+    expect(window(limit, slow, 400)).toBe(200);
+  });
+
   it('is not cut by a window with one fast round trip, by too few round trips, or while no more than the floor are in progress', () => {
     const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
+    holding(limit, slow, 400);
     window(limit, slow, 400);
     const cut = limit.current;
     // One round trip within the target: no standing queue (slow ones are slow work of their own).
@@ -143,15 +158,15 @@ describe('AdaptiveLimit', () => {
     const grown = limit.current;
     expect(window(limit, slow.slice(1), 300)).toBeGreaterThan(grown);
     const fewer = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
-    expect(window(fewer, slow, 32)).toBe(512);
+    for (let i = 0; i < 2 * SHED_SUSTAIN_WINDOWS; i++) expect(window(fewer, slow, 32)).toBe(512);
     // target 0: a fixed bound.
     const fixed = new AdaptiveLimit({ max: 100, floor: 10, targetMs: 0 });
-    expect(window(fixed, slow, 100)).toBe(100);
+    for (let i = 0; i < 2 * SHED_SUSTAIN_WINDOWS; i++) expect(window(fixed, slow, 100)).toBe(100);
   });
 
   it('counts round trips still unanswered past the target as slow: a stalled backend cuts it by half a window, an answer within the target does not', () => {
     const limit = new AdaptiveLimit({ max: 512, floor: 32, targetMs: 50 });
-    limit.judge(300, SHED_MIN_SAMPLES);
+    for (let i = 0; i < SHED_SUSTAIN_WINDOWS; i++) limit.judge(300, SHED_MIN_SAMPLES);
     expect(limit.current).toBe(150);
     // Too few waiting.
     limit.judge(300, SHED_MIN_SAMPLES - 1);
@@ -160,11 +175,14 @@ describe('AdaptiveLimit', () => {
     // One answered within the target this window: no standing queue, however many wait.
     limit.sample(10);
     limit.judge(300, 100);
-    expect(limit.current).toBeGreaterThan(before);
+    const grown = limit.current;
+    expect(grown).toBeGreaterThan(before);
     // Slow answers and waiting ones add up.
-    for (let i = 0; i < 5; i++) limit.sample(80);
-    limit.judge(300, 5);
-    expect(limit.current).toBe(Math.floor((before + Math.max(1, before * 0.05)) * (50 / 80)));
+    for (let i = 0; i < SHED_SUSTAIN_WINDOWS; i++) {
+      for (let j = 0; j < 5; j++) limit.sample(80);
+      limit.judge(300, 5);
+    }
+    expect(limit.current).toBe(Math.floor(grown * (50 / 80)));
   });
 
   it('grows back 5% a window (at least one request) up to the hard bound', () => {
@@ -182,6 +200,7 @@ describe('AdaptiveLimit', () => {
 
   it('keeps the floor within the hard bound', () => {
     const limit = new AdaptiveLimit({ max: 2, floor: 32, targetMs: 50 });
-    expect(window(limit, slow, 5)).toBe(2);
+    for (let i = 0; i < SHED_SUSTAIN_WINDOWS; i++) window(limit, slow, 5);
+    expect(limit.current).toBe(2);
   });
 });
