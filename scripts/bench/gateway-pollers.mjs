@@ -23,7 +23,7 @@
 // own exception handling) and nothing else (no auth, rate limit, shedding, headers, logging): the
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
-// inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead), prints where its time goes, by package and by function, and writes the profile to
+// inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead, =1hz during the 1 Hz one), prints where its time goes, by package and by function, and writes the profile to
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
 // the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
 // BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
@@ -102,11 +102,13 @@ async function main() {
   // GATEWAY_PROFILE=1 profiles the saturation run on the 404 path, =revalidating the revalidating one.
   const PROFILE = process.env.GATEWAY_PROFILE === '1';
   const PROFILE_REVALIDATING = process.env.GATEWAY_PROFILE === 'revalidating';
+  // =1hz: the 1 Hz run on the 404 path (what each request costs when requests come one at a time).
+  const PROFILE_1HZ = process.env.GATEWAY_PROFILE === '1hz';
   const PROFILE_PORT = 9339;
   // BENCH_PROFILE_SERVICE=jobs: the same runs profile the jobs service instead of the gateway.
   const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
   if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
-  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
+  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
   // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT / BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
   const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
   const SHED_TARGET_MS = process.env.BENCH_SHED_TARGET_MS;
@@ -457,7 +459,11 @@ async function main() {
     await warmUp(tokens);
     await sleep(1000);
 
+    const stop1Hz = PROFILE_1HZ
+      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-1hz.cpuprofile`) })
+      : undefined;
     await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens));
+    await stop1Hz?.();
 
     // Overload: every poller at once, back to back (well past the in-flight bound), on the connections the
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
