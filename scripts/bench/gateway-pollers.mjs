@@ -27,7 +27,8 @@
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
 // the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
 // BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
-// BENCH_SHED_MAX_IN_FLIGHT sets the gateway's in-flight bound, BENCH_SHED_TARGET_MS its adaptive limit's target (0: a fixed bound).
+// BENCH_SHED_MAX_IN_FLIGHT, BENCH_SHED_READS_MAX_IN_FLIGHT and BENCH_SHED_TARGET_MS set the gateway's in-flight bound, the
+// ceiling of the adaptive limit reads meet and its target (0: a fixed one).
 //   node scripts/bench/gateway-pollers.mjs [pollers=1000] [seconds=20] [saturationClients=64]
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
@@ -111,8 +112,9 @@ async function main() {
   const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
   // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT / BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
   const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
+  const SHED_READS_MAX_IN_FLIGHT = process.env.BENCH_SHED_READS_MAX_IN_FLIGHT;
   const SHED_TARGET_MS = process.env.BENCH_SHED_TARGET_MS;
-  const SHEDDING = `shedding past ${SHED_MAX_IN_FLIGHT ?? 'the default'} in flight at most, ${SHED_TARGET_MS === '0' ? 'a fixed bound' : `adaptive, target ${SHED_TARGET_MS ?? 'the default'} ms`}`;
+  const SHEDDING = `reads shed past ${SHED_READS_MAX_IN_FLIGHT ?? 'the default'} in flight at most, ${SHED_TARGET_MS === '0' ? 'a fixed bound' : `adaptive, target ${SHED_TARGET_MS ?? 'the default'} ms`}`;
   const JOB_RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
   const OVERLOAD_RUNS = Math.max(1, Number(process.env.BENCH_OVERLOAD_RUNS ?? 1));
   const ONLY = process.env.BENCH_ONLY;
@@ -169,6 +171,7 @@ async function main() {
         RATE_LIMIT_PER_SECOND: '100000',
         LOG_LEVEL: 'info',
         ...(SHED_MAX_IN_FLIGHT !== undefined ? { SHED_MAX_IN_FLIGHT } : {}),
+        ...(SHED_READS_MAX_IN_FLIGHT !== undefined ? { SHED_READS_MAX_IN_FLIGHT } : {}),
         ...(SHED_TARGET_MS !== undefined ? { SHED_TARGET_MS } : {}),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
         ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
@@ -468,7 +471,7 @@ async function main() {
     // Overload: every poller at once, back to back (well past the in-flight bound), on the connections the
     // pollers kept open. The refusals (503 + Retry-After) should take milliseconds, not a place in a queue.
     // BENCH_OVERLOAD_RUNS=N repeats it (the first wave's tail varies from run to run); BENCH_ONLY=overload stops after it.
-    const overloadClients = Math.max(POLLERS, 2 * Number(SHED_MAX_IN_FLIGHT ?? 0));
+    const overloadClients = Math.max(POLLERS, 2 * Number(SHED_READS_MAX_IN_FLIGHT ?? 0));
     // Each run twice: as the clients come (most of them open a connection in the same instant), then
     // on connections opened just before, as a thousand browsers polling keep theirs: the difference
     // is what setting up ~1,000 connections at once costs the first wave (client and gateway alike).

@@ -77,9 +77,8 @@ await runService({
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
     const rpc = app.get(RpcClient);
     const shedder = new LoadShedder({
-      max: env.SHED_MAX_IN_FLIGHT,
-      floor: env.SHED_MIN_IN_FLIGHT,
-      targetMs: env.SHED_TARGET_MS,
+      maxInFlight: env.SHED_MAX_IN_FLIGHT,
+      reads: { max: env.SHED_READS_MAX_IN_FLIGHT, floor: env.SHED_READS_MIN_IN_FLIGHT, targetMs: env.SHED_TARGET_MS },
       maxLagMs: env.SHED_MAX_LAG_MS,
       waitingLongerThan: (ms) => rpc.waitingLongerThan(ms),
     });

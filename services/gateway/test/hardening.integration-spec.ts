@@ -269,7 +269,7 @@ describe('gateway hardening', () => {
   });
 
   it('cuts its in-flight limit while Postgres stalls the service behind it, refusing new requests in milliseconds instead of queueing them, and opens it again after', async () => {
-    const g = await gateway({ SHED_MAX_IN_FLIGHT: '200', SHED_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
+    const g = await gateway({ SHED_READS_MAX_IN_FLIGHT: '200', SHED_READS_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
     const me = await devSignIn(g.url, 'stall@shop.hk');
     const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.url}/metrics`)).text())?.[1]);
     const stats = async () => {
@@ -277,7 +277,7 @@ describe('gateway hardening', () => {
       const res = await api(g.url, me.token).get(`/api/templates/${me.userId}/stats`);
       return { status: res.status, code: (res.body as { code?: string }).code, ms: performance.now() - t };
     };
-    expect(await gauge('bns_gateway_shed_limit')).toBe(200);
+    expect(await gauge('bns_gateway_shed_read_limit')).toBe(200);
     // A lock stalls every templates query: the requests wait behind the templates service.
     const db = new pg.Client({ connectionString: sys.postgres.url });
     await db.connect();
@@ -287,7 +287,7 @@ describe('gateway hardening', () => {
     try {
       await waitFor(async () => (await gauge('bns_gateway_requests_in_flight')) === 20, 5_000, 20, '20 requests in progress');
       // Nothing comes back, and they wait past the target: the limit falls to the floor.
-      await waitFor(async () => (await gauge('bns_gateway_shed_limit')) === 4, 5_000, 20, 'the limit cut to SHED_MIN_IN_FLIGHT');
+      await waitFor(async () => (await gauge('bns_gateway_shed_read_limit')) === 4, 5_000, 20, 'the limit cut to SHED_READS_MIN_IN_FLIGHT');
       const refused = await stats();
       expect(refused).toMatchObject({ status: 503, code: 'OVERLOADED' });
       expect(refused.ms).toBeLessThan(500);
@@ -297,7 +297,7 @@ describe('gateway hardening', () => {
     }
     // The stall ended: what waited is answered, and the limit grows back to the hard bound.
     expect((await Promise.all(stalled)).map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
-    await waitFor(async () => (await gauge('bns_gateway_shed_limit')) === 200, 20_000, 100, 'the limit back at SHED_MAX_IN_FLIGHT');
+    await waitFor(async () => (await gauge('bns_gateway_shed_read_limit')) === 200, 20_000, 100, 'the limit back at SHED_READS_MAX_IN_FLIGHT');
     expect((await stats()).status).toBe(200);
   });
 

@@ -34,13 +34,18 @@ export const GATEWAY_ENV = {
   SOCKETS_PER_USER: env.int('open socket.io connections per user on one replica; further handshakes get connect_error "too many connections for this user"', 10, { min: 1 }),
   SOCKET_EVENTS_PER_SECOND: env.int('client events (createSession, connected) per second allowed per socket', 2, { min: 1 }),
   SOCKET_EVENTS_BURST: env.int('burst of client events allowed per socket before they are refused', 10, { min: 1 }),
-  SHED_MAX_IN_FLIGHT: env.int('HTTP requests in progress on this replica above which new ones get 503 + Retry-After: the most the adaptive limit admits', 128, { min: 1 }),
+  SHED_MAX_IN_FLIGHT: env.int('HTTP requests in progress on this replica above which new ones get 503 + Retry-After', 512, { min: 1 }),
+  SHED_READS_MAX_IN_FLIGHT: env.int(
+    'reads (GET, HEAD) meet an adaptive limit of requests in progress as well (see SHED_TARGET_MS): its ceiling, where it starts; past it a read gets 503 + Retry-After while writes wait up to SHED_MAX_IN_FLIGHT',
+    128,
+    { min: 1 },
+  ),
+  SHED_READS_MIN_IN_FLIGHT: env.int('the adaptive limit reads meet never goes below this (nor is it cut while fewer requests are in progress)', 32, { min: 1 }),
   SHED_TARGET_MS: env.int(
-    'queueing (ms) the services behind this replica may add to a request: when even the fastest round trip of a 100 ms window took longer (those still unanswered count too), 3 windows in a row, the limit of requests in progress is cut (80% of those in progress), and it grows back 5% a window otherwise; 0 = a fixed SHED_MAX_IN_FLIGHT',
+    'queueing (ms) the services behind this replica may add to a request: when even the fastest round trip of a 100 ms window took longer (those still unanswered count too), 3 windows in a row, the limit reads meet is cut (to what is in progress × target / fastest, 50–80% per window), and it grows back 5% a window otherwise; 0 = a fixed SHED_READS_MAX_IN_FLIGHT',
     50,
     { min: 0 },
   ),
-  SHED_MIN_IN_FLIGHT: env.int('the adaptive limit of requests in progress never goes below this (nor is it cut while fewer are in progress)', 32, { min: 1 }),
   LISTEN_BACKLOG: env.int(
     'connections the HTTP socket queues before accepting them (the kernel caps it at net.core.somaxconn); past it a new connection waits a second for its SYN to be retried',
     4096,

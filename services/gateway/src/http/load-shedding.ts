@@ -26,9 +26,9 @@ const CUT_MAX = 0.8;
 const GROW = 0.05;
 
 export interface AdaptiveLimitOptions {
-  /** The hard bound (SHED_MAX_IN_FLIGHT); the limit starts there. */
+  /** Its ceiling (SHED_READS_MAX_IN_FLIGHT); the limit starts there. */
   max: number;
-  /** The limit never goes below this (SHED_MIN_IN_FLIGHT, at most `max`). */
+  /** The limit never goes below this (SHED_READS_MIN_IN_FLIGHT, at most `max`). */
   floor: number;
   /** Queueing the backends may add before the limit is cut (SHED_TARGET_MS); 0: the limit stays at `max`. */
   targetMs: number;
@@ -93,18 +93,29 @@ export class AdaptiveLimit {
   }
 }
 
-export interface LoadShedderOptions extends AdaptiveLimitOptions {
+export interface LoadShedderOptions {
+  /** SHED_MAX_IN_FLIGHT: every request. */
+  maxInFlight: number;
+  /** The adaptive limit reads (GET, HEAD) meet as well. */
+  reads: AdaptiveLimitOptions;
   /** SHED_MAX_LAG_MS. */
   maxLagMs: number;
   /** How many backend round trips have waited longer than `ms` so far (RpcClient.waitingLongerThan). */
   waitingLongerThan?: (ms: number) => number;
 }
 
+/** Reads: a poll or a list that is refused is asked again anyway; they make way first. */
+const READS = new Set(['GET', 'HEAD']);
+
 /**
- * Load shedding: past the adaptive limit of requests in progress (at most SHED_MAX_IN_FLIGHT, see
- * AdaptiveLimit), or when the event loop lags more than SHED_MAX_LAG_MS behind, a new request is
- * answered 503 + Retry-After at once instead of joining a queue that would answer it seconds later
- * (and make every other caller wait too). Health probes and metric scrapes are never shed. Feed it the backends' round trips with `roundTrip`.
+ * Load shedding, by what a request is worth when the replica is overloaded. Past SHED_MAX_IN_FLIGHT
+ * requests in progress, or when the event loop lags more than SHED_MAX_LAG_MS behind, every new
+ * request is answered 503 + Retry-After at once instead of joining a queue that would answer it
+ * seconds later (and make every other caller wait too). Reads (GET, HEAD: polls, lists, exports) also
+ * meet the adaptive limit (AdaptiveLimit, at most SHED_READS_MAX_IN_FLIGHT), so they are refused
+ * first and admitted ones answer in about SHED_TARGET_MS; a write (a start, a pause, a template
+ * saved) is what a user just asked for and waits its turn up to the hard bound. Health probes and
+ * metric scrapes are never shed. Feed it the backends' round trips with `roundTrip`.
  */
 export class LoadShedder {
   private inFlight = 0;
@@ -112,11 +123,14 @@ export class LoadShedder {
   private readonly limit: AdaptiveLimit;
   private readonly timer: NodeJS.Timeout;
   private readonly maxLagMs: number;
+  private readonly maxInFlight: number;
   shed = 0;
 
   constructor(options: LoadShedderOptions) {
-    this.limit = new AdaptiveLimit(options);
+    this.limit = new AdaptiveLimit(options.reads);
     this.maxLagMs = options.maxLagMs;
+    this.maxInFlight = options.maxInFlight;
+    const targetMs = options.reads.targetMs;
     let expected = performance.now() + SAMPLE_MS;
     let windowStart = performance.now();
     this.timer = setInterval(() => {
@@ -126,15 +140,16 @@ export class LoadShedder {
       this.lagMs = 0.6 * this.lagMs + 0.4 * Math.max(0, now - expected);
       expected = now + SAMPLE_MS;
       if (now - windowStart >= SHED_WINDOW_MS) {
-        this.limit.judge(this.inFlight, options.targetMs > 0 ? (options.waitingLongerThan?.(options.targetMs) ?? 0) : 0);
+        this.limit.judge(this.inFlight, targetMs > 0 ? (options.waitingLongerThan?.(targetMs) ?? 0) : 0);
         windowStart = now;
       }
     }, SAMPLE_MS);
     this.timer.unref();
   }
 
-  get current(): { inFlight: number; lagMs: number; limit: number } {
-    return { inFlight: this.inFlight, lagMs: this.lagMs, limit: this.limit.current };
+  /** `readLimit`: reads in progress admitted now (the adaptive limit, within the hard bound). */
+  get current(): { inFlight: number; lagMs: number; readLimit: number } {
+    return { inFlight: this.inFlight, lagMs: this.lagMs, readLimit: Math.min(this.limit.current, this.maxInFlight) };
   }
 
   /** A request to a service behind the gateway took `ms` (RpcClient.observeRoundTrips). */
@@ -142,7 +157,8 @@ export class LoadShedder {
 
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (EXEMPT.has(req.path)) return next();
-    if (this.inFlight >= this.limit.current || this.lagMs > this.maxLagMs) {
+    const bound = READS.has(req.method) ? Math.min(this.limit.current, this.maxInFlight) : this.maxInFlight;
+    if (this.inFlight >= bound || this.lagMs > this.maxLagMs) {
       this.shed++;
       // Written as it is (no Express send: no body hashing, no header parsing) — an overloaded
       // replica should spend the least on a refusal.

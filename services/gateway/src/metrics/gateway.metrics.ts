@@ -42,10 +42,10 @@ export function countRevalidation(answeredBy: 'memory' | 'jobs'): void {
 /** Hook: the HTTP load shedder exists; its adaptive limit and what is in progress are read on scrape. */
 export function trackShedding(shedder: LoadShedder): void {
   gauge({
-    name: 'bns_gateway_shed_limit',
-    help: 'HTTP requests in progress this replica admits now (adaptive, between SHED_MIN_IN_FLIGHT and SHED_MAX_IN_FLIGHT); past it new ones get 503',
+    name: 'bns_gateway_shed_read_limit',
+    help: 'HTTP requests in progress past which a new read (GET, HEAD) gets 503 on this replica now (adaptive, between SHED_READS_MIN_IN_FLIGHT and SHED_READS_MAX_IN_FLIGHT; writes wait up to SHED_MAX_IN_FLIGHT)',
     collect() {
-      this.set(shedder.current.limit);
+      this.set(shedder.current.readLimit);
     },
   });
   gauge({

@@ -6,9 +6,9 @@ import { CommonErrorCode, MESSAGES } from '@bns/contracts';
 import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_SUSTAIN_WINDOWS, SHED_WINDOW_MS } from '../load-shedding.js';
 
 /** A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. */
-function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void) {
+function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void, method = 'GET') {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request({ port, path, host: '127.0.0.1' }, (res) => {
+    const req = request({ port, path, host: '127.0.0.1', method }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -29,13 +29,14 @@ describe('LoadShedder', () => {
   });
 
   /** An app whose /hold requests wait until released; `held` are their responses. */
-  async function app(maxInFlight: number, adaptive: { floor: number; targetMs: number } = { floor: 1, targetMs: 0 }) {
-    shedder = new LoadShedder({ max: maxInFlight, ...adaptive, maxLagMs: 10_000 });
+  async function app(maxInFlight: number, reads: { max?: number; floor: number; targetMs: number } = { floor: 1, targetMs: 0 }) {
+    shedder = new LoadShedder({ maxInFlight, reads: { max: maxInFlight, ...reads }, maxLagMs: 10_000 });
     const held: Response[] = [];
     const a = express();
     a.use(shedder.middleware);
     a.get('/hold', (_req, res) => void held.push(res));
     a.get('/quick', (_req, res) => void res.json({ ok: true }));
+    a.post('/write', (_req, res) => void res.json({ ok: true }));
     a.get('/metrics', (_req, res) => void res.type('text/plain').send('up 1'));
     server = a.listen(0, '127.0.0.1');
     await new Promise((r) => server!.once('listening', r));
@@ -81,30 +82,32 @@ describe('LoadShedder', () => {
     expect((await get(port, '/quick')).status).toBe(200);
   });
 
-  it('cuts its limit when the backends queue every request past the target, and refuses past it long before SHED_MAX_IN_FLIGHT', async () => {
+  it('cuts the reads\' limit when the backends queue every request past the target, and refuses reads past it long before SHED_MAX_IN_FLIGHT (not writes)', async () => {
     const { port, held } = await app(512, { floor: 4, targetMs: 50 });
     const first = Array.from({ length: 10 }, () => get(port, '/hold'));
     await until(() => held.length === 10);
     // Every round trip of a window took 200 ms: a standing queue behind the gateway.
-    const before = shedder!.current.limit;
+    const before = shedder!.current.readLimit;
     expect(before).toBe(512);
     await until(() => {
       for (let i = 0; i < SHED_MIN_SAMPLES; i++) shedder!.roundTrip(200);
-      return shedder!.current.limit < before;
+      return shedder!.current.readLimit < before;
     });
     // 50% of the 10 in progress (200 ms is 4× the target; a window cuts by half at most); 6 if the
     // next window already grew it by one.
-    expect(shedder!.current.limit).toBeGreaterThanOrEqual(5);
-    expect(shedder!.current.limit).toBeLessThanOrEqual(6);
+    expect(shedder!.current.readLimit).toBeGreaterThanOrEqual(5);
+    expect(shedder!.current.readLimit).toBeLessThanOrEqual(6);
     const refused = await get(port, '/quick');
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body)).toMatchObject({ code: CommonErrorCode.Overloaded });
+    // A write is what a user just asked for: it waits its turn up to SHED_MAX_IN_FLIGHT.
+    expect((await get(port, '/write', undefined, 'POST')).status).toBe(200);
     for (const res of held.splice(0)) res.json({ released: true });
     expect((await Promise.all(first)).every((r) => r.status === 200)).toBe(true);
     // Fast round trips again: the limit grows back, and requests are admitted.
     await until(() => {
       for (let i = 0; i < SHED_MIN_SAMPLES; i++) shedder!.roundTrip(2);
-      return shedder!.current.limit > 10;
+      return shedder!.current.readLimit > 10;
     });
     expect((await get(port, '/quick')).status).toBe(200);
   });
