@@ -110,7 +110,7 @@ async function main() {
   const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
   if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
   const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
-  // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT / BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
+  // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT, BENCH_SHED_READS_MAX_IN_FLIGHT or BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
   const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
   const SHED_READS_MAX_IN_FLIGHT = process.env.BENCH_SHED_READS_MAX_IN_FLIGHT;
   const SHED_TARGET_MS = process.env.BENCH_SHED_TARGET_MS;

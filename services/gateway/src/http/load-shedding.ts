@@ -147,9 +147,13 @@ export class LoadShedder {
     this.timer.unref();
   }
 
-  /** `readLimit`: reads in progress admitted now (the adaptive limit, within the hard bound). */
+  /** Requests in progress past which a new read is refused: the adaptive limit, within the hard bound. */
+  private get readLimit(): number {
+    return Math.min(this.limit.current, this.maxInFlight);
+  }
+
   get current(): { inFlight: number; lagMs: number; readLimit: number } {
-    return { inFlight: this.inFlight, lagMs: this.lagMs, readLimit: Math.min(this.limit.current, this.maxInFlight) };
+    return { inFlight: this.inFlight, lagMs: this.lagMs, readLimit: this.readLimit };
   }
 
   /** A request to a service behind the gateway took `ms` (RpcClient.observeRoundTrips). */
@@ -157,7 +161,7 @@ export class LoadShedder {
 
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (EXEMPT.has(req.path)) return next();
-    const bound = READS.has(req.method) ? Math.min(this.limit.current, this.maxInFlight) : this.maxInFlight;
+    const bound = READS.has(req.method) ? this.readLimit : this.maxInFlight;
     if (this.inFlight >= bound || this.lagMs > this.maxLagMs) {
       this.shed++;
       // Written as it is (no Express send: no body hashing, no header parsing) — an overloaded
