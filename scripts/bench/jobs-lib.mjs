@@ -33,11 +33,13 @@ export async function pool(n, concurrency, fn) {
 
 /**
  * BENCH_PROFILE=jobs, =gateway or =sessions-0 (one shard; JOBS_PROFILE=1 is =jobs): that service runs
- * with an inspector, and `meter` CPU-profiles it over the measured stretch ($TMPDIR/<service>-bench.cpuprofile).
+ * with an inspector, and `meter` CPU-profiles it over the measured stretch ($TMPDIR/<service>-bench-<n>.cpuprofile,
+ * n counting the measured stretches of one run, from 1).
  */
 const PROFILED = process.env.BENCH_PROFILE ?? (process.env.JOBS_PROFILE === '1' ? 'jobs' : undefined);
 if (PROFILED !== undefined && !['jobs', 'gateway', 'sessions-0', 'sessions-1'].includes(PROFILED)) throw new Error('BENCH_PROFILE: jobs, gateway, sessions-0 or sessions-1');
 const INSPECT_PORT = 9342;
+let profiles = 0;
 const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
 export async function startBench(jobsEnv = {}) {
@@ -201,7 +203,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     postmaster,
     async start() {
       await db.query('SELECT pg_stat_statements_reset()');
-      if (PROFILED) stopProfile = await profileProcess(PROFILED, INSPECT_PORT, { saveTo: join(tmpdir(), `${PROFILED}-bench.cpuprofile`) });
+      if (PROFILED) stopProfile = await profileProcess(PROFILED, INSPECT_PORT, { saveTo: join(tmpdir(), `${PROFILED}-bench-${++profiles}.cpuprofile`) });
       before = await counters();
     },
     /** Prints the figures per message for `messages` messages since `start()`, and returns them. */

@@ -37,10 +37,39 @@ function formatOf(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-function wallClock(at: Date, timeZone: string): { y: number; m: number; d: number; h: number; min: number; s: number } {
+interface WallClock {
+  y: number;
+  m: number;
+  d: number;
+  h: number;
+  min: number;
+  s: number;
+}
+
+function formatWallClock(at: Date, timeZone: string): WallClock {
   const p: Record<string, number> = {};
   for (const part of formatOf(timeZone).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
   return { y: p.year!, m: p.month!, d: p.day!, h: p.hour! % 24, min: p.minute!, s: p.second! };
+}
+
+/**
+ * Per time zone, the wall clock at the start of the last UTC minute asked about. `formatToParts` is
+ * the costly part of every lane step's gate (issue 17), and offsets change only on whole minutes, so
+ * every instant of that minute reads the same wall clock, its seconds aside.
+ */
+const minuteStarts = new Map<string, { minute: number; clock: WallClock }>();
+
+function wallClock(at: Date, timeZone: string): WallClock {
+  const t = at.getTime();
+  const minute = Math.floor(t / 60_000);
+  let cached = minuteStarts.get(timeZone);
+  if (cached?.minute !== minute) {
+    cached = { minute, clock: formatWallClock(new Date(minute * 60_000), timeZone) };
+    minuteStarts.set(timeZone, cached);
+  }
+  // An offset with seconds (local mean time, before about 1900) is formatted as it is.
+  if (cached.clock.s !== 0) return formatWallClock(at, timeZone);
+  return { ...cached.clock, s: Math.floor((t - minute * 60_000) / 1000) };
 }
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');

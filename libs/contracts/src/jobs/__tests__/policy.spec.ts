@@ -46,6 +46,37 @@ describe('schedule', () => {
     expect(zonedInstant('2026-07-01', 0, 'America/New_York').toISOString()).toBe('2026-07-01T04:00:00.000Z');
     expect(localTime(new Date('2026-03-09T16:30:00Z'), HK)).toEqual({ date: '2026-03-10', minutes: 30, weekday: 2 });
   });
+  it('reads the wall clock of a minute it has seen before exactly as formatting would, across offset changes', () => {
+    // The reference: each instant formatted on its own, no cache.
+    const reference = (at: Date, timeZone: string) => {
+      const p = Object.fromEntries(
+        new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
+          .formatToParts(at)
+          .filter((x) => x.type !== 'literal')
+          .map((x) => [x.type, Number(x.value)]),
+      );
+      const date = `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
+      return { date, minutes: (p.hour! % 24) * 60 + p.minute! };
+    };
+    const zones = ['America/New_York', 'Europe/London', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Europe/Amsterdam', HK, 'UTC'];
+    // Seconds on both sides of DST changes (New York, London, Lord Howe's half hour), and instants from 1850 (local mean time, offsets with seconds) to 2040.
+    const instants = [
+      ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-03-08T06:58:00Z') + i * 997),
+      ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-03-29T00:58:00Z') + i * 997),
+      ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-04-04T14:58:00Z') + i * 997),
+      ...Array.from({ length: 400 }, (_, i) => Date.parse('1850-01-01T00:00:00Z') + i * 4_733_333_333 + (i % 60) * 1000),
+    ];
+    for (const timeZone of zones) {
+      for (const t of instants) {
+        const at = new Date(t);
+        const want = reference(at, timeZone);
+        expect({ timeZone, at: at.toISOString(), ...localTime(at, timeZone) }).toEqual({ timeZone, at: at.toISOString(), ...want, weekday: expect.any(Number) });
+      }
+    }
+    // zonedInstant leans on the seconds: in 1850 Amsterdam's clock (tzdata: Brussels' local mean time) was UTC+00:17:30.
+    expect(zonedInstant('1850-06-01', 0, 'Europe/Amsterdam').toISOString()).toBe('1850-05-31T23:42:30.000Z');
+    expect(zonedInstant('2026-11-01', 12 * 60, 'America/New_York').toISOString()).toBe('2026-11-01T17:00:00.000Z');
+  });
   it('closes outside the window and at the cap, with when it opens again', () => {
     const p = { ...carefulPolicy(), warmUp: false, dailyCap: 3 };
     expect(gateAt(p, new Date('2026-03-10T00:00:00Z'), none)).toEqual({ open: false, reason: 'window', resumesAt: new Date('2026-03-10T01:00:00Z'), cap: 3 });
