@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { strFromU8, unzipSync } from 'fflate';
-import { EXPORT_COLUMNS, IDEMPOTENCY_KEY_HEADER, RESULTS_MESSAGES, type JobHistoryItem, type RecipientResult } from '@bns/contracts';
+import { EXPORT_COLUMNS, IDEMPOTENCY_KEY_HEADER, RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem, type RecipientResult } from '@bns/contracts';
 import { startSystem, waitFor, type System } from '@bns/testing';
 import { numbers, signInLinked, type User } from './helpers.js';
 
@@ -135,6 +135,16 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     expect((await bob.client.get(`/job-results/${jobId}?limit=501`)).status).toBe(400);
     expect((await bob.client.get(`/job-results/${jobId}?status=lost`)).status).toBe(400);
     expect((await bob.client.get(`/job-results/${jobId}?cursor=abc`)).status).toBe(400);
+    // A repeated name reaches the schema as a list: the field's own words, never the parser's.
+    for (const [path, error] of [
+      [`/job-results/${jobId}?limit=1&limit=2`, RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax)],
+      [`/job-results/${jobId}?cursor=a&cursor=b`, RESULTS_MESSAGES.invalidCursor],
+      [`/job-results/${jobId}/export?format=csv&format=csv`, RESULTS_MESSAGES.invalidFormat],
+      [`/api/jobs/${encodeURIComponent(bob.userId)}?limit=5&limit=6`, RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.historyPageMax)],
+    ] as const) {
+      const res = await bob.client.get(path);
+      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { success: false, error: error, code: 'JOB_RESULTS_QUERY_INVALID' } });
+    }
 
     const csv = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=csv`, { headers: { authorization: `Bearer ${bob.token}` } });
     expect(csv.status).toBe(200);

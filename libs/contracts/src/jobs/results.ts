@@ -107,13 +107,15 @@ export const RESULTS_MESSAGES = {
 
 // ---- query schemas (gateway validates, the jobs service validates again) ----
 
+// A query value arrives as a string, or as a list when the name is repeated (`?limit=1&limit=2`): a
+// list gets the field's own message, like any other wrong value, never the parser's.
 const intInRange = (max: number, fallback: number) =>
   z
-    .union([z.string(), z.number()])
+    .unknown()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v === '') return fallback;
-      const n = typeof v === 'number' ? v : /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+      const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
       if (!Number.isInteger(n) || n < 1 || n > max) {
         ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidLimit(max) });
         return z.NEVER;
@@ -121,12 +123,14 @@ const intInRange = (max: number, fallback: number) =>
       return n;
     });
 
-const cursorSchema = z
-  .string()
-  .max(200, RESULTS_MESSAGES.invalidCursor)
-  .regex(/^[A-Za-z0-9_-]*$/, RESULTS_MESSAGES.invalidCursor)
-  .optional()
-  .transform((v) => (v === '' ? undefined : v));
+const cursorSchema = z.unknown().optional().transform((v, ctx) => {
+  if (v === undefined || v === '') return undefined;
+  if (typeof v !== 'string' || v.length > 200 || !/^[A-Za-z0-9_-]*$/.test(v)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidCursor });
+    return z.NEVER;
+  }
+  return v;
+});
 
 /** `status=` of the report: one status or several, comma-separated; absent = every recipient. */
 const statusFilterSchema = z
@@ -155,17 +159,14 @@ export type JobResultsQuery = z.output<typeof jobResultsQuerySchema>;
 
 /** Query of `GET /job-results/{jobId}/export`. */
 export const jobExportQuerySchema = z.object({
-  format: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const f = (v ?? 'csv').trim().toLowerCase();
-      if (!(EXPORT_FORMATS as readonly string[]).includes(f)) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidFormat });
-        return z.NEVER;
-      }
-      return f as ExportFormat;
-    }),
+  format: z.unknown().optional().transform((v, ctx) => {
+    const f = v === undefined ? 'csv' : typeof v === 'string' ? v.trim().toLowerCase() : '';
+    if (!(EXPORT_FORMATS as readonly string[]).includes(f)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidFormat });
+      return z.NEVER;
+    }
+    return f as ExportFormat;
+  }),
 });
 export type JobExportQuery = z.output<typeof jobExportQuerySchema>;
 
