@@ -189,13 +189,15 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const sessions = Number((await db.query('SELECT sum(sessions) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
+    // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
+    const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
     const tables = Object.fromEntries(
       (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, autovacuum_count AS vac, autoanalyze_count AS ana FROM pg_stat_user_tables')).rows.map((r) => [
         r.t,
         { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), vac: Number(r.vac), ana: Number(r.ana) },
       ]),
     );
-    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, tables, at: performance.now() };
+    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, wal, tables, at: performance.now() };
   };
   let before;
   let stopProfile;
@@ -215,6 +217,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         commits: per(after.commits - before.commits),
         statements: per(after.statements - before.statements),
         postgresMs: per(after.postgres - before.postgres) * 1000,
+        walBytes: per(Number((await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn) AS b', [after.wal, before.wal])).rows[0].b)),
         cpuMs: Object.fromEntries(Object.keys(after.cpu).map((name) => [name, per(after.cpu[name] - (before.cpu[name] ?? 0)) * 1000])),
       };
       // Whose Postgres CPU it is: each backend by the connection's application name (the service's
@@ -234,7 +237,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
             .map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`)
             .join(', '),
       );
-      console.log(`  Postgres connections opened in the window: ${after.sessions - before.sessions}`);
+      console.log(`  Postgres connections opened in the window: ${after.sessions - before.sessions}; WAL written (whole server): ${figures.walBytes.toFixed(0)} bytes per message`);
       console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",

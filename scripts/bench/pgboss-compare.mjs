@@ -233,6 +233,7 @@ try {
   row('Postgres commits / message', all.map((f) => f.commits), 2);
   row('Postgres statements / message', all.map((f) => f.statements), 1);
   row('Postgres CPU ms / message', all.map((f) => f.postgresMs), 2);
+  row('Postgres WAL bytes / message', all.map((f) => f.walBytes), 0);
   row('nats-server CPU ms / message', all.map((f) => f.cpuMs['nats-server']), 2);
   // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
   // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).

@@ -109,21 +109,22 @@ describe('crash safety: kill -9 the jobs service mid-job, again and again', () =
     await jobsHandles.at(-1)!.kill9();
     jobsHandles.pop();
     const before = resumedLines.length;
-    // What a crash between "marked sending" and "recorded" leaves: one recipient whose message went out
-    // but was not recorded, and one marked but never sent.
+    // What a crash between "marked in flight" and "recorded" leaves: one recipient whose message went out
+    // but was not recorded, and one marked but never sent — marked the way a replica of the earlier
+    // version did (state 'sending'), as a rolling upgrade would find it.
     const db = new pg.Client({ connectionString: sys.postgres.url });
     await db.connect();
     try {
       await db.query('BEGIN');
       const sent = await db.query(
-        `UPDATE jobs.job_recipients SET state = 'sending', done_at = NULL
+        `UPDATE jobs.job_recipients SET state = 'pending', in_flight = true, done_at = NULL
           WHERE job_id = $1 AND seq = (SELECT max(seq) FROM jobs.job_recipients WHERE job_id = $1 AND state = 'sent') RETURNING phone`,
         [jobId],
       );
       await db.query(`UPDATE jobs.jobs SET sent = sent - 1 WHERE id = $1`, [jobId]);
       const unsent = await db.query(
         `UPDATE jobs.job_recipients SET state = 'sending'
-          WHERE job_id = $1 AND seq = (SELECT min(seq) FROM jobs.job_recipients WHERE job_id = $1 AND state = 'pending') RETURNING phone`,
+          WHERE job_id = $1 AND seq = (SELECT min(seq) FROM jobs.job_recipients WHERE job_id = $1 AND state = 'pending' AND NOT in_flight) RETURNING phone`,
         [jobId],
       );
       await db.query('COMMIT');

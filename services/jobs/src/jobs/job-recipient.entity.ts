@@ -18,8 +18,13 @@ export class JobRecipientEntity {
   @Column({ type: 'text', nullable: true })
   text!: string | null;
 
+  /** `sending` only in rows a replica of an earlier version marked: in flight is `inFlight` now. */
   @Column({ type: 'text', default: 'pending' })
   state!: RecipientState;
+
+  /** Taken for sending, its outcome not recorded yet (`inFlightSql`). */
+  @Column({ name: 'in_flight', type: 'boolean', default: false })
+  inFlight!: boolean;
 
   @Column({ type: 'smallint', default: 0 })
   attempts!: number;

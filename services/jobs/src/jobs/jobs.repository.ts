@@ -3,6 +3,7 @@ import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import type { JobStatus, PausedReason, SkipReason } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
 import { JobEntity } from './job.entity.js';
+import { inFlightSql } from './recipient-state.sql.js';
 
 /** What the lane step reads of a job. */
 export type LaneJob = Pick<
@@ -115,13 +116,13 @@ function countOutcomeSql(column: 'sent' | 'failed'): string {
 /**
  * A batch of sends recorded, as two CTEs: `done` (the recipients) and `counted` (their jobs as counted), for every row of `req`, a CTE of the
  * sends (columns `p_job_id`, `p_seq`, `p_at`, `p_paced` and the row's index `p_i`); `counted`
- * returns `p_i` with the job's `LANE_JOB` columns, for the sends whose recipient was still `sending`.
+ * returns `p_i` with the job's `LANE_JOB` columns, for the sends whose recipient was still in flight.
  * A batch holds one send per job (a lane steps one at a time), so each job counts one.
  */
 export function recordSentCtes(req: string): string {
   return `done AS (
-      UPDATE job_recipients t SET state = 'sent', done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
-       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND t.state = 'sending' RETURNING ${req}.p_i, ${req}.p_job_id),
+      UPDATE job_recipients t SET state = 'sent', in_flight = false, done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
+       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id),
     counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
 }
 
@@ -206,16 +207,16 @@ export class JobsRepository {
 
   /**
    * Records a recipient's failure and counts it in its job, in one statement: the recipient (still
-   * `sending`: a worker that lost its lane records nothing) becomes failed, and the job is counted: it
+   * in flight: a worker that lost its lane records nothing) becomes failed, and the job is counted: it
    * completes with its last recipient, skipped ones counted (sent + failed + skipped reaches total; a
    * cancelled job stays cancelled). Returns the job as counted, or undefined when the recipient was
-   * not `sending` (nothing changed). Sends are recorded by `LaneRepository.recordSentMany`.
+   * not in flight (nothing changed). Sends are recorded by `LaneRepository.recordSentMany`.
    */
   recordFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<LaneJob | undefined> {
     return row<LaneJob>(
       em,
-      `WITH done AS (UPDATE job_recipients SET state = 'failed', attempts = attempts + 1, error = $3, done_at = now()
-                      WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1),
+      `WITH done AS (UPDATE job_recipients r SET state = 'failed', in_flight = false, attempts = attempts + 1, error = $3, done_at = now()
+                      WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1),
             counted AS (${countOutcomeSql('failed')} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})
        SELECT * FROM counted`,
       [jobId, seq, error],

@@ -3,6 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { inInputOrder, rows } from '@bns/service-kit';
 import { sendableSql } from '../optouts/opt-outs.repository.js';
 import { bookLanesSql } from '../queue/lane.repository.js';
+import { inFlightSql, waitingSql } from './recipient-state.sql.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
 
 /** The next recipient to send to, with the text it receives. */
@@ -21,7 +22,7 @@ export interface RecipientTake {
 }
 
 /**
- * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still `sending`,
+ * Every statement on `jobs.job_recipients`. Outcome updates apply only to a recipient still in flight,
  * so a worker that lost its lane cannot record over the one that took it; each says whether it applied.
  */
 @Injectable()
@@ -53,15 +54,15 @@ export class RecipientsRepository {
        ), pick AS (
          SELECT req.*, x.seq, x.state FROM req
           CROSS JOIN LATERAL (
-            SELECT seq, state FROM job_recipients
+            SELECT seq, CASE WHEN ${inFlightSql('job_recipients')} THEN 'sending' ELSE state END AS state FROM job_recipients
              WHERE job_id = req.p_job_id AND state IN ('pending', 'sending')
-               AND ${sendableSql('job_recipients.phone', 'job_recipients.state', 'req.p_user_id', '$5')}
+               AND ${sendableSql('job_recipients.phone', inFlightSql('job_recipients'), 'req.p_user_id', '$5')}
              ORDER BY seq LIMIT 1) x
        ), taken AS (
-         UPDATE job_recipients t SET state = 'sending', next_attempt_at = NULL FROM pick
+         UPDATE job_recipients t SET state = 'pending', in_flight = true, next_attempt_at = NULL FROM pick
           WHERE t.job_id = pick.p_job_id AND t.seq = pick.seq
           RETURNING pick.p_i AS i, pick.p_user_id, pick.p_pace, t.seq, t.phone, coalesce(t.text, pick.p_message) AS text, t.attempts, pick.state,
-                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND o.state = 'pending' AND o.seq < pick.seq) AS "passedOver"
+                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o')} AND o.seq < pick.seq) AS "passedOver"
        ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
        SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
       [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
@@ -74,15 +75,15 @@ export class RecipientsRepository {
   }
 
   async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
-    await rows(em, `UPDATE job_recipients SET state = 'sending', next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
+    await rows(em, `UPDATE job_recipients SET state = 'pending', in_flight = true, next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
   }
 
   /** `pacedMs`: the gap planned after this message. The lane records outcomes with `LaneRepository.recordSentMany` and `JobsRepository.recordFailed`. */
   async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
     const done = await rows(
       em,
-      `UPDATE job_recipients SET state = 'sent', done_at = $3, error = NULL, paced_ms = $4
-        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
+      `UPDATE job_recipients r SET state = 'sent', in_flight = false, done_at = $3, error = NULL, paced_ms = $4
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
       [jobId, seq, at, pacedMs],
     );
     return done.length > 0;
@@ -92,9 +93,9 @@ export class RecipientsRepository {
   async retryLater(em: EntityManager, jobId: string, seq: number, error: string, afterMs: number): Promise<boolean> {
     const back = await rows(
       em,
-      `UPDATE job_recipients SET state = 'pending', attempts = attempts + 1, error = $3,
+      `UPDATE job_recipients r SET state = 'pending', in_flight = false, attempts = attempts + 1, error = $3,
               next_attempt_at = now() + make_interval(secs => $4)
-        WHERE job_id = $1 AND seq = $2 AND state = 'sending' RETURNING 1`,
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
       [jobId, seq, error, afterMs / 1000],
     );
     return back.length > 0;
@@ -102,6 +103,6 @@ export class RecipientsRepository {
 
   /** Back to pending without using an attempt (the account, not the number, was the problem). */
   async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
-    await rows(em, `UPDATE job_recipients SET state = 'pending' WHERE job_id = $1 AND seq = $2 AND state = 'sending'`, [jobId, seq]);
+    await rows(em, `UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')}`, [jobId, seq]);
   }
 }

@@ -8,6 +8,7 @@ import {
   type SkipReason,
 } from '@bns/contracts';
 import { rows } from '@bns/service-kit';
+import { waitingSql } from '../jobs/recipient-state.sql.js';
 
 /** Where a page starts: the (at, phone) of the last entry of the previous page, opaque to clients. */
 export interface ListCursor {
@@ -49,11 +50,12 @@ export function suppressionReasonSql(user: string, phone: string, days: string):
  * The SQL condition "this recipient may be taken for sending", for the lane's take statement
  * (`RecipientsRepository.takeFirstOpen`): `recipientPhone` is the recipient's phone column, qualified with
  * its table (a bare `phone` would name the opt-out's own column inside the subquery), `user` and `days`
- * the statement's parameters. Only `pending` recipients are held back: one left `sending` by a dead
- * worker may already be out, and its idempotency key settles it.
+ * the statement's parameters, `inFlight` the recipient's in-flight condition (`inFlightSql`). Only
+ * waiting recipients are held back: one left in flight by a dead worker may already be out, and its
+ * idempotency key settles it.
  */
-export function sendableSql(recipientPhone: string, recipientState: string, user: string, days: string): string {
-  return `(${recipientState} = 'sending' OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
+export function sendableSql(recipientPhone: string, inFlight: string, user: string, days: string): string {
+  return `(${inFlight} OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
 }
 
 /**
@@ -160,7 +162,7 @@ export class OptOutsRepository {
        ), moved AS (
          DELETE FROM job_recipients r
           USING (SELECT DISTINCT ON (phone) phone, reason FROM suppressed ORDER BY phone, reason DESC) s
-          WHERE r.job_id = $1 AND r.phone = s.phone AND r.state = 'pending'
+          WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
          RETURNING r.seq, r.phone, s.reason
        )
        INSERT INTO job_skips (job_id, phone, reason)

@@ -212,24 +212,28 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     expect((await repo.suppressedAmong(em, userId, ['92222222'], DAYS)).size).toBe(0);
   });
 
-  it('lane step: a STOP mid-job moves that pending recipient to the skips; the take passes over it; a `sending` one is left alone', async () => {
+  it('lane step: a STOP mid-job moves that pending recipient to the skips; the take passes over it; one in flight is left alone', async () => {
     const em = ds.manager;
     const jobId = randomUUID();
-    await rows(em, `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 4, 0, 0, 'running')`, [jobId, userId]);
+    await rows(em, `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 5, 0, 0, 'running')`, [jobId, userId]);
+    // In flight: 91000002 as a replica of the earlier version marked it, 91000005 as this one does.
     await rows(
       em,
-      `INSERT INTO job_recipients (job_id, seq, phone, state) VALUES ($1, 1, '91000001', 'sent'), ($1, 2, '91000002', 'sending'),
-              ($1, 3, '91000003', 'pending'), ($1, 4, '91000004', 'pending')`,
+      `INSERT INTO job_recipients (job_id, seq, phone, state, in_flight) VALUES ($1, 1, '91000001', 'sent', false), ($1, 2, '91000002', 'sending', false),
+              ($1, 3, '91000003', 'pending', false), ($1, 4, '91000004', 'pending', false), ($1, 5, '91000005', 'pending', true)`,
       [jobId],
     );
-    await repo.add(em, userId, ['91000002', '91000004'], 'keyword');
+    await repo.add(em, userId, ['91000002', '91000004', '91000005'], 'keyword');
 
     const moved = await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
     expect(await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
     expect((await app.get(JobsRepository).statusOf(em, userId, jobId, 10))?.skippedList).toEqual([{ phone: '91000004', reason: 'opted_out', at: expect.stringMatching(ISO_MS) }]);
-    // The one left `sending` by a dead worker may already be out: it is not held back.
-    expect((await rows(em, `SELECT 1 FROM job_recipients WHERE job_id = $1 AND phone = '91000002' AND state = 'sending'`, [jobId])).length).toBe(1);
+    // Those left in flight by a dead worker may already be out: they are not held back.
+    expect(await rows(em, `SELECT phone, state, in_flight FROM job_recipients WHERE job_id = $1 AND phone IN ('91000002', '91000005') ORDER BY phone`, [jobId])).toEqual([
+      { phone: '91000002', state: 'sending', in_flight: false },
+      { phone: '91000005', state: 'pending', in_flight: true },
+    ]);
   });
 
   describe('through the lane queue', () => {

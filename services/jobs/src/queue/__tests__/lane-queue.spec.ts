@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { EntityManager } from 'typeorm';
 import { JOB_MESSAGES } from '@bns/contracts';
 import { sleep } from '@bns/testing';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { RecipientsRepository } from '../../jobs/recipients.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 
@@ -42,6 +44,35 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);
     return step.send;
   }
+
+  it('marks the recipient it takes in flight with a HOT update (no index touched); a second take finds it in flight (issue 17)', async () => {
+    const userId = user();
+    const jobId = await app.seedJob(userId, ['91234567', '61234567']);
+    const recipients = app.get(RecipientsRepository);
+    const take = { jobId, message: 'hi', userId, paceMs: 0 };
+    // This transaction's own row counts, before they reach pg_stat_user_tables.
+    const updates = async (m: EntityManager) =>
+      (await m.query(`SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE schemaname = 'jobs' AND relname = 'job_recipients'`))[0] as { upd: number; hot: number };
+    const taken = await app.get(Transactions).run(async (m) => {
+      const before = await updates(m);
+      const [recipient] = await recipients.takeFirstOpenMany(m, [take], 30);
+      const after = await updates(m);
+      return { recipient, upd: after.upd - before.upd, hot: after.hot - before.hot };
+    });
+    expect(taken.recipient).toMatchObject({ seq: 1, phone: '91234567', state: 'pending', passedOver: false });
+    expect({ upd: taken.upd, hot: taken.hot }).toEqual({ upd: 1, hot: 1 });
+    expect(await em().query(`SELECT seq, state, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId])).toEqual([
+      { seq: 1, state: 'pending', in_flight: true },
+      { seq: 2, state: 'pending', in_flight: false },
+    ]);
+    // Left in flight (a worker died before its outcome): taken again as such, to go out with the same key.
+    const [again] = await app.get(Transactions).run((m) => recipients.takeFirstOpenMany(m, [take], 30));
+    expect(again).toMatchObject({ seq: 1, state: 'sending' });
+    // Its outcome clears the flag; a second record of it (a worker that lost the lane) changes nothing.
+    expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(true);
+    expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(false);
+    expect((await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0]).toEqual({ state: 'sent', in_flight: false });
+  });
 
   it('gives a lane to one worker only, even when two claim at once', async () => {
     const userId = user();
@@ -193,7 +224,7 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     return step.send;
   };
   const stateOf = async (jobId: string, seq: number) =>
-    (await app.get(Transactions).manager.query(`SELECT state FROM job_recipients WHERE job_id = $1 AND seq = $2`, [jobId, seq]))[0]?.state;
+    (await app.get(Transactions).manager.query(`SELECT CASE WHEN in_flight THEN 'in flight' ELSE state END AS state FROM job_recipients WHERE job_id = $1 AND seq = $2`, [jobId, seq]))[0]?.state;
 
   it('waits while the slot is further than the lead, then takes the send early and says when it is due; the next slot is booked after that one', async () => {
     const userId = 'user_lead_1';
@@ -209,14 +240,14 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     const early = await queue.next('w-1', userId);
     expect(early.kind === 'wait' && early.waitMs).toBeGreaterThan(LEAD_MS);
 
-    // Inside the lead: the recipient is taken (marked sending) before its slot, and due on the slot.
+    // Inside the lead: the recipient is taken (marked in flight) before its slot, and due on the slot.
     await sleep(DELAY_MS - LEAD_MS + 100);
     const second = planned(await queue.next('w-1', userId));
     const dueIn = second.dueAt - performance.now();
     expect(dueIn).toBeGreaterThan(0);
     expect(dueIn).toBeLessThanOrEqual(LEAD_MS);
     expect(second.phone).toBe('61234567');
-    expect(await stateOf(jobId, second.seq)).toBe('sending');
+    expect(await stateOf(jobId, second.seq)).toBe('in flight');
     // The following slot counts from this send's slot, not from when it was taken.
     const after = await queue.next('w-1', userId);
     expect(after.kind).toBe('wait');
