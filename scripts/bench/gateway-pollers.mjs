@@ -263,20 +263,23 @@ async function main() {
       .join('; ');
 
   /**
-   * The machine's count of connections dropped because a listen queue was full (each waits a second
-   * for its SYN to be retried): TcpExt ListenOverflows in /proc/net/netstat, as `nstat` shows it.
+   * The machine's TCP counters that explain a connection waiting a second (its SYN retried):
+   * TcpExt in /proc/net/netstat, as `nstat` shows them. ListenOverflows / ListenDrops: the accept queue
+   * was full; TCPReqQFullDrop / TCPReqQFullDoCookies: the SYN queue was; TCPSynRetrans: SYNs sent
+   * again (by this machine's clients, the benchmark's among them).
    */
-  const listenOverflows = () => {
+  const TCP_COUNTERS = ['ListenOverflows', 'ListenDrops', 'TCPReqQFullDrop', 'TCPReqQFullDoCookies', 'TCPSynRetrans'];
+  const tcpCounters = () => {
     try {
       const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:')).map((l) => l.split(/\s+/));
-      return Number(values[names.indexOf('ListenOverflows')]);
+      return Object.fromEntries(TCP_COUNTERS.map((c) => [c, Number(values[names.indexOf(c)])]));
     } catch {
-      return NaN;
+      return {};
     }
   };
 
   async function measure(name, server, run) {
-    const overflowsBefore = listenOverflows();
+    const tcpBefore = tcpCounters();
     const gatewayBefore = server === 'gateway' ? await gatewayLoop() : undefined;
     // Connections the client holds to the gateway: a phase that needs more opens them all at once.
     const connectedBefore = server === 'gateway' ? (pools.get(url)?.stats.connected ?? 0) : undefined;
@@ -317,8 +320,9 @@ async function main() {
             : ''),
       );
     }
-    const overflows = listenOverflows() - overflowsBefore;
-    if (overflows > 0) console.log(`  listen-queue overflows on this machine: ${overflows} (each such connection waited a second for its SYN to be retried)`);
+    const tcpAfter = tcpCounters();
+    const tcp = TCP_COUNTERS.map((c) => [c, tcpAfter[c] - tcpBefore[c]]).filter(([, n]) => n > 0);
+    if (tcp.length > 0) console.log(`  TCP on this machine (a SYN dropped or retried costs its connection a second): ${tcp.map(([c, n]) => `${c} ${n}`).join(', ')}`);
     console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
     // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
     const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
