@@ -19,7 +19,7 @@ const CONCURRENCY = 6;
 /** The gateway's BODY_LIMIT default (5mb). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** What an answer must never show a user: parser, runtime or database internals. */
-const INTERNALS = /unexpected (token|end|non-whitespace)|"[^"]*" is not valid JSON|JSON\.parse|SyntaxError|incorrect header check|RangeError|TypeError|Maximum call stack|stack|\bat [\w.<>]+ \(|node_modules|invalid byte sequence|violates|QueryFailedError|ECONNREFUSED/i;
+const INTERNALS = /invalid input|expected \w+, received \w+|invalid_type|ZodError|unexpected (token|end|non-whitespace)|"[^"]*" is not valid JSON|JSON\.parse|SyntaxError|incorrect header check|RangeError|TypeError|Maximum call stack|stack|\bat [\w.<>]+ \(|node_modules|invalid byte sequence|violates|QueryFailedError|ECONNREFUSED/i;
 
 /** Routes the gateway's controllers declare: the docs must list at least these. */
 const KNOWN_ROUTES = [
@@ -321,6 +321,10 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
         for (const value of values) cases.push({ family, name: `params = ${value.slice(0, 40)}`, method: e.method, path: pathOf(e, { param: '*', value }), headers: {} });
       }
       for (const q of queries) cases.push({ family, name: `?${q.slice(0, 60)}`, method: e.method, path: `${pathOf(e)}?${q}`, headers: {} });
+      // Each query the docs list, named twice: it reaches the schema as a list.
+      for (const q of e.queries) {
+        for (const twice of [`${q}=1&${q}=2`, `${q}=csv&${q}=csv`]) cases.push({ family, name: `?${twice}`, method: e.method, path: `${pathOf(e)}?${twice}`, headers: {} });
+      }
     }
     return cases;
   }

@@ -1,5 +1,5 @@
 import { LIMITS } from '../common/limits.js';
-import { ClerkUserIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
+import { ClerkUserIdSchema, REQUEST_MESSAGES, RpcUserIdSchema, z } from '../common/schema.js';
 
 /** The spec shows no texts for these; ours name the field and what is allowed. */
 export const DASHBOARD_MESSAGES = {
@@ -28,10 +28,13 @@ export const PreferencesUpdateSchema = z.object(
 );
 
 /** POST /api/user/preferences (SPEC §7). */
-export const SetPreferencesBodySchema = z.object({
-  clerkUserId: ClerkUserIdSchema.optional(),
-  preferences: PreferencesUpdateSchema,
-});
+export const SetPreferencesBodySchema = z.object(
+  {
+    clerkUserId: ClerkUserIdSchema.optional(),
+    preferences: PreferencesUpdateSchema,
+  },
+  { error: REQUEST_MESSAGES.bodyNotObject },
+);
 
 export const UserPreferencesSchema = z.object({ auto_login_message_enabled: z.boolean().meta({ description: 'SPEC §3: default true' }) });
 
