@@ -11,7 +11,7 @@ export function inFlightSql(r: string): string {
   return `(${r}.in_flight OR ${r}.state = 'sending')`;
 }
 
-/** Waiting to be sent and not in flight (what a skip or a cancellation may still take away), as SQL on the row `r`. */
+/** Waiting to be sent and not in flight (what a mid-job opt-out may still move to the skips), as SQL on the row `r`. */
 export function waitingSql(r: string): string {
   return `(${r}.state = 'pending' AND NOT ${r}.in_flight)`;
 }
