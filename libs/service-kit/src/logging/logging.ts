@@ -26,15 +26,39 @@ export const REDACT_PATHS = [
 const SENSITIVE_QUERY_KEY = /^(token|access_token|id_token|refresh_token|jwt|__session|__clerk_db_jwt|code|password|secret|api_?key|key|signature|auth|authorization)$/i;
 const CENSOR = '[redacted]';
 
-/** URLs whose path or search carry a phone number: the opt-out calls (`/api/opt-outs/{userId}/{phone}`, `?q=`). */
-const PHONE_IN_URL = /^(\/api\/opt-outs\/[^/?]+\/)(?!settings\b|export\b|check\b)[^/?]+/;
+/** URLs whose path or search carry a phone number: the opt-out calls (`/api/opt-outs/{userId}/{phone}`, `?q=`); routing ignores case. */
+const PHONE_IN_URL = /^(\/api\/opt-outs\/[^/?]+\/)(?!settings\b|export\b|check\b)[^/?]+/i;
+/** A path segment that may be a phone number, once decoded: digits (6 or more) with the usual separators. */
+const PHONE_LIKE = /^\+?[\d\s().-]*\d{3}[\d\s().-]*$/;
+/** Route parameters logged as they are: ids. Any other (`phone`, a catch-all's `splat` holding the whole path) is replaced. */
+const LOGGED_PARAMS = new Set(['userId', 'jobId', 'templateId']);
 
-/** An opt-out call's URL with its phone numbers (path, `?q=`) replaced; any other URL as it is. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** A segment that is a number a person may have: 6 or more digits, separators aside. */
+function phoneLike(segment: string): boolean {
+  const text = decoded(segment);
+  return PHONE_LIKE.test(text) && text.replace(/\D/g, '').length >= 6;
+}
+
+/**
+ * A URL with its phone numbers replaced: the opt-out calls' number (path, `?q=`), and on any path a
+ * segment that looks like one (a mistyped route still logs its path on a 5xx or a slow answer).
+ */
 function redactPhones(url: string): string {
-  if (!url.startsWith('/api/opt-outs/')) return url;
   const [path = '', query] = url.split('?', 2);
-  const safePath = path.replace(PHONE_IN_URL, `$1${CENSOR}`);
-  return query === undefined ? safePath : `${safePath}?${query.replace(/(^|&)q=[^&]*/g, `$1q=${CENSOR}`)}`;
+  const safePath = path
+    .replace(PHONE_IN_URL, `$1${CENSOR}`)
+    .split('/')
+    .map((segment) => (segment !== CENSOR && phoneLike(segment) ? CENSOR : segment))
+    .join('/');
+  return query === undefined ? safePath : `${safePath}?${query.replace(/(^|&)(q)=[^&]*/gi, `$1$2=${CENSOR}`)}`;
 }
 
 /** A request URL fit for logs and trace names: the values of sensitive query keys and phone numbers replaced. */
@@ -48,20 +72,20 @@ export function redactUrl(raw: string): string {
     .map((pair) => {
       const eq = pair.indexOf('=');
       const rawKey = eq < 0 ? pair : pair.slice(0, eq);
-      let key = rawKey;
-      try {
-        key = decodeURIComponent(rawKey.replace(/\+/g, ' '));
-      } catch {
-        // undecodable: judge the raw key
-      }
-      return eq >= 0 && SENSITIVE_QUERY_KEY.test(key) ? `${rawKey}=${CENSOR}` : pair;
+      return eq >= 0 && SENSITIVE_QUERY_KEY.test(decoded(rawKey)) ? `${rawKey}=${CENSOR}` : pair;
     });
   return `${url.slice(0, q)}?${params.join('&')}`;
 }
 
+/** Route parameters fit for logs: ids kept, anything else replaced. */
+function redactParams(params: unknown): unknown {
+  if (typeof params !== 'object' || params === null) return params;
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, LOGGED_PARAMS.has(k) ? v : CENSOR]));
+}
+
 function redactQuery(query: unknown): unknown {
   if (typeof query !== 'object' || query === null) return query;
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, SENSITIVE_QUERY_KEY.test(k) ? CENSOR : v]));
+  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, SENSITIVE_QUERY_KEY.test(k) || k.toLowerCase() === 'q' ? CENSOR : v]));
 }
 
 /**
@@ -108,6 +132,7 @@ export function loggerParams(service: string, level: string, http: boolean, slow
           ...req,
           ...(typeof req.url === 'string' ? { url: redactUrl(req.url) } : {}),
           ...(req.query !== undefined ? { query: redactQuery(req.query) } : {}),
+          ...(req.params !== undefined ? { params: redactParams(req.params) } : {}),
         }),
       },
       genReqId: (req: TimedRequest) => {
