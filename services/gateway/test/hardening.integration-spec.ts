@@ -135,9 +135,14 @@ describe('gateway hardening', () => {
     // Missing tokens count too, and socket handshakes from that address are refused as well.
     expect((await api(g.url).get('/api/templates/user_x/stats')).status).toBe(429);
     expect(await openSocket(g.url, 'bad')).toBe('too many failed sign-ins, try again later');
-    // Failures from a shared address never lock out its signed-in users: a valid token still gets through.
+    // Failures from a shared address never lock out its signed-in users: a valid token still gets
+    // through, on HTTP and on the socket (live updates) alike.
     const me = await devSignIn(g.url, 'behind-the-same-nat@shop.hk');
     expect((await api(g.url, me.token).get(`/api/templates/${me.userId}/stats`)).status).toBe(200);
+    const live = await openSocket(g.url, me.token);
+    expect(typeof live).not.toBe('string');
+    (live as Socket).close();
+    expect(await openSocket(g.url, 'bad again')).toBe('too many failed sign-ins, try again later');
   });
 
   it('does not trust X-Forwarded-For unless TRUST_PROXY says so', async () => {

@@ -98,7 +98,9 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
     trackSockets(server);
     server.use((socket, next) => {
       const address = this.clientAddress(socket.request);
-      if (this.failures.blocked(address)) return next(new Error(SOCKET_REFUSALS.tooManyFailures));
+      // As on HTTP: a valid token always gets through, so failed sign-ins from a shared address (an
+      // office NAT, a proxy) cannot cut its signed-in users off live updates; failures from a blocked
+      // address are refused as such.
       const token = (socket.handshake.auth as { token?: unknown } | undefined)?.token;
       this.verifier.verify(typeof token === 'string' ? token : undefined).then(
         (user) => {
@@ -109,6 +111,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
           next();
         },
         () => {
+          if (this.failures.blocked(address)) return next(new Error(SOCKET_REFUSALS.tooManyFailures));
           this.failures.record(address);
           next(new Error(SOCKET_REFUSALS.unauthorized));
         },
