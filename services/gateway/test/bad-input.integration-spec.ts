@@ -95,6 +95,27 @@ describe('gateway: bad input never costs a 5xx', () => {
     }
   });
 
+  it('says a body must be JSON when it is sent as text, a form or with no type, and that it must be UTF-8 when its bytes are not', async () => {
+    const send = async (path: string, body: Buffer | string, headers: Record<string, string>) => {
+      const res = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${ann.token}`, ...headers }, body });
+      return { status: res.status, error: ((await res.json()) as { error: string }).error };
+    };
+    const valid = JSON.stringify({ clerkUserId: ann.userId, message: 'Hi', phoneNumbers: ['91234567'] });
+    const jobsBefore = (await client().get(`/api/jobs/${ann.userId}`)).body.jobs.length;
+    for (const headers of [{ 'content-type': 'text/plain' }, { 'content-type': 'application/x-www-form-urlencoded' }, { 'content-type': 'application/xml' }, { 'content-type': '' }]) {
+      // Not "Please enter a message first": a message was sent, in the wrong wrapping.
+      expect(await send('/start-bulk-messages', valid, headers)).toEqual({ status: 400, error: REQUEST_MESSAGES.bodyNotJson });
+      expect(await send(`/api/templates/${ann.userId}`, valid, headers)).toEqual({ status: 400, error: REQUEST_MESSAGES.bodyNotJson });
+    }
+    // Bytes that are not UTF-8 would reach the customer as U+FFFD: refused, not changed.
+    const latin1 = Buffer.concat([Buffer.from('{"message":"caf'), Buffer.from([0xe9]), Buffer.from(`","phoneNumbers":["91234567"],"clerkUserId":"${ann.userId}"}`)]);
+    expect(await send('/start-bulk-messages', latin1, { 'content-type': 'application/json' })).toEqual({ status: 400, error: REQUEST_MESSAGES.bodyNotUtf8 });
+    expect(await send('/start-bulk-messages', valid, { 'content-type': 'application/json; charset=latin1' })).toEqual({ status: 400, error: REQUEST_MESSAGES.charsetUnsupported });
+    expect(await send('/start-bulk-messages', valid, { 'content-type': 'application/json', 'content-encoding': 'zstd-ish' })).toEqual({ status: 400, error: REQUEST_MESSAGES.encodingUnsupported });
+    // Nothing was started by any of them.
+    expect((await client().get(`/api/jobs/${ann.userId}`)).body.jobs).toHaveLength(jobsBefore);
+  });
+
   it('says "The request body must be a JSON object" for a body that is valid JSON but no object', async () => {
     for (const body of ['null', '123', '"text"', 'true', ' false ']) {
       const res = await raw('POST', '/start-bulk-messages', body);

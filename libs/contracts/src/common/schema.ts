@@ -20,6 +20,10 @@ export const REQUEST_MESSAGES = {
   invalidJson: 'The request body is not valid JSON',
   tooDeep: `The request body is nested too deeply (at most ${LIMITS.jsonMaxDepth} levels of arrays and objects)`,
   bodyNotObject: 'The request body must be a JSON object',
+  bodyNotJson: 'The request body must be JSON, sent with Content-Type: application/json',
+  bodyNotUtf8: 'The request body must be UTF-8 text',
+  charsetUnsupported: 'The request body must be JSON in UTF-8 (charset=utf-8)',
+  encodingUnsupported: 'The request body\'s Content-Encoding is not supported: send it as it is, or with gzip or deflate',
   badRequest: 'Bad request',
   /** A NUL character (U+0000) cannot be stored or sent: refused where silently changing the text would be wrong. */
   nulCharacter: (field: string) => `${field} must not contain the NUL character (U+0000)`,

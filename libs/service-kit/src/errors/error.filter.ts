@@ -39,13 +39,22 @@ function isJsonScalarBody(exception: unknown): boolean {
   }
 }
 
+/** Body refusals by their type: the gateway's own checks and body-parser's charset and encoding ones. */
+const BODY_MESSAGES: Record<string, string> = {
+  'entity.too.deep': REQUEST_MESSAGES.tooDeep,
+  'entity.not.json': REQUEST_MESSAGES.bodyNotJson,
+  'entity.not.utf8': REQUEST_MESSAGES.bodyNotUtf8,
+  'charset.unsupported': REQUEST_MESSAGES.charsetUnsupported,
+  'encoding.unsupported': REQUEST_MESSAGES.encodingUnsupported,
+};
+
 /** What a 4xx says: our words, never a parser's (no "Unexpected token", no "incorrect header check"). */
 function httpLikeMessage(status: number, exception: unknown): string {
   if (status === 413) return MESSAGES.payloadTooLarge;
   if (status === 404) return MESSAGES.notFound;
   const type = parserField(exception, 'type');
   if (type === 'entity.parse.failed') return isJsonScalarBody(exception) ? REQUEST_MESSAGES.bodyNotObject : REQUEST_MESSAGES.invalidJson;
-  if (type === 'entity.too.deep') return REQUEST_MESSAGES.tooDeep;
+  if (type !== undefined && type in BODY_MESSAGES) return BODY_MESSAGES[type]!;
   // Mapped from a middleware (body-parser, zlib, Express): its text is the library's, not ours.
   if (type !== undefined || (exception as { cause?: unknown } | null)?.cause !== undefined) return REQUEST_MESSAGES.badRequest;
   return exception instanceof HttpException ? exception.message : REQUEST_MESSAGES.badRequest;

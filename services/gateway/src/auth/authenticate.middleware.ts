@@ -3,6 +3,7 @@ import { json } from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AuthedRequest } from './auth.types.js';
 import type { AuthFailures } from './auth-failures.js';
+import { BodyNotJsonError, declaresJson } from '../http/json-body.js';
 import { bearerToken, type TokenVerifier } from './token-verifier.js';
 
 /** The only routes that read a body from a caller without a token. */
@@ -24,11 +25,18 @@ export function authenticateThenParse(options: {
   /** Checks the raw bytes before JSON.parse (the depth bound); throws to refuse the body. */
   verify?: (req: IncomingMessage, res: ServerResponse, body: Buffer, encoding: string) => void;
 }): RequestHandler {
-  const parseDefault = json({ limit: options.bodyLimit, verify: options.verify });
-  const parseByRoute = new Map(Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [path, json({ limit, verify: options.verify })]));
+  // Every body of the API is JSON: one of another type is refused in so many words, rather than left
+  // unread and answered as if it were empty ("Please enter a message first" to a message sent as text/plain).
+  const jsonOnly =
+    (parse: RequestHandler): RequestHandler =>
+    (req, res, next) =>
+      declaresJson(req) || req.headers['content-length'] === '0' ? parse(req, res, next) : next(new BodyNotJsonError());
+  const parseDefault = jsonOnly(json({ limit: options.bodyLimit, verify: options.verify }));
+  const parseByRoute = new Map(Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [path, jsonOnly(json({ limit, verify: options.verify }))]));
   // A request without a body (every GET poll) has nothing to parse: the parser would only find that out.
   const parseSignedIn: RequestHandler = (req, res, next) => (hasBody(req) ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next) : next());
-  const parseAnonymous = json({ limit: options.preAuthBodyLimit, verify: options.verify });
+  const parseAnonymousJson = jsonOnly(json({ limit: options.preAuthBodyLimit, verify: options.verify }));
+  const parseAnonymous: RequestHandler = (req, res, next) => (hasBody(req) ? parseAnonymousJson(req, res, next) : next());
   return (req: Request, res: Response, next: NextFunction) => {
     const authed = req as AuthedRequest;
     const anonymous = () => (PRE_AUTH_BODY_PATHS.has(req.path) ? parseAnonymous(req, res, next) : next());
