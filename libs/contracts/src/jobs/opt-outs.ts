@@ -245,6 +245,10 @@ export function checkOptOutNumbers(value: unknown, max: number = OPT_OUT_LIMITS.
   if (value === undefined || value === null) return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
   if (!Array.isArray(value)) return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
   const entries = value.filter((v) => !(v === null || v === undefined || (typeof v === 'string' && v.trim() === '')));
+  // An object or a list among the numbers is no number to echo back ("[object Object]").
+  if (entries.some((v) => typeof v !== 'string' && typeof v !== 'number')) {
+    return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
+  }
   if (entries.length === 0) return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
   if (entries.length > max) {
     return {

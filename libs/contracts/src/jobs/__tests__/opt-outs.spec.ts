@@ -37,6 +37,10 @@ describe('opt-out rules', () => {
     expect(bad).toMatchObject({ ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers });
     expect(!bad.ok && bad.message.startsWith(MESSAGES.invalidPhoneNumbersPrefix + '123')).toBe(true);
     expect(checkOptOutNumbers([])).toMatchObject({ ok: false, message: MESSAGES.addPhoneNumbersFirst });
+    // An object or a list among them is not echoed as "[object Object]": the list is refused as such.
+    for (const odd of [{ a: 1 }, ['91234567'], true]) {
+      expect(checkOptOutNumbers(['91234567', odd])).toEqual({ ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList });
+    }
     expect(checkOptOutNumbers(Array.from({ length: OPT_OUT_LIMITS.addMax + 1 }, (_, i) => String(90_000_000 + i)))).toMatchObject({
       ok: false,
       message: OPT_OUT_MESSAGES.tooManyPhoneNumbers,
