@@ -59,7 +59,8 @@ function supervise(index, crashes = 0) {
   const startedAt = Date.now();
   void handle.process.waitExit().then((code) => {
     const inARow = Date.now() - startedAt < FAST_CRASH_MS ? crashes + 1 : 1;
-    return restart(index, `code ${code}`, inARow, handle.process.tail(15));
+    const signal = handle.process.exitSignal;
+    return restart(index, code === null && signal ? `killed by ${signal}` : `code ${code}`, inARow, handle.process.tail(15));
   });
 }
 

@@ -63,7 +63,7 @@ test('npm start comes up on Node 24, answers with a dev token, restarts a killed
     process.kill(jobsPid, 'SIGKILL');
     const restarted = await waitFor(() => /jobs\s+pid (\d+)\s+restarted/.exec(output), 60_000, 100, `jobs to be restarted\n${output}`);
     process.stdout.write(`# jobs back ${((Date.now() - killedAt) / 1000).toFixed(1)} s after SIGKILL\n`);
-    assert.match(output, /jobs exited unexpectedly \(code null\); restarting it in 1 s/);
+    assert.match(output, /jobs exited unexpectedly \(killed by SIGKILL\); restarting it in 1 s/);
     const newJobsPid = Number(restarted[1]);
     assert.notEqual(newJobsPid, jobsPid);
     assert.ok(alive(newJobsPid));

@@ -69,6 +69,8 @@ export class ManagedProcess {
   readonly lines: string[] = [];
   private exited: Promise<number | null>;
   exitCode: number | null | undefined = undefined;
+  /** The signal that ended it (`SIGKILL`), when one did. */
+  exitSignal: NodeJS.Signals | null = null;
 
   constructor(
     readonly name: string,
@@ -90,6 +92,7 @@ export class ManagedProcess {
       child.once('exit', (code, signal) => {
         live.delete(this);
         this.exitCode = code ?? (signal ? -1 : null);
+        this.exitSignal = signal;
         resolve(code);
       }),
     );

@@ -31,7 +31,8 @@ export interface AuthSource {
 
 export function authSource(env: GatewayEnv): AuthSource {
   if (env.AUTH_MODE === 'dev') {
-    return { mode: 'dev', issuer: DEV_ISSUER, keySource: 'dev issuer key made at start (JWKS at /auth/dev/.well-known/jwks.json)', authorizedParties: [] };
+    const key = env.DEV_ISSUER_KEY_FILE ? 'dev issuer key kept in DEV_ISSUER_KEY_FILE (made on the first start)' : 'dev issuer key made at start';
+    return { mode: 'dev', issuer: DEV_ISSUER, keySource: `${key} (JWKS at /auth/dev/.well-known/jwks.json)`, authorizedParties: [] };
   }
   return {
     mode: 'clerk',
