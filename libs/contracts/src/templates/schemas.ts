@@ -1,7 +1,7 @@
 import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
 import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
-import { ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
+import { hasVisibleText, ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**
@@ -84,17 +84,24 @@ const missing = (input: unknown) => input === undefined || input === null;
 const NameSchema = z
   .string({ error: (i) => (missing(i.input) ? MESSAGES.templateNameRequired : TEMPLATE_MESSAGES.nameNotText) })
   .transform((v) => withoutNul(v).trim())
-  .pipe(z.string().min(1, MESSAGES.templateNameRequired).max(LIMITS.templateNameMax, MESSAGES.templateNameTooLong))
+  // A name of only invisible characters (U+200B, U+2060, U+FEFF, …) would show as an empty card title.
+  .pipe(
+    z
+      .string()
+      .min(1, MESSAGES.templateNameRequired)
+      .refine(hasVisibleText, MESSAGES.templateNameRequired)
+      .max(LIMITS.templateNameMax, MESSAGES.templateNameTooLong),
+  )
   .meta({ maxLength: LIMITS.templateNameMax, example: 'Weekly promo' });
 
-// Kept as typed (line breaks and spacing are part of the message); blank counts as missing.
+// Kept as typed (line breaks and spacing are part of the message); blank (also invisible-only) counts as missing.
 const MessageContentSchema = z
   .string({ error: (i) => (missing(i.input) ? MESSAGES.messageContentRequired : TEMPLATE_MESSAGES.messageContentNotText) })
   .transform((v) => withoutNul(v))
   .pipe(
     z
       .string()
-      .refine((v) => v.trim() !== '', MESSAGES.messageContentRequired)
+      .refine(hasVisibleText, MESSAGES.messageContentRequired)
       .refine((v) => v.length <= LIMITS.templateMessageMax, MESSAGES.messageContentTooLong),
   )
   .meta({ maxLength: LIMITS.templateMessageMax, example: 'Hello! *20% off* this week only.' });

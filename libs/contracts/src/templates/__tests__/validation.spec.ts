@@ -72,6 +72,23 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
     expect(validateTemplateCreate({ ...valid, message_content: 'm'.repeat(1000) }).ok).toBe(true);
   });
 
+  it('a name or message of only invisible characters is blank (zero-width space, word joiner, BOM, ...)', () => {
+    for (const invisible of ['\u200b\u200b', '\u2060', '\ufeff', ' \u200b \u2060\ufeff\u200d ', '\u00ad\u200e\u3164', '\u2800', '\u0001\u007f']) {
+      expect(errorsOf(validateTemplateCreate({ ...valid, name: invisible })).name).toBe(MESSAGES.templateNameRequired);
+      expect(errorsOf(validateTemplateCreate({ ...valid, message_content: invisible })).message_content).toBe(MESSAGES.messageContentRequired);
+      expect(errorsOf(validateTemplateUpdate({ name: invisible })).name).toBe(MESSAGES.templateNameRequired);
+    }
+    // Past the length limit too, the field is blank first.
+    expect(errorsOf(validateTemplateCreate({ ...valid, name: '\u200b'.repeat(101) })).name).toBe(MESSAGES.templateNameRequired);
+    // Invisible characters next to visible ones are the user's text: kept.
+    expect(validateTemplateCreate({ ...valid, name: 'Pro\u200bmo', message_content: '\u2060Hi' })).toMatchObject({
+      ok: true,
+      value: { name: 'Pro\u200bmo', message_content: '\u2060Hi' },
+    });
+    // A single emoji or CJK character is visible.
+    expect(validateTemplateCreate({ ...valid, name: '😀', message_content: '中' }).ok).toBe(true);
+  });
+
   it('description: optional, at most 500 characters', () => {
     expect(validateTemplateCreate({ ...valid, description: null }).ok).toBe(true);
     expect(validateTemplateCreate({ ...valid, description: 'd'.repeat(500) }).ok).toBe(true);
