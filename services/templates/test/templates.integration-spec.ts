@@ -182,6 +182,81 @@ describe('validation (SPEC §5, exact messages)', () => {
   });
 });
 
+describe(`at most ${LIMITS.templatesPerUserMax} templates per user`, () => {
+  const MAX = LIMITS.templatesPerUserMax;
+  const full = { success: false, error: TEMPLATE_MESSAGES.limitReached, code: 'TEMPLATE_LIMIT_REACHED' };
+
+  /** Fills the user's templates up to `count` (in small parallel batches). */
+  async function fill(client: Client, count: number, body: Record<string, unknown> = {}): Promise<Template[]> {
+    const made: Template[] = [];
+    for (let i = 0; i < count; i += 10) {
+      const batch = Array.from({ length: Math.min(10, count - i) }, (_, j) => create(client, { name: `t${i + j}`, ...body }));
+      made.push(...(await Promise.all(batch)));
+    }
+    return made;
+  }
+
+  it('a create or duplicate past the limit is a 409 in plain words and stores nothing; a delete makes room', async () => {
+    expect(TEMPLATE_MESSAGES.limitReached).toBe(`You can keep up to ${MAX} templates. Delete one to add another.`);
+    const alice = await signIn('alice');
+    const made = await fill(alice, MAX);
+
+    const more = await alice.post(alice.base, { name: 'One more', message_content: 'x' });
+    expect(more.status).toBe(409);
+    expect(more.body).toEqual(full);
+    const copy = await alice.post(`${alice.base}/${made[0]!.id}/duplicate`);
+    expect(copy.status).toBe(409);
+    expect(copy.body).toEqual(full);
+    // An invalid form still says what is wrong with it.
+    expect((await alice.post(alice.base, { name: '' })).body.code).toBe('TEMPLATE_INVALID');
+    // Edits, uses and favorites of the kept ones go on.
+    expect((await alice.put(`${alice.base}/${made[1]!.id}`, { name: 'Renamed', is_favorite: true })).status).toBe(200);
+    expect((await alice.post(`${alice.base}/${made[1]!.id}/use`)).status).toBe(200);
+    expect((await alice.get(`${alice.base}/stats`)).body.stats.total_templates).toBe(MAX);
+
+    expect((await alice.delete(`${alice.base}/${made[2]!.id}`)).status).toBe(200);
+    expect((await alice.post(`${alice.base}/${made[0]!.id}/duplicate`)).status).toBe(201);
+    expect((await alice.post(alice.base, { name: 'No room again', message_content: 'x' })).status).toBe(409);
+    expect((await alice.get(alice.base)).body.templates).toHaveLength(MAX);
+
+    // Another user's count is his own.
+    const bob = await signIn('bob');
+    expect((await bob.post(bob.base, { name: 'Mine', message_content: 'x' })).status).toBe(201);
+  });
+
+  it(`creates and duplicates racing at ${MAX - 1} store exactly one`, async () => {
+    const alice = await signIn('alice');
+    const [first] = await fill(alice, MAX - 1);
+    const racing = await Promise.all([
+      ...Array.from({ length: 8 }, (_, i) => alice.post(alice.base, { name: `race ${i}`, message_content: 'x' })),
+      ...Array.from({ length: 4 }, () => alice.post(`${alice.base}/${first!.id}/duplicate`)),
+    ]);
+    expect(racing.map((r) => r.status).sort()).toEqual([201, ...Array(11).fill(409)]);
+    for (const refused of racing.filter((r) => r.status === 409)) expect(refused.body).toEqual(full);
+    expect((await alice.get(alice.base)).body.templates).toHaveLength(MAX);
+    expect((await alice.get(`${alice.base}/stats`)).body.stats.total_templates).toBe(MAX);
+  });
+
+  it('the list of as many templates as allowed, each at every limit in its costliest JSON, is answered', async () => {
+    const alice = await signIn('alice');
+    // U+0001 goes as \u0001 in JSON: 6 bytes a character, the most a field can cost (one visible
+    // character each, or the field would be blank).
+    const costly = (length: number) => `v${'\u0001'.repeat(length - 1)}`;
+    const body = {
+      name: costly(LIMITS.templateNameMax),
+      description: costly(LIMITS.templateDescriptionMax),
+      message_content: costly(LIMITS.templateMessageMax),
+      phone_numbers: numbers(LIMITS.templatePhoneNumbersMax, 100_000_000_000_000),
+    };
+    await fill(alice, MAX, body);
+    const list = await alice.get(alice.base);
+    expect(list.status).toBe(200);
+    expect(list.body.templates).toHaveLength(MAX);
+    for (const t of list.body.templates as Template[]) expect(t).toMatchObject(body);
+  });
+});
+});
+
 describe('list: newest first, category and favorite filters', () => {
   let alice: Client;
   const made: Record<string, Template> = {};

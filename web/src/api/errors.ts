@@ -44,6 +44,13 @@ export function errorMessage(e: unknown): string {
   return 'Unknown error';
 }
 
+/** The error code the server answered (`TEMPLATE_LIMIT_REACHED`, …), or undefined. */
+export function errorCode(e: unknown): string | undefined {
+  if (!isFetchError(e)) return undefined;
+  const code = (e.data as ApiErrorBody | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
 export function fieldErrors(e: unknown): Record<string, string> {
   if (!isFetchError(e)) return {};
   const body = e.data as ApiErrorBody | undefined;

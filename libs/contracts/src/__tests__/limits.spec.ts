@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { estimateMinutes, pollIntervalMs, reviewEstimateMinutes } from '../common/limits.js';
+import { estimateMinutes, LIMITS, pollIntervalMs, reviewEstimateMinutes } from '../common/limits.js';
 import { invalidPhoneNumbersMessage } from '../common/messages.js';
 import { subjectOf } from '../common/rpc.js';
 
@@ -42,5 +42,35 @@ describe('subjects', () => {
   });
   it('formats the invalid numbers message as the spec does', () => {
     expect(invalidPhoneNumbersMessage(['12', 'abc'])).toBe('Invalid phone numbers: 12, abc');
+  });
+});
+
+describe('templates per user', () => {
+  /** A template at every field limit, each character of the text fields given as `char`. */
+  const fullTemplate = (char: string) => ({
+    id: '00000000-0000-4000-8000-000000000000',
+    name: char.repeat(LIMITS.templateNameMax),
+    description: char.repeat(LIMITS.templateDescriptionMax),
+    message_content: char.repeat(LIMITS.templateMessageMax),
+    phone_numbers: Array.from({ length: LIMITS.templatePhoneNumbersMax }, (_, i) => String(10 ** (LIMITS.templatePhoneMaxDigits - 1) + i)),
+    category: 'marketing',
+    is_favorite: true,
+    usage_count: 2 ** 31 - 1,
+    created_at: '2025-01-01T00:00:00.000Z',
+    updated_at: '2025-01-01T00:00:00.000Z',
+  });
+
+  it('all of them, each at every limit, fit well under one NATS message as the list reply', () => {
+    // The list reply as the templates service sends it (Nest's packet) and as the gateway answers it.
+    const bytes = (char: string) => {
+      const templates = Array.from({ length: LIMITS.templatesPerUserMax }, () => fullTemplate(char));
+      const packet = { id: 'x'.repeat(64), response: templates, isDisposed: true };
+      return Buffer.byteLength(JSON.stringify(packet));
+    };
+    // U+0001 is escaped as \u0001 (6 bytes): the costliest character a field can hold (NUL is dropped;
+    // a lone surrogate is stored as U+FFFD, 3 bytes). CJK is 3 bytes, `"` 2.
+    const worst = Math.max(...['\u0001', '中', '"', '\ufffd'].map(bytes));
+    const room = LIMITS.natsMaxPayloadBytes - LIMITS.natsEnvelopeBytes;
+    expect(worst).toBeLessThan(room * 0.7);
   });
 });

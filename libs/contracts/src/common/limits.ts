@@ -7,6 +7,13 @@ export const LIMITS = {
   templatePhoneNumbersMax: 200,
   templatePhoneMinDigits: 8,
   templatePhoneMaxDigits: 15,
+  /**
+   * Templates one user may keep (not in the spec). The list answers them all in one NATS message, so
+   * this many templates at every field limit must fit well under 1 MiB even in their costliest JSON:
+   * control characters escape to 6 bytes each (`\u0001`), CJK takes 3. Worst case about 13.5 KB a
+   * template, 50 of them about 0.65 MiB (a test in limits.spec.ts computes it); 100 would not fit.
+   */
+  templatesPerUserMax: 50,
   /** Send screen numbers are Hong Kong numbers: exactly 8 digits. */
   hkPhoneDigits: 8,
   hkCountryCode: '852',

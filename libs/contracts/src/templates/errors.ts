@@ -6,4 +6,6 @@ export enum TemplatesErrorCode {
   InvalidFilter = 'TEMPLATE_FILTER_INVALID',
   /** No template with that id belongs to the caller (another user's id answers the same). */
   NotFound = 'TEMPLATE_NOT_FOUND',
+  /** A create or duplicate when the user already keeps LIMITS.templatesPerUserMax templates (409). */
+  LimitReached = 'TEMPLATE_LIMIT_REACHED',
 }

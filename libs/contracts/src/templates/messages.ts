@@ -1,3 +1,5 @@
+import { LIMITS } from '../common/limits.js';
+
 /**
  * Texts of the templates module that the spec does not give (type errors of the JSON body, the filter,
  * not found). The spec's own texts are in MESSAGES (common/messages.ts).
@@ -11,4 +13,6 @@ export const TEMPLATE_MESSAGES = {
   bodyNotObject: 'The template must be a JSON object',
   favoriteFilterInvalid: 'is_favorite must be true or false',
   templateNotFound: 'Template not found',
+  /** A create or duplicate past LIMITS.templatesPerUserMax. */
+  limitReached: `You can keep up to ${LIMITS.templatesPerUserMax} templates. Delete one to add another.`,
 } as const;

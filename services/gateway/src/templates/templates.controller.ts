@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
+  LIMITS,
   MESSAGES,
   TEMPLATE_HTTP,
   TEMPLATE_MESSAGES,
@@ -40,6 +41,10 @@ const listQuery = new SchemaPipe(TemplateListQuerySchema, (r) =>
 registerSchema('TemplateDto', TemplateSchema);
 const ERROR = openApi(ErrorAnswerSchema, 'TemplateErrorResponseDto');
 const TEMPLATE_ANSWER = 'TemplateResponseDto';
+const LIMIT_REACHED = {
+  description: `The user already keeps ${LIMITS.templatesPerUserMax} templates: "${TEMPLATE_MESSAGES.limitReached}" (code ${TemplatesErrorCode.LimitReached})`,
+  schema: ERROR,
+};
 
 /**
  * The /api/templates/... calls (SPEC §7). The AuthGuard has already checked that `:userId` is the
@@ -84,6 +89,7 @@ export class TemplatesController {
   @ApiSchemaBody(TemplateCreateSchema, 'CreateTemplateDto')
   @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
   @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
+  @ApiConflictResponse(LIMIT_REACHED)
   async create(@CurrentUser() user: AuthUser, @Body(createBody) body: Infer<typeof TemplateCreateSchema>) {
     return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body }) };
   }
@@ -124,6 +130,7 @@ export class TemplatesController {
   @ApiOperation({ summary: 'Copy a template as "<name> (Copy)", not a favorite, usage 0' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
   @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
+  @ApiConflictResponse(LIMIT_REACHED)
   async duplicate(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
     return { success: true, template: await this.rpc.call('templates.duplicate', { userId: user.userId, templateId }) };
   }

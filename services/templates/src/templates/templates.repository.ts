@@ -39,10 +39,20 @@ export class TemplatesRepository {
     return found ? toTemplate(found) : undefined;
   }
 
-  /** save() reads back the generated id, timestamps and defaults with INSERT … RETURNING. */
-  async insert(userId: string, input: TemplateInput): Promise<Template> {
-    const repo = this.repo();
-    return toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
+  /**
+   * Stores a new template unless the user already keeps `max`; undefined then. The user's creates take
+   * a transaction-scoped advisory lock first, so two at once cannot both count max − 1 and both
+   * insert (a count and an insert alone would race under read committed). Other users never wait on
+   * it (but for a rare hash collision). save() reads back the generated id, timestamps and defaults
+   * with INSERT … RETURNING.
+   */
+  insertUnlessFull(userId: string, input: TemplateInput, max: number): Promise<Template | undefined> {
+    return this.tx.run(async (em) => {
+      await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:templates:' || $1))`, [userId]);
+      const repo = this.repo(em);
+      if ((await repo.countBy({ user_id: userId })) >= max) return undefined;
+      return toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
+    });
   }
 
   /** Changes only the given fields; undefined when the user has no such template. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   duplicateTemplateInput,
+  LIMITS,
   TEMPLATE_CATEGORIES,
   TEMPLATE_MESSAGES,
   TemplatesErrorCode,
@@ -9,6 +10,7 @@ import {
   validateTemplateUpdate,
   type Template,
   type TemplateCategoryCount,
+  type TemplateInput,
   type TemplateListRequest,
   type TemplateStats,
 } from '@bns/contracts';
@@ -20,6 +22,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function notFound(): AppError {
   return AppError.notFound(TemplatesErrorCode.NotFound, TEMPLATE_MESSAGES.templateNotFound);
+}
+
+/** 409: the user keeps as many templates as allowed; the words say what to do. */
+function limitReached(): AppError {
+  return AppError.conflict(TemplatesErrorCode.LimitReached, TEMPLATE_MESSAGES.limitReached, { max: LIMITS.templatesPerUserMax });
 }
 
 /**
@@ -39,7 +46,7 @@ export class TemplatesService {
   async create(userId: string, body: unknown): Promise<Template> {
     const input = validateTemplateCreate(body);
     if (!input.ok) throw AppError.validation(TemplatesErrorCode.InvalidTemplate, input.message, input.errors);
-    return this.templates.insert(userId, input.value);
+    return this.insert(userId, input.value);
   }
 
   async update(userId: string, templateId: string, body: unknown): Promise<Template> {
@@ -61,7 +68,7 @@ export class TemplatesService {
 
   async duplicate(userId: string, templateId: string): Promise<Template> {
     const source = await this.findOwned(userId, templateId);
-    return this.templates.insert(userId, duplicateTemplateInput(source));
+    return this.insert(userId, duplicateTemplateInput(source));
   }
 
   /** Every category of SPEC §9, in that order, with how many of the user's templates it holds. */
@@ -78,6 +85,16 @@ export class TemplatesService {
     const used = UUID.test(templateId) ? await this.templates.use(userId, templateId) : undefined;
     if (!used) throw notFound();
     return used;
+  }
+
+  /**
+   * Every new template (a create or a duplicate) is capped: the list answers all of a user's templates
+   * in one NATS message, and LIMITS.templatesPerUserMax of them at every field limit still fit.
+   */
+  private async insert(userId: string, input: TemplateInput): Promise<Template> {
+    const created = await this.templates.insertUnlessFull(userId, input, LIMITS.templatesPerUserMax);
+    if (!created) throw limitReached();
+    return created;
   }
 
   private async findOwned(userId: string, templateId: string): Promise<Template> {

@@ -1,5 +1,14 @@
 import { useState } from 'react';
-import { LIMITS, MESSAGES, WEB_MESSAGES, type Template, type TemplateCategory, type TemplateCategoryCount, type TemplateFieldErrors } from '@bns/contracts';
+import {
+  LIMITS,
+  MESSAGES,
+  TemplatesErrorCode,
+  WEB_MESSAGES,
+  type Template,
+  type TemplateCategory,
+  type TemplateCategoryCount,
+  type TemplateFieldErrors,
+} from '@bns/contracts';
 import {
   useCreateTemplateMutation,
   useDeleteTemplateMutation,
@@ -10,7 +19,7 @@ import {
   useSetFavoriteMutation,
   useUpdateTemplateMutation,
 } from '../../api/api.js';
-import { errorMessage, fieldErrors, httpStatus } from '../../api/errors.js';
+import { errorCode, errorMessage, fieldErrors, httpStatus } from '../../api/errors.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
 import { Spinner } from '../../components/Spinner.js';
@@ -32,6 +41,13 @@ const categoryLabel = (c: CategoryOption) =>
   `${titleCase(c.category)}${typeof c.count === 'number' ? ` (${c.count})` : ''}`;
 /** The server answered (so "Failed to …"), as opposed to the call not going through ("Error …"). */
 const answered = (e: unknown) => httpStatus(e) !== undefined || (e as { status?: unknown })?.status === 'CUSTOM_ERROR';
+/** "Failed to duplicate template", with the server's words when it refused because the user keeps too many. */
+const duplicateFailure = (e: unknown) =>
+  errorCode(e) === TemplatesErrorCode.LimitReached
+    ? `${MESSAGES.failedToDuplicateTemplate}: ${errorMessage(e)}`
+    : answered(e)
+      ? MESSAGES.failedToDuplicateTemplate
+      : MESSAGES.errorDuplicatingTemplate;
 
 /** Tab 3 (Beta): stats, filters, the cards and their dialogs (SPEC §2 Tab 3, §4 Templates). */
 export function TemplatesTab() {
@@ -67,7 +83,7 @@ export function TemplatesTab() {
         .unwrap()
         .then(
           () => toast.success(WEB_MESSAGES.templateDuplicated),
-          (e: unknown) => toast.error(answered(e) ? MESSAGES.failedToDuplicateTemplate : MESSAGES.errorDuplicatingTemplate),
+          (e: unknown) => toast.error(duplicateFailure(e)),
         );
     },
     onEdit: (t: Template) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, type Template } from '@bns/contracts';
+import { ErrorKind, LIMITS, MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, type Template } from '@bns/contracts';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
 import { TemplatesRepository } from '../templates.repository.js';
 import { TemplatesService } from '../templates.service.js';
@@ -138,5 +138,36 @@ describe('another user', () => {
     expect(await templates.stats(bob)).toEqual({ total_templates: 1, favorite_templates: 0, categories: 1, total_usage: 0 });
     // Hers is untouched.
     expect(await templates.list({ userId: ann })).toEqual([hers]);
+  });
+});
+
+describe('templates per user', () => {
+  const MAX = LIMITS.templatesPerUserMax;
+  const full = { kind: ErrorKind.Conflict, code: TemplatesErrorCode.LimitReached, message: TEMPLATE_MESSAGES.limitReached };
+  const fill = (u: string, count: number) => Promise.all(Array.from({ length: count }, (_, i) => templates.create(u, { name: `t${i}`, message_content: 'x' })));
+
+  it('refuses a create or a duplicate past the limit, in plain words, and stores nothing', async () => {
+    const u = newUser();
+    const [first] = await fill(u, MAX);
+    await expect(templates.create(u, { name: 'more', message_content: 'x' })).rejects.toMatchObject(full);
+    await expect(templates.duplicate(u, first!.id)).rejects.toMatchObject(full);
+    // An unknown source is still "not found", a bad form still a form error.
+    await expect(templates.duplicate(u, '00000000-0000-4000-8000-000000000000')).rejects.toMatchObject(notFound);
+    await expect(templates.create(u, { name: '' })).rejects.toMatchObject({ code: TemplatesErrorCode.InvalidTemplate });
+    expect((await templates.stats(u)).total_templates).toBe(MAX);
+    await templates.remove(u, first!.id);
+    expect(await templates.create(u, { name: 'room again', message_content: 'x' })).toMatchObject({ name: 'room again' });
+  });
+
+  it(`lets exactly one of many creates and duplicates racing at ${MAX - 1} through`, async () => {
+    const u = newUser();
+    const [first] = await fill(u, MAX - 1);
+    const results = await Promise.allSettled([
+      ...Array.from({ length: 6 }, (_, i) => templates.create(u, { name: `race ${i}`, message_content: 'x' })),
+      ...Array.from({ length: 6 }, () => templates.duplicate(u, first!.id)),
+    ]);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) expect(r.reason).toMatchObject(full);
+    expect((await templates.stats(u)).total_templates).toBe(MAX);
   });
 });

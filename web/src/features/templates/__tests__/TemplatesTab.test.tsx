@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { LIMITS, MESSAGES, WEB_MESSAGES, type Template } from '@bns/contracts';
+import { LIMITS, MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, WEB_MESSAGES, type Template } from '@bns/contracts';
 import { initialJobState } from '../../job/slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { TemplatesTab } from '../TemplatesTab.js';
@@ -75,6 +75,41 @@ describe('Templates tab', () => {
     expect(await screen.findByText(MESSAGES.failedToDuplicateTemplate)).toBeTruthy();
     // The toast and the rollback land in separate renders: wait for the copy to go.
     await waitFor(() => expect(screen.queryByRole('article', { name: 'Promo (Copy)' })).toBeNull());
+  });
+
+  describe('at the limit of templates a user keeps', () => {
+    const full = { status: 409, body: { success: false, error: TEMPLATE_MESSAGES.limitReached, code: TemplatesErrorCode.LimitReached } };
+    const serverAtLimit = () =>
+      fakeFetch(async (method, url) => {
+        if (url.pathname.endsWith('/stats')) return { body: stats };
+        if (method === 'GET') return { body: { success: true, templates: [tpl({})] } };
+        return full;
+      });
+
+    it('a refused save says why in plain words, and the form stays open', async () => {
+      const server = serverAtLimit();
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+      await user.click(screen.getByRole('button', { name: '+ New Template' }));
+      const dialog = screen.getByRole('dialog', { name: 'Create Template' });
+      await user.type(within(dialog).getByLabelText(/Template name/), 'One more');
+      await user.type(within(dialog).getByLabelText(/Message content/), 'Hello');
+      await user.click(within(dialog).getByRole('button', { name: 'Create Template' }));
+      expect(await screen.findByText(`${MESSAGES.failedToSaveTemplate}: ${TEMPLATE_MESSAGES.limitReached}`)).toBeTruthy();
+      expect(TEMPLATE_MESSAGES.limitReached).toBe(`You can keep up to ${LIMITS.templatesPerUserMax} templates. Delete one to add another.`);
+      expect(screen.getByRole('dialog', { name: 'Create Template' })).toBeTruthy();
+    });
+
+    it('a refused duplicate says why in plain words and takes the copy away', async () => {
+      const server = serverAtLimit();
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+      await user.click(await screen.findByRole('button', { name: 'Duplicate Promo' }));
+      expect(await screen.findByText(`${MESSAGES.failedToDuplicateTemplate}: ${TEMPLATE_MESSAGES.limitReached}`)).toBeTruthy();
+      await waitFor(() => expect(screen.queryByRole('article', { name: 'Promo (Copy)' })).toBeNull());
+    });
   });
 
   it('fetches once the filters have been still for 300 ms, never for the states in between', async () => {
