@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
 import { CommonErrorCode, duplicateTemplateName, ErrorKind, LIMITS, MESSAGES, TEMPLATE_MESSAGES, type RequestKey, type Template } from '@bns/contracts';
 import { AppError, connectNats, RpcClient } from '@bns/service-kit';
 import { api, devSignIn, startSystem, type System } from '@bns/testing';
@@ -254,7 +255,38 @@ describe(`at most ${LIMITS.templatesPerUserMax} templates per user`, () => {
     expect(list.body.templates).toHaveLength(MAX);
     for (const t of list.body.templates as Template[]) expect(t).toMatchObject(body);
   });
-});
+
+  it('a user who kept more before the limit gets a prompt 413 in plain words for a list too large to send, not a 503 after 10 s', async () => {
+    const alice = await signIn('alice');
+    // 100 templates at every limit (about 1.3 MB as JSON: more than one NATS message), stored as an
+    // older version without the limit would have, 2 of them in "custom".
+    const db = new pg.Client({ connectionString: sys.postgres.url });
+    await db.connect();
+    try {
+      await db.query(
+        `INSERT INTO templates.templates (user_id, name, description, message_content, phone_numbers, category)
+         SELECT $1, 'v' || repeat(chr(1), 99), repeat(chr(1), 500), 'v' || repeat(chr(1), 999),
+                ARRAY(SELECT (100000000000000 + g)::text FROM generate_series(1, 200) g),
+                CASE WHEN i <= 2 THEN 'custom' ELSE 'general' END
+         FROM generate_series(1, 100) i`,
+        [alice.userId],
+      );
+    } finally {
+      await db.end();
+    }
+    const started = Date.now();
+    const all = await alice.get(alice.base);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(all.status).toBe(413);
+    expect(all.body).toEqual({ success: false, error: MESSAGES.replyTooLarge, code: CommonErrorCode.ReplyTooLarge });
+    // Fewer items are answered (a category, the stats), a delete still works, and a create is still capped.
+    const custom = await alice.get(`${alice.base}?category=custom`);
+    expect(custom.status).toBe(200);
+    expect(custom.body.templates).toHaveLength(2);
+    expect((await alice.get(`${alice.base}/stats`)).body.stats.total_templates).toBe(100);
+    expect((await alice.delete(`${alice.base}/${custom.body.templates[0].id}`)).status).toBe(200);
+    expect((await alice.post(alice.base, { name: 'More', message_content: 'x' })).body).toEqual(full);
+  });
 });
 
 describe('list: newest first, category and favorite filters', () => {

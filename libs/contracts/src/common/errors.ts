@@ -42,6 +42,11 @@ export enum CommonErrorCode {
   NotFound = 'NOT_FOUND',
   RateLimited = 'RATE_LIMITED',
   PayloadTooLarge = 'PAYLOAD_TOO_LARGE',
+  /**
+   * The handler's answer was too large for one NATS message (max_payload): the service answers this
+   * at once instead of leaving the caller to its timeout. Kind PayloadTooLarge.
+   */
+  ReplyTooLarge = 'REPLY_TOO_LARGE',
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',
   /**
    * The caller's NATS connection dropped while the request was in flight (or before it was sent). The

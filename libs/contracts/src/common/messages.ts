@@ -50,6 +50,8 @@ export const MESSAGES = {
   notFound: 'Not found',
   rateLimited: 'Too Many Requests',
   payloadTooLarge: 'Request body is too large',
+  /** A service's answer did not fit in one NATS message (CommonErrorCode.ReplyTooLarge). */
+  replyTooLarge: 'The answer is too large to send at once. Ask for fewer items.',
   serviceUnavailable: 'The service is temporarily unavailable. Please try again shortly.',
   overloaded: 'The server is busy. Please try again shortly.',
   internal: 'Something went wrong on our side. Please try again; quote the error id if it persists.',

@@ -1,10 +1,19 @@
+import { Logger } from '@nestjs/common';
 import { ServerNats } from '@nestjs/microservices';
-import { isSharded, subjectOf, type RequestKey } from '@bns/contracts';
+import { CommonErrorCode, ErrorKind, isSharded, MESSAGES, subjectOf, type ErrorPayload, type RequestKey } from '@bns/contracts';
 import { outcomeOf, recordRpcServer } from '../metrics/metrics.js';
 import { natsTransportOptions } from './connection.js';
 
 const PLAIN_SUBJECT = /^[A-Za-z_$]/;
 const JSON_WORDS = new Set(['true', 'false', 'null']);
+
+/** What the caller gets instead of an answer too large for one NATS message. */
+const REPLY_TOO_LARGE: ErrorPayload = { kind: ErrorKind.PayloadTooLarge, code: CommonErrorCode.ReplyTooLarge, message: MESSAGES.replyTooLarge };
+
+/** nats.js refuses to publish more than the server's max_payload with "'payload' max_payload size exceeded". */
+function isOverMaxPayload(err: unknown): boolean {
+  return err instanceof Error && err.name === 'InvalidArgumentError' && err.message.includes('max_payload');
+}
 
 /**
  * Nest's NATS server, with these changes: handlers registered on a sharded key (`sessions.connect`)
@@ -13,6 +22,8 @@ const JSON_WORDS = new Set(['true', 'false', 'null']);
  * (queue groups, wire format, handler lookup) is Nest's.
  */
 export class KitNatsServer extends ServerNats {
+  private readonly replyLogger = new Logger('KitNatsServer');
+
   constructor(url: string, name: string, private readonly queue: string, private readonly shard?: number) {
     super(natsTransportOptions(url, name, queue));
   }
@@ -38,18 +49,39 @@ export class KitNatsServer extends ServerNats {
     return PLAIN_SUBJECT.test(pattern) && !JSON_WORDS.has(pattern) ? this.normalizePattern(pattern) : super.getRouteFromPattern(pattern);
   }
 
-  /** Times each request from its arrival to its reply and counts it by subject and outcome. */
+  /**
+   * Times each request from its arrival to its reply and counts it by subject and outcome. A reply
+   * nats.js cannot publish because it is over max_payload would otherwise be lost (Nest only logs the
+   * error) and the caller would wait its whole timeout for a 503: it gets a small PayloadTooLarge
+   * error at once instead, and the log says which subject (never what the reply held).
+   */
   override getPublisher(...args: Parameters<ServerNats['getPublisher']>): ReturnType<ServerNats['getPublisher']> {
     const publish = super.getPublisher(...args);
     const subject = args[0].subject;
     const started = performance.now();
     let counted = false;
-    return (response: { err?: unknown }) => {
-      if (!counted) {
+    return (response: { err?: unknown; isDisposed?: boolean }) => {
+      // Timed up to the publish, as before: the outcome is known only once it went out.
+      const seconds = (performance.now() - started) / 1000;
+      const count = (err: unknown) => {
+        if (counted) return;
         counted = true;
-        recordRpcServer(subject, outcomeOf(response.err), (performance.now() - started) / 1000);
+        recordRpcServer(subject, outcomeOf(err), seconds);
+      };
+      let sent: unknown;
+      try {
+        sent = publish(response);
+      } catch (err) {
+        if (!isOverMaxPayload(err)) {
+          count(response.err);
+          throw err;
+        }
+        count(REPLY_TOO_LARGE);
+        this.replyLogger.warn({ subject }, 'reply over the NATS max_payload: answered with an error instead');
+        return publish({ err: REPLY_TOO_LARGE, isDisposed: true });
       }
-      return publish(response);
+      count(response.err);
+      return sent;
     };
   }
 }
