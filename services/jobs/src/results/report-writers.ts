@@ -27,9 +27,16 @@ function cells(r: RecipientResult, variables: readonly string[]): string[] {
   ];
 }
 
-/** RFC 4180 quoting; a cell a spreadsheet would run as a formula is prefixed with `'` (CSV injection). */
+/** A cell that is a number and nothing else: a spreadsheet shows it as such, and it runs nothing. */
+const PLAIN_NUMBER = /^-?\d+(\.\d+)?$/;
+
+/**
+ * RFC 4180 quoting; a cell a spreadsheet would run as a formula (one that starts with = + - @ tab or
+ * CR) is prefixed with `'` (CSV injection), unless it is a plain number: `-1+1+cmd|…` starts with a
+ * digit after the minus too, and still runs.
+ */
 function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) && !/^-?\d/.test(value) ? `'${value}` : value;
+  const safe = /^[=+\-@\t\r]/.test(value) && !PLAIN_NUMBER.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
