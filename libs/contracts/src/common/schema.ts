@@ -27,6 +27,8 @@ export const REQUEST_MESSAGES = {
   badRequest: 'Bad request',
   /** A NUL character (U+0000) cannot be stored or sent: refused where silently changing the text would be wrong. */
   nulCharacter: (field: string) => `${field} must not contain the NUL character (U+0000)`,
+  /** Half of a UTF-16 surrogate pair alone: it has no character, and would go out as "�". */
+  invalidText: (field: string) => `${field} contains characters that are not valid text`,
   clientIdInvalid: `clientId must be text of at most ${LIMITS.clientIdMaxLength} characters`,
   // A NATS request refused by its owning service before a handler runs (`checkRequest`). Each names the
   // field (a name from the schema, never a value: values may be phone numbers).
@@ -41,6 +43,23 @@ export const REQUEST_MESSAGES = {
 
 export function hasNul(text: string): boolean {
   return text.includes('\u0000');
+}
+
+/** A lone UTF-16 surrogate: JSON can carry it (`"\ud800"`), UTF-8 and Postgres cannot. */
+export function hasLoneSurrogate(text: string): boolean {
+  return /\p{Cs}/u.test(text);
+}
+
+/**
+ * Characters that show nothing: white space, control characters, the zero-width and other
+ * default-ignorable code points (U+200B–U+200F, U+2060–U+206F, U+FEFF, variation selectors, tags,
+ * Hangul fillers…) and the blank braille pattern U+2800, a common "invisible message" trick.
+ */
+const INVISIBLE_ONLY = /^[\s\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
+
+/** True when the text would show nothing at all: a message or value of only such characters is blank. */
+export function isBlankText(text: string): boolean {
+  return INVISIBLE_ONLY.test(text);
 }
 
 /** Postgres text cannot hold U+0000 (JSON can): where a form strips it, this is how. */

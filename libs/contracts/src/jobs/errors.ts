@@ -19,6 +19,6 @@ export enum JobsErrorCode {
   /** Cancel of a job that has already completed or failed. */
   AlreadyFinished = 'JOB_ALREADY_FINISHED',
   InvalidSince = 'JOB_SINCE_INVALID',
-  /** A field other than the message and the list is not what it must be (clientId, NUL in text). */
+  /** A field other than the message and the list is not what it must be (clientId, NUL or a lone surrogate in text). */
   InvalidField = 'JOB_FIELD_INVALID',
 }

@@ -1,5 +1,16 @@
 import { LIMITS } from '../common/limits.js';
-import { ClerkUserIdSchema, ClientIdSchema, hasNul, REQUEST_MESSAGES, RpcIdSchema, RpcUserIdSchema, z, type HttpCallRule } from '../common/schema.js';
+import {
+  ClerkUserIdSchema,
+  ClientIdSchema,
+  hasLoneSurrogate,
+  hasNul,
+  isBlankText,
+  REQUEST_MESSAGES,
+  RpcIdSchema,
+  RpcUserIdSchema,
+  z,
+  type HttpCallRule,
+} from '../common/schema.js';
 import { JOB_LOG_TYPES } from '../common/events.js';
 import { JOB_STATUSES } from './types.js';
 import { JOB_MESSAGES } from './messages.js';
@@ -11,17 +22,30 @@ import { RESULTS_LIMITS } from './results.js';
  * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
  * rules in the order a user should hear about them (message, then the list, then the rest); the
  * rules that need the whole list (numbers, duplicates, placeholders, the account's maximum) are
- * `checkStartJob`'s, in the jobs service. Outgoing text refuses NUL: silently changing what is sent
- * to a customer would be worse than saying so.
+ * `checkStartJob`'s, in the jobs service. Outgoing text refuses NUL and lone surrogates: silently
+ * changing what is sent to a customer would be worse than saying so.
  */
 
 const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 const PhoneEntry = z.union([z.string(), z.number(), z.null()], { error: JOB_MESSAGES.phoneNumbersNotAList });
 
-const VariableValue = z.union([z.string().refine((v) => !hasNul(v), REQUEST_MESSAGES.nulCharacter('variables')), z.number(), z.boolean(), z.null()], {
-  error: JOB_MESSAGES.recipientsNotAList,
-});
+/** Text a message may carry: no NUL (Postgres cannot store it), no lone surrogate (it would go out as "�"). */
+const textIssue = (field: string, text: string): string | undefined =>
+  hasNul(text) ? REQUEST_MESSAGES.nulCharacter(field) : hasLoneSurrogate(text) ? REQUEST_MESSAGES.invalidText(field) : undefined;
+
+const VariableValue = z.union(
+  [
+    z.string().superRefine((v, ctx) => {
+      const issue = textIssue('variables', v);
+      if (issue) ctx.addIssue({ code: 'custom', message: issue });
+    }),
+    z.number(),
+    z.boolean(),
+    z.null(),
+  ],
+  { error: JOB_MESSAGES.recipientsNotAList },
+);
 
 /** One personalised recipient: `{{name}}` in the message is filled from `variables.name`. */
 export const JobRecipientSchema = z.object(
@@ -43,8 +67,10 @@ export const StartJobBodySchema = z
   .object({
     message: z
       .string({ error: JOB_MESSAGES.enterMessageFirst })
-      .refine((v) => v.trim() !== '', { message: JOB_MESSAGES.enterMessageFirst, abort: true })
+      // Only invisible characters (zero-width spaces, joiners, U+FEFF…) show nothing: blank, too.
+      .refine((v) => !isBlankText(v), { message: JOB_MESSAGES.enterMessageFirst, abort: true })
       .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter('message'), abort: true })
+      .refine((v) => !hasLoneSurrogate(v), { message: REQUEST_MESSAGES.invalidText('message'), abort: true })
       .meta({ maxLength: LIMITS.messageMaxLength, example: 'Hi {{name}}' }),
     phoneNumbers: z
       .array(PhoneEntry, { error: JOB_MESSAGES.phoneNumbersNotAList })

@@ -1,5 +1,5 @@
 import { LIMITS } from '../common/limits.js';
-import { checkWith, REQUEST_MESSAGES } from '../common/schema.js';
+import { checkWith, isBlankText, REQUEST_MESSAGES } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
 import { fillPlaceholders, placeholdersIn } from '../web/placeholders.js';
 import { JobsErrorCode } from './errors.js';
@@ -41,9 +41,9 @@ function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-/** A variable's value as text; undefined when it has none a message could show. */
+/** A variable's value as text; undefined when it has none a message could show (blank or invisible only). */
 export function variableValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'string') return isBlankText(value) ? undefined : value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
   return undefined;
@@ -54,15 +54,14 @@ function sheetRow(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 ? value : undefined;
 }
 
-const NUL_MESSAGES = new Set<string>([
-  REQUEST_MESSAGES.nulCharacter('message'),
-  REQUEST_MESSAGES.nulCharacter('variables'),
-  REQUEST_MESSAGES.nulCharacter('clientId'),
-]);
+/** Text the start refuses whatever the field: NUL, lone surrogates. */
+const TEXT_MESSAGES = new Set<string>(
+  ['message', 'variables', 'clientId'].flatMap((field) => [REQUEST_MESSAGES.nulCharacter(field), REQUEST_MESSAGES.invalidText(field)]),
+);
 
 /** The error code of a start body's first problem, by its field and message. */
 export function startJobErrorCode(field: string, message: string): JobsErrorCode {
-  if (NUL_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId')) return JobsErrorCode.InvalidField;
+  if (TEXT_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId')) return JobsErrorCode.InvalidField;
   if (message === JOB_MESSAGES.addPhoneNumbersFirst) return JobsErrorCode.PhoneNumbersRequired;
   if (field === 'message') return message === JOB_MESSAGES.messageTooLong ? JobsErrorCode.MessageTooLong : JobsErrorCode.MessageRequired;
   if (field === '') return JobsErrorCode.MessageRequired;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { LIMITS } from '../../common/limits.js';
 import { MESSAGES } from '../../common/messages.js';
+import { REQUEST_MESSAGES } from '../../common/schema.js';
 import { JobsErrorCode } from '../errors.js';
 import { JOB_MESSAGES } from '../messages.js';
 import { checkStartJob, parseSince, type StartJobCheck } from '../validation.js';
@@ -163,6 +164,35 @@ describe('checkStartJob: personalisation', () => {
       }),
     );
     expect(r.recipients).toEqual([{ phone: '91234567', text: 'Hi Ann' }]);
+  });
+});
+
+describe('checkStartJob: text that shows nothing or is not text', () => {
+  const one = (message: unknown) => checkStartJob({ message, phoneNumbers: ['91234567'] });
+
+  it('a message of only invisible characters is blank: "Please enter a message first"', () => {
+    for (const message of ['\u200b\u200b', '\u200d', '\u200c\u200d', '\u2060', '\ufeff', ' \u200b\n\u3164\u2800 ', '\u180e\u00ad', '\u{E0020}']) {
+      const r = refusal(one(message));
+      expect({ message, text: r.message, code: r.code }).toEqual({ message, text: JOB_MESSAGES.enterMessageFirst, code: JobsErrorCode.MessageRequired });
+    }
+    // Visible text with invisible characters in it is fine, and so is an emoji made of a ZWJ sequence.
+    accepted(one('Hi\u200bthere'));
+    accepted(one('\u{1F468}\u200d\u{1F469}\u200d\u{1F467}'));
+  });
+
+  it('a variable of only invisible characters has no value: the placeholder names its row', () => {
+    const r = refusal(checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: '\u200b\u2060' } }] }));
+    expect(r.code).toBe(JobsErrorCode.MissingVariable);
+    expect(r.message).toBe('Placeholder {{name}} has no value in row 1');
+  });
+
+  it('a lone UTF-16 surrogate in the message or a variable is refused in plain words', () => {
+    expect(refusal(one('a\ud800b'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: 'message contains characters that are not valid text' });
+    expect(refusal(one('a\udc00'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('message') });
+    const value = checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'A\ud83d' } }] });
+    expect(refusal(value)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('variables') });
+    // A pair is a character like any other.
+    expect(accepted(one('Hi \ud83d\ude00')).recipients[0]!.text).toBe('Hi \u{1F600}');
   });
 });
 
