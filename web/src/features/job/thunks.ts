@@ -1,4 +1,4 @@
-import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { isBlankText, JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { api } from '../../api/api.js';
 import { errorMessage, httpStatus, isNetworkError } from '../../api/errors.js';
 import type { StartJobBody } from '../../api/types.js';
@@ -16,7 +16,8 @@ import { jobStartFailed, jobStarted, jobStartRequested } from './slice.js';
  */
 export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, getState) => {
   const { sender, session, connection, job } = getState();
-  if (sender.message.trim() === '') {
+  // Blank as the server judges it: only spaces or invisible characters (zero-width, U+FEFF…) show nothing.
+  if (isBlankText(sender.message)) {
     toast.error(MESSAGES.enterMessageFirst);
     return false;
   }

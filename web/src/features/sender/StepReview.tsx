@@ -1,5 +1,5 @@
 import { useId, useMemo, useState } from 'react';
-import { estimateMinutes, fillPlaceholders, LIMITS, MESSAGES, placeholdersIn, reviewEstimateMinutes, WEB_MESSAGES } from '@bns/contracts';
+import { estimateMinutes, fillPlaceholders, isBlankText, LIMITS, MESSAGES, placeholdersIn, reviewEstimateMinutes, WEB_MESSAGES } from '@bns/contracts';
 import { useGetJobPacingQuery } from '../../api/api.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -34,7 +34,7 @@ export function StepReview() {
   const running = useAppSelector(selectJobInProgress);
   const [confirming, setConfirming] = useState(false);
 
-  const hasMessage = message.trim() !== '';
+  const hasMessage = !isBlankText(message);
   const hasNumbers = numbers.length > 0;
   // SPEC §5: Start is disabled when the message or numbers are missing, a send runs, or WhatsApp is not connected.
   const canStart = hasMessage && hasNumbers && connected && !running;

@@ -1,4 +1,5 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { isBlankText } from '@bns/contracts';
 import type { Recipient } from '../../api/types.js';
 
 export interface SenderState {
@@ -104,9 +105,9 @@ export const {
 } = senderSlice.actions;
 export const { selectMessage, selectPhoneNumbers, selectVariables, selectRows } = senderSlice.selectors;
 
-/** A value a message can show: a blank cell is no value (the server treats it the same). */
+/** A value a message can show: a blank cell, or one of only invisible characters, is no value (the server treats it the same). */
 export function hasValue(vars: Record<string, string> | undefined, name: string): boolean {
-  return vars !== undefined && Object.hasOwn(vars, name) && vars[name]!.trim() !== '';
+  return vars !== undefined && Object.hasOwn(vars, name) && !isBlankText(vars[name]!);
 }
 
 /** The recipients as the start call sends them: variables only when a file gave some, and each file row's number. */

@@ -69,6 +69,18 @@ describe('Send Messages tab', () => {
     expect(start.disabled).toBe(true);
     expect(screen.getByText(MESSAGES.enterMessageFirst)).toBeTruthy();
 
+    // Only invisible characters (zero-width spaces) are no message either: the server would refuse it.
+    act(() => {
+      store.dispatch({ type: 'sender/messageChanged', payload: '\u200b\u200b' });
+      store.dispatch({ type: 'sender/numbersAdded', payload: numbers });
+    });
+    expect(start.disabled).toBe(true);
+    expect(screen.getByText(MESSAGES.enterMessageFirst)).toBeTruthy();
+    act(() => {
+      store.dispatch({ type: 'sender/messageChanged', payload: '' });
+      store.dispatch({ type: 'sender/numbersCleared' });
+    });
+
     await user.type(screen.getByLabelText('Message'), 'Hello *VIP*');
     expect(start.disabled).toBe(true);
     expect(screen.getByText(MESSAGES.addPhoneNumbersFirst, { selector: '.review-side p' })).toBeTruthy();

@@ -65,6 +65,11 @@ describe('sender slice', () => {
     expect(others.rows).toEqual({ '91234567': 2 });
   });
 
+  it('takes a value of only invisible characters for no value, as the server does', () => {
+    const s = reduce(recipientsImported([{ phone: '91234567', variables: { name: '\u200b\u2060' }, row: 2 }, { phone: '61234567', variables: { name: 'A\u200bnn' }, row: 3 }]));
+    expect(missingValuesOf(s, ['name'])).toEqual([{ phone: '91234567', row: 2, names: ['name'] }]);
+  });
+
   it('a template replaces message and numbers', () => {
     const s = reduce(numbersAdded(['91234567']), templateLoaded({ message: 'Hi', phoneNumbers: ['61234567', '61234567'] }));
     expect(s).toMatchObject({ message: 'Hi', phoneNumbers: ['61234567'], variables: {} });
