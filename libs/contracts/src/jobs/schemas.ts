@@ -2,6 +2,7 @@ import { LIMITS } from '../common/limits.js';
 import {
   ClerkUserIdSchema,
   ClientIdSchema,
+  firstIssue,
   hasLoneSurrogate,
   hasNul,
   isBlankText,
@@ -46,12 +47,47 @@ const VariableValue = z.union(
   ],
   { error: JOB_MESSAGES.recipientsNotAList },
 );
+type VariableValue = z.output<typeof VariableValue>;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A recipient's variables, name → value, parsed into an object without a prototype: every name is a
+ * plain key, `__proto__` and `constructor` included (zod's record drops `__proto__`, and a `{}` would
+ * take it for its prototype). Names are checked as text like the values.
+ */
+const VariablesSchema = z
+  .custom<Record<string, z.input<typeof VariableValue>>>(isPlainObject, { error: JOB_MESSAGES.recipientsNotAList })
+  .transform((input, ctx) => {
+    const out = Object.create(null) as Record<string, VariableValue>;
+    for (const [name, raw] of Object.entries(input)) {
+      const nameIssue = textIssue('variables', name);
+      if (nameIssue) {
+        // No path: it would echo the broken name.
+        ctx.addIssue({ code: 'custom', message: nameIssue });
+        continue;
+      }
+      const value = VariableValue.safeParse(raw);
+      if (value.success) out[name] = value.data;
+      else ctx.addIssue({ code: 'custom', message: firstIssue(value.error), path: [name] });
+    }
+    return out;
+  })
+  .meta({
+    type: 'object',
+    additionalProperties: { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }], nullable: true },
+    example: { name: 'Ann' },
+  });
 
 /** One personalised recipient: `{{name}}` in the message is filled from `variables.name`. */
 export const JobRecipientSchema = z.object(
   {
     phone: z.union([z.string(), z.number(), z.null()], { error: JOB_MESSAGES.recipientsNotAList }).optional(),
-    variables: z.record(z.string(), VariableValue, { error: JOB_MESSAGES.recipientsNotAList }).nullish(),
+    variables: VariablesSchema.nullish(),
     /**
      * The row of the user's spreadsheet this recipient came from (1-based, as the spreadsheet shows it).
      * Refusals that name rows ("no value in row 5") use it; anything but a positive whole number is

@@ -78,10 +78,11 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
   const { message, recipients, phoneNumbers } = checked.value;
 
   // The spreadsheet row the client named, else the 1-based position in what the user sent.
+  const none: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const rows =
     recipients && recipients.length > 0
-      ? recipients.map((r, i) => ({ row: sheetRow(r.row) ?? i + 1, phone: r.phone as unknown, variables: r.variables ?? {} }))
-      : (phoneNumbers ?? []).map((phone, i) => ({ row: i + 1, phone: phone as unknown, variables: {} as Record<string, unknown> }));
+      ? recipients.map((r, i) => ({ row: sheetRow(r.row) ?? i + 1, phone: r.phone as unknown, variables: (r.variables ?? none) as Record<string, unknown> }))
+      : (phoneNumbers ?? []).map((phone, i) => ({ row: i + 1, phone: phone as unknown, variables: none }));
 
   const invalid: string[] = [];
   const seen = new Set<string>();
@@ -93,7 +94,8 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
       invalid.push(String(row.phone).trim().slice(0, ECHO_MAX));
     } else if (!seen.has(phone)) {
       seen.add(phone);
-      const values: Record<string, string> = {};
+      // No prototype: a name like `__proto__` is a key like any other.
+      const values = Object.create(null) as Record<string, string>;
       for (const [name, raw] of Object.entries(row.variables)) {
         const value = variableValue(raw);
         if (value !== undefined) values[name] = value;

@@ -287,7 +287,8 @@ export function variablesByPhone(recipients: unknown): Map<string, string> {
     const normalised = normalizeHkPhone(phone);
     if (normalised === undefined || byPhone.has(normalised)) continue;
     if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) continue;
-    const values: Record<string, string> = {};
+    // No prototype: a name like `__proto__` is a key like any other.
+    const values = Object.create(null) as Record<string, string>;
     let any = false;
     for (const [k, raw] of Object.entries(variables as Record<string, unknown>)) {
       const v = variableValue(raw);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { LIMITS } from '../../common/limits.js';
 import { MESSAGES } from '../../common/messages.js';
-import { REQUEST_MESSAGES } from '../../common/schema.js';
+import { checkWith, REQUEST_MESSAGES } from '../../common/schema.js';
 import { JobsErrorCode } from '../errors.js';
 import { JOB_MESSAGES } from '../messages.js';
+import { StartJobHttpBodySchema } from '../schemas.js';
 import { checkStartJob, parseSince, type StartJobCheck } from '../validation.js';
 
 function refusal(check: StartJobCheck) {
@@ -186,13 +187,39 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
     expect(r.message).toBe('Placeholder {{name}} has no value in row 1');
   });
 
-  it('a lone UTF-16 surrogate in the message or a variable is refused in plain words', () => {
+  it('a lone UTF-16 surrogate in the message, a variable value or a variable name is refused in plain words', () => {
     expect(refusal(one('a\ud800b'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: 'message contains characters that are not valid text' });
     expect(refusal(one('a\udc00'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('message') });
     const value = checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'A\ud83d' } }] });
     expect(refusal(value)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('variables') });
+    const name = checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n\udfff']: 'x' } }] });
+    expect(refusal(name)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('variables') });
+    const nulName = checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n\u0000']: 'x' } }] });
+    expect(refusal(nulName)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.nulCharacter('variables') });
     // A pair is a character like any other.
     expect(accepted(one('Hi \ud83d\ude00')).recipients[0]!.text).toBe('Hi \u{1F600}');
+  });
+});
+
+describe('checkStartJob: variable names are keys, whatever they are called', () => {
+  // As the gateway and the jobs service receive it: JSON.parse makes `__proto__` an own key.
+  const body = () => JSON.parse('{"message":"Hi {{__proto__}}, {{constructor}}","recipients":[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]}') as unknown;
+
+  it('fills {{__proto__}} and {{constructor}} from the values given', () => {
+    const r = accepted(checkStartJob(body()));
+    expect(r.recipients[0]!.text).toBe('Hi x, c');
+  });
+
+  it('keeps them through the gateway: its parsed body, forwarded as JSON, is checked the same', () => {
+    const parsed = checkWith(StartJobHttpBodySchema, body());
+    if (!parsed.ok) throw new Error(parsed.message);
+    expect(JSON.stringify(parsed.value.recipients)).toBe('[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]');
+    expect(accepted(checkStartJob(JSON.parse(JSON.stringify(parsed.value)))).recipients[0]!.text).toBe('Hi x, c');
+  });
+
+  it('a name only the prototype has is still no value', () => {
+    const r = refusal(checkStartJob({ message: 'Hi {{toString}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }] }));
+    expect(r.message).toBe('Placeholder {{toString}} has no value in row 1');
   });
 });
 
