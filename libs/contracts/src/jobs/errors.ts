@@ -12,6 +12,8 @@ export enum JobsErrorCode {
   MissingVariable = 'JOB_VARIABLE_MISSING',
   /** A personalised text is over the message limit once its placeholders are filled. */
   RenderedTooLong = 'JOB_RENDERED_TOO_LONG',
+  /** Both `phoneNumbers` and `recipients` were sent non-empty: which list is meant is unclear. */
+  PhoneNumbersAndRecipients = 'JOB_PHONE_NUMBERS_AND_RECIPIENTS',
   /** The sender's WhatsApp account is not linked (409). */
   NotLinked = 'JOB_WHATSAPP_NOT_LINKED',
   /** No job with that id belongs to the caller (another user's id answers the same). */

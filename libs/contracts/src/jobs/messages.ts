@@ -26,6 +26,7 @@ export const JOB_MESSAGES = {
   messageTooLong: `Message must be ${LIMITS.messageMaxLength} characters or less`,
   phoneNumbersNotAList: 'phoneNumbers must be a list of phone numbers',
   recipientsNotAList: 'recipients must be a list of {phone, variables}',
+  phoneNumbersAndRecipients: 'Send either phoneNumbers or recipients, not both',
   invalidPhoneNumbers: (invalid: readonly string[]) =>
     `${MESSAGES.invalidPhoneNumbersPrefix}${listWithMore(invalid, invalid.length)}. ` +
     `Hong Kong numbers have exactly ${LIMITS.hkPhoneDigits} digits (852 or +852 in front is fine)`,

@@ -125,6 +125,11 @@ export const StartJobBodySchema = z
       .meta({ description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then', example: '2026-01-31T09:00:00+08:00' }),
   })
   .superRefine((body, ctx) => {
+    if ((body.phoneNumbers ?? []).length > 0 && (body.recipients ?? []).length > 0) {
+      // Which list is meant is anyone's guess: silently sending to one of them would be worse than asking.
+      ctx.addIssue({ code: 'custom', path: ['recipients'], message: JOB_MESSAGES.phoneNumbersAndRecipients });
+      return;
+    }
     const rows = body.recipients && body.recipients.length > 0 ? body.recipients.map((r) => r.phone) : (body.phoneNumbers ?? []);
     if (!Array.isArray(rows) || rows.every(isBlank)) {
       ctx.addIssue({ code: 'custom', path: ['phoneNumbers'], message: JOB_MESSAGES.addPhoneNumbersFirst });

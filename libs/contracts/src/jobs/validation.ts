@@ -62,6 +62,7 @@ const TEXT_MESSAGES = new Set<string>(
 /** The error code of a start body's first problem, by its field and message. */
 export function startJobErrorCode(field: string, message: string): JobsErrorCode {
   if (TEXT_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId')) return JobsErrorCode.InvalidField;
+  if (message === JOB_MESSAGES.phoneNumbersAndRecipients) return JobsErrorCode.PhoneNumbersAndRecipients;
   if (message === JOB_MESSAGES.addPhoneNumbersFirst) return JobsErrorCode.PhoneNumbersRequired;
   if (field === 'message') return message === JOB_MESSAGES.messageTooLong ? JobsErrorCode.MessageTooLong : JobsErrorCode.MessageRequired;
   if (field === '') return JobsErrorCode.MessageRequired;

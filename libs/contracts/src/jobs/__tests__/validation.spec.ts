@@ -201,6 +201,18 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
   });
 });
 
+describe('checkStartJob: one list', () => {
+  it('phoneNumbers and recipients both non-empty: "Send either phoneNumbers or recipients, not both"', () => {
+    const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [{ phone: '61234567' }] }));
+    expect(r.code).toBe(JobsErrorCode.PhoneNumbersAndRecipients);
+    expect(r.message).toBe('Send either phoneNumbers or recipients, not both');
+    // An empty (or absent) other list is no conflict.
+    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: [], recipients: [{ phone: '61234567' }] })).recipients).toHaveLength(1);
+    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [] })).recipients).toHaveLength(1);
+    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: null })).recipients).toHaveLength(1);
+  });
+});
+
 describe('checkStartJob: variable names are keys, whatever they are called', () => {
   // As the gateway and the jobs service receive it: JSON.parse makes `__proto__` an own key.
   const body = () => JSON.parse('{"message":"Hi {{__proto__}}, {{constructor}}","recipients":[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]}') as unknown;
