@@ -40,6 +40,14 @@ export const LIMITS = {
   /** The review box's own estimate uses 2 s per message (SPEC §9 gives both). */
   reviewEstimateSecondsPerMessage: 2,
   defaultMaxRecipientsPerJob: 50_000,
+  /**
+   * Personalisation variables (not in the spec): distinct names one job's recipients may carry in all
+   * (the export's `var:` columns), and a name's length. A value is at most `messageMaxLength` characters,
+   * the most a message could show of it. Together they bound a recipient's stored row and so a page of
+   * the report.
+   */
+  variablesPerJobMax: 50,
+  variableNameMaxLength: 64,
   /** Request plumbing (not in the spec): bounds every request so none can crash or stall a service. */
   /** Nesting of arrays/objects a JSON body may have; deeper is refused at parse time (no payload needs more than 5). */
   jsonMaxDepth: 64,

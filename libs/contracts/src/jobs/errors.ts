@@ -12,6 +12,12 @@ export enum JobsErrorCode {
   MissingVariable = 'JOB_VARIABLE_MISSING',
   /** A personalised text is over the message limit once its placeholders are filled. */
   RenderedTooLong = 'JOB_RENDERED_TOO_LONG',
+  /** The recipients carry more distinct variable names than LIMITS.variablesPerJobMax. */
+  TooManyVariables = 'JOB_TOO_MANY_VARIABLES',
+  /** A variable name is over LIMITS.variableNameMaxLength; `details.rows` says where. */
+  VariableNameTooLong = 'JOB_VARIABLE_NAME_TOO_LONG',
+  /** A variable value is over LIMITS.messageMaxLength; `details.variable` and `details.rows` say which. */
+  VariableTooLong = 'JOB_VARIABLE_TOO_LONG',
   /** Both `phoneNumbers` and `recipients` were sent non-empty: which list is meant is unclear. */
   PhoneNumbersAndRecipients = 'JOB_PHONE_NUMBERS_AND_RECIPIENTS',
   /** The sender's WhatsApp account is not linked (409). */

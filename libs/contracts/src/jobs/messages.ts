@@ -10,6 +10,11 @@ function listWithMore(items: readonly (string | number)[], total: number): strin
   return total > ECHO_LIST_MAX ? `${shown} and ${total - ECHO_LIST_MAX} more` : shown;
 }
 
+/** "row 3", "rows 2, 5". */
+function rowsText(rows: readonly number[]): string {
+  return `${rows.length === 1 ? 'row' : 'rows'} ${listWithMore(rows, rows.length)}`;
+}
+
 /** "10 minutes", "1 minute", "30 seconds". */
 export function durationText(ms: number): string {
   const [n, unit] = ms >= 60_000 ? [Math.round(ms / 60_000), 'minute'] : [Math.max(1, Math.round(ms / 1000)), 'second'];
@@ -35,6 +40,12 @@ export const JOB_MESSAGES = {
     `Placeholder {{${variable}}} has no value in ${rows.length === 1 ? 'row' : 'rows'} ${listWithMore(rows, rows.length)}`,
   renderedTooLong: (rows: readonly number[]) =>
     `The personalised message is over ${LIMITS.messageMaxLength} characters in ${rows.length === 1 ? 'row' : 'rows'} ${listWithMore(rows, rows.length)}`,
+  tooManyVariables: (count: number) =>
+    `A job can have at most ${LIMITS.variablesPerJobMax} different variables (spreadsheet columns); these recipients have ${count.toLocaleString('en-US')}`,
+  variableNameTooLong: (rows: readonly number[]) =>
+    `A variable name is over ${LIMITS.variableNameMaxLength} characters in ${rowsText(rows)}`,
+  variableTooLong: (variable: string, rows: readonly number[]) =>
+    `The value of "${variable}" is over ${LIMITS.messageMaxLength} characters in ${rowsText(rows)}`,
   notLinked: 'WhatsApp is not connected. Connect your WhatsApp account before sending.',
   jobNotFound: 'Job not found',
   alreadyFinished: 'This job has already finished',

@@ -70,7 +70,7 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
-/** Columns of the export, in order; variables follow as `var:<name>` columns. */
+/** Columns of the export, in order; variables follow as `var:<name>` columns (at most LIMITS.variablesPerJobMax, in name order). */
 export const EXPORT_COLUMNS = ['phoneNumber', 'status', 'error', 'sentAt', 'failedAt', 'deliveredAt', 'readAt', 'repliedAt'] as const;
 
 export enum JobResultsErrorCode {

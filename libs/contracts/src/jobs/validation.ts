@@ -20,6 +20,11 @@ export interface PreparedRecipient {
   phone: string;
   /** What this recipient receives: the message with its placeholders filled. */
   text: string;
+  /**
+   * The row's variables that have a value (whether the message uses them or not: the report and its
+   * export show them), in an object without a prototype; absent when there are none.
+   */
+  variables?: Record<string, string>;
 }
 
 export type StartJobCheck =
@@ -87,7 +92,7 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
 
   const invalid: string[] = [];
   const seen = new Set<string>();
-  const unique: { row: number; phone: string; variables: Record<string, string> }[] = [];
+  const unique: { row: number; phone: string; variables: Record<string, string>; count: number }[] = [];
   for (const row of rows) {
     if (isBlank(row.phone)) continue;
     const phone = normalizeHkPhone(row.phone);
@@ -97,11 +102,14 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
       seen.add(phone);
       // No prototype: a name like `__proto__` is a key like any other.
       const values = Object.create(null) as Record<string, string>;
+      let count = 0;
       for (const [name, raw] of Object.entries(row.variables)) {
         const value = variableValue(raw);
-        if (value !== undefined) values[name] = value;
+        if (value === undefined) continue;
+        values[name] = value;
+        count += 1;
       }
-      unique.push({ row: row.row, phone, variables: values });
+      unique.push({ row: row.row, phone, variables: values, count });
     }
   }
   if (invalid.length > 0) {
@@ -114,6 +122,9 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
     });
   }
 
+  const tooBig = checkVariableSizes(unique);
+  if (tooBig) return tooBig;
+
   const names = placeholdersIn(message);
   const personalised = names.length > 0;
   for (const name of names) {
@@ -122,11 +133,49 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
       return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(name, missing), { variable: name, rows: missing });
     }
   }
-  const prepared = unique.map((r) => ({ phone: r.phone, text: personalised ? fillPlaceholders(message, r.variables) : message }));
+  const prepared = unique.map(
+    (r): PreparedRecipient => ({
+      phone: r.phone,
+      text: personalised ? fillPlaceholders(message, r.variables) : message,
+      ...(r.count > 0 ? { variables: r.variables } : {}),
+    }),
+  );
   if (personalised) {
     const tooLong = unique.filter((_, i) => prepared[i]!.text.length > LIMITS.messageMaxLength).map((r) => r.row);
     if (tooLong.length > 0) return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
   }
   const nonBlank = rows.filter((r) => !isBlank(r.phone)).length;
   return { ok: true, recipients: prepared, personalised, duplicatesMerged: nonBlank - unique.length };
+}
+
+/**
+ * The variables' size rules (LIMITS): at most `variablesPerJobMax` distinct names in the whole job, a
+ * name at most `variableNameMaxLength` characters, a value at most `messageMaxLength`. They hold for
+ * every variable with a value, used or not, since each is stored and shown in the report.
+ */
+function checkVariableSizes(rows: readonly { row: number; variables: Record<string, string> }[]): StartJobCheck | undefined {
+  const names = new Set<string>();
+  const longNames: number[] = [];
+  let longValue: string | undefined;
+  for (const r of rows) {
+    let longName = false;
+    for (const [name, value] of Object.entries(r.variables)) {
+      names.add(name);
+      if (name.length > LIMITS.variableNameMaxLength) longName = true;
+      else if (longValue === undefined && value.length > LIMITS.messageMaxLength) longValue = name;
+    }
+    if (longName) longNames.push(r.row);
+  }
+  if (names.size > LIMITS.variablesPerJobMax) {
+    return refuse(JobsErrorCode.TooManyVariables, JOB_MESSAGES.tooManyVariables(names.size), { max: LIMITS.variablesPerJobMax, count: names.size });
+  }
+  if (longNames.length > 0) {
+    return refuse(JobsErrorCode.VariableNameTooLong, JOB_MESSAGES.variableNameTooLong(longNames), { max: LIMITS.variableNameMaxLength, rows: longNames });
+  }
+  if (longValue !== undefined) {
+    const name = longValue;
+    const found = rows.filter((r) => (r.variables[name]?.length ?? 0) > LIMITS.messageMaxLength).map((r) => r.row);
+    return refuse(JobsErrorCode.VariableTooLong, JOB_MESSAGES.variableTooLong(name, found), { variable: name, max: LIMITS.messageMaxLength, rows: found });
+  }
+  return undefined;
 }

@@ -11,6 +11,7 @@ import {
   jobExportQuerySchema,
   jobHistoryQuerySchema,
   jobResultsQuerySchema,
+  LIMITS,
   RESULTS_LIMITS,
   RESULTS_MESSAGES,
   type ExportFormat,
@@ -25,8 +26,6 @@ import { csvWriter, xlsxWriter, type ReportWriter } from './report-writers.js';
 import { ResultsRepository, type ReportRow } from './results.repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Most variable columns an export carries. */
-const EXPORT_VARIABLES_MAX = 50;
 
 /** The per-recipient report, its export and the campaign history (issue 14). */
 @Injectable()
@@ -106,7 +105,8 @@ export class ResultsService {
   private async stream(jobId: string, format: ExportFormat, inbox: string): Promise<void> {
     const sink = new ChunkSink(this.nc, inbox);
     try {
-      const variables = await this.results.variableNames(this.tx.manager, jobId, EXPORT_VARIABLES_MAX);
+      // Every name a start may carry (older jobs may have more: the first in name order).
+      const variables = await this.results.variableNames(this.tx.manager, jobId, LIMITS.variablesPerJobMax);
       const writer: ReportWriter = format === 'csv' ? csvWriter(variables) : xlsxWriter(variables);
       await sink.write(writer.start());
       let after = 0;

@@ -7,11 +7,9 @@ import {
   CommonErrorCode,
   ErrorKind,
   JobResultsErrorCode,
-  normalizeHkPhone,
   RESULTS_LIMITS,
   REQUEST_MESSAGES,
   RESULTS_MESSAGES,
-  variableValue,
   type PreparedRecipient,
   type StartJobReply,
   type StagedBodyRef,
@@ -25,7 +23,7 @@ import { ResultsRepository } from './results.repository.js';
 export interface StartAdmission {
   /** Claims the idempotency key and checks the user's caps; call right after the lane is locked. */
   admit(em: EntityManager, jobId: string, total: number): Promise<void>;
-  /** Stores the recipients' variables for the report (personalised jobs). */
+  /** Stores the recipients' variables for the report: those `checkStartJob` kept, within its size rules. */
   variables(em: EntityManager, jobId: string, prepared: readonly PreparedRecipient[]): Promise<void>;
 }
 
@@ -100,12 +98,12 @@ export class StartGuard {
           if (earlier) return earlier;
           throw AppError.validation(JobResultsErrorCode.StagedBodyMissing, RESULTS_MESSAGES.stagedBodyMissing);
         }
-        if (!key) return await create(body, this.admission(req.userId, body));
+        if (!key) return await create(body, this.admission(req.userId));
         const hash = requestHash(body);
         const earlier = await this.replay(req.userId, key, hash);
         if (earlier) return earlier;
         try {
-          const created = await create(body, this.admission(req.userId, body, key, hash));
+          const created = await create(body, this.admission(req.userId, key, hash));
           this.logger.log({ queuedMs: began - arrived, readMs: read - began, storeMs: Date.now() - read, staged: !!req.staged }, 'start timings');
           return created;
         } catch (err) {
@@ -118,22 +116,19 @@ export class StartGuard {
     });
   }
 
-  private admission(userId: string, body: StartJobRequest, key?: string, hash?: string): StartAdmission {
+  private admission(userId: string, key?: string, hash?: string): StartAdmission {
     return {
       admit: async (em, jobId, total) => {
         if (key && !(await this.results.claimStart(em, userId, key, hash!, jobId))) throw new KeyTaken();
         await this.checkCaps(em, userId, total);
       },
       variables: async (em, jobId, prepared) => {
-        const byPhone = variablesByPhone(body.recipients);
-        if (byPhone.size === 0) return;
         const seqs: number[] = [];
         const values: string[] = [];
         prepared.forEach((p, i) => {
-          const vars = byPhone.get(p.phone);
-          if (vars) {
+          if (p.variables) {
             seqs.push(i + 1);
-            values.push(vars);
+            values.push(JSON.stringify(p.variables));
           }
         });
         await this.results.insertVariables(em, jobId, seqs, values);
@@ -272,32 +267,4 @@ export function requestHash(body: Pick<StartJobRequest, 'message' | 'phoneNumber
   return createHash('sha256')
     .update(JSON.stringify([body.message ?? null, body.phoneNumbers ?? null, body.recipients ?? null]))
     .digest('base64url');
-}
-
-/**
- * The variables of each recipient row by normalised number, JSON text, first row winning like the
- * start's duplicate merge. Rows without a usable variable are left out.
- */
-export function variablesByPhone(recipients: unknown): Map<string, string> {
-  const byPhone = new Map<string, string>();
-  if (!Array.isArray(recipients)) return byPhone;
-  for (const entry of recipients) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { phone, variables } = entry as { phone?: unknown; variables?: unknown };
-    const normalised = normalizeHkPhone(phone);
-    if (normalised === undefined || byPhone.has(normalised)) continue;
-    if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) continue;
-    // No prototype: a name like `__proto__` is a key like any other.
-    const values = Object.create(null) as Record<string, string>;
-    let any = false;
-    for (const [k, raw] of Object.entries(variables as Record<string, unknown>)) {
-      const v = variableValue(raw);
-      if (v !== undefined) {
-        values[k.replaceAll('\u0000', '')] = v.replaceAll('\u0000', '');
-        any = true;
-      }
-    }
-    if (any) byPhone.set(normalised, JSON.stringify(values));
-  }
-  return byPhone;
 }

@@ -96,8 +96,8 @@ describe('checkStartJob: personalisation', () => {
     );
     expect(r.personalised).toBe(true);
     expect(r.recipients).toEqual([
-      { phone: '91234567', text: 'Hello Ann, your code is 7' },
-      { phone: '61234567', text: 'Hello Bob, your code is X1' },
+      { phone: '91234567', text: 'Hello Ann, your code is 7', variables: { name: 'Ann', code: '7' } },
+      { phone: '61234567', text: 'Hello Bob, your code is X1', variables: { name: 'Bob', code: 'X1' } },
     ]);
   });
 
@@ -164,7 +164,7 @@ describe('checkStartJob: personalisation', () => {
         ],
       }),
     );
-    expect(r.recipients).toEqual([{ phone: '91234567', text: 'Hi Ann' }]);
+    expect(r.recipients).toEqual([{ phone: '91234567', text: 'Hi Ann', variables: { name: 'Ann' } }]);
   });
 });
 
@@ -220,6 +220,10 @@ describe('checkStartJob: variable names are keys, whatever they are called', () 
   it('fills {{__proto__}} and {{constructor}} from the values given', () => {
     const r = accepted(checkStartJob(body()));
     expect(r.recipients[0]!.text).toBe('Hi x, c');
+    const variables = r.recipients[0]!.variables!;
+    expect(Object.getPrototypeOf(variables)).toBeNull();
+    expect(Object.keys(variables)).toEqual(['__proto__', 'constructor']);
+    expect(JSON.stringify(variables)).toBe('{"__proto__":"x","constructor":"c"}');
   });
 
   it('keeps them through the gateway: its parsed body, forwarded as JSON, is checked the same', () => {
@@ -232,6 +236,68 @@ describe('checkStartJob: variable names are keys, whatever they are called', () 
   it('a name only the prototype has is still no value', () => {
     const r = refusal(checkStartJob({ message: 'Hi {{toString}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }] }));
     expect(r.message).toBe('Placeholder {{toString}} has no value in row 1');
+  });
+});
+
+describe('checkStartJob: variables have size limits', () => {
+  const columns = (n: number, prefix = 'c') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+
+  it(`at most ${LIMITS.variablesPerJobMax} different names in the whole job`, () => {
+    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: columns(LIMITS.variablesPerJobMax) }] }));
+    // 30 names in one row and 30 others in the next: 60 in all.
+    const r = refusal(
+      checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: columns(30, 'a') }, { phone: '91234568', variables: columns(30, 'b') }] }),
+    );
+    expect(r.code).toBe(JobsErrorCode.TooManyVariables);
+    expect(r.message).toBe('A job can have at most 50 different variables (spreadsheet columns); these recipients have 60');
+    expect(r.details).toEqual({ max: 50, count: 60 });
+    // Names without a value are not stored, so they do not count.
+    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ...columns(50), ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`e${i}`, ' '])) } }] }));
+  });
+
+  it(`a name of at most ${LIMITS.variableNameMaxLength} characters; longer ones name their rows`, () => {
+    const long = 'n'.repeat(LIMITS.variableNameMaxLength + 1);
+    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n'.repeat(LIMITS.variableNameMaxLength)]: 'x' } }] }));
+    const r = refusal(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann' }, row: 2 },
+          { phone: '91234568', variables: { [long]: 'x' }, row: 3 },
+          { phone: '91234569', variables: { [long]: 'y' }, row: 5 },
+        ],
+      }),
+    );
+    expect(r.code).toBe(JobsErrorCode.VariableNameTooLong);
+    expect(r.message).toBe('A variable name is over 64 characters in rows 3, 5');
+    expect(r.details).toEqual({ max: 64, rows: [3, 5] });
+  });
+
+  it(`a value of at most ${LIMITS.messageMaxLength} characters, also when the message does not use it`, () => {
+    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { notes: 'x'.repeat(LIMITS.messageMaxLength) } }] }));
+    const r = refusal(
+      checkStartJob({
+        message: 'Hi {{name}}',
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann', notes: 'x'.repeat(20_000) } },
+          { phone: '91234568', variables: { name: 'Bob', notes: 'short' } },
+          { phone: '91234569', variables: { name: 'Cat', notes: 'y'.repeat(LIMITS.messageMaxLength + 1) } },
+        ],
+      }),
+    );
+    expect(r.code).toBe(JobsErrorCode.VariableTooLong);
+    expect(r.message).toBe('The value of "notes" is over 1000 characters in rows 1, 3');
+    expect(r.details).toEqual({ variable: 'notes', max: 1000, rows: [1, 3] });
+  });
+
+  it('keeps each row\'s variables with a value for the report, and none for rows without', () => {
+    const r = accepted(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [{ phone: '91234567', variables: { name: 'Ann', blank: '', none: null, n: 3 } }, { phone: '91234568' }, { phone: '91234569', variables: { x: ' ' } }],
+      }),
+    );
+    expect(r.recipients.map((p) => p.variables)).toEqual([{ name: 'Ann', n: '3' }, undefined, undefined]);
   });
 });
 
