@@ -16,6 +16,12 @@ export const RESULTS_LIMITS = {
   idempotencyKeyMaxLength: 200,
   reportPageDefault: 100,
   reportPageMax: 500,
+  /**
+   * A report page also ends at this many bytes of JSON (always at least one row), half of NATS's
+   * 1 MiB max_payload (LIMITS.natsMaxPayloadBytes): rows of jobs stored before the variables' size rules
+   * can be large, and an answer over max_payload is never delivered.
+   */
+  pageBytesMax: 512 * 1024,
   historyPageDefault: 20,
   historyPageMax: 50,
   /** History items show the message cut to this many characters. */

@@ -38,16 +38,30 @@ export class ResultsService {
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
   ) {}
 
-  /** A page of the report in list order; the cursor is the position of the last row given out. */
+  /**
+   * A page of the report in list order; the cursor is the position of the last row given out. A page
+   * ends at `limit` rows or at RESULTS_LIMITS.pageBytesMax of JSON, whichever comes first (always at
+   * least one row), so its answer fits in one NATS message whatever the rows carry: jobs stored before
+   * the variables' size rules may have rows of many kilobytes.
+   */
   async page(req: RequestOf<'jobs.results'>): Promise<JobResultsPage> {
     const query = jobResultsQuerySchema.safeParse({ status: req.status, cursor: req.cursor, limit: req.limit });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     await this.ownedJob(req.userId, req.jobId);
     const after = parseSeqCursor(query.data.cursor);
     const found = await this.results.page(this.tx.manager, req.jobId, after, query.data.limit + 1, query.data.status);
-    const more = found.length > query.data.limit;
-    if (more) found.length = query.data.limit;
-    return { results: found.map(toResult), nextCursor: more ? String(found.at(-1)!.seq) : null };
+    const results: RecipientResult[] = [];
+    let bytes = 0;
+    for (const row of found.slice(0, query.data.limit)) {
+      const result = toResult(row);
+      // Its JSON and the comma before the next one.
+      const size = Buffer.byteLength(JSON.stringify(result)) + 1;
+      if (results.length > 0 && bytes + size > RESULTS_LIMITS.pageBytesMax) break;
+      results.push(result);
+      bytes += size;
+    }
+    const more = found.length > results.length;
+    return { results, nextCursor: more ? String(found[results.length - 1]!.seq) : null };
   }
 
   /** The user's jobs, newest first. */
