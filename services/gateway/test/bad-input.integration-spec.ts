@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io } from 'socket.io-client';
-import { LIMITS, MESSAGES, REQUEST_MESSAGES, SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS, TEMPLATE_MESSAGES } from '@bns/contracts';
-import { api, devSignIn, simulatorScan, startSystem, type DevSession, type System } from '@bns/testing';
+import {
+  JOB_MESSAGES,
+  JobsErrorCode,
+  LIMITS,
+  MESSAGES,
+  REQUEST_MESSAGES,
+  SOCKET,
+  SOCKET_CLIENT_EVENTS,
+  SOCKET_EVENTS,
+  TEMPLATE_MESSAGES,
+} from '@bns/contracts';
+import { api, devSignIn, simulatorOutbox, simulatorScan, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
 
 /** `[[[…]]]` nested `depth` levels, built without recursion. */
 function nested(depth: number): string {
@@ -79,6 +89,43 @@ describe('gateway: bad input never costs a 5xx', () => {
     }
     expect((await start({ clientId: 'a-socket-id' })).status).toBe(200);
   });
+
+  it('refuses a start it could not send as meant, in plain words: invisible or broken text, both lists, oversized variables', async () => {
+    const rows = (n: number, variables: (i: number) => Record<string, string>) =>
+      Array.from({ length: n }, (_, i) => ({ phone: String(61_000_000 + i), variables: variables(i) }));
+    const allRows = Array.from({ length: 60 }, (_, i) => i + 1);
+    const personal = (recipients: unknown[], message = 'Hi {{name}}') => ({ message, phoneNumbers: undefined, recipients });
+    const cases: [string, Record<string, unknown>, string, JobsErrorCode][] = [
+      ['zero-width spaces', { message: '\u200b\u200b' }, JOB_MESSAGES.enterMessageFirst, JobsErrorCode.MessageRequired],
+      ['joiners, word joiner, BOM', { message: '\u200d\u2060\ufeff' }, JOB_MESSAGES.enterMessageFirst, JobsErrorCode.MessageRequired],
+      ['a lone surrogate in the message', { message: 'a\ud800b' }, REQUEST_MESSAGES.invalidText('message'), JobsErrorCode.InvalidField],
+      ['a lone surrogate in a variable', personal(rows(1, () => ({ name: 'A\udc00' }))), REQUEST_MESSAGES.invalidText('variables'), JobsErrorCode.InvalidField],
+      ['both lists', { recipients: [{ phone: '61234567' }] }, JOB_MESSAGES.phoneNumbersAndRecipients, JobsErrorCode.PhoneNumbersAndRecipients],
+      // 60 rows of 20,000 characters (1.2 MB, staged): once stored, the report's first page could not cross NATS.
+      ['20,000-character values', personal(rows(60, (i) => ({ name: `N${i}`, notes: 'x'.repeat(20_000) }))), JOB_MESSAGES.variableTooLong('notes', allRows), JobsErrorCode.VariableTooLong],
+      ['51 variables', personal(rows(51, (i) => ({ name: 'Ann', [`c${i}`]: 'v' }))), JOB_MESSAGES.tooManyVariables(52), JobsErrorCode.TooManyVariables],
+      ['a 65-character name', personal(rows(2, (i) => ({ name: 'Ann', ...(i === 1 ? { ['n'.repeat(65)]: 'v' } : {}) }))), JOB_MESSAGES.variableNameTooLong([2]), JobsErrorCode.VariableNameTooLong],
+    ];
+    for (const [name, body, error, code] of cases) {
+      const res = await start(body);
+      expect({ name, status: res.status, error: res.body.error, code: res.body.code }).toEqual({ name, status: 400, error, code });
+    }
+  }, 60_000);
+
+  it('sends a variable named __proto__ like any other, and reports it', async () => {
+    const res = await raw(
+      'POST',
+      '/start-bulk-messages',
+      '{"message":"Hi {{__proto__}}, {{constructor}}","recipients":[{"phone":"62345678","variables":{"__proto__":"x","constructor":"c"}}]}',
+    );
+    expect(res.status).toBe(200);
+    const jobId = (res.body as unknown as { jobId: string }).jobId;
+    const report = await client().get(`/job-results/${jobId}`);
+    expect(report.status).toBe(200);
+    expect(report.body.results[0].variables).toEqual({ ['__proto__']: 'x', constructor: 'c' });
+    const sent = await waitFor(async () => (await simulatorOutbox(url, ann.token)).find((m) => m.to.endsWith('62345678')), 30_000, 200, 'the message');
+    expect(sent.text).toBe('Hi x, c');
+  }, 45_000);
 
   it('answers 413 for a template body that cannot cross NATS (1.1 MB), not 503', async () => {
     const res = await client().post(`/api/templates/${ann.userId}`, { name: 'Big', message_content: 'x'.repeat(1_100_000) });
