@@ -67,18 +67,6 @@ export function withoutNul(text: string): string {
   return hasNul(text) ? text.replaceAll('\u0000', '') : text;
 }
 
-/**
- * Characters that show nothing on their own: white space, control characters, Unicode's
- * default-ignorable code points (zero-width space U+200B, word joiner U+2060, BOM U+FEFF, soft hyphen,
- * bidi marks, variation selectors, Hangul fillers, tags) and the blank Braille pattern U+2800.
- */
-const INVISIBLE_ONLY = /^[\s\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
-
-/** True when the text has something a reader can see: a required field made only of invisible characters is blank. */
-export function hasVisibleText(text: string): boolean {
-  return !INVISIBLE_ONLY.test(text);
-}
-
 /** The outcome of a check: the value, or the message a 400 says with field → message. */
 export type SchemaCheck<T> =
   | { ok: true; value: T }

@@ -1,7 +1,7 @@
 import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
 import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
-import { hasVisibleText, ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
+import { isBlankText, ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**
@@ -89,7 +89,7 @@ const NameSchema = z
     z
       .string()
       .min(1, MESSAGES.templateNameRequired)
-      .refine(hasVisibleText, MESSAGES.templateNameRequired)
+      .refine((v) => !isBlankText(v), MESSAGES.templateNameRequired)
       .max(LIMITS.templateNameMax, MESSAGES.templateNameTooLong),
   )
   .meta({ maxLength: LIMITS.templateNameMax, example: 'Weekly promo' });
@@ -101,7 +101,7 @@ const MessageContentSchema = z
   .pipe(
     z
       .string()
-      .refine(hasVisibleText, MESSAGES.messageContentRequired)
+      .refine((v) => !isBlankText(v), MESSAGES.messageContentRequired)
       .refine((v) => v.length <= LIMITS.templateMessageMax, MESSAGES.messageContentTooLong),
   )
   .meta({ maxLength: LIMITS.templateMessageMax, example: 'Hello! *20% off* this week only.' });
