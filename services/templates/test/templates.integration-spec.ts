@@ -404,6 +404,64 @@ describe('update', () => {
   });
 });
 
+describe('Idempotency-Key on create: a retry stores no second template', () => {
+  const KEY = 'Idempotency-Key';
+  const names = async (client: Client) => (await client.get(client.base)).body.templates.map((t: Template) => t.name).sort();
+
+  it('answers the template the first try stored, for a retry and for tries racing each other; another key is another template', async () => {
+    const alice = await signIn('alice');
+    const first = await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-1' });
+    expect(first.status).toBe(201);
+    const again = await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-1' });
+    expect(again.body.template).toEqual(first.body.template);
+    const racing = await Promise.all(Array.from({ length: 6 }, () => alice.post(alice.base, { name: 'Race', message_content: 'Hi' }, { [KEY]: 'save-2' })));
+    expect(new Set(racing.map((r) => r.body.template.id)).size).toBe(1);
+    await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-3' });
+    expect(await names(alice)).toEqual(['Promo', 'Promo', 'Race']);
+    // Keys are per user: Bob's 'save-1' is his own.
+    const bob = await signIn('bob');
+    expect((await bob.post(bob.base, { name: 'Bob', message_content: 'Hi' }, { [KEY]: 'save-1' })).body.template.name).toBe('Bob');
+    // A deleted template takes its key along: the key makes a new one.
+    await alice.delete(`${alice.base}/${first.body.template.id}`);
+    const after = await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-1' });
+    expect(after.status).toBe(201);
+    expect(after.body.template.id).not.toBe(first.body.template.id);
+  });
+
+  it('refuses a key that is not 1 to 200 printable characters, and stores nothing', async () => {
+    const alice = await signIn('alice');
+    for (const bad of ['x'.repeat(201), 'with space']) {
+      const res = await alice.post(alice.base, { name: 'Nope', message_content: 'Hi' }, { [KEY]: bad });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ success: false, code: 'TEMPLATE_IDEMPOTENCY_KEY_INVALID', error: expect.stringMatching(/^Idempotency-Key must be 1 to 200 printable characters$/) });
+    }
+    expect(await names(alice)).toEqual([]);
+  });
+
+  it("a save answered 503 (the templates service stalled past the gateway's timeout, then wrote it) and saved again stores one template", async () => {
+    const quick = await sys.start('gateway', { RPC_TIMEOUT_MS: '1000', RATE_LIMIT_BURST: '1000' }, 'gateway-quick');
+    const templates = sys.services.find((s) => s.name === 'templates')!;
+    const session = await devSignIn(quick.url, `stall.${++seq}@templates.test`, 'stall');
+    const carol: Client = { ...api(quick.url, session.token), userId: session.userId, base: `/api/templates/${session.userId}` };
+    const body = { name: 'Stalled', message_content: 'Hi' };
+    process.kill(templates.process.pid!, 'SIGSTOP');
+    let stalled;
+    try {
+      stalled = await carol.post(carol.base, body, { [KEY]: 'stalled-1' });
+    } finally {
+      process.kill(templates.process.pid!, 'SIGCONT');
+    }
+    expect(stalled.status).toBe(503);
+    // The write went through after all (the list shows it), and the user saves again, as the 503 told them to.
+    for (let i = 0; i < 100 && (await names(carol)).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await names(carol)).toEqual(['Stalled']);
+    const retry = await carol.post(carol.base, body, { [KEY]: 'stalled-1' });
+    expect([200, 201]).toContain(retry.status);
+    expect(await names(carol)).toEqual(['Stalled']);
+    await quick.stop();
+  }, 60_000);
+});
+
 describe('delete', () => {
   it('removes the template; a second delete is a 404', async () => {
     const alice = await signIn('alice');

@@ -97,8 +97,14 @@ export const api = createApi({
       transformResponse: (r: { categories: TemplateCategoryCount[] }) => r.categories,
       providesTags: ['TemplateStats'],
     }),
-    createTemplate: build.mutation<Template, { userId: string; input: TemplateInput }>({
-      query: ({ userId, input }) => ({ url: `api/templates/${encodeURIComponent(userId)}`, method: 'POST', body: input }),
+    /** With `idempotencyKey`, saving the same new template again answers the one stored, never a second. */
+    createTemplate: build.mutation<Template, { userId: string; input: TemplateInput; idempotencyKey?: string }>({
+      query: ({ userId, input, idempotencyKey }) => ({
+        url: `api/templates/${encodeURIComponent(userId)}`,
+        method: 'POST',
+        body: input,
+        headers: idempotencyKey ? { [IDEMPOTENCY_KEY_HEADER]: idempotencyKey } : {},
+      }),
       transformResponse: (r: { template: Template }) => r.template,
       invalidatesTags: [{ type: 'Template', id: 'LIST' }, 'TemplateStats'],
     }),

@@ -55,13 +55,13 @@ export function connectedState(): Partial<RootState> {
 
 /** A fetch that answers from a table of handlers, recording every call. */
 export function fakeFetch(handler: (method: string, url: URL, body: unknown) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>) {
-  const calls: { method: string; url: URL; body: unknown; at: number }[] = [];
+  const calls: { method: string; url: URL; body: unknown; at: number; headers: Headers }[] = [];
   const fn = async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = input instanceof Request ? input : new Request(input, init);
     const url = new URL(req.url);
     const text = await req.text();
     const body = text ? (JSON.parse(text) as unknown) : undefined;
-    calls.push({ method: req.method, url, body, at: Date.now() });
+    calls.push({ method: req.method, url, body, at: Date.now(), headers: req.headers });
     const answer = await handler(req.method, url, body);
     return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'Content-Type': 'application/json' } });
   };

@@ -8,4 +8,6 @@ export enum TemplatesErrorCode {
   NotFound = 'TEMPLATE_NOT_FOUND',
   /** A create or duplicate when the user already keeps LIMITS.templatesPerUserMax templates (409). */
   LimitReached = 'TEMPLATE_LIMIT_REACHED',
+  /** The `Idempotency-Key` header of a create is not 1–200 printable characters. */
+  IdempotencyKeyInvalid = 'TEMPLATE_IDEMPOTENCY_KEY_INVALID',
 }

@@ -2,6 +2,7 @@ import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
 import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
 import { isBlankText, ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
+import { idempotencyKeySchema } from '../jobs/results.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**
@@ -245,6 +246,11 @@ export const TemplateListRequestSchema = z.object({ userId: RpcUserIdSchema, cat
 /** `templates.delete`, `.duplicate`, `.use`: one of the user's templates (another user's is "not found"). */
 export const TemplateRefSchema = z.object({ userId: RpcUserIdSchema, templateId: RpcIdSchema });
 /** `templates.create`: `body` is checked by the service with `TemplateCreateSchema`. */
-export const TemplateCreateRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown().optional() });
+export const TemplateCreateRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  body: z.unknown().optional(),
+  /** The client's `Idempotency-Key` (checked by the gateway): a retry answers the template the first try stored. */
+  idempotencyKey: idempotencyKeySchema.optional(),
+});
 /** `templates.update`: `body` is checked by the service with `TemplateUpdateSchema`. */
 export const TemplateUpdateRequestSchema = TemplateRefSchema.extend({ body: z.unknown().optional() });

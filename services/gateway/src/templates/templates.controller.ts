@@ -1,8 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyKeySchema,
   LIMITS,
   MESSAGES,
+  RESULTS_MESSAGES,
   TEMPLATE_HTTP,
   TEMPLATE_MESSAGES,
   TemplateAnswerSchema,
@@ -90,8 +93,15 @@ export class TemplatesController {
   @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
   @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
   @ApiConflictResponse(LIMIT_REACHED)
-  async create(@CurrentUser() user: AuthUser, @Body(createBody) body: Infer<typeof TemplateCreateSchema>) {
-    return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body }) };
+  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'The same key again answers the template the first try stored (a retry after a 503 makes no second one)' })
+  async create(
+    @CurrentUser() user: AuthUser,
+    @Body(createBody) body: Infer<typeof TemplateCreateSchema>,
+    @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) header?: string | string[],
+  ) {
+    const key = header === undefined ? undefined : idempotencyKeySchema.safeParse(Array.isArray(header) ? header[0] : header);
+    if (key && !key.success) throw AppError.validation(TemplatesErrorCode.IdempotencyKeyInvalid, RESULTS_MESSAGES.idempotencyKeyInvalid);
+    return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body, ...(key ? { idempotencyKey: key.data } : {}) }) };
   }
 
   @Put(':userId/:templateId')

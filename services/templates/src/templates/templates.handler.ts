@@ -16,7 +16,7 @@ export class TemplatesHandler {
 
   @Rpc('templates.create')
   create(@Payload() req: RequestOf<'templates.create'>): Promise<ReplyOf<'templates.create'>> {
-    return this.templates.create(req.userId, req.body);
+    return this.templates.create(req.userId, req.body, req.idempotencyKey);
   }
 
   @Rpc('templates.update')

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { Template, TemplateCategory, TemplateInput, TemplateListFilter, TemplateStats } from '@bns/contracts';
-import { Transactions } from '@bns/service-kit';
+import { rows, Transactions } from '@bns/service-kit';
 import { TemplateEntity } from './template.entity.js';
 
 /** The API's view of a stored template: everything but the owner, times as ISO text. */
@@ -40,18 +40,38 @@ export class TemplatesRepository {
   }
 
   /**
-   * Stores a new template unless the user already keeps `max`; undefined then. The user's creates take
+   * Stores a new template unless the user already keeps `max` ('full' then). The user's creates take
    * a transaction-scoped advisory lock first, so two at once cannot both count max − 1 and both
    * insert (a count and an insert alone would race under read committed). Other users never wait on
    * it (but for a rare hash collision). save() reads back the generated id, timestamps and defaults
-   * with INSERT … RETURNING.
+   * with INSERT … RETURNING. With `idempotencyKey`, a create of the user that already stored a
+   * template under that key answers it (`replayed`) instead: under the same lock, so a retry racing
+   * its first try still stores one.
    */
-  insertUnlessFull(userId: string, input: TemplateInput, max: number): Promise<Template | undefined> {
+  insertUnlessFull(
+    userId: string,
+    input: TemplateInput,
+    max: number,
+    idempotencyKey?: string,
+  ): Promise<{ template: Template; replayed: boolean } | 'full'> {
     return this.tx.run(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:templates:' || $1))`, [userId]);
       const repo = this.repo(em);
-      if ((await repo.countBy({ user_id: userId })) >= max) return undefined;
-      return toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
+      if (idempotencyKey !== undefined) {
+        const [earlier] = await rows<{ template_id: string }>(
+          em,
+          `SELECT template_id FROM template_creates WHERE user_id = $1 AND idempotency_key = $2`,
+          [userId, idempotencyKey],
+        );
+        const template = earlier ? await this.reread(em, userId, earlier.template_id) : undefined;
+        if (template) return { template, replayed: true };
+      }
+      if ((await repo.countBy({ user_id: userId })) >= max) return 'full';
+      const template = toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
+      if (idempotencyKey !== undefined) {
+        await rows(em, `INSERT INTO template_creates (user_id, idempotency_key, template_id) VALUES ($1, $2, $3)`, [userId, idempotencyKey, template.id]);
+      }
+      return { template, replayed: false };
     });
   }
 

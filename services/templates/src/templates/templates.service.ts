@@ -43,10 +43,14 @@ export class TemplatesService {
     return this.templates.list(req.userId, query.value);
   }
 
-  async create(userId: string, body: unknown): Promise<Template> {
+  /**
+   * With `idempotencyKey` (the client's `Idempotency-Key`), a create tried again after an answer it
+   * never got (a 503 while the write went through) answers the template the first try stored.
+   */
+  async create(userId: string, body: unknown, idempotencyKey?: string): Promise<Template> {
     const input = validateTemplateCreate(body);
     if (!input.ok) throw AppError.validation(TemplatesErrorCode.InvalidTemplate, input.message, input.errors);
-    return this.insert(userId, input.value);
+    return this.insert(userId, input.value, idempotencyKey);
   }
 
   async update(userId: string, templateId: string, body: unknown): Promise<Template> {
@@ -91,10 +95,10 @@ export class TemplatesService {
    * Every new template (a create or a duplicate) is capped: the list answers all of a user's templates
    * in one NATS message, and LIMITS.templatesPerUserMax of them at every field limit still fit.
    */
-  private async insert(userId: string, input: TemplateInput): Promise<Template> {
-    const created = await this.templates.insertUnlessFull(userId, input, LIMITS.templatesPerUserMax);
-    if (!created) throw limitReached();
-    return created;
+  private async insert(userId: string, input: TemplateInput, idempotencyKey?: string): Promise<Template> {
+    const created = await this.templates.insertUnlessFull(userId, input, LIMITS.templatesPerUserMax, idempotencyKey);
+    if (created === 'full') throw limitReached();
+    return created.template;
   }
 
   private async findOwned(userId: string, templateId: string): Promise<Template> {

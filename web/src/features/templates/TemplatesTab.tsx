@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import {
   LIMITS,
   MESSAGES,
@@ -25,6 +25,7 @@ import { Dialog } from '../../components/Dialog.js';
 import { Spinner } from '../../components/Spinner.js';
 import { selectUserId } from '../auth/slice.js';
 import { selectJobInProgress } from '../job/slice.js';
+import { newIdempotencyKey } from '../results/idempotency.js';
 import { ConfirmSendDialog } from '../sender/StepReview.js';
 import { toast } from '../toasts/toasts.js';
 import { categoryFilterChanged, favoritesOnlyToggled, selectTemplateFilters } from './slice.js';
@@ -101,9 +102,21 @@ export function TemplatesTab() {
     },
   };
 
+  // One Idempotency-Key per new template's content: saving the same form again after an error (a 503
+  // whose write went through) answers the template already stored instead of making a second one.
+  const createKeys = useRef(new Map<string, string>());
+  const createKeyOf = (input: object) => {
+    const content = JSON.stringify(input);
+    const key = createKeys.current.get(content) ?? newIdempotencyKey();
+    createKeys.current.set(content, key);
+    return key;
+  };
+
   const save = (input: Parameters<typeof createTemplate>[0]['input']) => {
     const isNew = editing === 'new';
-    const call = isNew ? createTemplate({ userId, input }) : updateTemplate({ userId, id: (editing as Template).id, patch: input });
+    const call = isNew
+      ? createTemplate({ userId, input, idempotencyKey: createKeyOf(input) })
+      : updateTemplate({ userId, id: (editing as Template).id, patch: input });
     call.unwrap().then(
       () => {
         toast.success(WEB_MESSAGES.templateSaved);
@@ -178,6 +191,7 @@ export function TemplatesTab() {
           className="button primary"
           onClick={() => {
             setFormErrors({});
+            createKeys.current.clear();
             setEditing('new');
           }}
         >

@@ -112,6 +112,33 @@ describe('Templates tab', () => {
     });
   });
 
+  it('saving the same new template again after an error sends the same Idempotency-Key (no second copy); changed content gets a new key', async () => {
+    const server = fakeFetch(async (method, url) => {
+      if (url.pathname.endsWith('/stats')) return { body: stats };
+      if (method === 'GET') return { body: { success: true, templates: [] } };
+      return { status: 503, body: { success: false, error: MESSAGES.serviceUnavailable, code: 'SERVICE_UNAVAILABLE' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+    await user.click(screen.getByRole('button', { name: '+ New Template' }));
+    const dialog = screen.getByRole('dialog', { name: 'Create Template' });
+    await user.type(within(dialog).getByLabelText(/Template name/), 'Promo');
+    await user.type(within(dialog).getByLabelText(/Message content/), 'Hello');
+    const create = within(dialog).getByRole('button', { name: 'Create Template' });
+    const posts = () => server.calls.filter((c) => c.method === 'POST').map((c) => c.headers.get('Idempotency-Key'));
+    await user.click(create);
+    await waitFor(() => expect(posts()).toHaveLength(1));
+    await user.click(create);
+    await waitFor(() => expect(posts()).toHaveLength(2));
+    expect(posts()[0]).toMatch(/^[\x21-\x7e]{1,200}$/);
+    expect(posts()[1]).toBe(posts()[0]);
+    await user.type(within(dialog).getByLabelText(/Message content/), '!');
+    await user.click(create);
+    await waitFor(() => expect(posts()).toHaveLength(3));
+    expect(posts()[2]).not.toBe(posts()[0]);
+  });
+
   it('fetches once the filters have been still for 300 ms, never for the states in between', async () => {
     const server = fakeFetch(async (_m, url) =>
       url.pathname.endsWith('/stats')
