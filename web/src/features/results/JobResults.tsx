@@ -1,3 +1,4 @@
+import { shallowEqual } from 'react-redux';
 import { SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
 import { useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
@@ -16,7 +17,8 @@ const FAILED = ['failed'] as const;
  */
 export function JobResults({ jobId, progress, finished }: { jobId: string; progress: JobProgress; finished: boolean }) {
   const userId = useAppSelector(selectUserId);
-  const live = useAppSelector(selectLiveReceipts);
+  // A new object each time, equal by its fields: compared shallowly, so it re-renders only on a change.
+  const live = useAppSelector(selectLiveReceipts, shallowEqual);
   // The newest jobs come first, so this one is on the first page; polled while it runs.
   const { data } = useGetJobHistoryQuery({ userId }, { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true });
   const server = data?.jobs.find((j) => j.jobId === jobId)?.receipts;
