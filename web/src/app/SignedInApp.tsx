@@ -4,6 +4,7 @@ import { setUnauthorizedHandler } from '../api/api.js';
 import { setTokenProvider } from '../api/token.js';
 import { useAuth, type AuthUser } from '../features/auth/auth-context.js';
 import { socketConnect, socketDisconnect } from '../features/connection/socketMiddleware.js';
+import { resumeActiveJob } from '../features/job/thunks.js';
 import { toast } from '../features/toasts/toasts.js';
 import { WEB_MESSAGES } from '@bns/contracts';
 import { makeStore } from './store.js';
@@ -42,6 +43,8 @@ export default function SignedInApp({ user }: { user: AuthUser }) {
 
   useEffect(() => {
     store.dispatch(socketConnect());
+    // A job still active on the server (a reload, a sign-in again) is shown and followed again.
+    void store.dispatch(resumeActiveJob());
     return () => {
       store.dispatch(socketDisconnect());
       // Every keep-alive, timeout and job monitor stops with the tool.

@@ -3,6 +3,7 @@ import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { api } from '../api/api.js';
 import { errorMessage } from '../api/errors.js';
 import { fetchOnce } from '../api/fetchOnce.js';
+import type { JobLog } from '../api/types.js';
 import { jobLogKey, logAdded } from '../features/activity/slice.js';
 import {
   checkStarted,
@@ -18,7 +19,7 @@ import {
 } from '../features/connection/slice.js';
 import { createSessionRequested } from '../features/connection/socketMiddleware.js';
 import { monitorJob } from '../features/job/monitor.js';
-import { isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
+import { activeJobFound, isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
 import { toast } from '../features/toasts/toasts.js';
 import type { RootState } from './store.js';
 
@@ -76,8 +77,9 @@ export function registerListeners(startListening: StartListening): void {
   });
 
   // SPEC §4.5: ready/exist start a keep-alive entry every 10 minutes, until the link is gone.
+  // The createSession ack and the room's `exist` event both say so after a load: one entry, one loop.
   startListening({
-    actionCreator: sessionReady,
+    predicate: (action, _current, previous) => sessionReady.match(action) && previous.connection.status !== 'connected',
     effect: async (_a, l) => {
       l.cancelActiveListeners();
       l.dispatch(logAdded({ type: 'success', message: WEB_MESSAGES.whatsappConnected }));
@@ -100,13 +102,22 @@ export function registerListeners(startListening: StartListening): void {
 
   // SPEC §4.4: follow a started job until it ends (socket first, polling as the fallback).
   // "Resume monitoring" starts the same loop again for the job on screen.
+  // A job picked up after a reload (activeJobFound) is followed the same way, its earlier log lines first.
   startListening({
-    predicate: (action, current) => jobStarted.match(action) || (monitoringResumed.match(action) && current.job.monitoring),
+    predicate: (action, current) =>
+      jobStarted.match(action) || (activeJobFound.match(action) && current.job.jobId === action.payload.jobId) || (monitoringResumed.match(action) && current.job.monitoring),
     effect: async (action, l) => {
       l.cancelActiveListeners();
-      const jobId = jobStarted.match(action) ? action.payload.jobId : l.getState().job.jobId;
+      const jobId = jobStarted.match(action) || activeJobFound.match(action) ? action.payload.jobId : l.getState().job.jobId;
       if (!jobId) return;
       if (monitoringResumed.match(action)) l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.monitoringResumed }));
+      const addLogs = (logs: readonly JobLog[]) => {
+        for (const log of logs) l.dispatch(logAdded({ type: log.type, message: log.message, timestamp: log.timestamp, key: jobLogKey(jobId, log) }));
+      };
+      if (activeJobFound.match(action)) {
+        // What the log showed before the reload (the socket only pushes what comes next).
+        await fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId }, { forceRefetch: true }))).then(addLogs, () => undefined);
+      }
       const ours = () => l.getState().job.jobId === jobId;
       const outcome = await monitorJob({
         fetchStatus: () => fetchOnce(l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { forceRefetch: true }))),
@@ -123,9 +134,7 @@ export function registerListeners(startListening: StartListening): void {
         onStatus: (job) => {
           if (ours()) l.dispatch(jobStatusReceived(job));
         },
-        onLogs: (logs) => {
-          for (const log of logs) l.dispatch(logAdded({ type: log.type, message: log.message, timestamp: log.timestamp, key: jobLogKey(jobId, log) }));
-        },
+        onLogs: addLogs,
         onError: (message) => l.dispatch(logAdded({ type: 'error', message })),
         onStopped: (reason) => {
           l.dispatch(monitoringStopped());

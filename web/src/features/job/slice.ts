@@ -73,6 +73,22 @@ export const jobSlice = createSlice({
       s.progress = { total: a.payload.total, sent: 0, failed: 0 };
       s.monitoring = true;
     },
+    /**
+     * After a reload or a new sign-in: a job of this user is still active on the server (found in its
+     * job list), so the progress view follows it again instead of an empty Step 1. Only a tab with
+     * nothing on screen takes it.
+     */
+    activeJobFound(s, a: PayloadAction<{ jobId: string; status: JobStatus; progress: JobProgress }>) {
+      if (s.phase !== 'setup' || s.jobId !== null) return;
+      s.phase = 'progress';
+      s.jobId = a.payload.jobId;
+      s.status = a.payload.status;
+      s.progress = a.payload.progress;
+      s.results = { successList: [], failedList: [] };
+      s.estimatedTime = null;
+      s.error = null;
+      s.monitoring = true;
+    },
     /** SPEC §8: a start failure resets the progress. */
     jobStartFailed(s) {
       const { donationPromptShown } = s;
@@ -135,6 +151,7 @@ export const jobSlice = createSlice({
 export const {
   jobStartRequested,
   jobStarted,
+  activeJobFound,
   jobStartFailed,
   jobStatusReceived,
   jobProgressEvent,

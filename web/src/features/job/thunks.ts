@@ -1,6 +1,7 @@
-import { isBlankText, JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { isBlankText, JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES, type JobHistoryItem, type JobStatus } from '@bns/contracts';
 import { api } from '../../api/api.js';
 import { errorMessage, httpStatus, isNetworkError } from '../../api/errors.js';
+import { fetchOnce } from '../../api/fetchOnce.js';
 import type { StartJobBody } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { logAdded } from '../activity/slice.js';
@@ -8,7 +9,8 @@ import { newIdempotencyKey } from '../results/idempotency.js';
 import { hasVariables, recipientsOf } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { scheduleChosen } from '../pacing/slice.js';
-import { jobStartFailed, jobStarted, jobStartRequested } from './slice.js';
+import { resultsApi } from '../results/resultsApi.js';
+import { activeJobFound, isTerminal, jobStartFailed, jobStarted, jobStartRequested } from './slice.js';
 
 /**
  * Start Sending, after the confirm dialog (SPEC §4 "Bulk send", §5 "Sending screen"). Resolves true once
@@ -75,4 +77,35 @@ export const cancelJob = (): AppThunk => async (dispatch, getState) => {
   } catch (e) {
     toast.error(errorMessage(e));
   }
+};
+
+/** Which active job a reloaded tab follows when there are several: one that is sending comes first. */
+const FOLLOW_ORDER: readonly JobStatus[] = ['running', 'paused', 'queued', 'scheduled'];
+
+/** The job a reloaded tab should show: the newest one of the most urgent active status, if any. */
+export function activeJobOf(jobs: readonly JobHistoryItem[]): JobHistoryItem | undefined {
+  const active = jobs.filter((j) => !isTerminal(j.status));
+  // The list is newest first, and sort is stable: within a status the newest stays first.
+  return [...active].sort((a, b) => FOLLOW_ORDER.indexOf(a.status) - FOLLOW_ORDER.indexOf(b.status))[0];
+}
+
+/**
+ * On load (a reload, a new sign-in, another tab): a job still queued, scheduled, running or paused on
+ * the server is shown in Step 3 again and followed, as before the reload. The server's job list
+ * (newest first) is the one place that knows; a failed look-up leaves the setup as it is.
+ */
+export const resumeActiveJob = (): AppThunk => async (dispatch, getState) => {
+  const { session } = getState();
+  let jobs: readonly JobHistoryItem[];
+  try {
+    ({ jobs } = await fetchOnce(dispatch(resultsApi.endpoints.getJobHistory.initiate({ userId: session.userId }, { forceRefetch: true }))));
+  } catch {
+    return;
+  }
+  const job = activeJobOf(jobs);
+  // The user may have started a send while the list was on its way: that one stays on screen.
+  if (!job || getState().job.phase !== 'setup') return;
+  dispatch(activeJobFound({ jobId: job.jobId, status: job.status, progress: job.progress }));
+  const { total, sent } = job.progress;
+  dispatch(logAdded({ type: 'info', message: `Following your ${job.status} job again: ${sent} of ${total} sent` }));
 };

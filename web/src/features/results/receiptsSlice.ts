@@ -1,6 +1,6 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import type { MessageStatus } from '@bns/contracts';
-import { jobReset, jobStarted } from '../job/slice.js';
+import { activeJobFound, jobReset, jobStarted } from '../job/slice.js';
 
 /** Receipts of the job on screen, as the socket's `message_status` reports them (each number counted once). */
 export interface ReceiptsState {
@@ -25,6 +25,8 @@ export const receiptsSlice = createSlice({
   },
   extraReducers: (b) => {
     b.addCase(jobStarted, (_s, a) => ({ jobId: a.payload.jobId, delivered: {}, read: {} }));
+    // A job picked up after a reload: its receipts so far come from the server's counts.
+    b.addCase(activeJobFound, (s, a) => (s.jobId === null ? { jobId: a.payload.jobId, delivered: {}, read: {} } : s));
     b.addCase(jobReset, () => initialState);
   },
   selectors: {
