@@ -210,8 +210,16 @@ async function journey(url) {
     await dialog.getByRole('button', { name: 'Sign In' }).click();
     await page.getByText('Welcome,').waitFor();
     check((await page.locator('.welcome').innerText()).includes('Ann'), 'the header does not welcome the user by first name');
-    token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('bns.devSession') ?? '{}').token ?? '');
-    check(token.length > 20, 'no token in sessionStorage after sign-in');
+    token = await page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
+    check(token.length > 20, 'no token in localStorage after sign-in');
+  });
+
+  await step(page, 'a second tab is signed in too (one sign-in per browser)', async () => {
+    const second = await context.newPage();
+    await second.goto(url);
+    await second.getByText('Welcome,').waitFor({ timeout: 15_000 });
+    check((await second.locator('.welcome').innerText()).includes('Ann'), 'the second tab does not welcome the same user');
+    await second.close();
   });
 
   await step(page, `session check gives up after ${SESSION_CHECK_TIMEOUT_MS / 1000} s when the socket never connects`, async () => {
@@ -219,7 +227,6 @@ async function journey(url) {
     const blocked = await context.newPage();
     blocked.on('pageerror', (e) => consoleErrors.push(e.message));
     await blocked.route('**/socket.io/**', (route) => route.abort('connectionrefused'));
-    await blocked.addInitScript((session) => sessionStorage.setItem('bns.devSession', session), await page.evaluate(() => sessionStorage.getItem('bns.devSession')));
     const loaded = Date.now();
     await blocked.goto(url);
     await blocked.getByText('Checking for an existing WhatsApp session…').waitFor({ timeout: 15_000 });
@@ -579,11 +586,16 @@ async function journey(url) {
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
   });
 
-  await step(page, 'sign out', async () => {
+  await step(page, 'sign out (the other tabs sign out too)', async () => {
+    const other = await context.newPage();
+    await other.goto(url);
+    await other.getByText('Welcome,').waitFor({ timeout: 15_000 });
     await page.getByRole('button', { name: 'Sign Out' }).click();
     await page.getByRole('link', { name: 'Start Messaging' }).waitFor();
-    const left = await page.evaluate(() => sessionStorage.getItem('bns.devSession'));
-    check(left === null, 'the token is still in sessionStorage after sign-out');
+    const left = await page.evaluate(() => localStorage.getItem('bns.devSession'));
+    check(left === null, 'the token is still in localStorage after sign-out');
+    await other.getByRole('link', { name: 'Start Messaging' }).waitFor({ timeout: 5_000 }).catch(() => check(false, 'the other tab is still signed in after sign-out'));
+    await other.close();
     // Cleanup logged the WhatsApp account out: a new sign-in finds no session.
     const again = await api(url, token, 'POST', '/api/session/cleanup', { clerkUserId: JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).sub });
     check(again.status === 200 && again.body.sessionsCleanedUp === 0, `the session was not cleaned up at sign-out: ${JSON.stringify(again.body)}`);

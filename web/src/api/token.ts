@@ -1,6 +1,6 @@
 /**
  * Where RTK Query and the socket get the bearer token. The signed-in app registers the auth provider's
- * getter at start (Clerk refreshes its tokens; the dev token is read from sessionStorage).
+ * getter at start (Clerk refreshes its tokens; the dev token is read from localStorage).
  */
 let provider: () => Promise<string | null> = async () => null;
 

@@ -25,7 +25,8 @@ export function Root() {
             </div>
           }
         >
-          <SignedInApp user={auth.user} />
+          {/* Keyed by user: another account signing in (e.g. in another tab) gets a store of its own. */}
+          <SignedInApp key={auth.user.userId} user={auth.user} />
         </Suspense>
       )}
       <Toaster />

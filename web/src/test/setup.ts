@@ -11,6 +11,7 @@ afterEach(() => {
   cleanup();
   clearToasts();
   sessionStorage.clear();
+  localStorage.clear();
   resetWebConfig();
   resetSimulatorProbe();
 });

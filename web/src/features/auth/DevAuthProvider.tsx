@@ -1,11 +1,12 @@
-import { useCallback, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Dialog } from '../../components/Dialog.js';
 import { AuthContext, type Auth } from './auth-context.js';
-import { clearDevSession, devSignIn, loadDevSession, saveDevSession, type DevSession } from './dev-session.js';
+import { clearDevSession, DEV_SESSION_KEY, devSignIn, loadDevSession, parseDevSession, saveDevSession, type DevSession } from './dev-session.js';
 
 /**
  * Sign-in without Clerk (no VITE_CLERK_PUBLISHABLE_KEY): the gateway's dev issuer hands out tokens of the
- * same shape; the token is kept in sessionStorage so a reload stays signed in and a closed tab does not.
+ * same shape; the token is kept in localStorage (until it expires or the user signs out), so a reload and
+ * a second tab stay signed in, and a sign-out or a sign-in in another tab reaches this one.
  */
 export function DevAuthProvider({ children }: { children: ReactNode }) {
   const [session, setSession] = useState<DevSession | null>(() => loadDevSession());
@@ -19,6 +20,17 @@ export function DevAuthProvider({ children }: { children: ReactNode }) {
     // A dev token expires (DEV_TOKEN_TTL_S): drop it so the next call signs the user out cleanly.
     if (!loadDevSession()) return null;
     return current.token;
+  }, []);
+
+  // Another tab signed out (the key is gone), signed in as someone else, or its token expired.
+  useEffect(() => {
+    const onStorage = (e: StorageEvent) => {
+      if (e.key !== DEV_SESSION_KEY && e.key !== null) return;
+      const next = parseDevSession(e.key === null ? null : e.newValue);
+      setSession((current) => (next?.token === current?.token ? current : next));
+    };
+    window.addEventListener('storage', onStorage);
+    return () => window.removeEventListener('storage', onStorage);
   }, []);
 
   const signOut = useCallback(async () => {

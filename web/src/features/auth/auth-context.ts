@@ -11,7 +11,7 @@ export interface Auth {
   mode: 'clerk' | 'dev';
   status: 'loading' | 'signed-out' | 'signed-in';
   user: AuthUser | null;
-  /** The current session token (Clerk refreshes its own; dev tokens live in sessionStorage). */
+  /** The current session token (Clerk refreshes its own; dev tokens live in localStorage). */
   getToken: () => Promise<string | null>;
   /** Opens sign-in (Clerk's modal or the dev form). */
   startSignIn: () => void;

@@ -1,5 +1,9 @@
 import type { AuthUser } from './auth-context.js';
 
+/**
+ * Kept in localStorage: one sign-in per browser, as with Clerk, so a second tab is signed in too and a
+ * sign-out in one tab signs every tab out (the others hear it through the `storage` event).
+ */
 export const DEV_SESSION_KEY = 'bns.devSession';
 
 export interface DevSession extends AuthUser {
@@ -16,17 +20,26 @@ export function tokenExpiry(token: string): number | undefined {
   }
 }
 
+/** A stored session as text (what localStorage holds), or null when it is missing, unreadable or expired. */
+export function parseDevSession(raw: string | null, now = Date.now()): DevSession | null {
+  if (!raw) return null;
+  try {
+    const session = JSON.parse(raw) as DevSession;
+    if (typeof session?.token !== 'string' || typeof session.userId !== 'string') return null;
+    const exp = tokenExpiry(session.token);
+    if (exp !== undefined && exp * 1000 <= now) return null;
+    return session;
+  } catch {
+    return null;
+  }
+}
+
 export function loadDevSession(now = Date.now()): DevSession | null {
   try {
-    const raw = sessionStorage.getItem(DEV_SESSION_KEY);
-    if (!raw) return null;
-    const session = JSON.parse(raw) as DevSession;
-    if (typeof session.token !== 'string' || typeof session.userId !== 'string') return null;
-    const exp = tokenExpiry(session.token);
-    if (exp !== undefined && exp * 1000 <= now) {
-      sessionStorage.removeItem(DEV_SESSION_KEY);
-      return null;
-    }
+    const raw = localStorage.getItem(DEV_SESSION_KEY);
+    const session = parseDevSession(raw, now);
+    // An expired or unreadable token is dropped, so the next load starts signed out.
+    if (raw && !session) localStorage.removeItem(DEV_SESSION_KEY);
     return session;
   } catch {
     return null;
@@ -34,11 +47,11 @@ export function loadDevSession(now = Date.now()): DevSession | null {
 }
 
 export function saveDevSession(session: DevSession): void {
-  sessionStorage.setItem(DEV_SESSION_KEY, JSON.stringify(session));
+  localStorage.setItem(DEV_SESSION_KEY, JSON.stringify(session));
 }
 
 export function clearDevSession(): void {
-  sessionStorage.removeItem(DEV_SESSION_KEY);
+  localStorage.removeItem(DEV_SESSION_KEY);
 }
 
 /** POST /auth/dev/sign-in: the gateway's local stand-in for Clerk (AUTH_MODE=dev). */
