@@ -108,36 +108,38 @@ export function DashboardTab() {
           )}
         </section>
 
-        <SendingPaceCard />
-        <section className="card settings-card" aria-labelledby="settings-title">
-          <h2 id="settings-title">Settings</h2>
-          <div className="toggle-row">
-            <div>
-              <label htmlFor={toggleId}>
-                <strong>Auto-Login Success Message</strong>
-              </label>
-              <p className="muted small">Send yourself a short WhatsApp message when your account is linked.</p>
+        <div className="dashboard-side">
+          <SendingPaceCard />
+          <section className="card settings-card" aria-labelledby="settings-title">
+            <h2 id="settings-title">Settings</h2>
+            <div className="toggle-row">
+              <div>
+                <label htmlFor={toggleId}>
+                  <strong>Auto-Login Success Message</strong>
+                </label>
+                <p className="muted small">Send yourself a short WhatsApp message when your account is linked.</p>
+              </div>
+              <button
+                id={toggleId}
+                type="button"
+                role="switch"
+                aria-checked={enabled}
+                className={`switch ${enabled ? 'on' : ''}`}
+                onClick={() =>
+                  void setPreferences({ userId, preferences: { auto_login_message_enabled: !enabled } })
+                    .unwrap()
+                    .then(
+                      () => toast.success(WEB_MESSAGES.preferencesSaved),
+                      () => toast.error(WEB_MESSAGES.preferencesFailed),
+                    )
+                }
+              >
+                <span className="switch-knob" aria-hidden="true" />
+                <span className="switch-label">{enabled ? 'Enabled' : 'Disabled'}</span>
+              </button>
             </div>
-            <button
-              id={toggleId}
-              type="button"
-              role="switch"
-              aria-checked={enabled}
-              className={`switch ${enabled ? 'on' : ''}`}
-              onClick={() =>
-                void setPreferences({ userId, preferences: { auto_login_message_enabled: !enabled } })
-                  .unwrap()
-                  .then(
-                    () => toast.success(WEB_MESSAGES.preferencesSaved),
-                    () => toast.error(WEB_MESSAGES.preferencesFailed),
-                  )
-              }
-            >
-              <span className="switch-knob" aria-hidden="true" />
-              <span className="switch-label">{enabled ? 'Enabled' : 'Disabled'}</span>
-            </button>
-          </div>
-        </section>
+          </section>
+        </div>
       </div>
 
       {/* Issue 14: past and current jobs, their reports and Send again. */}

@@ -45,7 +45,7 @@ export function JobPacingStatus() {
           Resume
         </button>
       ) : (
-        <button type="button" className="button" disabled={pausing} onClick={() => void act(pause)}>
+        <button type="button" className="button secondary" disabled={pausing} onClick={() => void act(pause)}>
           Pause
         </button>
       )}

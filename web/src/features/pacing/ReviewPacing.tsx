@@ -45,12 +45,14 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
   const startsLater = !startAt && estimate.firstSendAt.getTime() - Date.now() > 60_000;
   return (
     <div className="summary-box pacing-review" data-testid="review-pacing">
-      <h3>Sending pace</h3>
-      <p>
-        <strong>{PRESET_LABEL[policy.preset]}</strong>{' '}
-        <button type="button" className="link-button" onClick={() => setEditing(!editing)}>
+      <h3>
+        Sending pace
+        <button type="button" className="button secondary small" aria-expanded={editing} onClick={() => setEditing(!editing)}>
           {editing ? 'Close' : 'Change'}
         </button>
+      </h3>
+      <p>
+        <strong>{PRESET_LABEL[policy.preset]}</strong>
       </p>
       {count > 0 && (
         <p className="small">

@@ -53,16 +53,23 @@ function updateOf(d: Draft): PolicyUpdate {
   };
 }
 
-/** "Sending pace": the presets with a line on each, and every setting of the account's policy. */
+/**
+ * "Sending pace": the presets with a line on each; the settings themselves only under Custom (choosing
+ * Custom opens them with the values in force, and saving them makes the policy custom).
+ */
 export function SendingPaceCard() {
   const userId = useAppSelector(selectUserId);
   const id = useId();
   const { data: policy, error } = useGetSendingPolicyQuery(userId);
   const [save, { isLoading: saving }] = useSetSendingPolicyMutation();
   const [draft, setDraft] = useState<Draft | null>(null);
+  // Custom picked but not saved yet: the fields show, the policy in force stays as it is.
+  const [customPicked, setCustomPicked] = useState(false);
   const [problem, setProblem] = useState<string | null>(null);
   useEffect(() => {
-    if (policy) setDraft(draftOf(policy));
+    if (!policy) return;
+    setDraft(draftOf(policy));
+    setCustomPicked(false);
   }, [policy]);
 
   const submit = (update: PolicyUpdate) =>
@@ -83,9 +90,10 @@ export function SendingPaceCard() {
       </section>
     );
   if (!policy || !draft) return <section className="card pacing-card">{POLICY_MESSAGES.loading}</section>;
+  const chosen: PolicyPreset = customPicked ? 'custom' : policy.preset;
   const set = (patch: Partial<Draft>) => setDraft({ ...draft, ...patch });
   const field = (key: keyof Draft, label: string, explain: string, props: Record<string, unknown> = {}) => (
-    <label className="pacing-field" key={key}>
+    <label className="field pacing-field" key={key}>
       <span>{label}</span>
       <input value={String(draft[key])} onChange={(e) => set({ [key]: e.target.value } as Partial<Draft>)} {...props} />
       <small className="muted">{explain}</small>
@@ -98,73 +106,99 @@ export function SendingPaceCard() {
       <p className="muted small">How fast and when your number sends. Sending like a person, not a bot, is what protects a number from being banned.</p>
       <div role="radiogroup" aria-label="Preset" className="pacing-presets">
         {POLICY_PRESETS.map((preset: PolicyPreset) => (
-          <label key={preset} className={`pacing-preset ${policy.preset === preset ? 'selected' : ''}`}>
+          <label key={preset} className={`pacing-preset ${chosen === preset ? 'selected' : ''}`}>
             <input
               type="radio"
               name={`${id}-preset`}
-              checked={policy.preset === preset}
-              disabled={saving || preset === 'custom'}
-              onChange={() => void submit({ preset })}
+              checked={chosen === preset}
+              disabled={saving}
+              onChange={() => {
+                setProblem(null);
+                if (preset === 'custom') {
+                  setDraft(draftOf(policy));
+                  setCustomPicked(true);
+                } else {
+                  setCustomPicked(false);
+                  void submit({ preset });
+                }
+              }}
             />
-            <strong>{PRESET_LABEL[preset]}</strong>
-            <span className="muted small">{POLICY_EXPLANATIONS[preset]}</span>
+            <span className="pacing-preset-text">
+              <strong>{PRESET_LABEL[preset]}</strong>
+              <span className="muted small">{POLICY_EXPLANATIONS[preset]}</span>
+            </span>
           </label>
         ))}
       </div>
-      <form
-        className="pacing-fields"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void submit(updateOf(draft));
-        }}
-      >
-        {field('delayS', 'Gap between messages (seconds)', POLICY_EXPLANATIONS.delayMs, { type: 'number', step: 0.5 })}
-        {field('jitterS', 'Random extra gap, up to (seconds)', POLICY_EXPLANATIONS.jitterMs, { type: 'number', min: 0, step: 0.5 })}
-        {field('pauseEvery', 'Long break every … messages (empty = never)', POLICY_EXPLANATIONS.pauseEvery, { type: 'number', min: 1 })}
-        {field('pauseMin', 'Long break (minutes)', POLICY_EXPLANATIONS.pauseMs, { type: 'number', min: 0, step: 0.5 })}
-        {field('dailyCap', 'Daily limit (empty = none)', POLICY_EXPLANATIONS.dailyCap, { type: 'number', min: 1 })}
-        <fieldset className="pacing-window">
-          <legend>
-            <label>
-              <input type="checkbox" checked={draft.windowOn} onChange={(e) => set({ windowOn: e.target.checked })} /> Sending hours
+      {chosen !== 'custom' && problem && (
+        <p className="field-error" role="alert">
+          {problem}
+        </p>
+      )}
+      {chosen === 'custom' && (
+        <form
+          className="pacing-fields"
+          aria-label="Custom pace"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void submit(updateOf(draft));
+          }}
+        >
+          {field('delayS', 'Gap between messages (seconds)', POLICY_EXPLANATIONS.delayMs, { type: 'number', step: 0.5 })}
+          {field('jitterS', 'Random extra gap, up to (seconds)', POLICY_EXPLANATIONS.jitterMs, { type: 'number', min: 0, step: 0.5 })}
+          {field('pauseEvery', 'Long break every … messages (empty = never)', POLICY_EXPLANATIONS.pauseEvery, { type: 'number', min: 1 })}
+          {field('pauseMin', 'Long break (minutes)', POLICY_EXPLANATIONS.pauseMs, { type: 'number', min: 0, step: 0.5 })}
+          {field('dailyCap', 'Daily limit (empty = none)', POLICY_EXPLANATIONS.dailyCap, { type: 'number', min: 1 })}
+          {field('timeZone', 'Time zone', POLICY_EXPLANATIONS.timeZone)}
+          <fieldset className="pacing-window">
+            <legend>
+              <label className="inline-check">
+                <input type="checkbox" checked={draft.windowOn} onChange={(e) => set({ windowOn: e.target.checked })} />
+                <span>Sending hours</span>
+              </label>
+            </legend>
+            <small className="muted">{POLICY_EXPLANATIONS.window}</small>
+            {draft.windowOn && (
+              <>
+                <div className="pacing-hours">
+                  <input type="time" aria-label="From" value={draft.start} onChange={(e) => set({ start: e.target.value })} />
+                  <span>to</span>
+                  <input type="time" aria-label="Until" value={draft.end} onChange={(e) => set({ end: e.target.value })} />
+                </div>
+                <div className="pacing-days">
+                  {DAYS.map((name, i) => (
+                    <label key={name} className="inline-check">
+                      <input
+                        type="checkbox"
+                        checked={draft.days.includes(i + 1)}
+                        onChange={(e) => set({ days: e.target.checked ? [...draft.days, i + 1].sort() : draft.days.filter((d) => d !== i + 1) })}
+                      />
+                      <span>{name}</span>
+                    </label>
+                  ))}
+                </div>
+              </>
+            )}
+          </fieldset>
+          <div className="pacing-warmup">
+            <label className="inline-check">
+              <input type="checkbox" checked={draft.warmUp} onChange={(e) => set({ warmUp: e.target.checked })} />
+              <span>Warm up a new number</span>
             </label>
-          </legend>
-          <small className="muted">{POLICY_EXPLANATIONS.window}</small>
-          {draft.windowOn && (
-            <div>
-              <input type="time" aria-label="From" value={draft.start} onChange={(e) => set({ start: e.target.value })} /> to{' '}
-              <input type="time" aria-label="Until" value={draft.end} onChange={(e) => set({ end: e.target.value })} />
-              <div className="pacing-days">
-                {DAYS.map((name, i) => (
-                  <label key={name}>
-                    <input
-                      type="checkbox"
-                      checked={draft.days.includes(i + 1)}
-                      onChange={(e) => set({ days: e.target.checked ? [...draft.days, i + 1].sort() : draft.days.filter((d) => d !== i + 1) })}
-                    />{' '}
-                    {name}
-                  </label>
-                ))}
-              </div>
-            </div>
+            <small className="muted">{POLICY_EXPLANATIONS.warmUp}</small>
+          </div>
+          {problem && (
+            <p className="field-error pacing-wide" role="alert">
+              {problem}
+            </p>
           )}
-        </fieldset>
-        {field('timeZone', 'Time zone', POLICY_EXPLANATIONS.timeZone)}
-        <label className="pacing-field">
-          <span>
-            <input type="checkbox" checked={draft.warmUp} onChange={(e) => set({ warmUp: e.target.checked })} /> Warm up a new number
-          </span>
-          <small className="muted">{POLICY_EXPLANATIONS.warmUp}</small>
-        </label>
-        {problem && (
-          <p className="field-error" role="alert">
-            {problem}
-          </p>
-        )}
-        <button type="submit" className="button primary" disabled={saving}>
-          Save pace
-        </button>
-      </form>
+          <div className="button-row pacing-wide">
+            <button type="submit" className="button primary" disabled={saving}>
+              Save pace
+            </button>
+          </div>
+        </form>
+      )}
     </section>
   );
 }

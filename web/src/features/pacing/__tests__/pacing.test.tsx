@@ -1,7 +1,7 @@
-import { fireEvent, screen } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { carefulPolicy, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
+import { carefulPolicy, POLICY_EXPLANATIONS, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { nextMomentOf } from '../JobPacingStatus.js';
 import { ReviewPacing } from '../ReviewPacing.js';
@@ -32,9 +32,22 @@ describe('Sending pace', () => {
     renderWithProviders(<SendingPaceCard />, { preloadedState: connectedState() });
     const careful = await screen.findByRole('radio', { name: /Careful \(recommended\)/ });
     expect(screen.getByRole('radio', { name: /Standard/ })).toHaveProperty('checked', true);
+    // Standard: no settings to edit, only the presets.
+    expect(screen.queryByLabelText(/Gap between messages/)).toBeNull();
     await user.click(careful);
-    expect(await screen.findByDisplayValue('300')).toBeTruthy(); // careful's daily cap
+    await waitFor(() => expect(screen.getByRole('radio', { name: /Careful/ })).toHaveProperty('checked', true));
     expect(server.calls.find((c) => c.method === 'PUT')?.body).toEqual({ preset: 'careful' });
+    expect(screen.queryByLabelText(/Gap between messages/)).toBeNull();
+
+    // Custom opens the settings with the values in force, and saves nothing by itself.
+    await user.click(screen.getByRole('radio', { name: /Custom/ }));
+    expect(screen.getByRole('form', { name: 'Custom pace' })).toBeTruthy();
+    expect(screen.getByDisplayValue('300')).toBeTruthy(); // careful's daily cap
+    expect(server.calls.filter((c) => c.method === 'PUT')).toHaveLength(1);
+    // Each preset's name and its explanation are separate lines, not one run of text.
+    const standard = screen.getByRole('radio', { name: /Standard/ }).closest('label')!;
+    expect(standard.querySelector('strong')?.textContent).toBe('Standard');
+    expect(standard.querySelector('.muted')?.textContent).toBe(POLICY_EXPLANATIONS.standard);
 
     const gap = screen.getByLabelText(/Gap between messages/);
     await user.clear(gap);
@@ -45,8 +58,16 @@ describe('Sending pace', () => {
 
   it('review step: the pace in force, its estimate, and a warning for a large send at the standard pace', async () => {
     vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
+    const user = userEvent.setup();
     const { unmount } = renderWithProviders(<ReviewPacing count={400} message="{Hi|Hello} there" />, { preloadedState: connectedState() });
     expect(await screen.findByText(POLICY_MESSAGES.standardLargeWarning)).toBeTruthy();
+    // Change opens the Sending pace card in place, styled as the app's buttons; Close puts it away.
+    const change = screen.getByRole('button', { name: 'Change' });
+    expect(change.className).toContain('button secondary');
+    await user.click(change);
+    expect(await screen.findByRole('radiogroup', { name: 'Preset' })).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Close' }));
+    expect(screen.queryByRole('radiogroup', { name: 'Preset' })).toBeNull();
     expect(screen.getByTestId('review-pacing').textContent).toContain('about 27 min'); // ceil(4 s × 399 / 60 s), the spec's formula
     expect(screen.getByTestId('review-pacing').textContent).toContain('2 variants');
     unmount();
