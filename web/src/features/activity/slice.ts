@@ -14,15 +14,27 @@ export interface ActivityState {
   entries: ActivityEntry[];
 }
 
+const at = (e: ActivityEntry) => {
+  const ms = Date.parse(e.timestamp);
+  return Number.isNaN(ms) ? 0 : ms;
+};
+
 export const activitySlice = createSlice({
   name: 'activity',
   initialState: { entries: [] } as ActivityState,
   reducers: {
-    /** Newest first; the log keeps the last 100 entries (SPEC §9). */
+    /**
+     * Newest first by time, whatever order the socket and the polls deliver lines in (a poll after the
+     * end brings the job's first lines last); lines of the same time keep their arrival order, the later
+     * one above. The log keeps the last 100 entries (SPEC §9).
+     */
     logAdded: {
       reducer(s, a: PayloadAction<ActivityEntry>) {
         if (a.payload.key && s.entries.some((e) => e.key === a.payload.key)) return;
-        s.entries.unshift(a.payload);
+        const time = at(a.payload);
+        const index = s.entries.findIndex((e) => at(e) <= time);
+        if (index === -1) s.entries.push(a.payload);
+        else s.entries.splice(index, 0, a.payload);
         if (s.entries.length > LIMITS.activityLogMax) s.entries.length = LIMITS.activityLogMax;
       },
       prepare(entry: { type: JobLogType; message: string; timestamp?: string; key?: string }) {

@@ -47,6 +47,8 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
   const { startAt } = getState().pacing;
   if (startAt) body.startAt = startAt;
   dispatch(jobStartRequested({ total }));
+  // "Job accepted" is dated when the request left, so it sorts below the job's own first lines.
+  const requestedAt = new Date().toISOString();
   try {
     // Issue 14: one key per confirmed send; a start that got no answer is retried once with the same key,
     // so it returns the job it may have made instead of making a second one.
@@ -56,7 +58,11 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     dispatch(jobStarted({ jobId: answer.jobId, estimatedTime: answer.estimatedTime, total }));
     if (startAt) dispatch(scheduleChosen(null));
     dispatch(
-      logAdded({ type: 'info', message: `${WEB_MESSAGES.jobAccepted}: ${total} recipient${total === 1 ? '' : 's'}, estimated ${answer.estimatedTime} min` }),
+      logAdded({
+        type: 'info',
+        message: `${WEB_MESSAGES.jobAccepted}: ${total} recipient${total === 1 ? '' : 's'}, estimated ${answer.estimatedTime} min`,
+        timestamp: requestedAt,
+      }),
     );
     return true;
   } catch (e) {
