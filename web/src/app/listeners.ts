@@ -20,6 +20,7 @@ import {
 import { createSessionRequested } from '../features/connection/socketMiddleware.js';
 import { monitorJob } from '../features/job/monitor.js';
 import { activeJobFound, isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
+import { patchJobHistory, resultsApi } from '../features/results/resultsApi.js';
 import { toast } from '../features/toasts/toasts.js';
 import type { RootState } from './store.js';
 
@@ -154,6 +155,28 @@ export function registerListeners(startListening: StartListening): void {
     },
   });
 
+  // The Campaigns card follows every job of the user as the socket reports it (also jobs of other tabs):
+  // counts and status in place, and the list read again when a job ends (finish time, receipts) or when
+  // a job it does not hold yet shows up.
+  const unknownJobs = new Set<string>();
+  startListening({
+    actionCreator: jobProgressEvent,
+    effect: (action, l) => {
+      const { jobId, status } = action.payload;
+      const found = patchJobHistory(l.dispatch, l.getState(), action.payload);
+      if (isTerminal(status) || (!found && !unknownJobs.has(jobId))) {
+        if (!found) unknownJobs.add(jobId);
+        l.dispatch(resultsApi.util.invalidateTags(['JobHistory']));
+      }
+    },
+  });
+  startListening({
+    actionCreator: jobStarted,
+    effect: (_a, l) => {
+      l.dispatch(resultsApi.util.invalidateTags(['JobHistory']));
+    },
+  });
+
   // A job reaching its end (by a socket event or a status poll, whichever comes first) is reported once,
   // even if the user goes back before the monitor's last fetch.
   startListening({
@@ -177,8 +200,9 @@ export function registerListeners(startListening: StartListening): void {
         logOnce('warning', MESSAGES.jobCancelled);
         toast.info(MESSAGES.jobCancelled);
       }
-      // The dashboard (and template usage) change with every job.
+      // The dashboard, the campaigns (and template usage) change with every job.
       l.dispatch(api.util.invalidateTags(['Dashboard']));
+      l.dispatch(resultsApi.util.invalidateTags(['JobHistory']));
     },
   });
 }

@@ -8,7 +8,7 @@ import { selectJobInProgress } from '../job/slice.js';
 import { ExportButtons } from '../results/ExportButtons.js';
 import { ReceiptsRow } from '../results/ReceiptsRow.js';
 import { ReportList } from '../results/ReportList.js';
-import { useGetJobHistoryQuery } from '../results/resultsApi.js';
+import { resultsApi, useGetJobHistoryQuery } from '../results/resultsApi.js';
 import '../results/results.css';
 import { sendAgain } from './thunks.js';
 
@@ -70,12 +70,18 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
 
 /** The Dashboard's Campaigns card (issue 14): past and current jobs, newest first, a page at a time. */
 export function CampaignsCard() {
+  const dispatch = useAppDispatch();
   const userId = useAppSelector(selectUserId);
   const [cursors, setCursors] = useState<Array<string | null>>([null]);
+  // Counts follow the socket on their own; Refresh reads every page shown again (receipts, finish times).
+  const { isFetching } = useGetJobHistoryQuery({ userId, cursor: null });
   return (
     <section className="card" aria-labelledby="campaigns-title">
       <div className="card-title-row">
         <h2 id="campaigns-title">{RESULTS_MESSAGES.campaignsTitle}</h2>
+        <button type="button" className="button link small" disabled={isFetching} onClick={() => dispatch(resultsApi.util.invalidateTags(['JobHistory']))}>
+          {isFetching ? 'Refreshing…' : 'Refresh'}
+        </button>
       </div>
       <ul className="campaign-list">
         {cursors.map((cursor, i) => (

@@ -136,8 +136,9 @@ export function ReportList({
 
   return (
     <div>
+      {/* The rows read are the report itself: a count that lags behind them never shows fewer. */}
       <h3>
-        {label} ({count})
+        {label} ({total})
       </h3>
       <div
         className={`report-list result-list ${tone}`}

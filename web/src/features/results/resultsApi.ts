@@ -1,4 +1,4 @@
-import type { JobHistoryPage, JobResultsPage, RecipientResultStatus } from '@bns/contracts';
+import type { JobHistoryPage, JobProgress, JobResultsPage, JobStatus, RecipientResultStatus } from '@bns/contracts';
 import { api } from '../../api/api.js';
 
 export interface JobResultsArgs {
@@ -18,7 +18,7 @@ export function jobResultsUrl({ jobId, statuses, cursor, limit }: JobResultsArgs
 }
 
 /** The campaign results calls (issue 14), injected into the app's one API. */
-export const resultsApi = api.injectEndpoints({
+export const resultsApi = api.enhanceEndpoints({ addTagTypes: ['JobHistory'] }).injectEndpoints({
   endpoints: (build) => ({
     getJobResults: build.query<JobResultsPage, JobResultsArgs>({
       query: (args) => jobResultsUrl(args),
@@ -28,8 +28,36 @@ export const resultsApi = api.injectEndpoints({
     getJobHistory: build.query<JobHistoryPage, { userId: string; cursor?: string | null }>({
       query: ({ userId, cursor }) => `api/jobs/${encodeURIComponent(userId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
       transformResponse: (r: Partial<JobHistoryPage> | undefined) => ({ jobs: Array.isArray(r?.jobs) ? r.jobs : [], nextCursor: r?.nextCursor ?? null }),
+      providesTags: ['JobHistory'],
     }),
   }),
 });
 
 export const { useGetJobHistoryQuery } = resultsApi;
+
+/**
+ * A job's progress as the socket pushed it, written into every cached page of the job list, so the
+ * Campaigns card follows running jobs without asking the server. False when no cached page has the job
+ * (a job started elsewhere: the list must be read again).
+ */
+export function patchJobHistory(
+  dispatch: (action: ReturnType<typeof resultsApi.util.updateQueryData>) => unknown,
+  // The store's state: typed by the app's RootState, which knows the api before these endpoints joined it.
+  state: unknown,
+  event: { jobId: string; status: JobStatus; progress: JobProgress },
+): boolean {
+  let found = false;
+  for (const args of resultsApi.util.selectCachedArgsForQuery(state as Parameters<typeof resultsApi.util.selectCachedArgsForQuery>[0], 'getJobHistory')) {
+    dispatch(
+      resultsApi.util.updateQueryData('getJobHistory', args, (draft) => {
+        const job = draft.jobs.find((j) => j.jobId === event.jobId);
+        if (!job) return;
+        found = true;
+        job.status = event.status;
+        // A progress event carries `skipped` only when some were: one without it keeps the count last seen.
+        job.progress = { ...event.progress, ...(event.progress.skipped === undefined && job.progress.skipped ? { skipped: job.progress.skipped } : {}) };
+      }),
+    );
+  }
+  return found;
+}

@@ -1,8 +1,9 @@
-import { screen, waitFor } from '@testing-library/react';
+import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
+import { jobProgressEvent } from '../../job/slice.js';
 import { CampaignsCard } from '../CampaignsCard.js';
 
 const job = (over: Partial<JobHistoryItem>): JobHistoryItem => ({
@@ -63,5 +64,42 @@ describe('Campaigns card', () => {
     vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, jobs: [], nextCursor: null } })).fn);
     renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
     expect(await screen.findByText(RESULTS_MESSAGES.noCampaigns)).toBeTruthy();
+  });
+
+  it('follows running jobs from the socket, reads the list again when one ends, and Refresh reads it again', async () => {
+    let finished = false;
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/jobs/user_test_1') {
+        const running = job({ status: 'running', finishedAt: null, progress: { total: 7, sent: 2, failed: 0 }, receipts: { delivered: 0, read: 0, replied: 0 } });
+        return { body: { success: true, jobs: [finished ? job({ status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }) : running], nextCursor: null } };
+      }
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    const item = await screen.findByTestId('campaign');
+    expect(item.textContent).toContain('Sent 2');
+    const reads = () => server.calls.filter((c) => c.url.pathname === '/api/jobs/user_test_1').length;
+    const before = reads();
+
+    // A progress event of this job (from any tab of the user) moves the counts without a request
+    // (RTK Query's patches reach the components on the next tick: auto-batched).
+    await act(async () => {
+      store.dispatch(jobProgressEvent({ jobId: 'job-1', status: 'running', progress: { total: 7, sent: 4, failed: 0 } }));
+    });
+    await waitFor(() => expect(screen.getByTestId('campaign').textContent).toContain('Sent 4'), { timeout: 1000 });
+    expect(reads()).toBe(before);
+
+    // Its end reads the list again: status, finish time and receipts as the server has them.
+    finished = true;
+    await act(async () => {
+      store.dispatch(jobProgressEvent({ jobId: 'job-1', status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }));
+    });
+    await waitFor(() => expect(screen.getByTestId('campaign').querySelector('.status-pill')?.textContent).toBe('completed'));
+    expect(reads()).toBe(before + 1);
+
+    await user.click(await screen.findByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(reads()).toBe(before + 2));
   });
 });
