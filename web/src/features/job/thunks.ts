@@ -8,7 +8,8 @@ import { logAdded } from '../activity/slice.js';
 import { newIdempotencyKey } from '../results/idempotency.js';
 import { hasVariables, recipientsOf } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
-import { scheduleChosen } from '../pacing/slice.js';
+import { checkSchedule, scheduleRefusalText } from '../pacing/schedule.js';
+import { scheduleUsed } from '../pacing/slice.js';
 import { resultsApi } from '../results/resultsApi.js';
 import { activeJobFound, isTerminal, jobStartFailed, jobStarted, jobStartRequested } from './slice.js';
 
@@ -43,8 +44,17 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     ? { message, recipients: recipientsOf(sender), clientId: session.clientId, clerkUserId: session.userId }
     : { message, phoneNumbers: [...sender.phoneNumbers], clientId: session.clientId, clerkUserId: session.userId };
 
-  // Send later: the job waits as `scheduled` until then (the sending policy's startAt).
-  const { startAt } = getState().pacing;
+  // Send later: the job waits as `scheduled` until then (the sending policy's startAt). The time is
+  // checked again now: one that was fine when chosen may have passed while the confirm was open.
+  const { pacing } = getState();
+  const startAt = pacing.later ? pacing.startAt : null;
+  if (pacing.later) {
+    const schedule = checkSchedule(startAt);
+    if (!schedule.ok) {
+      toast.error(schedule.message);
+      return false;
+    }
+  }
   if (startAt) body.startAt = startAt;
   dispatch(jobStartRequested({ total }));
   // "Job accepted" is dated when the request left, so it sorts below the job's own first lines.
@@ -56,7 +66,7 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     const send = () => dispatch(api.endpoints.startBulkMessages.initiate({ ...body, idempotencyKey })).unwrap();
     const answer = await send().catch((e: unknown) => (isNetworkError(e) || httpStatus(e) === 503 ? send() : Promise.reject(e)));
     dispatch(jobStarted({ jobId: answer.jobId, estimatedTime: answer.estimatedTime, total }));
-    if (startAt) dispatch(scheduleChosen(null));
+    if (startAt) dispatch(scheduleUsed());
     dispatch(
       logAdded({
         type: 'info',
@@ -67,7 +77,7 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     return true;
   } catch (e) {
     const unavailable = isNetworkError(e) || httpStatus(e) === 503;
-    const reason = unavailable ? MESSAGES.senderUnavailable : errorMessage(e);
+    const reason = unavailable ? MESSAGES.senderUnavailable : (scheduleRefusalText(errorMessage(e)) ?? errorMessage(e));
     dispatch(logAdded({ type: 'error', message: `${MESSAGES.errorStartingJob}: ${reason}` }));
     toast.error(`${MESSAGES.errorStartingJob}: ${reason}`);
     dispatch(jobStartFailed());

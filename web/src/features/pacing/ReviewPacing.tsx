@@ -1,44 +1,32 @@
 import { useState } from 'react';
-import { checkStartAt, estimateSend, PAUSED_REASON_TEXT, pickVariation, POLICY_LIMITS, POLICY_MESSAGES, variantCount } from '@bns/contracts';
+import { estimateSend, PAUSED_REASON_TEXT, pickVariation, POLICY_LIMITS, POLICY_MESSAGES, variantCount } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
 import { durationLabel, PRESET_LABEL, whenLabel } from './format.js';
 import { useGetSendingPolicyQuery } from './pacingApi.js';
+import { checkSchedule, inputValueOf } from './schedule.js';
 import { SendingPaceCard } from './SendingPaceCard.js';
-import { scheduleChosen, selectStartAt } from './slice.js';
-
-/** "2026-03-10T09:30" of an <input type="datetime-local"> for an instant, in the browser's zone. */
-function inputValueOf(iso: string): string {
-  const d = new Date(iso);
-  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-}
+import { laterToggled, scheduleChosen, selectSendLater, selectStartAt } from './slice.js';
 
 /**
  * The review step's pacing box: the policy in force, the estimate it gives (pauses, hours and caps
- * included), a warning for a large send at the fixed standard pace, the message's variants, and the
- * Sending pace card one click away.
+ * included), a warning for a large send at the fixed standard pace, the message's variants, Send later
+ * (checked here, in the user's words, before Start), and the Sending pace card one click away.
  */
 export function ReviewPacing({ count, message }: { count: number; message: string }) {
   const dispatch = useAppDispatch();
   const userId = useAppSelector(selectUserId);
   const startAt = useAppSelector(selectStartAt);
+  const later = useAppSelector(selectSendLater);
   const { data: policy } = useGetSendingPolicyQuery(userId);
   const [editing, setEditing] = useState(false);
-  const [later, setLater] = useState(startAt !== null);
   const [typed, setTyped] = useState(startAt ? inputValueOf(startAt) : '');
-  const [problem, setProblem] = useState<string | null>(null);
   if (!policy) return null;
+  const check = checkSchedule(typed);
   const chooseStart = (value: string) => {
     setTyped(value);
-    const at = value ? new Date(value) : undefined;
-    const check = checkStartAt(at && !Number.isNaN(at.getTime()) ? at.toISOString() : value);
-    if (check.ok && check.startAt) {
-      setProblem(null);
-      dispatch(scheduleChosen(check.startAt.toISOString()));
-    } else {
-      setProblem(check.ok ? null : check.message);
-      dispatch(scheduleChosen(null));
-    }
+    const next = checkSchedule(value);
+    dispatch(scheduleChosen(next.ok ? next.startAt : null));
   };
   const estimate = estimateSend(count, policy, { startAt: startAt ? new Date(startAt) : undefined });
   const variants = variantCount(message);
@@ -70,30 +58,40 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
           {POLICY_MESSAGES.standardLargeWarning}
         </p>
       )}
-      <label className="small">
+      <label className="inline-check small">
         <input
           type="checkbox"
           checked={later}
           onChange={(e) => {
-            setLater(e.target.checked);
-            if (!e.target.checked) {
-              setProblem(null);
-              dispatch(scheduleChosen(null));
-            }
+            dispatch(laterToggled(e.target.checked));
+            if (e.target.checked) chooseStart(typed);
           }}
-        />{' '}
-        Send later
+        />
+        <span>Send later</span>
       </label>
       {later && (
-        <p className="small">
-          <input type="datetime-local" aria-label="Start sending at" value={typed} onChange={(e) => chooseStart(e.target.value)} />
-          {startAt && <> — the job waits as scheduled until {whenLabel(startAt, policy.timeZone)}</>}
-        </p>
-      )}
-      {problem && (
-        <p className="field-error" role="alert">
-          {problem}
-        </p>
+        <div className="schedule">
+          <label className="field">
+            <span>Start sending at</span>
+            <input
+              type="datetime-local"
+              value={typed}
+              min={inputValueOf(new Date())}
+              max={inputValueOf(new Date(Date.now() + POLICY_LIMITS.maxStartAheadMs))}
+              aria-invalid={!check.ok && !check.empty}
+              onChange={(e) => chooseStart(e.target.value)}
+            />
+          </label>
+          {startAt ? (
+            <p className="small">The job waits as scheduled until {whenLabel(startAt, policy.timeZone)}.</p>
+          ) : check.ok ? null : check.empty ? (
+            <p className="muted small">{check.message}</p>
+          ) : (
+            <p className="field-error" role="alert">
+              {check.message}
+            </p>
+          )}
+        </div>
       )}
       {variants > 1 && (
         <p className="small">

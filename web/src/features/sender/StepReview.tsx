@@ -6,7 +6,11 @@ import { Dialog } from '../../components/Dialog.js';
 import { selectIsConnected } from '../connection/slice.js';
 import { startSending } from '../job/thunks.js';
 import { selectJobInProgress } from '../job/slice.js';
+import { selectUserId } from '../auth/slice.js';
+import { whenLabel } from '../pacing/format.js';
+import { useGetSendingPolicyQuery } from '../pacing/pacingApi.js';
 import { ReviewPacing } from '../pacing/ReviewPacing.js';
+import { selectScheduleReady, selectStartAt } from '../pacing/slice.js';
 import { MessagePreview } from './MessagePreview.js';
 import { toast } from '../toasts/toasts.js';
 import {
@@ -32,12 +36,14 @@ export function StepReview() {
   const rows = useAppSelector(selectRows);
   const connected = useAppSelector(selectIsConnected);
   const running = useAppSelector(selectJobInProgress);
+  const scheduleReady = useAppSelector(selectScheduleReady);
   const [confirming, setConfirming] = useState(false);
 
   const hasMessage = !isBlankText(message);
   const hasNumbers = numbers.length > 0;
-  // SPEC §5: Start is disabled when the message or numbers are missing, a send runs, or WhatsApp is not connected.
-  const canStart = hasMessage && hasNumbers && connected && !running;
+  // SPEC §5: Start is disabled when the message or numbers are missing, a send runs, or WhatsApp is not
+  // connected; and while "Send later" has no valid time (the pacing box says why).
+  const canStart = hasMessage && hasNumbers && connected && !running && scheduleReady;
   const first = numbers[0];
   const previewText = first && variables[first] ? fillPlaceholders(message, variables[first]) : message;
   // The recipients the server would refuse for a placeholder without a value, by their spreadsheet row.
@@ -188,6 +194,9 @@ export function ConfirmSendDialog({
 }) {
   // The jobs service's own delay (SEND_DELAY_MS): the estimate here is the one the start answers with.
   const pacing = useGetJobPacingQuery();
+  // Send later: the confirm says the job is scheduled, and for when (in the account's zone too).
+  const startAt = useAppSelector(selectStartAt);
+  const { data: policy } = useGetSendingPolicyQuery(useAppSelector(selectUserId), { skip: !startAt });
   return (
     <Dialog
       title={title}
@@ -210,6 +219,11 @@ export function ConfirmSendDialog({
         </strong>
         .
       </p>
+      {startAt && (
+        <p className="notice notice-info" data-testid="confirm-schedule">
+          <strong>Scheduled:</strong> sending starts {whenLabel(startAt, policy?.timeZone)}. Until then the job waits; you can cancel it from the progress view.
+        </p>
+      )}
       <MessagePreview text={message.slice(0, LIMITS.messageMaxLength)} />
       <ul className="confirm-list" aria-label="Recipients">
         {numbers.slice(0, LIMITS.confirmRecipientsShown).map((n) => (

@@ -5,6 +5,7 @@ import { carefulPolicy, POLICY_EXPLANATIONS, POLICY_MESSAGES, standardPolicy, ty
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { nextMomentOf } from '../JobPacingStatus.js';
 import { ReviewPacing } from '../ReviewPacing.js';
+import { checkSchedule, inputValueOf, SCHEDULE_TEXT, scheduleRefusalText } from '../schedule.js';
 import { SendingPaceCard } from '../SendingPaceCard.js';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -80,20 +81,40 @@ describe('Sending pace', () => {
     expect(screen.getByTestId('review-pacing').textContent).toMatch(/about (\d+ days?|\d+ h)/);
   });
 
-  it('send later: a past time is refused with the words of the rule, a future one is kept for the start', async () => {
+  it('send later: checked in the user’s words before sending, and the pace box says until when', async () => {
     vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
     const user = userEvent.setup();
     const { store } = renderWithProviders(<ReviewPacing count={3} message="Hi" />, { preloadedState: connectedState() });
     await user.click(await screen.findByRole('checkbox', { name: 'Send later' }));
+    // Ticked with no time yet: not ready (Start stays disabled), a hint rather than an error.
+    expect(store.getState().pacing).toMatchObject({ later: true, startAt: null });
+    expect(screen.getByText(SCHEDULE_TEXT.choose)).toBeTruthy();
+    expect(screen.queryByRole('alert')).toBeNull();
     const input = screen.getByLabelText('Start sending at');
-    const local = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
-    fireEvent.change(input, { target: { value: local(new Date(Date.now() - 3_600_000)) } });
-    expect((await screen.findByRole('alert')).textContent).toBe(POLICY_MESSAGES.startAtPast);
+    fireEvent.change(input, { target: { value: inputValueOf(new Date(Date.now() - 3_600_000)) } });
+    expect((await screen.findByRole('alert')).textContent).toBe('Choose a time in the future');
     expect(store.getState().pacing.startAt).toBeNull();
+    fireEvent.change(input, { target: { value: inputValueOf(new Date(Date.now() + 31 * 86_400_000)) } });
+    expect(screen.getByRole('alert').textContent).toBe('Choose a time within 30 days');
     const tomorrow = new Date(Date.now() + 86_400_000);
-    fireEvent.change(input, { target: { value: local(tomorrow) } });
+    fireEvent.change(input, { target: { value: inputValueOf(tomorrow) } });
     expect(screen.queryByRole('alert')).toBeNull();
     expect(Math.abs(Date.parse(store.getState().pacing.startAt!) - tomorrow.getTime())).toBeLessThan(60_000);
+    // A sentence of its own, not a dash after the input.
+    const waits = screen.getByText(/^The job waits as scheduled until /);
+    expect(waits.textContent).not.toContain('—');
+    await user.click(screen.getByRole('checkbox', { name: 'Send later' }));
+    expect(store.getState().pacing).toMatchObject({ later: false, startAt: null });
+  });
+
+  it('the web’s words replace the server’s for a start time it refuses', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    expect(checkSchedule('', now)).toMatchObject({ ok: false, empty: true });
+    expect(checkSchedule('2025-12-31T23:00:00Z', now)).toMatchObject({ ok: false, message: SCHEDULE_TEXT.past });
+    expect(checkSchedule('2026-03-01T00:00:00Z', now)).toMatchObject({ ok: false, message: SCHEDULE_TEXT.tooFar });
+    expect(checkSchedule('2026-01-02T00:00:00Z', now)).toEqual({ ok: true, startAt: '2026-01-02T00:00:00.000Z' });
+    expect(scheduleRefusalText(POLICY_MESSAGES.startAtPast)).toBe(SCHEDULE_TEXT.past);
+    expect(scheduleRefusalText(POLICY_MESSAGES.startAtTooFar)).toBe(SCHEDULE_TEXT.tooFar);
   });
 
   it('counts down to the next message, the end of a pause, or a scheduled start', () => {

@@ -1,9 +1,10 @@
-import { act, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { JOB_MESSAGES, LIMITS, MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
 import { resetWebConfig } from '../../config/publicConfig.js';
 import { resetSimulatorProbe } from '../../connection/SimulatorControls.js';
+import { inputValueOf } from '../../pacing/schedule.js';
 import { recipientsImported } from '../slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { SendTab } from '../SendTab.js';
@@ -238,5 +239,42 @@ describe('Send Messages tab', () => {
     await user.click(within(reply).getByRole('button', { name: WEB_MESSAGES.simulateReply }));
     await waitFor(() => expect(screen.queryByRole('form', { name: WEB_MESSAGES.simulateReply })).toBeNull());
     expect(screen.getByRole('button', { name: WEB_MESSAGES.simulateUnlink })).toBeTruthy();
+  });
+
+  it('Send later: Start waits for a valid time, the confirm says the send is scheduled and for when', async () => {
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
+      if (url.pathname === '/api/sending-policy/user_test_1') return { body: { success: true, policy: standardPolicy() } };
+      if (url.pathname === '/start-bulk-messages') return { body: { success: true, jobId: 'job-later', estimatedTime: 1 } };
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.type(screen.getByLabelText('Message'), 'Sale tomorrow');
+    act(() => {
+      store.dispatch({ type: 'sender/numbersAdded', payload: ['91234567'] });
+    });
+    const start = screen.getByRole('button', { name: 'Start Sending' }) as HTMLButtonElement;
+    expect(start.disabled).toBe(false);
+    await user.click(await screen.findByRole('checkbox', { name: 'Send later' }));
+    expect(start.disabled).toBe(true);
+    const input = screen.getByLabelText('Start sending at');
+    fireEvent.change(input, { target: { value: inputValueOf(new Date(Date.now() - 60_000)) } });
+    expect(start.disabled).toBe(true);
+    const when = new Date(Date.now() + 2 * 86_400_000);
+    fireEvent.change(input, { target: { value: inputValueOf(when) } });
+    expect(start.disabled).toBe(false);
+
+    await user.click(start);
+    const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
+    expect(within(dialog).getByTestId('confirm-schedule').textContent).toMatch(/^Scheduled: sending starts .+\./);
+    await user.click(within(dialog).getByRole('button', { name: 'Send Messages' }));
+    await waitFor(() => expect(store.getState().job.jobId).toBe('job-later'));
+    const body = server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body as { startAt?: string };
+    expect(Math.abs(Date.parse(body.startAt!) - when.getTime())).toBeLessThan(60_000);
+    // Used once: the next send starts at once unless chosen again.
+    expect(store.getState().pacing).toMatchObject({ later: false, startAt: null });
+    store.listener.clearListeners();
   });
 });
