@@ -1,5 +1,17 @@
 import { useId, useMemo, useState } from 'react';
-import { estimateMinutes, fillPlaceholders, isBlankText, LIMITS, MESSAGES, placeholdersIn, reviewEstimateMinutes, WEB_MESSAGES } from '@bns/contracts';
+import {
+  estimateMinutes,
+  fillPlaceholders,
+  isBlankText,
+  LIMITS,
+  MESSAGES,
+  normalizeHkPhone,
+  OPT_OUT_LIMITS,
+  OPT_OUT_MESSAGES,
+  placeholdersIn,
+  reviewEstimateMinutes,
+  WEB_MESSAGES,
+} from '@bns/contracts';
 import { useGetJobPacingQuery } from '../../api/api.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
@@ -24,6 +36,7 @@ import {
   type MissingValues,
 } from './slice.js';
 import { OptOutsReviewNote } from '../optouts/OptOutsReviewNote.js';
+import { useCheckOptOutsQuery } from '../optouts/optOutsApi.js';
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
 
@@ -178,7 +191,28 @@ function MissingValuesPanel({
   );
 }
 
-/** The send confirm (also used by a template's Use): up to 10 recipients and the estimate with the server's delay. */
+/**
+ * The numbers a job would send to, and how many it would skip (the opt-outs check the review note asks;
+ * until it answers, or for a list too long to check, every number counts).
+ */
+function useSkippedRecipients(numbers: readonly string[]) {
+  const userId = useAppSelector(selectUserId);
+  const skip = numbers.length === 0 || numbers.length > OPT_OUT_LIMITS.checkMax;
+  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip });
+  return useMemo(() => {
+    const local = (n: string) => normalizeHkPhone(n) ?? n;
+    const optedOut = new Set((skip ? [] : (data?.optedOut ?? [])).map(local));
+    const notOnWhatsApp = new Set((skip ? [] : (data?.notOnWhatsApp ?? [])).map(local));
+    const sendable = numbers.filter((n) => !optedOut.has(local(n)) && !notOnWhatsApp.has(local(n)));
+    const counted = (set: Set<string>) => numbers.filter((n) => set.has(local(n))).length;
+    return { sendable, optedOut: counted(optedOut), notOnWhatsApp: counted(notOnWhatsApp) };
+  }, [numbers, data, skip]);
+}
+
+/**
+ * The send confirm (also used by a template's Use): the recipients the job will send to (up to 10
+ * listed), the estimate with the server's delay, how many will be skipped, and a scheduled start.
+ */
 export function ConfirmSendDialog({
   title = 'Confirm Bulk Send',
   message,
@@ -194,9 +228,13 @@ export function ConfirmSendDialog({
 }) {
   // The jobs service's own delay (SEND_DELAY_MS): the estimate here is the one the start answers with.
   const pacing = useGetJobPacingQuery();
+  const userId = useAppSelector(selectUserId);
   // Send later: the confirm says the job is scheduled, and for when (in the account's zone too).
   const startAt = useAppSelector(selectStartAt);
-  const { data: policy } = useGetSendingPolicyQuery(useAppSelector(selectUserId), { skip: !startAt });
+  const { data: policy } = useGetSendingPolicyQuery(userId, { skip: !startAt });
+  // Opted-out and not-on-WhatsApp numbers are skipped by the job: counted apart, not as recipients.
+  const { sendable, optedOut, notOnWhatsApp } = useSkippedRecipients(numbers);
+  const count = sendable.length;
   return (
     <Dialog
       title={title}
@@ -206,31 +244,37 @@ export function ConfirmSendDialog({
           <button type="button" className="button secondary" onClick={onCancel}>
             Cancel
           </button>
-          <button type="button" className="button primary" onClick={onConfirm}>
+          <button type="button" className="button primary" disabled={count === 0} title={count === 0 ? 'Every recipient would be skipped' : undefined} onClick={onConfirm}>
             Send Messages
           </button>
         </>
       }
     >
       <p>
-        Send this message to <strong>{numbers.length}</strong> recipient{numbers.length === 1 ? '' : 's'}? Estimated time:{' '}
+        Send this message to <strong>{count}</strong> recipient{count === 1 ? '' : 's'}? Estimated time:{' '}
         <strong data-testid="confirm-estimate">
-          {pacing.data ? minutes(estimateMinutes(numbers.length, pacing.data.sendDelayMs)) : WEB_MESSAGES.estimateUnknown}
+          {pacing.data ? minutes(estimateMinutes(count, pacing.data.sendDelayMs)) : WEB_MESSAGES.estimateUnknown}
         </strong>
         .
       </p>
+      {(optedOut > 0 || notOnWhatsApp > 0) && (
+        <div className="notice notice-warning" data-testid="confirm-skipped">
+          {optedOut > 0 && <p>{OPT_OUT_MESSAGES.willBeSkipped(optedOut)}.</p>}
+          {notOnWhatsApp > 0 && <p>{OPT_OUT_MESSAGES.notOnWhatsAppSkipped(notOnWhatsApp)}.</p>}
+        </div>
+      )}
       {startAt && (
         <p className="notice notice-info" data-testid="confirm-schedule">
-          <strong>Scheduled:</strong> sending starts {whenLabel(startAt, policy?.timeZone)}. Until then the job waits; you can cancel it from the progress view.
+          <strong>Scheduled:</strong> sending starts {whenLabel(startAt, policy?.timeZone)}. Until then the job waits.
         </p>
       )}
       <MessagePreview text={message.slice(0, LIMITS.messageMaxLength)} />
       <ul className="confirm-list" aria-label="Recipients">
-        {numbers.slice(0, LIMITS.confirmRecipientsShown).map((n) => (
+        {sendable.slice(0, LIMITS.confirmRecipientsShown).map((n) => (
           <li key={n}>{n}</li>
         ))}
       </ul>
-      {numbers.length > LIMITS.confirmRecipientsShown && <p className="muted small">and {numbers.length - LIMITS.confirmRecipientsShown} more</p>}
+      {count > LIMITS.confirmRecipientsShown && <p className="muted small">and {count - LIMITS.confirmRecipientsShown} more</p>}
     </Dialog>
   );
 }

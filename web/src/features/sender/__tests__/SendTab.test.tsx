@@ -1,7 +1,7 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JOB_MESSAGES, LIMITS, MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
+import { JOB_MESSAGES, LIMITS, MESSAGES, OPT_OUT_MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
 import { resetWebConfig } from '../../config/publicConfig.js';
 import { resetSimulatorProbe } from '../../connection/SimulatorControls.js';
 import { inputValueOf } from '../../pacing/schedule.js';
@@ -276,5 +276,26 @@ describe('Send Messages tab', () => {
     // Used once: the next send starts at once unless chosen again.
     expect(store.getState().pacing).toMatchObject({ later: false, startAt: null });
     store.listener.clearListeners();
+  });
+
+  it('the confirm counts only the numbers that will be sent to and says how many are skipped', async () => {
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
+      if (url.pathname === '/api/opt-outs/user_test_1/check') return { body: { success: true, optedOut: ['91230002'], notOnWhatsApp: [] } };
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.type(screen.getByLabelText('Message'), 'Hello');
+    act(() => {
+      store.dispatch({ type: 'sender/numbersAdded', payload: ['91230001', '91230002'] });
+    });
+    expect(await screen.findByText(OPT_OUT_MESSAGES.willBeSkipped(1))).toBeTruthy();
+    await user.click(screen.getByRole('button', { name: 'Start Sending' }));
+    const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
+    await waitFor(() => expect(within(dialog).getByText(/^Send this message to/).textContent).toMatch(/^Send this message to 1 recipient\? Estimated time: 0 minutes\.$/));
+    expect(within(dialog).getByTestId('confirm-skipped').textContent).toBe(`${OPT_OUT_MESSAGES.willBeSkipped(1)}.`);
+    expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['91230001']);
   });
 });
