@@ -17,14 +17,18 @@ import {
   sessionDisconnected,
   sessionReady,
 } from '../features/connection/slice.js';
-import { createSessionRequested } from '../features/connection/socketMiddleware.js';
+import { createSessionRequested, inboundMessageReceived } from '../features/connection/socketMiddleware.js';
 import { monitorJob } from '../features/job/monitor.js';
 import { activeJobFound, isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
+import { optOutsApi } from '../features/optouts/optOutsApi.js';
 import { patchJobHistory, resultsApi } from '../features/results/resultsApi.js';
 import { toast } from '../features/toasts/toasts.js';
 import type { RootState } from './store.js';
 
 type StartListening = TypedStartListening<RootState>;
+
+/** How long after a reply arrives the opt-outs are asked again (the jobs service commits it meanwhile). */
+export const OPT_OUT_RECHECK_MS = 1_000;
 
 /** Side effects that follow actions: the 30 s timeouts, the keep-alive log, job monitoring. */
 export function registerListeners(startListening: StartListening): void {
@@ -174,6 +178,17 @@ export function registerListeners(startListening: StartListening): void {
     actionCreator: jobStarted,
     effect: (_a, l) => {
       l.dispatch(resultsApi.util.invalidateTags(['JobHistory']));
+    },
+  });
+
+  // A reply may be an opt-out keyword (STOP): the jobs service records it from the same event, so the
+  // review's "will be skipped" note and the Opt-outs card ask again once it has had a moment to commit.
+  startListening({
+    actionCreator: inboundMessageReceived,
+    effect: async (_a, l) => {
+      l.cancelActiveListeners();
+      await l.delay(OPT_OUT_RECHECK_MS);
+      l.dispatch(optOutsApi.util.invalidateTags(['OptOuts']));
     },
   });
 

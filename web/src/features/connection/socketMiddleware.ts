@@ -28,6 +28,8 @@ import {
 
 export const socketConnect = createAction('socket/connect');
 export const socketDisconnect = createAction('socket/disconnect');
+/** A contact wrote to the linked number (who and when only): it may have been an opt-out keyword. */
+export const inboundMessageReceived = createAction<{ from: string; at: string }>('socket/messageReceived');
 /** createSession {id, clerkUserId, isExplicitRequest?} (SPEC §7). */
 export const createSessionRequested = createAction<{ explicit: boolean }>('socket/createSession');
 
@@ -147,6 +149,7 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
       s.on(SOCKET_EVENTS.disconnected, () => dispatch(sessionDisconnected()));
       s.on(SOCKET_EVENTS.messageStatus, (p) => dispatch(messageStatusReceived(p)));
       s.on(SOCKET_EVENTS.jobProgress, (p) => dispatch(jobProgressEvent(p)));
+      s.on(SOCKET_EVENTS.messageReceived, (p) => dispatch(inboundMessageReceived({ from: p?.from ?? '', at: p?.at ?? '' })));
       s.on(SOCKET_EVENTS.jobLog, (p) => {
         const current = (store.getState() as { job: { jobId: string | null } }).job.jobId;
         if (p.jobId !== current) return;

@@ -7,7 +7,8 @@ import { useCheckOptOutsQuery } from './optOutsApi.js';
 export function OptOutsReviewNote({ numbers }: { numbers: readonly string[] }) {
   const userId = useAppSelector(selectUserId);
   const skip = numbers.length === 0 || numbers.length > OPT_OUT_LIMITS.checkMax;
-  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip });
+  // Asked again whenever Step 2 shows (an opt-out may have come in meanwhile) and when the numbers change.
+  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip, refetchOnMountOrArgChange: true });
   if (skip || !data || (data.optedOut.length === 0 && data.notOnWhatsApp.length === 0)) return null;
   return (
     <div className="notice notice-warning" role="status">

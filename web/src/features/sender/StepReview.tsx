@@ -198,7 +198,7 @@ function MissingValuesPanel({
 function useSkippedRecipients(numbers: readonly string[]) {
   const userId = useAppSelector(selectUserId);
   const skip = numbers.length === 0 || numbers.length > OPT_OUT_LIMITS.checkMax;
-  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip });
+  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip, refetchOnMountOrArgChange: true });
   return useMemo(() => {
     const local = (n: string) => normalizeHkPhone(n) ?? n;
     const optedOut = new Set((skip ? [] : (data?.optedOut ?? [])).map(local));

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JOB_MESSAGES, LIMITS, MESSAGES, OPT_OUT_MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
 import { resetWebConfig } from '../../config/publicConfig.js';
 import { resetSimulatorProbe } from '../../connection/SimulatorControls.js';
+import { OPT_OUT_RECHECK_MS } from '../../../app/listeners.js';
+import { inboundMessageReceived } from '../../connection/socketMiddleware.js';
 import { inputValueOf } from '../../pacing/schedule.js';
 import { recipientsImported } from '../slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
@@ -297,5 +299,34 @@ describe('Send Messages tab', () => {
     await waitFor(() => expect(within(dialog).getByText(/^Send this message to/).textContent).toMatch(/^Send this message to 1 recipient\? Estimated time: 0 minutes\.$/));
     expect(within(dialog).getByTestId('confirm-skipped').textContent).toBe(`${OPT_OUT_MESSAGES.willBeSkipped(1)}.`);
     expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['91230001']);
+  });
+
+  it('Step 2 asks about opt-outs again when it opens and after a reply comes in (a STOP), not only after switching tabs', async () => {
+    let optedOut: string[] = [];
+    const server = fakeFetch((_m, url) => {
+      if (url.pathname === '/api/opt-outs/user_test_1/check') return { body: { success: true, optedOut, notOnWhatsApp: [] } };
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const checks = () => server.calls.filter((c) => c.url.pathname.endsWith('/check')).length;
+    const { store, unmount } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    act(() => {
+      store.dispatch({ type: 'sender/numbersAdded', payload: ['91230001', '91230002'] });
+    });
+    await waitFor(() => expect(checks()).toBe(1));
+
+    // The contact replies STOP: the jobs service records it, the note follows without a tab switch.
+    optedOut = ['91230002'];
+    act(() => {
+      store.dispatch(inboundMessageReceived({ from: '85291230002', at: new Date().toISOString() }));
+    });
+    expect(await screen.findByText(OPT_OUT_MESSAGES.willBeSkipped(1), undefined, { timeout: OPT_OUT_RECHECK_MS + 3000 })).toBeTruthy();
+    expect(checks()).toBe(2);
+
+    // Opening Step 2 again (e.g. back from another tab) asks again rather than showing a cached answer.
+    unmount();
+    renderWithProviders(<SendTab />, { store });
+    await waitFor(() => expect(checks()).toBe(3));
+    store.listener.clearListeners();
   });
 });
