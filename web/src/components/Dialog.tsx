@@ -1,6 +1,12 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { createPortal } from 'react-dom';
 
+/**
+ * A backdrop click this soon after opening is ignored: it is the second click of a double-click on the
+ * button that opened the dialog (Start Sending), not a wish to close it.
+ */
+export const BACKDROP_GRACE_MS = 500;
+
 const FOCUSABLE =
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
@@ -17,8 +23,8 @@ export interface DialogProps {
 }
 
 /**
- * Modal dialog: focus moves in and is trapped (Tab / Shift+Tab wrap), Escape or the backdrop closes it,
- * and focus returns to what had it before.
+ * Modal dialog: focus moves in and is trapped (Tab / Shift+Tab wrap), Escape or a click on the backdrop
+ * closes it (not one in its first half second), and focus returns to what had it before.
  */
 export function Dialog({ title, onClose, children, footer, size = 'medium', initialFocus, description }: DialogProps) {
   const titleId = useId();
@@ -26,6 +32,10 @@ export function Dialog({ title, onClose, children, footer, size = 'medium', init
   const panel = useRef<HTMLDivElement>(null);
   const onCloseRef = useRef(onClose);
   onCloseRef.current = onClose;
+  const openedAt = useRef(Date.now());
+  // Only a press that starts and ends on the backdrop closes: a text selection dragged out of the
+  // panel does not.
+  const pressedOnBackdrop = useRef(false);
 
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
@@ -67,7 +77,12 @@ export function Dialog({ title, onClose, children, footer, size = 'medium', init
     <div
       className="dialog-backdrop"
       onMouseDown={(e) => {
-        if (e.target === e.currentTarget) onClose();
+        pressedOnBackdrop.current = e.target === e.currentTarget;
+      }}
+      onClick={(e) => {
+        const pressed = pressedOnBackdrop.current;
+        pressedOnBackdrop.current = false;
+        if (e.target === e.currentTarget && pressed && Date.now() - openedAt.current >= BACKDROP_GRACE_MS) onClose();
       }}
     >
       <div
