@@ -4,7 +4,7 @@ import { senderReset } from '../sender/slice.js';
 import { WEB_MESSAGES } from '@bns/contracts';
 import { isTerminal, jobReset, monitoringResumed, selectCanGoBack, selectCanResumeMonitoring, selectJob } from './slice.js';
 import { cancelJob } from './thunks.js';
-import { JobPacingStatus, nextMomentOf } from '../pacing/JobPacingStatus.js';
+import { countsDown, JobPacingStatus } from '../pacing/JobPacingStatus.js';
 import { JobResults } from '../results/JobResults.js';
 import { SkippedList } from '../optouts/SkippedList.js';
 
@@ -27,7 +27,8 @@ export function StepProgress() {
   const job = useAppSelector(selectJob);
   const canGoBack = useAppSelector(selectCanGoBack);
   const canResume = useAppSelector(selectCanResumeMonitoring);
-  const seconds = useSecondsUntil(nextMomentOf(job));
+  const counting = countsDown(job);
+  const seconds = useSecondsUntil(counting ? job.nextSendAt : null);
   const { total, sent, failed, skipped = 0 } = job.progress;
   // Skipped recipients (opted out, not on WhatsApp) are done too.
   const done = sent + failed + skipped;
@@ -53,7 +54,7 @@ export function StepProgress() {
       </div>
 
       <JobPacingStatus />
-      {active && (
+      {counting && (
         <div className="countdown" aria-live="polite">
           {seconds !== null ? (
             <>

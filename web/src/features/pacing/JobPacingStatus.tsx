@@ -6,12 +6,13 @@ import { toast } from '../toasts/toasts.js';
 import { whenLabel } from './format.js';
 import { usePauseJobMutation, useResumeJobMutation } from './pacingApi.js';
 
-/** The moment the progress view counts down to: the next message, the end of a pause, or a scheduled start. */
-export function nextMomentOf(job: Pick<JobState, 'status' | 'nextSendAt' | 'resumesAt' | 'startAt'>): string | null {
-  if (job.status === 'scheduled') return job.startAt;
-  if (job.status === 'paused') return job.resumesAt;
-  if (job.status === 'running' || job.status === 'queued') return job.nextSendAt;
-  return null;
+/**
+ * Whether the progress view counts down to the next message: only while the job is sending. A paused,
+ * scheduled or queued job, or one waiting for WhatsApp to be linked again, says why it waits and until
+ * when instead (a countdown of 3564 s to a scheduled start, or 5 s while unlinked, told nothing true).
+ */
+export function countsDown(job: Pick<JobState, 'status' | 'pausedReason'>): boolean {
+  return job.status === 'running' && job.pausedReason !== 'unlinked';
 }
 
 /** Scheduled and paused states with their reason and when sending goes on, and the Pause / Resume buttons. */
@@ -33,7 +34,9 @@ export function JobPacingStatus() {
   const reason = job.pausedReason ? PAUSED_REASON_TEXT[job.pausedReason] : null;
   return (
     <div className="pacing-status" aria-live="polite" data-testid="job-pacing-status">
-      {job.status === 'scheduled' && job.startAt && <p className="notice">Scheduled: sending starts {whenLabel(job.startAt)}.</p>}
+      {job.status === 'scheduled' && (
+        <p className="notice notice-info">{job.startAt ? `Scheduled: sending starts ${whenLabel(job.startAt)}.` : 'Scheduled: sending starts at the chosen time.'}</p>
+      )}
       {reason && (job.status === 'paused' || job.pausedReason === 'unlinked') && (
         <p className="notice notice-warning">
           {reason}

@@ -1,9 +1,11 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { carefulPolicy, POLICY_EXPLANATIONS, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
+import { carefulPolicy, PAUSED_REASON_TEXT, POLICY_EXPLANATIONS, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
-import { nextMomentOf } from '../JobPacingStatus.js';
+import { initialJobState } from '../../job/slice.js';
+import { StepProgress } from '../../job/StepProgress.js';
+import { countsDown } from '../JobPacingStatus.js';
 import { ReviewPacing } from '../ReviewPacing.js';
 import { checkSchedule, inputValueOf, SCHEDULE_TEXT, scheduleRefusalText } from '../schedule.js';
 import { SendingPaceCard } from '../SendingPaceCard.js';
@@ -117,11 +119,30 @@ describe('Sending pace', () => {
     expect(scheduleRefusalText(POLICY_MESSAGES.startAtTooFar)).toBe(SCHEDULE_TEXT.tooFar);
   });
 
-  it('counts down to the next message, the end of a pause, or a scheduled start', () => {
-    const at = '2030-01-01T00:00:00.000Z';
-    expect(nextMomentOf({ status: 'running', nextSendAt: at, resumesAt: null, startAt: null })).toBe(at);
-    expect(nextMomentOf({ status: 'paused', nextSendAt: null, resumesAt: at, startAt: null })).toBe(at);
-    expect(nextMomentOf({ status: 'scheduled', nextSendAt: null, resumesAt: null, startAt: at })).toBe(at);
-    expect(nextMomentOf({ status: 'completed', nextSendAt: at, resumesAt: null, startAt: null })).toBeNull();
+  it('counts down only while sending: not while paused, scheduled, queued or waiting for WhatsApp to be linked again', () => {
+    expect(countsDown({ status: 'running', pausedReason: null })).toBe(true);
+    expect(countsDown({ status: 'running', pausedReason: 'unlinked' })).toBe(false);
+    for (const status of ['paused', 'scheduled', 'queued', 'completed'] as const) expect(countsDown({ status, pausedReason: null })).toBe(false);
+  });
+
+  it('the progress view: a scheduled job says when it starts, a paused one why, and neither counts down', () => {
+    vi.stubGlobal('fetch', fakeFetch(() => ({ status: 404, body: { success: false, error: 'Not found' } })).fn);
+    const job = { ...initialJobState, phase: 'progress' as const, jobId: 'j1', monitoring: true, progress: { total: 3, sent: 0, failed: 0 } };
+    const startAt = new Date(Date.now() + 3_600_000).toISOString();
+    const first = renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job: { ...job, status: 'scheduled', startAt, nextSendAt: startAt } } });
+    expect(screen.getByText(/^Scheduled: sending starts /)).toBeTruthy();
+    expect(screen.queryByText(/Next message in/)).toBeNull();
+    expect(screen.queryByText('Preparing the next message…')).toBeNull();
+    first.unmount();
+
+    const unlinked = renderWithProviders(<StepProgress />, {
+      preloadedState: { ...connectedState(), job: { ...job, status: 'running', pausedReason: 'unlinked', nextSendAt: new Date(Date.now() + 5000).toISOString() } },
+    });
+    expect(screen.getByText(new RegExp(PAUSED_REASON_TEXT.unlinked))).toBeTruthy();
+    expect(screen.queryByText(/Next message in/)).toBeNull();
+    unlinked.unmount();
+
+    renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job: { ...job, status: 'running', nextSendAt: new Date(Date.now() + 5000).toISOString() } } });
+    expect(screen.getByText(/Next message in/)).toBeTruthy();
   });
 });
