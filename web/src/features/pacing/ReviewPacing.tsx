@@ -45,7 +45,7 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
       {count > 0 && (
         <p className="small">
           Estimated time with this pace: <strong>{durationLabel(estimate.estimatedTime)}</strong>
-          {estimate.estimatedTime >= 60 && <> (last message around {whenLabel(estimate.estimatedFinishAt.toISOString(), policy.timeZone)})</>}
+          {estimate.estimatedTime >= 60 && <>; the last message goes out around {whenLabel(estimate.estimatedFinishAt.toISOString(), policy.timeZone)}</>}.
         </p>
       )}
       {count > 0 && startsLater && (

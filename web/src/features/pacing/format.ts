@@ -1,4 +1,4 @@
-import { formatLocal, type PolicyPreset } from '@bns/contracts';
+import type { PolicyPreset } from '@bns/contracts';
 
 export const PRESET_LABEL: Record<PolicyPreset, string> = { standard: 'Standard', careful: 'Careful (recommended)', custom: 'Custom' };
 
@@ -12,10 +12,30 @@ export function durationLabel(minutes: number): string {
   return `about ${parts.filter(Boolean).join(' ')}`;
 }
 
-/** A time as the browser's clock shows it, with the account's wall clock when that differs. */
+const WHEN: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' };
+const TIME: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
+
+/** "Hong Kong" of "Asia/Hong_Kong": how people name a zone's clock. */
+function zoneName(timeZone: string): string {
+  return (timeZone.split('/').pop() ?? timeZone).replace(/_/g, ' ');
+}
+
+/**
+ * A time as the browser's clock shows it, with the account's clock when that differs, in one pair of
+ * brackets so it reads inside a sentence: "Wed 25 Nov, 10:30 (17:30 Hong Kong time)", the account's day
+ * only when it is another one.
+ */
 export function whenLabel(iso: string, timeZone?: string): string {
   const at = new Date(iso);
-  const local = at.toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+  const local = at.toLocaleString(undefined, WHEN);
   const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
-  return timeZone && timeZone !== browserZone ? `${local} (${formatLocal(at, timeZone)})` : local;
+  if (!timeZone || timeZone === browserZone) return local;
+  try {
+    const day = (zone?: string) => at.toLocaleDateString('en-CA', { timeZone: zone });
+    const there = at.toLocaleString(undefined, day(timeZone) === day() ? { ...TIME, timeZone } : { ...WHEN, timeZone });
+    return `${local} (${there} ${zoneName(timeZone)} time)`;
+  } catch {
+    // A zone this browser does not know: its own clock alone.
+    return local;
+  }
 }

@@ -253,7 +253,7 @@ export function TemplatesTab() {
           }
         >
           <p>
-            Delete <strong>{deleting.name}</strong>? This cannot be undone.
+            Delete <strong>“{deleting.name}”</strong>? This cannot be undone.
           </p>
         </Dialog>
       )}

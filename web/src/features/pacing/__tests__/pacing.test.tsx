@@ -7,6 +7,7 @@ import { initialJobState } from '../../job/slice.js';
 import { StepProgress } from '../../job/StepProgress.js';
 import { countsDown } from '../JobPacingStatus.js';
 import { ReviewPacing } from '../ReviewPacing.js';
+import { whenLabel } from '../format.js';
 import { checkSchedule, inputValueOf, SCHEDULE_TEXT, scheduleRefusalText } from '../schedule.js';
 import { SendingPaceCard } from '../SendingPaceCard.js';
 
@@ -102,9 +103,10 @@ describe('Sending pace', () => {
     fireEvent.change(input, { target: { value: inputValueOf(tomorrow) } });
     expect(screen.queryByRole('alert')).toBeNull();
     expect(Math.abs(Date.parse(store.getState().pacing.startAt!) - tomorrow.getTime())).toBeLessThan(60_000);
-    // A sentence of its own, not a dash after the input.
+    // A sentence of its own, not a dash after the input, and one pair of brackets at most.
     const waits = screen.getByText(/^The job waits as scheduled until /);
     expect(waits.textContent).not.toContain('—');
+    expect(waits.textContent).not.toMatch(/\)\)|\(.*\(/);
     await user.click(screen.getByRole('checkbox', { name: 'Send later' }));
     expect(store.getState().pacing).toMatchObject({ later: false, startAt: null });
   });
@@ -144,5 +146,14 @@ describe('Sending pace', () => {
 
     renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job: { ...job, status: 'running', nextSendAt: new Date(Date.now() + 5000).toISOString() } } });
     expect(screen.getByText(/Next message in/)).toBeTruthy();
+  });
+
+  it('a time in the account’s zone reads in one pair of brackets, the day only when it differs', () => {
+    const browserZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const zone = browserZone === 'Asia/Hong_Kong' ? 'Europe/London' : 'Asia/Hong_Kong';
+    const label = whenLabel('2026-11-25T09:30:00.000Z', zone);
+    expect(label).toMatch(/^[^()]+ \([^()]+ (Hong Kong|London) time\)$/);
+    expect(whenLabel('2026-11-25T09:30:00.000Z', browserZone)).not.toContain('(');
+    expect(whenLabel('2026-11-25T09:30:00.000Z', 'Not/A_Zone')).not.toContain('(');
   });
 });

@@ -181,6 +181,15 @@ describe('Templates tab', () => {
     expect(server.calls.some((c) => c.method === 'POST')).toBe(false);
   });
 
+  it('the delete confirm quotes the template name', async () => {
+    const server = fakeFetch((_m, url) => (url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [tpl({ name: 'Promo copy' })] } }));
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+    await user.click(await screen.findByRole('button', { name: 'Delete Promo copy' }));
+    expect(within(screen.getByRole('dialog', { name: 'Delete template' })).getByText(/cannot be undone/).textContent).toBe('Delete “Promo copy”? This cannot be undone.');
+  });
+
   it('Use needs phone numbers', async () => {
     const server = fakeFetch(async (_m, url) =>
       url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [tpl({ phone_numbers: [] })] } },
