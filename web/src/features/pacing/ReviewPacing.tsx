@@ -1,9 +1,10 @@
 import { useState } from 'react';
-import { estimateSend, PAUSED_REASON_TEXT, pickVariation, POLICY_LIMITS, POLICY_MESSAGES, variantCount } from '@bns/contracts';
+import { estimateSend, PAUSED_REASON_TEXT, POLICY_LIMITS, POLICY_MESSAGES, variantCount } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
 import { durationLabel, PRESET_LABEL, whenLabel } from './format.js';
 import { useGetSendingPolicyQuery } from './pacingApi.js';
+import { variationAt } from '../sender/variations.js';
 import { checkSchedule, inputValueOf } from './schedule.js';
 import { SendingPaceCard } from './SendingPaceCard.js';
 import { laterToggled, scheduleChosen, selectSendLater, selectStartAt } from './slice.js';
@@ -95,7 +96,7 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
       )}
       {variants > 1 && (
         <p className="small">
-          {variants} variants of the text, one per recipient, for example: <q>{pickVariation(message, 'preview')}</q>
+          {variants} variants of the text, one picked per recipient. The preview shows the first; another is <q>{variationAt(message, 1)}</q>.
         </p>
       )}
       {editing && <SendingPaceCard />}

@@ -24,6 +24,7 @@ import { useGetSendingPolicyQuery } from '../pacing/pacingApi.js';
 import { ReviewPacing } from '../pacing/ReviewPacing.js';
 import { selectScheduleReady, selectStartAt } from '../pacing/slice.js';
 import { MessagePreview } from './MessagePreview.js';
+import { firstVariation } from './variations.js';
 import { toast } from '../toasts/toasts.js';
 import {
   missingValuesFilled,
@@ -58,7 +59,8 @@ export function StepReview() {
   // connected; and while "Send later" has no valid time (the pacing box says why).
   const canStart = hasMessage && hasNumbers && connected && !running && scheduleReady;
   const first = numbers[0];
-  const previewText = first && variables[first] ? fillPlaceholders(message, variables[first]) : message;
+  // The first recipient's text with the first option of each {A|B} (the server picks one per recipient).
+  const previewText = firstVariation(first && variables[first] ? fillPlaceholders(message, variables[first]) : message);
   // The recipients the server would refuse for a placeholder without a value, by their spreadsheet row.
   const missing = useMemo(() => missingValuesOf({ phoneNumbers: numbers, variables, rows }, placeholdersIn(message)), [message, numbers, variables, rows]);
 
@@ -268,7 +270,7 @@ export function ConfirmSendDialog({
           <strong>Scheduled:</strong> sending starts {whenLabel(startAt, policy?.timeZone)}. Until then the job waits.
         </p>
       )}
-      <MessagePreview text={message.slice(0, LIMITS.messageMaxLength)} />
+      <MessagePreview text={firstVariation(message.slice(0, LIMITS.messageMaxLength))} />
       <ul className="confirm-list" aria-label="Recipients">
         {sendable.slice(0, LIMITS.confirmRecipientsShown).map((n) => (
           <li key={n}>{n}</li>

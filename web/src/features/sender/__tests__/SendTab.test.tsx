@@ -329,4 +329,17 @@ describe('Send Messages tab', () => {
     await waitFor(() => expect(checks()).toBe(3));
     store.listener.clearListeners();
   });
+
+  it('Step 2 previews the first option of each {A|B}, in the review and in the confirm', async () => {
+    vi.stubGlobal('fetch', fakeFetch(() => ({ status: 404, body: { success: false, error: 'Not found' } })).fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    act(() => {
+      store.dispatch({ type: 'sender/messageChanged', payload: '{Hi|Hey} there, {sale|deal} today' });
+      store.dispatch({ type: 'sender/numbersAdded', payload: ['91230001'] });
+    });
+    expect(screen.getByLabelText('Message preview').textContent).toBe('Hi there, sale today');
+    await user.click(screen.getByRole('button', { name: 'Start Sending' }));
+    expect(within(screen.getByRole('dialog', { name: 'Confirm Bulk Send' })).getByLabelText('Message preview').textContent).toBe('Hi there, sale today');
+  });
 });
