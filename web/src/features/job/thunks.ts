@@ -6,7 +6,7 @@ import type { StartJobBody } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { logAdded } from '../activity/slice.js';
 import { newIdempotencyKey } from '../results/idempotency.js';
-import { hasVariables, recipientsOf } from '../sender/slice.js';
+import { hasVariables, recipientsOf, templateUseCounted } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { checkSchedule, scheduleRefusalText } from '../pacing/schedule.js';
 import { scheduleUsed } from '../pacing/slice.js';
@@ -66,6 +66,7 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     const send = () => dispatch(api.endpoints.startBulkMessages.initiate({ ...body, idempotencyKey })).unwrap();
     const answer = await send().catch((e: unknown) => (isNetworkError(e) || httpStatus(e) === 503 ? send() : Promise.reject(e)));
     dispatch(jobStarted({ jobId: answer.jobId, estimatedTime: answer.estimatedTime, total }));
+    if (sender.templateId) void dispatch(countTemplateUse(sender.templateId));
     if (startAt) dispatch(scheduleUsed());
     dispatch(
       logAdded({
@@ -84,6 +85,21 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     return false;
   }
 };
+
+/**
+ * SPEC §7 "POST …/use increments usage": once per accepted send that came from a template. A failed
+ * count is only a console warning (SPEC §8): sending has already started.
+ */
+const countTemplateUse =
+  (templateId: string): AppThunk =>
+  async (dispatch, getState) => {
+    dispatch(templateUseCounted());
+    try {
+      await dispatch(api.endpoints.useTemplate.initiate({ userId: getState().session.userId, id: templateId })).unwrap();
+    } catch (e) {
+      console.warn('Template usage was not counted', e);
+    }
+  };
 
 export const cancelJob = (): AppThunk => async (dispatch, getState) => {
   const { jobId } = getState().job;

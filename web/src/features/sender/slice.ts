@@ -10,9 +10,14 @@ export interface SenderState {
   variables: Record<string, Record<string, string>>;
   /** Per-number spreadsheet row of an uploaded file, so the review and the server name the same rows. */
   rows: Record<string, number>;
+  /**
+   * The template this send came from (Use), until a send of it is accepted: its use is counted then,
+   * also when the first try was refused and the user fixed the send and started it from Step 1.
+   */
+  templateId: string | null;
 }
 
-export const initialSenderState: SenderState = { message: '', phoneNumbers: [], variables: {}, rows: {} };
+export const initialSenderState: SenderState = { message: '', phoneNumbers: [], variables: {}, rows: {}, templateId: null };
 
 function addUnique(list: string[], numbers: readonly string[]): void {
   const seen = new Set(list);
@@ -73,12 +78,18 @@ export const senderSlice = createSlice({
         else delete s.rows[r.phone];
       }
     },
-    templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[] }>) {
+    /** A template's (or a past campaign's) message and numbers replace the send; `templateId` for a template's Use. */
+    templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[]; templateId?: string }>) {
       s.message = a.payload.message;
       s.phoneNumbers = [];
       s.variables = {};
       s.rows = {};
+      s.templateId = a.payload.templateId ?? null;
       addUnique(s.phoneNumbers, a.payload.phoneNumbers);
+    },
+    /** The template's use was counted (its send was accepted): later sends of this text are not its uses. */
+    templateUseCounted(s) {
+      s.templateId = null;
     },
     senderReset() {
       return initialSenderState;
@@ -101,6 +112,7 @@ export const {
   numbersCleared,
   recipientsImported,
   templateLoaded,
+  templateUseCounted,
   senderReset,
 } = senderSlice.actions;
 export const { selectMessage, selectPhoneNumbers, selectVariables, selectRows } = senderSlice.selectors;

@@ -267,9 +267,8 @@ export function TemplatesTab() {
             toast.info(WEB_MESSAGES.templateLoaded);
           }}
           onConfirm={() => {
-            const t = sending.template;
             setSending(null);
-            dispatch(sendTemplate(t)).catch(() => toast.error(MESSAGES.errorUsingTemplate));
+            dispatch(sendTemplate()).catch(() => toast.error(MESSAGES.errorUsingTemplate));
           }}
         />
       )}

@@ -1,5 +1,4 @@
 import { MESSAGES, normalizeHkPhone, WEB_MESSAGES, type Template } from '@bns/contracts';
-import { api } from '../../api/api.js';
 import type { AppThunk } from '../../app/store.js';
 import { isTerminal, jobReset } from '../job/slice.js';
 import { startSending } from '../job/thunks.js';
@@ -41,29 +40,19 @@ export const loadTemplate =
       return null;
     }
     if (job.phase === 'progress') dispatch(jobReset());
-    dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers }));
+    dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers, templateId: template.id }));
     return numbers;
   };
 
 /**
- * After the send confirm: send from Tab 1, and count the use only once the job was accepted (a failed
- * count is only a console warning: sending has already started).
+ * After the send confirm: send from Tab 1. The use is counted by the send itself once the job is
+ * accepted (startSending), so a send refused now and started later from Step 1 still counts once.
  */
-export const sendTemplate =
-  (template: Template): AppThunk =>
-  async (dispatch, getState) => {
-    const userId = getState().session.userId;
-    dispatch(tabSelected('send'));
-    let started = false;
-    try {
-      started = await dispatch(startSending());
-    } catch {
-      toast.error(MESSAGES.errorUsingTemplate);
-    }
-    if (!started) return;
-    try {
-      await dispatch(api.endpoints.useTemplate.initiate({ userId, id: template.id })).unwrap();
-    } catch (e) {
-      console.warn('Template usage was not counted', e);
-    }
-  };
+export const sendTemplate = (): AppThunk => async (dispatch) => {
+  dispatch(tabSelected('send'));
+  try {
+    await dispatch(startSending());
+  } catch {
+    toast.error(MESSAGES.errorUsingTemplate);
+  }
+};

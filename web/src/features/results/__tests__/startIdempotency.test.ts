@@ -19,7 +19,7 @@ describe('Start Sending and the Idempotency-Key', () => {
     });
     const store = makeStore({
       session: TEST_USER,
-      preloadedState: { ...connectedState(), sender: { message: 'Hello', phoneNumbers: ['91234567'], variables: {}, rows: {} } },
+      preloadedState: { ...connectedState(), sender: { message: 'Hello', phoneNumbers: ['91234567'], variables: {}, rows: {}, templateId: null } },
     });
     await store.dispatch(startSending());
     expect(store.getState().job.jobId).toBe('job-1');

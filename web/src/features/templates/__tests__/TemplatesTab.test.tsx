@@ -3,6 +3,8 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LIMITS, MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, WEB_MESSAGES, type Template } from '@bns/contracts';
 import { initialJobState } from '../../job/slice.js';
+import { startSending } from '../../job/thunks.js';
+import { messageChanged } from '../../sender/slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { TemplatesTab } from '../TemplatesTab.js';
 
@@ -296,6 +298,35 @@ describe('Templates tab', () => {
       await user.click(within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }));
       expect(await screen.findByText(/Error starting job: WhatsApp is not connected/)).toBeTruthy();
       expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(false);
+      store.listener.clearListeners();
+    });
+
+    it('counts the use once when a refused template send is fixed and started from Step 1', async () => {
+      let refuse = true;
+      const server = fakeFetch(async (method, url) => {
+        if (url.pathname.endsWith('/stats')) return { body: stats };
+        if (url.pathname.endsWith('/categories')) return { body: { success: true, categories: [] } };
+        if (url.pathname === '/start-bulk-messages') {
+          return refuse ? { status: 400, body: { success: false, error: 'Message is too long', code: 'INVALID' } } : { body: { success: true, jobId: 'fixed-job', estimatedTime: 1 } };
+        }
+        if (url.pathname.endsWith('/use')) return { body: { success: true, template: tpl({ usage_count: 1 }) } };
+        if (method === 'GET' && url.pathname === '/api/templates/user_test_1') return { body: { success: true, templates: [tpl({})] } };
+        return { status: 404, body: { success: false, error: 'Not found' } };
+      });
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
+      await user.click(within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }));
+      expect(await screen.findByText(/Error starting job: Message is too long/)).toBeTruthy();
+      expect(store.getState().sender.templateId).toBe('t1');
+
+      // The user fixes the message in Step 1 and starts it there: the send came from the template.
+      refuse = false;
+      store.dispatch(messageChanged('Sale today'));
+      await store.dispatch(startSending());
+      await waitFor(() => expect(server.calls.filter((c) => c.url.pathname.endsWith('/use'))).toHaveLength(1));
+      expect(store.getState().sender.templateId).toBeNull();
       store.listener.clearListeners();
     });
 
