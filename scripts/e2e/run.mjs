@@ -565,6 +565,13 @@ async function journey(url) {
     const toast = page.locator('.toast', { hasText: 'Phone numbers added' });
     await toast.waitFor();
     const shown = Date.now();
+    // The Activity Log's title row (title, count, Clear) stays visible while toasts show.
+    const overlap = await page.evaluate(() => {
+      const a = document.querySelector('.toaster .toast')?.getBoundingClientRect();
+      const b = document.querySelector('.activity-log .card-title-row')?.getBoundingClientRect();
+      return a && b ? Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)) * Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) : -1;
+    });
+    check(overlap === 0, `a toast covers the Activity Log's title row (${overlap} px²)`);
     await toast.waitFor({ state: 'detached', timeout: 6_000 });
     const ms = Date.now() - shown;
     check(ms > 2_000 && ms < 6_000, `the toast stayed ${ms} ms instead of about 3 s`);
@@ -575,6 +582,29 @@ async function journey(url) {
     await page.setViewportSize({ width: 1280, height: 1000 });
     check(overflow <= 0, `the tool is ${overflow}px wider than a 360px screen`);
     await shot(page, '09-send-connected');
+  });
+
+  await step(page, 'the header stays on one line at 1366 px with a long e-mail as the welcome', async () => {
+    const signIn = await fetch(`${url}/auth/dev/sign-in`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: `a.rather.long.mailbox.name.${Date.now()}@example-trading-company.com.hk` }),
+    });
+    const session = await signIn.json();
+    const wide = await browser.newContext({ viewport: { width: 1366, height: 768 } });
+    await wide.addInitScript((value) => localStorage.setItem('bns.devSession', value), JSON.stringify(session));
+    const tab = await wide.newPage();
+    await tab.goto(url);
+    await tab.getByText('Welcome,').waitFor({ timeout: 15_000 });
+    const layout = await tab.evaluate(() => {
+      const top = (sel) => document.querySelector(sel)?.getBoundingClientRect().top ?? -1;
+      const welcome = document.querySelector('.welcome');
+      return { brand: top('.app-header .brand'), signOut: top('.app-header .header-user button'), truncated: welcome.scrollWidth > welcome.clientWidth, height: document.querySelector('.app-header').getBoundingClientRect().height };
+    });
+    await tab.screenshot({ path: join(OUT, '09b-header-1366px.png') });
+    await wide.close();
+    check(Math.abs(layout.brand - layout.signOut) < 20 && layout.height < 90, `the header wraps at 1366 px: ${JSON.stringify(layout)}`);
+    check(layout.truncated, 'the long e-mail is not cut with an ellipsis');
   });
 
   await step(page, 'Simulate unlink, then link again with Connect WhatsApp and Simulate scan', async () => {

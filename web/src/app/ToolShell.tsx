@@ -55,7 +55,7 @@ export function ToolShell() {
             </span>
           )}
           <div className="header-user">
-            <span className="welcome">
+            <span className="welcome" title={`Welcome, ${name}`}>
               Welcome, <strong>{name}</strong>
             </span>
             <span className="support-note">

@@ -48,6 +48,8 @@ export function PhoneSpreadsheetDialog({
     const values = pastedColumn(e.clipboardData.getData('text/plain'));
     if (values.length <= 1) return;
     e.preventDefault();
+    // New numbers: an earlier "No valid phone numbers" no longer describes the sheet.
+    setError(null);
     setRows((r) => {
       const next = [...r];
       while (next.length < i + values.length) next.push('');

@@ -1,12 +1,42 @@
+import { useLayoutEffect, useState } from 'react';
 import { dismissToast, useToasts } from './toasts.js';
 
 const ICONS = { success: '✓', error: '!', warning: '!', info: 'i' } as const;
+/** The stack's top under the header (as the stylesheet places it). */
+const TOP_PX = 72;
+const GAP_PX = 8;
+
+/**
+ * Where the stack starts: under the header, or under the Activity Log's title row when that row sits
+ * where the toasts go (top right, on the Send tab), so its title, count and Clear stay readable while
+ * toasts show. Followed while the page scrolls (the log is sticky).
+ */
+function useTopClearOfActivityLog(active: boolean): number | undefined {
+  const [top, setTop] = useState<number | undefined>(undefined);
+  useLayoutEffect(() => {
+    if (!active) return;
+    const place = () => {
+      const head = document.querySelector('.activity-log .card-title-row')?.getBoundingClientRect();
+      const underToasts = head !== undefined && head.width > 0 && head.right > window.innerWidth / 2 && head.bottom > TOP_PX && head.top < window.innerHeight / 3;
+      setTop(underToasts ? Math.round(head.bottom + GAP_PX) : undefined);
+    };
+    place();
+    window.addEventListener('scroll', place, { passive: true });
+    window.addEventListener('resize', place);
+    return () => {
+      window.removeEventListener('scroll', place);
+      window.removeEventListener('resize', place);
+    };
+  }, [active]);
+  return active ? top : undefined;
+}
 
 /** Top-right stack; each toast closes itself after 3 s (LIMITS.toastMs) or on its close button. */
 export function Toaster() {
   const toasts = useToasts();
+  const top = useTopClearOfActivityLog(toasts.length > 0);
   return (
-    <div className="toaster" aria-live="polite" aria-relevant="additions">
+    <div className="toaster" aria-live="polite" aria-relevant="additions" style={top === undefined ? undefined : { top }}>
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
           <span className="toast-icon" aria-hidden="true">

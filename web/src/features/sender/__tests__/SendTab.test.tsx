@@ -57,6 +57,10 @@ describe('Send Messages tab', () => {
     await user.click(screen.getByRole('button', { name: 'Add Numbers' }));
     expect(screen.getByRole('alert').textContent).toBe(MESSAGES.noValidNumbersInSpreadsheet);
     expect(screen.getByRole('dialog', { name: 'Add Phone Numbers' })).toBeTruthy();
+    // A valid column pasted in clears it (a paste of several rows is not a keystroke in one cell).
+    await user.click(screen.getByRole('textbox', { name: 'Phone number row 2' }));
+    await user.paste('91234567\n61234567\n');
+    expect(screen.queryByRole('alert')).toBeNull();
     await user.keyboard('{Escape}');
     expect(screen.queryByRole('dialog')).toBeNull();
   });
