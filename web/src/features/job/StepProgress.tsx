@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
+import { Dialog } from '../../components/Dialog.js';
 import { senderReset } from '../sender/slice.js';
 import { WEB_MESSAGES } from '@bns/contracts';
 import { isTerminal, jobReset, monitoringResumed, selectCanGoBack, selectCanResumeMonitoring, selectJob } from './slice.js';
@@ -34,6 +35,7 @@ export function StepProgress() {
   const done = sent + failed + skipped;
   const percent = total > 0 ? Math.round((done / total) * 100) : 0;
   const active = job.phase === 'starting' || !isTerminal(job.status);
+  const [confirmingCancel, setConfirmingCancel] = useState(false);
 
   return (
     <section className="card step" aria-labelledby="step3-title">
@@ -91,7 +93,7 @@ export function StepProgress() {
 
       <div className="button-row end">
         {active && job.phase === 'progress' && (
-          <button type="button" className="button danger" onClick={() => void dispatch(cancelJob())}>
+          <button type="button" className="button danger" onClick={() => setConfirmingCancel(true)}>
             Cancel
           </button>
         )}
@@ -109,6 +111,33 @@ export function StepProgress() {
           Go Back
         </button>
       </div>
+      {/* SPEC has no Cancel of a job: what cannot be undone is confirmed, as a template's delete is. */}
+      {confirmingCancel && (
+        <Dialog
+          title="Cancel job"
+          size="small"
+          onClose={() => setConfirmingCancel(false)}
+          footer={
+            <>
+              <button type="button" className="button secondary" onClick={() => setConfirmingCancel(false)}>
+                Keep sending
+              </button>
+              <button
+                type="button"
+                className="button danger"
+                onClick={() => {
+                  setConfirmingCancel(false);
+                  void dispatch(cancelJob());
+                }}
+              >
+                Cancel job
+              </button>
+            </>
+          }
+        >
+          <p>Cancel this job? Messages not sent yet will not be sent.</p>
+        </Dialog>
+      )}
     </section>
   );
 }
