@@ -399,6 +399,38 @@ async function journey(url) {
     await page.getByRole('button', { name: 'Start Sending' }).waitFor();
   });
 
+  await step(page, 'a reload during a running job shows the job again (and says WhatsApp connected once)', async () => {
+    await page.getByLabel('Message', { exact: true }).fill('Reload check');
+    // 30 × SEND_DELAY_MS (300 ms) ≈ 9 s: time to reload while it sends.
+    const numbers = Array.from({ length: 30 }, (_, i) => String(93450000 + i));
+    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
+    await pasteInto(dialog.getByLabel('Phone number row 1', { exact: true }), numbers.join('\n'));
+    await dialog.getByRole('button', { name: 'Add Numbers' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Start Sending' }).click();
+    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
+    await page.waitForFunction(() => Number(document.querySelector('[data-testid="count-sent"]')?.textContent ?? 0) >= 1, undefined, { timeout: 30_000 });
+    await page.reload();
+    await page.getByRole('heading', { name: /Send Messages/ }).waitFor({ timeout: 20_000 });
+    check((await page.getByRole('heading', { name: /Create message/ }).count()) === 0, 'Step 1 is shown after the reload instead of the job');
+    check((await page.getByTestId('count-total').innerText()) === String(numbers.length), 'the reloaded progress view does not count the job’s recipients');
+    check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while the reloaded job runs');
+    await shot(page, '06a-reloaded-running-job');
+    await page.locator('.status-pill.status-completed').waitFor({ timeout: 90_000 });
+    await page.waitForFunction((n) => document.querySelector('[data-testid="count-sent"]')?.textContent === String(n), numbers.length, { timeout: 15_000 });
+    const connectedLines = await page.locator('.activity-log .log-entry', { hasText: 'WhatsApp connected' }).count();
+    check(connectedLines === 1, `"WhatsApp connected" is logged ${connectedLines} times after the reload`);
+    // Newest first: the job's end above its start.
+    const lines = await page.locator('.activity-log .log-entry span').allInnerTexts();
+    const end = lines.findIndex((t) => t.startsWith('Job completed'));
+    const begin = lines.findIndex((t) => t.startsWith('Job started'));
+    check(end !== -1 && (begin === -1 || end < begin), `the Activity Log is out of order: ${JSON.stringify(lines.slice(0, 8))}`);
+    await page.keyboard.press('Escape');
+    await page.getByRole('button', { name: 'Go Back' }).click();
+    await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+  });
+
   await step(page, 'a file with blank cells: rows listed by spreadsheet row, the server names the same row, send to the others', async () => {
     await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, blank-cell check');
     const csv = 'phone,name\n73450001,Eve\n73450002,\n73450003,Fay\n';
@@ -450,6 +482,15 @@ async function journey(url) {
     await settings.getByText('Enabled', { exact: true }).waitFor();
     check(await page.getByRole('heading', { name: 'Opt-outs' }).isVisible(), 'the Opt-outs card is missing');
     await shot(page, '07-dashboard');
+    // Sending pace: the settings show under Custom only (picking Custom saves nothing by itself).
+    const pace = page.locator('.pacing-card').first();
+    await pace.scrollIntoViewIfNeeded();
+    const preset = await pace.locator('.pacing-preset.selected strong').innerText();
+    check((await pace.getByLabel(/Gap between messages/).count()) === (preset === 'Custom' ? 1 : 0), `the custom settings show under ${preset}`);
+    await pace.screenshot({ path: join(OUT, '07c-sending-pace.png') });
+    await pace.getByRole('radio', { name: /^Custom/ }).check();
+    await pace.getByLabel(/Gap between messages/).waitFor();
+    await pace.screenshot({ path: join(OUT, '07d-sending-pace-custom.png') });
   });
 
   await step(page, 'opt-outs card: add a number, find it, remove it', async () => {
