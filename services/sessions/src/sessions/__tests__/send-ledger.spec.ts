@@ -307,6 +307,19 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     }
   });
 
+  it('a restored link replays the receipts of its newest messages of the window, not of the oldest (a busy hour holds more than the cap)', async () => {
+    const { outbox } = oneSlot();
+    const repo = h.db.getRepository(SimOutboxEntity);
+    const now = Date.now();
+    // Five messages a minute apart, the oldest first.
+    await repo.insert(
+      Array.from({ length: 5 }, (_, i) => ({ userId: 'user_replay', idempotencyKey: `r${i}`, messageId: `00000000-0000-4000-8000-00000000000${i}`, fromNumber: '85290000000', toNumber: '91234575', text: 'x', sentAt: new Date(now - (5 - i) * 60_000) })),
+    );
+    const ids = (await outbox.sentSince('user_replay', new Date(now - 3_600_000), 3)).map((id) => id.slice(-1));
+    // The three newest, oldest of them first.
+    expect(ids).toEqual(['2', '3', '4']);
+  });
+
   it('a batch one bad claim fails runs each alone: only that caller fails, the others are claimed', async () => {
     const { sends } = oneSlot();
     const alone = await ledgerStatements('claim', 'alone');

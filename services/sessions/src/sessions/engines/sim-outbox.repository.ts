@@ -92,17 +92,21 @@ export class SimOutboxRepository {
     });
   }
 
-  /** The user's messages sent since `since`, oldest first, at most `limit` (their receipts are replayed on restore). */
+  /**
+   * The user's newest `limit` messages sent since `since`, oldest first (their receipts are replayed on
+   * restore). The newest: those are the ones whose receipt timers a restart cut short; the oldest of a
+   * busy hour got theirs long ago.
+   */
   async sentSince(userId: string, since: Date, limit: number): Promise<string[]> {
     const found = await this.tx.manager
       .getRepository(SimOutboxEntity)
       .createQueryBuilder('m')
       .select('m.messageId', 'messageId')
       .where('m.userId = :userId AND m.sentAt >= :since', { userId, since })
-      .orderBy('m.sentAt', 'ASC')
+      .orderBy('m.sentAt', 'DESC')
       .limit(limit)
       .getRawMany<{ messageId: string }>();
-    return found.map((f) => f.messageId);
+    return found.map((f) => f.messageId).reverse();
   }
 
   list(userId: string): Promise<SimOutboxEntity[]> {
