@@ -47,6 +47,8 @@ export enum CommonErrorCode {
    * at once instead of leaving the caller to its timeout. Kind PayloadTooLarge.
    */
   ReplyTooLarge = 'REPLY_TOO_LARGE',
+  /** A request that reached its service after its caller had given up (LIMITS.rpcDeadlineGraceMs): not acted on. */
+  RequestExpired = 'REQUEST_EXPIRED',
   ServiceUnavailable = 'SERVICE_UNAVAILABLE',
   /**
    * The caller's NATS connection dropped while the request was in flight (or before it was sent). The

@@ -62,6 +62,12 @@ export const LIMITS = {
   firstNameMaxLength: 100,
   /** NATS's default max_payload (1 MiB): a request must fit in one message. */
   natsMaxPayloadBytes: 1_048_576,
+  /**
+   * A request carries its caller's deadline (its timeout from when it was made); a service that gets
+   * it later than this past the deadline (it was stopped, NATS held it, Postgres stalled it) does not
+   * act on it: the caller has answered 503 already. The margin covers clocks of two hosts.
+   */
+  rpcDeadlineGraceMs: 1000,
   /** Room kept in a NATS message for the request envelope (pattern, id, userId, headers). */
   natsEnvelopeBytes: 16_384,
 } as const;

@@ -1,6 +1,9 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import { ServerNats } from '@nestjs/microservices';
-import { CommonErrorCode, ErrorKind, isSharded, MESSAGES, subjectOf, type ErrorPayload, type RequestKey } from '@bns/contracts';
+import { CommonErrorCode, ErrorKind, isSharded, LIMITS, MESSAGES, subjectOf, type ErrorPayload, type RequestKey } from '@bns/contracts';
+import type { Msg } from '@nats-io/transport-node';
+import { NatsContext } from '@nestjs/microservices';
 import { outcomeOf, recordRpcServer } from '../metrics/metrics.js';
 import { natsTransportOptions } from './connection.js';
 
@@ -15,6 +18,26 @@ function isOverMaxPayload(err: unknown): boolean {
   return err instanceof Error && err.name === 'InvalidArgumentError' && err.message.includes('max_payload');
 }
 
+/** What a caller that gave up gets, should it still listen: nothing was done. */
+const REQUEST_EXPIRED: ErrorPayload = { kind: ErrorKind.Unavailable, code: CommonErrorCode.RequestExpired, message: MESSAGES.serviceUnavailable };
+
+/** The deadline (epoch ms) of the request being handled, for a handler that checks it before it commits. */
+const deadlines = new AsyncLocalStorage<number>();
+
+/**
+ * True when the request being handled has outlived its caller's deadline by more than
+ * LIMITS.rpcDeadlineGraceMs: its caller answered 503 already, so work not yet committed should not be
+ * (a job start stalled by Postgres past the gateway's timeout rolls back instead of starting a job the
+ * user was told had not started). False outside a request, or for a request without a deadline.
+ */
+export function rpcDeadlinePassed(now = Date.now()): boolean {
+  const deadline = deadlines.getStore();
+  return deadline !== undefined && now > deadline + LIMITS.rpcDeadlineGraceMs;
+}
+
+/** Drops seen lately, by subject: logged once a while, never once per request. */
+const EXPIRED_LOG_EVERY_MS = 5000;
+
 /**
  * Nest's NATS server, with these changes: handlers registered on a sharded key (`sessions.connect`)
  * listen on their shard's subject (`sessions.<k>.connect`) in the shard's own queue group; requests
@@ -23,6 +46,7 @@ function isOverMaxPayload(err: unknown): boolean {
  */
 export class KitNatsServer extends ServerNats {
   private readonly replyLogger = new Logger('KitNatsServer');
+  private readonly expiredLoggedAt = new Map<string, number>();
 
   constructor(url: string, name: string, private readonly queue: string, private readonly shard?: number) {
     super(natsTransportOptions(url, name, queue));
@@ -36,6 +60,43 @@ export class KitNatsServer extends ServerNats {
       const sub = client.subscribe(subject, { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) });
       subscriptions.push(sub);
     }
+  }
+
+  /**
+   * Nest's handling of a message, but a request that arrives later than its caller's deadline (plus
+   * LIMITS.rpcDeadlineGraceMs) is not handled: the process was stopped, or NATS held the message, and
+   * the caller has told its user "try again" already. Acting on it now would send a message a job
+   * recorded as failed, one after its job was cancelled, or start a job the user will start again.
+   * The handler runs with its deadline at hand (`rpcDeadlinePassed`).
+   */
+  override async handleMessage(channel: string, natsMsg: Msg): Promise<unknown> {
+    const message = (await this.deserializer.deserialize(natsMsg, { channel, replyTo: natsMsg.reply })) as {
+      id?: string;
+      data?: unknown;
+      deadline?: unknown;
+    };
+    const ctx = new NatsContext([natsMsg.subject, natsMsg.headers]);
+    if (message.id === undefined) return this.handleEvent(channel, message as never, ctx);
+    const publish = this.getPublisher(natsMsg, message.id, ctx);
+    const handler = this.getHandlerByPattern(channel);
+    if (!handler) return publish({ id: message.id, status: 'error', err: 'There is no matching message handler defined in the remote service.' } as never);
+    const deadline = typeof message.deadline === 'number' ? message.deadline : undefined;
+    if (deadline !== undefined) {
+      const late = Date.now() - deadline;
+      if (late > LIMITS.rpcDeadlineGraceMs) {
+        this.loggedExpired(natsMsg.subject, late);
+        return publish({ err: REQUEST_EXPIRED, isDisposed: true });
+      }
+      return deadlines.run(deadline, () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish));
+    }
+    return this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish);
+  }
+
+  private loggedExpired(subject: string, lateMs: number): void {
+    const now = performance.now();
+    if (now - (this.expiredLoggedAt.get(subject) ?? -Infinity) < EXPIRED_LOG_EVERY_MS) return;
+    this.expiredLoggedAt.set(subject, now);
+    this.replyLogger.warn({ subject, lateMs }, 'dropped requests that arrived after their caller had given up (not acted on)');
   }
 
   /**

@@ -196,7 +196,14 @@ export class RpcClient implements RpcTransport {
     const timeout = options.timeoutMs ?? this.options.timeoutMs;
     // Nest's wire format needs an id to take a message for a request; it only echoes it back (replies
     // are matched by their subject), so a counter does: no random UUID per request.
-    const body = JSON.stringify({ pattern: subject, data: payload, id: (this.nextId = (this.nextId + 1) % Number.MAX_SAFE_INTEGER).toString(36) });
+    // The deadline tells the service when this caller gives up: a request it gets later is not acted on
+    // (KitNatsServer), since the caller has answered "unavailable" by then.
+    const body = JSON.stringify({
+      pattern: subject,
+      data: payload,
+      id: (this.nextId = (this.nextId + 1) % Number.MAX_SAFE_INTEGER).toString(36),
+      deadline: Date.now() + timeout,
+    });
     const started = performance.now();
     const done = (outcome: string) => {
       const ms = performance.now() - started;

@@ -26,7 +26,7 @@ import {
   type StartJobReply,
   type StartJobRequest,
 } from '@bns/contracts';
-import { AppError, OutboxPublisher, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { AppError, OutboxPublisher, rpcDeadlinePassed, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobJournals } from '../events/job-journal.js';
 import { LaneRepository } from '../queue/lane.repository.js';
@@ -135,7 +135,11 @@ export class JobsService {
       // One log line says how many were skipped and why.
       if (skips.size > 0) await journal.log(jobId, 'warning', OPT_OUT_MESSAGES.skippedAtStart(...countReasons(skips)));
       journal.progress(jobId, status, progressOf({ total, sent: 0, failed: 0, skipped: skips.size }));
-      return journal.commit();
+      const published = await journal.commit();
+      // The gateway gave up on this start (Postgres or a queue of starts held it): it answered 503, so
+      // the job is not made now. A retry with the same key starts it.
+      if (rpcDeadlinePassed()) throw AppError.unavailable();
+      return published;
     });
     this.outbox.publish(published);
     countSkipped(skips.values());
