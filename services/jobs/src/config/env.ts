@@ -8,7 +8,7 @@ export const JOBS_ENV = {
   MAX_RECIPIENTS_PER_JOB: env.int('largest job accepted, after duplicates are merged (400 above)', LIMITS.defaultMaxRecipientsPerJob, { min: 1 }),
   JOB_UNLINKED_TIMEOUT_MS: env.int('a job fails when its WhatsApp account stays unlinked this long', 600_000, { min: 0 }),
   JOB_UNLINKED_RECHECK_MAX_MS: env.int('longest wait between two tries of a job paused because WhatsApp is unlinked', 15_000, { min: 10 }),
-  JOB_MAX_RETRIES: env.int('retries of a message after a temporary failure (timeout, WhatsApp service down) before it fails', 3, { min: 0, max: 20 }),
+  JOB_MAX_RETRIES: env.int('retries of a message after a temporary failure (an engine or service error) before it fails; while the WhatsApp service does not answer at all, the message waits without using them', 3, { min: 0, max: 20 }),
   JOB_RETRY_BASE_MS: env.int('first retry wait after a temporary failure; doubles on each retry', 2000, { min: 1 }),
   JOBS_POLL_MS: env.int('how often a worker looks for accounts with work that no live worker holds', 250, { min: 10 }),
   JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work', 100, { min: 1 }),

@@ -5,9 +5,12 @@ import { AppError } from '@bns/service-kit';
  * What a send's answer means for the recipient:
  * - `sent`: delivered to WhatsApp (a `duplicate` was sent before a crash and is only recorded now);
  * - `permanent`: will never work (not on WhatsApp, refused text): the recipient fails at once;
- * - `transient`: may pass on a retry (timeout, sessions down or failing): retried with backoff;
- * - `busy`: the same key is being sent right now (a send of a dead worker still in flight): asked
- *   again soon, without using a retry, since the first send decides the result;
+ * - `transient`: may pass on a retry (sessions failing, the engine failing): retried with backoff;
+ * - `busy`: the same key is being sent right now (a send of a dead worker still in flight), or the
+ *   WhatsApp service did not answer at all (a shard restarting or stalled, NATS away): asked again
+ *   soon with the same key, without using a retry. Not the message's fault: a rolling restart of the
+ *   shards must not fail one recipient of every account, and a request the shard gets too late is not
+ *   acted on (it carries its deadline), so asking again sends it once;
  * - `unlinked`: the account is not linked: the whole job pauses, which is not the recipient's fault;
  * - `rate_limited`: WhatsApp pushed back (rate-overlimit): the account backs off, the recipient waits;
  * - `withheld`: never asked: the user cancelled or paused the job, or the recipient opted out, after
@@ -38,7 +41,7 @@ export function outcomeOfError(err: unknown): SendOutcome {
   if (error.code === CommonErrorCode.NatsDisconnected) return { kind: 'busy', error: error.message };
   switch (error.kind) {
     case ErrorKind.Unavailable:
-      return { kind: 'transient', error: JOB_MESSAGES.sessionsUnavailable };
+      return { kind: 'busy', error: JOB_MESSAGES.sessionsUnavailable };
     case ErrorKind.Internal:
     case ErrorKind.RateLimited:
       return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };

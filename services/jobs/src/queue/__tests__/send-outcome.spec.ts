@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { CommonErrorCode, ErrorKind, SessionsErrorCode } from '@bns/contracts';
+import { CommonErrorCode, ErrorKind, JOB_MESSAGES, SessionsErrorCode } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 import { outcomeOfError, outcomeOfReply } from '../send-outcome.js';
 
@@ -16,8 +16,10 @@ describe('outcomeOfError', () => {
   it('a send of the same key in flight is asked again without using a retry', () => {
     expect(outcomeOfError(AppError.conflict(SessionsErrorCode.SendInProgress, 'busy')).kind).toBe('busy');
   });
-  it('timeouts, internal errors and engine failures are retried', () => {
-    expect(outcomeOfError(AppError.unavailable()).kind).toBe('transient');
+  it('a WhatsApp service that does not answer (timeout, no shard listening) is asked again without using a retry', () => {
+    expect(outcomeOfError(AppError.unavailable())).toEqual({ kind: 'busy', error: JOB_MESSAGES.sessionsUnavailable });
+  });
+  it('internal errors and engine failures are retried', () => {
     expect(outcomeOfError(AppError.internal()).kind).toBe('transient');
     expect(outcomeOfError(AppError.conflict(SessionsErrorCode.SendFailed, 'engine crashed')).kind).toBe('transient');
     expect(outcomeOfError(new AppError(ErrorKind.RateLimited, CommonErrorCode.RateLimited, 'slow down')).kind).toBe('transient');
