@@ -50,7 +50,7 @@ const built = existsSync(join(REPO_ROOT, 'web', 'dist', 'index.html')) && exists
     await page.getByText('Welcome,').waitFor();
     await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 40_000 });
     await page.getByRole('img', { name: /WhatsApp QR code/ }).waitFor({ timeout: 30_000 });
-    const token = await page.evaluate(() => JSON.parse(sessionStorage.getItem('bns.devSession') ?? '{}').token ?? '');
+    const token = await page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
     await waitFor(async () => (await api(sys.gateway.url, token).post('/dev/simulator/scan')).status === 200, 15_000, 100, 'the scan');
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
     for (const tab of ['Dashboard', 'Templates', 'Send Messages']) {
