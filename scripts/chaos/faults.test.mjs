@@ -1,6 +1,7 @@
 // The fault suite: the whole system as spawned processes (simulated WhatsApp, two tenants on different
 // sessions shards, two jobs replicas), one fault per scenario while both tenants' jobs are sending:
-// kill -9 of each service in turn, a NATS restart, a short Postgres restart and a 15 s Postgres outage.
+// kill -9 of each service in turn, a NATS restart, a short Postgres restart and a 15 s Postgres outage;
+// then a sessions shard stopped (SIGSTOP) past the jobs service's timeout while its job is cancelled.
 // Each scenario asserts what a tenant would notice — the job completes, every recipient got exactly one
 // message, no delivered/read receipt is missing from the dashboard — and prints recovery figures.
 // Run it with `npm run test:chaos` (after a build); `npm test` runs it as one of its steps.
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { io } from 'socket.io-client';
-import { shardOf, SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS } from '@bns/contracts';
+import { LIMITS, shardOf, SOCKET, SOCKET_CLIENT_EVENTS, SOCKET_EVENTS } from '@bns/contracts';
 import { api, devSignIn, revalidationsAnswered, simulatorOutbox, simulatorScan, sleep, waitFor } from '@bns/testing';
 import { FaultSystem, isReady } from '../../libs/testing/dist/faults.js';
 import { ROOT } from '../lib.mjs';
@@ -351,6 +352,39 @@ describe('fault suite: every message exactly once, no receipt lost, through kill
   };
   scenario(`Postgres restart (${SHORT_PG_OUTAGE_MS / 1000} s)`, pgOutage(SHORT_PG_OUTAGE_MS));
   scenario(`Postgres outage (${LONG_PG_OUTAGE_MS / 1000} s)`, pgOutage(LONG_PG_OUTAGE_MS));
+
+  describe('a sessions shard stalled (SIGSTOP) past the jobs service\'s timeout', () => {
+    let r;
+    before(async () => {
+      await sys.waitAllReady(90_000);
+      const t = tenants[0];
+      const jobId = await startJob(t, phones(), 'stalled shard');
+      const recorded = async () => (await db.query(`SELECT sent FROM jobs.jobs WHERE id = $1`, [jobId])).rows[0].sent;
+      await waitFor(async () => (await recorded()) >= 4, 30_000, 20, 'the first sends');
+      // Stopped right after a send was recorded, so no send is half done inside it: the next one
+      // (SEND_DELAY_MS later) is asked of the stopped shard and waits in its socket.
+      const before = await recorded();
+      await waitFor(async () => (await recorded()) > before, 10_000, 2, 'the next send recorded');
+      const pid = sys.handle(`sessions-${t.shard}`).process.pid;
+      process.kill(pid, 'SIGSTOP');
+      let cancelled;
+      try {
+        await sleep(2 * SEND_DELAY_MS);
+        cancelled = await call(t, 'post', `/cancel-job/${jobId}`);
+        // The jobs service gives up on the waiting send (RPC_TIMEOUT_MS, 10 s) and more than the grace passes.
+        await sleep(10_000 + LIMITS.rpcDeadlineGraceMs + 1000);
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      await sleep(3000);
+      r = { cancelled, job: await jobOf(t, jobId), delivered: await sentSoFar(jobId) };
+    });
+    it('the send the cancelled job stopped waiting for is not made when the shard wakes: the phone got exactly what the job counts', () => {
+      assert.equal(r.cancelled.status, 200, JSON.stringify(r.cancelled.body));
+      assert.equal(r.job.status, 'cancelled');
+      assert.equal(r.delivered, r.job.progress.sent, `the phone got ${r.delivered} messages, the job counts ${r.job.progress.sent} sent`);
+    });
+  });
 });
 
 function printFigures() {
