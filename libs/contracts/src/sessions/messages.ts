@@ -1,9 +1,10 @@
-import { LIMITS } from '../common/limits.js';
-
 /** User-facing texts of the sessions module (the web shows them as they are). */
 export const SESSION_MESSAGES = {
-  /** qr_max_attempts: the web adds MESSAGES.qrMaxAttemptsRefresh beneath it (SPEC §8). */
-  qrMaxAttempts: `Maximum QR code attempts (${LIMITS.qrMaxAttempts}) reached without a scan`,
+  /**
+   * qr_max_attempts: the web shows the attempts beside it ("(5 attempts)") and MESSAGES.qrMaxAttemptsRefresh
+   * beneath it (SPEC §8), so the number is not repeated in the words.
+   */
+  qrMaxAttempts: 'Maximum QR code attempts reached without a scan',
   creatingInProgress: 'A WhatsApp session is already being created',
   creatingFinalizing: 'QR code scanned, finalizing the WhatsApp session',
   creatingRestoring: 'Restoring your WhatsApp session',
