@@ -4,7 +4,11 @@
 //      engine) → events, as jobs-throughput runs it; messages/s from the start calls to the last
 //      sent event, and per message (jobs-lib's `meter`): Postgres commits and statements of the
 //      system's database, Postgres CPU (the whole server), CPU of each service, nats-server and this
-//      process.
+//      process. Twice: "accept + send" times and meters the start calls too (job creation: 200
+//      HTTP starts, their recipients written); "send only" creates the same jobs with a `startAt`
+//      BENCH_SCHEDULE_LEAD_MS ahead (default 15000) and times and meters from that moment, as B
+//      times pg-boss's work on jobs enqueued beforehand. B's enqueue is timed too (not metered), for
+//      an "accept + send" ratio against pg-boss's enqueue + work.
 //   B. pg-boss → sessions: the same number of jobs, enqueued beforehand with `insert` (not timed), in
 //      a database of its own on the same server; workers fetch batches and each job makes the very
 //      request our jobs service makes per message, `sessions.send` (the same users' linked simulated
@@ -50,6 +54,7 @@ const SERIAL = process.env.PGBOSS_SERIAL === '1';
 const WORKER_SETUP = `${WORKERS} workers × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
 const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo').split(',').map((t) => t.trim()).filter(Boolean);
 if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo')) throw new Error('PGBOSS_TARGETS: sessions, echo or both');
+const SCHEDULE_LEAD_MS = Number(process.env.BENCH_SCHEDULE_LEAD_MS ?? 15_000);
 const PGBOSS_MAJOR = 12;
 const PGBOSS_DB = 'pgboss_bench';
 const SUBJECT = 'bench.pgboss.send';
@@ -75,27 +80,49 @@ async function loadPgBoss() {
   return { PgBoss, version: JSON.parse(readFileSync(manifest, 'utf8')).version };
 }
 
-/** Phase A: our pipeline, as jobs-throughput's "many accounts" part. */
-async function ours(bench, extraProcesses) {
+/**
+ * Phase A: our pipeline, as jobs-throughput's "many accounts" part. `scheduled`: the jobs are created
+ * first with a `startAt` SCHEDULE_LEAD_MS ahead, and the window (time and CPU) starts then: sending only.
+ */
+async function ours(bench, extraProcesses, { scheduled = false, users: known, phoneBase = 70_000_000 } = {}) {
   const results = countResults(bench.nc);
   const metered = await meter(bench, { processes: extraProcesses, top: 15 });
+  const label = scheduled ? 'send only' : 'accept + send';
   try {
-    const users = await linkedUsers(bench, ACCOUNTS, 'pgboss-compare');
-    await warmUp(users[0], results);
+    const users = known ?? (await linkedUsers(bench, ACCOUNTS, 'pgboss-compare'));
+    if (!known) await warmUp(users[0], results);
     await sleep(1000);
 
-    await metered.start();
     const before = results.total;
-    const t0 = performance.now();
-    await Promise.all(users.map((u, i) => startJob(u, { message: `account ${i}`, phoneNumbers: numbers(PER_ACCOUNT, 70_000_000) })));
+    const startAt = Date.now() + SCHEDULE_LEAD_MS;
+    const body = (i) => ({ message: `account ${i}`, phoneNumbers: numbers(PER_ACCOUNT, phoneBase), ...(scheduled ? { startAt: new Date(startAt).toISOString() } : {}) });
+    let t0;
+    if (scheduled) {
+      await Promise.all(users.map((u, i) => startJob(u, body(i))));
+      const created = Date.now();
+      if (created > startAt - 500) throw new Error(`creating the jobs took until ${created - startAt + SCHEDULE_LEAD_MS} ms after the first call: raise BENCH_SCHEDULE_LEAD_MS`);
+      if (results.total !== before) throw new Error('a scheduled job sent before its startAt');
+      await sleep(startAt - Date.now() - 100);
+      await metered.start();
+      await sleep(Math.max(0, startAt - Date.now()));
+      t0 = performance.now();
+    } else {
+      await metered.start();
+      t0 = performance.now();
+      await Promise.all(users.map((u, i) => startJob(u, body(i))));
+    }
     await waitFor(() => results.total - before >= TOTAL, 900_000, 20, 'all jobs');
     const seconds = (performance.now() - t0) / 1000;
     const rate = TOTAL / seconds;
     // The last outbox rows and receipts settle, then the figures are read.
     await sleep(1500);
-    const figures = await metered.report(`ours, ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
-    console.log(`ours: ${rate.toFixed(0)} messages/s over ${seconds.toFixed(1)} s (start calls → last sent event on NATS; ${startRetried()} starts shed with 503/429 and tried again)`);
-    return { rate, ...figures, postmaster: metered.postmaster, users };
+    const figures = await metered.report(`ours (${label}), ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
+    console.log(
+      scheduled
+        ? `ours (send only): ${rate.toFixed(0)} messages/s over ${seconds.toFixed(1)} s (the jobs' startAt → last sent event on NATS; created beforehand)`
+        : `ours (accept + send): ${rate.toFixed(0)} messages/s over ${seconds.toFixed(1)} s (start calls → last sent event on NATS; ${startRetried()} starts shed with 503/429 and tried again)`,
+    );
+    return { rate, ...figures, postmaster: metered.postmaster, users, label };
   } finally {
     await metered.stop();
     results.stop();
@@ -174,7 +201,9 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
     const warm = await boss.work('warm-up', workOptions, handler);
     await waitFor(async () => (await completed('warm-up')) >= 500, 60_000, 50, 'pg-boss warm-up');
     await boss.offWork('warm-up', { id: warm, wait: true });
+    const e0 = performance.now();
     await enqueue('bench', TOTAL, base);
+    const enqueueSeconds = (performance.now() - e0) / 1000;
     handled = 0;
     await sleep(1000);
 
@@ -188,9 +217,9 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
     // The last sends' outbox rows settle, as for ours.
     if (target === 'sessions') await sleep(1500);
     const figures = await metered.report(`pg-boss → ${target}, ${WORKER_SETUP}`, TOTAL);
-    console.log(`pg-boss → ${target}: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database)`);
+    console.log(`pg-boss → ${target}: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database); its enqueue (insert of ${TOTAL} jobs, before): ${enqueueSeconds.toFixed(2)} s`);
     if (failedSends > 0) console.log(`  ${failedSends} sends failed (last: ${lastError})`);
-    return { rate, ...figures };
+    return { rate, enqueueRate: TOTAL / (seconds + enqueueSeconds), ...figures };
   } finally {
     await metered.stop();
     await boss.stop({ graceful: true, timeout: 10_000 });
@@ -211,6 +240,7 @@ try {
     { name: 'bench', pid: process.pid },
   ];
   const a = await ours(bench, extraProcesses);
+  const sendOnly = await ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 });
   const idle = await idlePostgres(a.postmaster);
   console.log(`idle system (no sends): Postgres ${idle.toFixed(1)} ms CPU per second (counted in both phases' Postgres CPU)`);
   const admin = new pg.Client({ connectionString: bench.sys.postgres.url });
@@ -225,10 +255,11 @@ try {
 
   const SERVICES = Object.keys(a.cpuMs).filter((name) => name !== 'nats-server' && name !== 'bench');
   const sum = (figures, names) => names.reduce((total, name) => total + (figures.cpuMs[name] ?? 0), 0);
-  const row = (label, values, digits) => console.log(`${label.padEnd(34)}${values.map((v) => v.toFixed(digits).padStart(20)).join('')}`);
+  const row = (label, values, digits) => console.log(`${label.padEnd(34)}${values.map((v) => v.toFixed(digits).padStart(22)).join('')}`);
   console.log(`\ndelay 0, ${TOTAL} messages (${ACCOUNTS} accounts × ${PER_ACCOUNT}); pg-boss ${version}, ${WORKER_SETUP}; load average ${load()}`);
-  console.log(`${''.padEnd(34)}${['ours', ...others.map((o) => `pg-boss → ${o.target}`)].map((h) => h.padStart(20)).join('')}`);
-  const all = [a, ...others];
+  const mine = [a, sendOnly];
+  console.log(`${''.padEnd(34)}${[...mine.map((m) => `ours (${m.label})`), ...others.map((o) => `pg-boss → ${o.target}`)].map((h) => h.padStart(22)).join('')}`);
+  const all = [...mine, ...others];
   row('messages/s', all.map((f) => f.rate), 0);
   row('Postgres commits / message', all.map((f) => f.commits), 2);
   row('Postgres statements / message', all.map((f) => f.statements), 1);
@@ -237,22 +268,25 @@ try {
   row('nats-server CPU ms / message', all.map((f) => f.cpuMs['nats-server']), 2);
   // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
   // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).
-  const appMs = [sum(a, SERVICES), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
+  const appMs = [...mine.map((m) => sum(m, SERVICES)), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
   row('app CPU ms / message', appMs, 2);
   // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
-  const totalMs = all.map((f, i) => f.postgresMs + f.cpuMs['nats-server'] + appMs[i] + (i === 0 ? f.cpuMs.bench : 0));
+  const totalMs = all.map((f, i) => f.postgresMs + f.cpuMs['nats-server'] + appMs[i] + (i < mine.length ? f.cpuMs.bench : 0));
   row('all CPU ms / message', totalMs, 2);
-  for (const o of others) console.log(`throughput ours / pg-boss → ${o.target}: ${(a.rate / o.rate).toFixed(2)}×`);
+  for (const o of others) {
+    console.log(`throughput ours / pg-boss → ${o.target}: send only ${(sendOnly.rate / o.rate).toFixed(2)}× (both on work queued beforehand); accept + send ${(a.rate / o.enqueueRate).toFixed(2)}× (ours from the start calls, pg-boss from its enqueue: ${o.enqueueRate.toFixed(0)} jobs/s)`);
+  }
   // A ceiling: ours with the jobs service and its Postgres connections costing nothing at all. What is
   // left is sessions, NATS, the gateway hearing the events and Postgres for sessions, which the
   // pipeline pays for whatever the queue does.
-  const jobsMs = (a.cpuMs.jobs ?? 0) + (a.postgresByRoleMs?.jobs ?? 0);
+  const jobsMs = (sendOnly.cpuMs.jobs ?? 0) + (sendOnly.postgresByRoleMs?.jobs ?? 0);
   const sessionsTarget = others.findIndex((o) => o.target === 'sessions');
   if (sessionsTarget !== -1) {
-    const theirs = totalMs[sessionsTarget + 1];
+    const theirs = totalMs[mine.length + sessionsTarget];
+    const rest = totalMs[1] - jobsMs;
     console.log(
-      `ours without the jobs service's own cost (${jobsMs.toFixed(2)} ms: its CPU and its Postgres connections'): ${(totalMs[0] - jobsMs).toFixed(2)} ms/message, ` +
-        `so at most ${(theirs / (totalMs[0] - jobsMs)).toFixed(2)}× pg-boss → sessions (${theirs.toFixed(2)} ms/message) on the same cores`,
+      `ours (send only) without the jobs service's own cost (${jobsMs.toFixed(2)} ms: its CPU and its Postgres connections'): ${rest.toFixed(2)} ms/message, ` +
+        `so at most ${(theirs / rest).toFixed(2)}× pg-boss → sessions (${theirs.toFixed(2)} ms/message) on the same cores`,
     );
   }
   console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`);
