@@ -247,13 +247,20 @@ export function variantCount(message: string): number {
   return count;
 }
 
+/** The message with each variation replaced by the option `choose` picks (given the options and the variation's place). */
+function eachVariation(message: string, choose: (options: string[], k: number) => string): string {
+  let k = 0;
+  return message.replace(VARIATION, (_whole, body: string) => choose(body.split('|'), k++));
+}
+
 /** The message with one option of each variation, chosen by `seed` (job + recipient): the same seed, the same text. */
 export function pickVariation(message: string, seed: string): string {
-  let k = 0;
-  return message.replace(VARIATION, (_whole, body: string) => {
-    const options = body.split('|');
-    return options[fnv1a32(`${seed}:${k++}`) % options.length]!;
-  });
+  return eachVariation(message, (options, k) => options[fnv1a32(`${seed}:${k}`) % options.length]!);
+}
+
+/** The message with option `index` of each variation (wrapping round a shorter one): 0 is the first, as previews show it. */
+export function variationAt(message: string, index: number): string {
+  return eachVariation(message, (options) => options[index % options.length]!);
 }
 
 /** "2026-03-11 09:00 (Asia/Hong_Kong)": a time as the account's clock shows it, for log lines. */

@@ -92,7 +92,7 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
 
   const invalid: string[] = [];
   const seen = new Set<string>();
-  const unique: { row: number; phone: string; variables: Record<string, string>; count: number }[] = [];
+  const unique: { row: number; phone: string; variables: Record<string, string> }[] = [];
   for (const row of rows) {
     if (isBlank(row.phone)) continue;
     const phone = normalizeHkPhone(row.phone);
@@ -102,14 +102,11 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
       seen.add(phone);
       // No prototype: a name like `__proto__` is a key like any other.
       const values = Object.create(null) as Record<string, string>;
-      let count = 0;
       for (const [name, raw] of Object.entries(row.variables)) {
         const value = variableValue(raw);
-        if (value === undefined) continue;
-        values[name] = value;
-        count += 1;
+        if (value !== undefined) values[name] = value;
       }
-      unique.push({ row: row.row, phone, variables: values, count });
+      unique.push({ row: row.row, phone, variables: values });
     }
   }
   if (invalid.length > 0) {
@@ -137,7 +134,7 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
     (r): PreparedRecipient => ({
       phone: r.phone,
       text: personalised ? fillPlaceholders(message, r.variables) : message,
-      ...(r.count > 0 ? { variables: r.variables } : {}),
+      ...(Object.keys(r.variables).length > 0 ? { variables: r.variables } : {}),
     }),
   );
   if (personalised) {

@@ -4,6 +4,7 @@ import { ServerNats } from '@nestjs/microservices';
 import { CommonErrorCode, ErrorKind, isSharded, LIMITS, MESSAGES, subjectOf, type ErrorPayload, type RequestKey } from '@bns/contracts';
 import type { Msg } from '@nats-io/transport-node';
 import { NatsContext } from '@nestjs/microservices';
+import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants.js';
 import { outcomeOf, recordRpcServer } from '../metrics/metrics.js';
 import { natsTransportOptions } from './connection.js';
 
@@ -79,17 +80,15 @@ export class KitNatsServer extends ServerNats {
     if (message.id === undefined) return this.handleEvent(channel, message as never, ctx);
     const publish = this.getPublisher(natsMsg, message.id, ctx);
     const handler = this.getHandlerByPattern(channel);
-    if (!handler) return publish({ id: message.id, status: 'error', err: 'There is no matching message handler defined in the remote service.' } as never);
-    const deadline = typeof message.deadline === 'number' ? message.deadline : undefined;
-    if (deadline !== undefined) {
-      const late = Date.now() - deadline;
-      if (late > LIMITS.rpcDeadlineGraceMs) {
-        this.loggedExpired(natsMsg.subject, late);
-        return publish({ err: REQUEST_EXPIRED, isDisposed: true });
-      }
-      return deadlines.run(deadline, () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish));
+    if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as never);
+    const run = () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish);
+    if (typeof message.deadline !== 'number') return run();
+    const late = Date.now() - message.deadline;
+    if (late > LIMITS.rpcDeadlineGraceMs) {
+      this.loggedExpired(natsMsg.subject, late);
+      return publish({ err: REQUEST_EXPIRED, isDisposed: true });
     }
-    return this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish);
+    return deadlines.run(message.deadline, run);
   }
 
   private loggedExpired(subject: string, lateMs: number): void {

@@ -4,15 +4,14 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, setSha256Backend, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   ErrorKind,
-  idempotencyKeySchema,
   JobResultsErrorCode,
   RESULTS_LIMITS,
-  RESULTS_MESSAGES,
   STAGED_STARTS_BUCKET,
   type StartJobReply,
   type StartJobRequest,
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+import { idempotencyKeyOf } from '../http/idempotency-key.js';
 
 /** Tries of `jobs.start` when the jobs service does not answer in time (the key makes them safe). */
 const START_TRIES = 3;
@@ -40,10 +39,7 @@ export class JobStarter {
 
   /** The header's key, checked; undefined when the client sent none. */
   static keyOf(header: unknown): string | undefined {
-    if (header === undefined) return undefined;
-    const parsed = idempotencyKeySchema.safeParse(Array.isArray(header) ? header[0] : header);
-    if (!parsed.success) throw AppError.validation(JobResultsErrorCode.IdempotencyKeyInvalid, RESULTS_MESSAGES.idempotencyKeyInvalid);
-    return parsed.data;
+    return idempotencyKeyOf(header, JobResultsErrorCode.IdempotencyKeyInvalid);
   }
 
   async start(request: StartJobRequest, clientKey: string | undefined): Promise<StartJobReply> {

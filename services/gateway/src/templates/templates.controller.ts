@@ -2,10 +2,8 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Que
 import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_HEADER,
-  idempotencyKeySchema,
   LIMITS,
   MESSAGES,
-  RESULTS_MESSAGES,
   TEMPLATE_HTTP,
   TEMPLATE_MESSAGES,
   TemplateAnswerSchema,
@@ -24,6 +22,7 @@ import { AppError, RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { BodyRule } from '../http/body-size.js';
+import { idempotencyKeyOf } from '../http/idempotency-key.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi, registerSchema } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { ErrorAnswerSchema, SuccessAnswerSchema } from '../http/answers.js';
@@ -99,9 +98,8 @@ export class TemplatesController {
     @Body(createBody) body: Infer<typeof TemplateCreateSchema>,
     @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) header?: string | string[],
   ) {
-    const key = header === undefined ? undefined : idempotencyKeySchema.safeParse(Array.isArray(header) ? header[0] : header);
-    if (key && !key.success) throw AppError.validation(TemplatesErrorCode.IdempotencyKeyInvalid, RESULTS_MESSAGES.idempotencyKeyInvalid);
-    return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body, ...(key ? { idempotencyKey: key.data } : {}) }) };
+    const idempotencyKey = idempotencyKeyOf(header, TemplatesErrorCode.IdempotencyKeyInvalid);
+    return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body, ...(idempotencyKey ? { idempotencyKey } : {}) }) };
   }
 
   @Put(':userId/:templateId')

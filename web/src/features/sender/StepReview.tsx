@@ -5,8 +5,6 @@ import {
   isBlankText,
   LIMITS,
   MESSAGES,
-  normalizeHkPhone,
-  OPT_OUT_LIMITS,
   OPT_OUT_MESSAGES,
   placeholdersIn,
   reviewEstimateMinutes,
@@ -36,8 +34,7 @@ import {
   selectVariables,
   type MissingValues,
 } from './slice.js';
-import { OptOutsReviewNote } from '../optouts/OptOutsReviewNote.js';
-import { useCheckOptOutsQuery } from '../optouts/optOutsApi.js';
+import { OptOutsReviewNote, useSkippedRecipients } from '../optouts/OptOutsReviewNote.js';
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
 
@@ -191,24 +188,6 @@ function MissingValuesPanel({
       </div>
     </div>
   );
-}
-
-/**
- * The numbers a job would send to, and how many it would skip (the opt-outs check the review note asks;
- * until it answers, or for a list too long to check, every number counts).
- */
-function useSkippedRecipients(numbers: readonly string[]) {
-  const userId = useAppSelector(selectUserId);
-  const skip = numbers.length === 0 || numbers.length > OPT_OUT_LIMITS.checkMax;
-  const { data } = useCheckOptOutsQuery({ userId, phoneNumbers: numbers }, { skip, refetchOnMountOrArgChange: true });
-  return useMemo(() => {
-    const local = (n: string) => normalizeHkPhone(n) ?? n;
-    const optedOut = new Set((skip ? [] : (data?.optedOut ?? [])).map(local));
-    const notOnWhatsApp = new Set((skip ? [] : (data?.notOnWhatsApp ?? [])).map(local));
-    const sendable = numbers.filter((n) => !optedOut.has(local(n)) && !notOnWhatsApp.has(local(n)));
-    const counted = (set: Set<string>) => numbers.filter((n) => set.has(local(n))).length;
-    return { sendable, optedOut: counted(optedOut), notOnWhatsApp: counted(notOnWhatsApp) };
-  }, [numbers, data, skip]);
 }
 
 /**
