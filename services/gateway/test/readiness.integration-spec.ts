@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startSystem, waitFor, type System } from '@bns/testing';
 
@@ -22,6 +23,12 @@ describe('gateway /readyz', () => {
     expect(status).toBe(200);
     expect(body.checks.map((c) => c.name).sort()).toEqual(['auth', 'dashboard', 'jobs', 'nats', 'sessions-0', 'sessions-1', 'templates']);
     expect(body.checks.every((c) => c.ok)).toBe(true);
+    // Which service answered, not what: no instance (host, pid) or version of any service is public.
+    const services = body.checks.filter((c) => c.name !== 'auth' && c.name !== 'nats') as Array<{ name: string; detail?: unknown }>;
+    expect(services.filter((c) => c.detail !== undefined)).toEqual([]);
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/"instance"|"version"|"uptimeSeconds"/);
+    for (const s of sys.services) expect(text).not.toContain(`${hostname()}:${s.process.pid}`);
   });
 
   it('goes 503 naming the service when one stops, and back to 200 when it returns', async () => {
