@@ -59,7 +59,7 @@ export class DashboardService {
     }));
 
     return {
-      messages: messages.map((m) => ({ ...m, id: String(m.id), sent_at: iso(m.sent_at), created_at: iso(m.created_at)!, replied_at: iso(m.replied_at) })),
+      messages: messages.map(({ seq: _seq, ...m }) => ({ ...m, sent_at: iso(m.sent_at), created_at: iso(m.created_at)!, replied_at: iso(m.replied_at) })),
       sessions: sessionList,
       usage: { messages_sent_count: current.sent, messages_failed_count: current.failed, monthly: usage },
       stats: {

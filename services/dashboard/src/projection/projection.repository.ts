@@ -37,7 +37,7 @@ export interface MonthlyCount {
 
 /** The one row of the dashboard read: json columns arrive parsed, their times as ISO text. */
 export interface DashboardReadRow {
-  messages: Array<Omit<DashboardMessage, 'id'> & { id: number }>;
+  messages: Array<DashboardMessage & { seq: number }>;
   sessions: Array<{ session_id: string; phone_number: string | null; active: boolean; connected_at: string | null; updated_at: string }>;
   totals: (Totals & { replied: number }) | null;
   monthly: MonthlyUsage[];
@@ -96,10 +96,17 @@ interface PgPool {
   query<R>(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }
 
+/**
+ * A message's id as the API shows it: opaque and stable, made from the user and the message's own key.
+ * The row's number is one sequence for every tenant, so showing it would tell anyone how many messages
+ * the whole service has stored, and how fast; it only orders the rows here (`seq`).
+ */
+const PUBLIC_MESSAGE_ID_SQL = `left(encode(sha256(convert_to(m.user_id || '/' || m.idempotency_key, 'UTF8')), 'hex'), 32)`;
+
 /** The dashboard's read: $1 user id, $2 how many recent messages, $3 first month of the usage (`YYYY-MM-DD`). */
 const DASHBOARD_READ_SQL = `SELECT
-   (SELECT coalesce(json_agg(r ORDER BY r.created_at DESC, r.id DESC), '[]')
-      FROM (SELECT m.id, m.job_id, m.recipient, m.content, m.status, m.error, m.sent_at, m.created_at, m.replied_at, m.reply
+   (SELECT coalesce(json_agg(r ORDER BY r.created_at DESC, r.seq DESC), '[]')
+      FROM (SELECT m.id AS seq, ${PUBLIC_MESSAGE_ID_SQL} AS id, m.job_id, m.recipient, m.content, m.status, m.error, m.sent_at, m.created_at, m.replied_at, m.reply
               FROM messages m WHERE m.user_id = $1 ORDER BY m.created_at DESC, m.id DESC LIMIT $2) r) AS messages,
    (SELECT coalesce(json_agg(s ORDER BY s.active DESC, s.updated_at DESC), '[]')
       FROM (SELECT session_id, phone_number, active, connected_at, updated_at

@@ -139,6 +139,23 @@ describe('batch apply', () => {
     expect((await dashboard.get(bob, undefined, NOW)).stats).toMatchObject({ successfulMessages: 0, failedMessages: 1 });
   });
 
+  it("shows each message an opaque, stable id that says nothing of other tenants' messages (no shared sequence)", async () => {
+    const [ann, bob] = [newUser(), newUser()];
+    await projection.applyBatch([
+      message(ann, '95100001', 'sent', '2025-05-20T10:00:00Z'),
+      message(bob, '95100001', 'sent', '2025-05-20T10:00:01Z'),
+      message(ann, '95100002', 'sent', '2025-05-20T10:00:02Z'),
+    ]);
+    const annIds = (await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.id);
+    const bobIds = (await dashboard.get(bob, undefined, NOW)).messages.map((m) => m.id);
+    for (const id of [...annIds, ...bobIds]) expect(id).toMatch(/^[0-9a-f]{32}$/);
+    expect(new Set([...annIds, ...bobIds]).size).toBe(3);
+    // The same message keeps its id from one read to the next.
+    expect((await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.id)).toEqual(annIds);
+    // Newest first, as before (the internal row number only orders ties).
+    expect((await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.recipient)).toEqual(['95100002', '95100001']);
+  });
+
   it('keeps users apart when many read at once on the pooled, prepared read', async () => {
     const users = Array.from({ length: 12 }, newUser);
     await projection.applyBatch(users.map((u, i) => message(u, `9600${String(i).padStart(4, '0')}`, 'sent', '2025-05-20T10:00:00Z')));
