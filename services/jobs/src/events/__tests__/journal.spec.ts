@@ -37,25 +37,38 @@ describe('job journal and outbox against a real Postgres (in-process)', () => {
     expect(lines.map((l) => l.message)).toEqual(['first']);
   });
 
-  it('hands rows left behind to one sweeper at a time and deletes what was published', async () => {
+  it('hands rows left behind to one sweeper at a time, a bundle with all its events, and deletes what was published', async () => {
     const tx = app.get(Transactions);
     const outbox = app.get(OutboxRepository);
-    const rows = await outbox.add(tx.manager, [
+    // A transaction's events share one row; a lone event has a row of its own.
+    const bundle = await outbox.add(tx.manager, [
       { subject: 'events.job.log', payload: { eventId: 'e-1' } as never },
-      { subject: 'events.job.log', payload: { eventId: 'e-2' } as never },
+      { subject: 'events.job.progress', payload: { eventId: 'e-2' } as never },
     ]);
+    expect(bundle.map((r) => [r.id, r.of])).toEqual([
+      [bundle[0]!.id, 2],
+      [bundle[0]!.id, 2],
+    ]);
+    const [single] = await outbox.add(tx.manager, [{ subject: 'events.job.log', payload: { eventId: 'e-3' } as never }]);
+    expect(single!.of).toBeUndefined();
+    expect(await outbox.count()).toBeGreaterThanOrEqual(3);
     expect(await outbox.orphans(tx.manager, 60_000, 10)).toEqual([]);
     await new Promise((r) => setTimeout(r, 50));
     await tx.run(async (a) => {
       const mine = await outbox.orphans(a, 10, 10);
-      expect(mine.map((r) => r.id)).toEqual(expect.arrayContaining(rows.map((r) => r.id)));
+      // The bundle comes back as its events, in order, each with the row's id.
+      expect(mine.filter((r) => r.id === bundle[0]!.id)).toEqual([
+        { id: bundle[0]!.id, subject: 'events.job.log', payload: { eventId: 'e-1' }, of: 2 },
+        { id: bundle[0]!.id, subject: 'events.job.progress', payload: { eventId: 'e-2' }, of: 2 },
+      ]);
+      expect(mine.map((r) => r.id)).toContain(single!.id);
       // Another replica's sweep skips the locked rows.
       expect(await tx.run((b) => outbox.orphans(b, 10, 10))).toEqual([]);
-      await outbox.delete([rows[0]!.id], a);
+      await outbox.delete([bundle[0]!.id], a);
     });
     const left = (await outbox.orphans(tx.manager, 10, 100)).map((r) => r.id);
-    expect(left).toContain(rows[1]!.id);
-    expect(left).not.toContain(rows[0]!.id);
+    expect(left).toContain(single!.id);
+    expect(left).not.toContain(bundle[0]!.id);
   });
 
   it('deletes published rows with the next write, skipping rows a sweeper holds, and on their own when no write comes', async () => {
@@ -64,7 +77,9 @@ describe('job journal and outbox against a real Postgres (in-process)', () => {
     const ids = async () => (await outbox.orphans(tx.manager, 0, 1000)).map((r) => r.id);
     const event = (id: string) => ({ subject: 'events.job.log' as const, payload: { eventId: id } as never });
     await outbox.deletePublished();
-    const first = await outbox.add(tx.manager, [event('d-1'), event('d-2'), event('d-3')]);
+    // Three rows of their own (one event each).
+    const first = [];
+    for (const id of ['d-1', 'd-2', 'd-3']) first.push(...(await outbox.add(tx.manager, [event(id)])));
     // d-3 is a sweeper's right now: the next write must not wait for it, nor delete it.
     let release!: () => void;
     const held = new Promise<void>((r) => (release = r));
