@@ -41,4 +41,18 @@ export class JobRecipientEntity {
   /** The gap planned after this message (pace, plus a long pause when one followed), ms. */
   @Column({ name: 'paced_ms', type: 'integer', nullable: true })
   pacedMs!: number | null;
+
+  /**
+   * What happened to the message afterwards, folded in from `events.message.status` (delivered, read)
+   * and `events.message.received` (replied). Each time is set once (the first report wins), so a
+   * redelivered event changes nothing. No index holds them: a receipt is a HOT update.
+   */
+  @Column({ name: 'delivered_at', type: 'timestamptz', nullable: true })
+  deliveredAt!: Date | null;
+
+  @Column({ name: 'read_at', type: 'timestamptz', nullable: true })
+  readAt!: Date | null;
+
+  @Column({ name: 'replied_at', type: 'timestamptz', nullable: true })
+  repliedAt!: Date | null;
 }

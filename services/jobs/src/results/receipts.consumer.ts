@@ -5,13 +5,18 @@ import { DurableConsumer, NATS_CONNECTION, SERVICE_ENV, SKIP, Transactions } fro
 import type { JobsEnv } from '../config/env.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
 
-/** How long the first event of a batch waits for others (ms): one transaction per batch, not per event. */
-const GATHER_MS = 20;
+/**
+ * How long the first event of a batch waits for others (ms): one transaction per batch, not per event.
+ * Receipts are a report, not a prompt: a quarter second lets a batch hold several receipts of each
+ * running job, so a job's counts are one update per batch rather than nearly one per receipt (issue 17:
+ * 0.56 instead of 1.34 job_receipts updates per message with 200 jobs at delay 0).
+ */
+const GATHER_MS = 250;
 
 /** The events the report folds in. */
 export const RECEIPT_SUBJECTS = ['events.message.status', 'events.message.received'] as const satisfies readonly EventKey[];
 
-const BATCH_MAX = 200;
+const BATCH_MAX = 1000;
 const ACK_WAIT_MS = 10_000;
 const MAX_DELIVER = 20;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

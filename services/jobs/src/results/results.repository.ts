@@ -45,19 +45,18 @@ export interface FoldDelta {
  * The status the report shows, from the recipient's state and its receipts: the furthest it got.
  * `skipped` comes with the opt-out list (a recipient that was never sent to on purpose).
  */
-const STATUS_SQL = `CASE WHEN k.replied_at IS NOT NULL THEN 'replied'
-     WHEN k.read_at IS NOT NULL THEN 'read'
-     WHEN k.delivered_at IS NOT NULL THEN 'delivered'
+const STATUS_SQL = `CASE WHEN r.replied_at IS NOT NULL THEN 'replied'
+     WHEN r.read_at IS NOT NULL THEN 'read'
+     WHEN r.delivered_at IS NOT NULL THEN 'delivered'
      WHEN r.state = 'sent' THEN 'sent'
      WHEN r.state = 'failed' THEN 'failed'
      WHEN r.state = 'skipped' THEN 'skipped'
      ELSE 'pending' END`;
 
 const REPORT_SELECT = `SELECT r.seq, r.phone, ${STATUS_SQL} AS status, r.error, r.done_at AS "doneAt", v.variables,
-       k.delivered_at AS "deliveredAt", k.read_at AS "readAt", k.replied_at AS "repliedAt"
+       r.delivered_at AS "deliveredAt", r.read_at AS "readAt", r.replied_at AS "repliedAt"
   FROM job_recipients r
-  LEFT JOIN recipient_variables v ON v.job_id = r.job_id AND v.seq = r.seq
-  LEFT JOIN recipient_receipts k ON k.job_id = r.job_id AND k.seq = r.seq`;
+  LEFT JOIN recipient_variables v ON v.job_id = r.job_id AND v.seq = r.seq`;
 
 /** Report positions of skipped recipients start here: after any list a job can have (≤ 50,000 rows). */
 const SKIPPED_SEQ_BASE = 1_000_000_000;
@@ -159,8 +158,8 @@ export class ResultsRepository {
 
   // ---- the history ----
 
-  /** The user's jobs, newest first, after the job `afterJobId` (keyset on created_at, id). */
-  history(em: EntityManager, userId: string, limit: number, afterJobId: string | undefined, previewMax: number): Promise<HistoryRow[]> {
+  /** The user's jobs (only those not finished yet with `active`), newest first, after the job `afterJobId` (keyset on created_at, id). */
+  history(em: EntityManager, userId: string, limit: number, afterJobId: string | undefined, previewMax: number, active = false): Promise<HistoryRow[]> {
     const after = afterJobId
       ? `AND (j.created_at, j.id) < (SELECT c.created_at, c.id FROM jobs c WHERE c.id = $4 AND c.user_id = $1)`
       : '';
@@ -171,7 +170,7 @@ export class ResultsRepository {
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
               EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised
          FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
-        WHERE j.user_id = $1 ${after}
+        WHERE j.user_id = $1 ${after} ${active ? `AND j.status IN ${CAPPED}` : ''}
         ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,
       afterJobId ? [userId, limit, previewMax, afterJobId] : [userId, limit, previewMax],
     );
@@ -187,87 +186,52 @@ export class ResultsRepository {
   /**
    * Folds a delivered or read receipt into the recipient's row (a read implies delivered). Each time
    * is set only when it is still empty, so a redelivered or late duplicate changes nothing; returns
-   * what changed, for the job's counts. Unknown or foreign recipients change nothing.
+   * what changed, for the job's counts. Unknown or foreign recipients change nothing (undefined).
    */
   async foldReceipt(em: EntityManager, r: ReceiptFold): Promise<FoldDelta | undefined> {
-    const { found, deltas } = await this.fold(em, [r]);
-    if (found === 0) return undefined;
-    return deltas[0] ?? { jobId: r.jobId, delivered: 0, read: 0, replied: 0 };
+    const [delta] = await this.foldReceipts(em, [r]);
+    if (delta) return delta;
+    const known = await row(em, `SELECT 1 FROM job_recipients x JOIN jobs j ON j.id = x.job_id WHERE x.job_id = $1 AND x.phone = $2 AND j.user_id = $3`, [r.jobId, r.phone, r.userId]);
+    return known ? { jobId: r.jobId, delivered: 0, read: 0, replied: 0 } : undefined;
   }
 
   /**
-   * Folds many delivered/read receipts at once (issue 17). The first statement finds each receipt's
-   * recipient (of that user's job; unknown or foreign ones change nothing) and writes the receipts row
-   * of a recipient that has none yet with its times, counted as they are. Only recipients that had a
-   * row already need the second statement: it sets, per recipient, the times still empty — the rows
-   * locked and read again first, as `foldReceipt` does, so a concurrent fold of the same recipient
-   * (another replica, a redelivery) is counted once. Several receipts of one recipient in the batch
-   * count as one fold: delivered at the earliest of them, read at the earliest read.
+   * Folds many delivered/read receipts at once (issue 17). A recipient's receipts in the batch count as
+   * one fold: delivered at the earliest of them, read at the earliest read. Unknown or foreign
+   * recipients (not of that user's job) change nothing. The times are columns of the recipient's row
+   * that no index holds, so a fold is a HOT update, and each statement sets one time only where it is
+   * still empty: a concurrent fold of the same recipient (another replica, a redelivery) that set it
+   * first makes the row fail that condition when it is checked again after the wait, so every time is
+   * counted once. A read implies delivered, so a row not delivered yet has no read either:
+   *   1. recipients not delivered yet get their delivered time, and their read time when the batch has one;
+   *   2. (only when the batch has reads) recipients delivered before but not read yet get their read time.
    */
   async foldReceipts(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<FoldDelta[]> {
-    return (await this.fold(em, receipts)).deltas;
-  }
-
-  /** `foldReceipts`, with how many receipts found their recipient. */
-  private async fold(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<{ found: number; deltas: FoldDelta[] }> {
-    if (receipts.length === 0) return { found: 0, deltas: [] };
-    // A row another transaction is inserting at this moment is a conflict once it commits: that
-    // recipient goes to the second statement, which waits for and reads the other's times.
-    const targets = await rows<{ n: number; jobId: string; seq: number; made: boolean; madeRead: boolean }>(
+    if (receipts.length === 0) return [];
+    const params = [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone), receipts.map((r) => r.at), receipts.map((r) => r.kind === 'read')];
+    const folds = `SELECT i.job_id, i.phone, min(i.at) AS d_at, min(i.at) FILTER (WHERE i.is_read) AS r_at
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) AS i(job_id, user_id, phone, at, is_read)
+         JOIN jobs j ON j.id = i.job_id AND j.user_id = i.user_id
+        GROUP BY i.job_id, i.phone ORDER BY i.job_id, i.phone`;
+    const delivered = await rows<{ jobId: string; read: boolean }>(
       em,
-      `WITH input AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) WITH ORDINALITY AS i(job_id, user_id, phone, at, is_read, n)
-       ), target AS (
-         SELECT i.n, i.at, i.is_read, r.job_id, r.seq FROM input i
-           JOIN jobs j ON j.id = i.job_id AND j.user_id = i.user_id
-           JOIN job_recipients r ON r.job_id = i.job_id AND r.phone = i.phone
-       ), made AS (
-         INSERT INTO recipient_receipts (job_id, seq, delivered_at, read_at)
-         SELECT job_id, seq, min(at), min(at) FILTER (WHERE is_read) FROM target GROUP BY job_id, seq ORDER BY job_id, seq
-         ON CONFLICT DO NOTHING
-         RETURNING job_id, seq, read_at IS NOT NULL AS made_read
-       )
-       SELECT t.n::int AS n, t.job_id AS "jobId", t.seq, m.job_id IS NOT NULL AS made, coalesce(m.made_read, false) AS "madeRead"
-         FROM target t LEFT JOIN made m ON m.job_id = t.job_id AND m.seq = t.seq`,
-      [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone), receipts.map((r) => r.at), receipts.map((r) => r.kind === 'read')],
+      `UPDATE job_recipients x SET delivered_at = f.d_at, read_at = f.r_at
+         FROM (${folds}) f
+        WHERE x.job_id = f.job_id AND x.phone = f.phone AND x.delivered_at IS NULL
+       RETURNING x.job_id AS "jobId", x.read_at IS NOT NULL AS read`,
+      params,
     );
-    const deltas: FoldDelta[] = [];
-    const counted = new Set<string>();
-    const wanted = new Map<string, { jobId: string; seq: number; deliveredAt: Date; readAt: Date | null }>();
-    for (const t of targets) {
-      const key = `${t.jobId}:${t.seq}`;
-      if (t.made) {
-        // Written by this fold with its times: delivered, and read when one of its receipts was.
-        if (!counted.has(key)) deltas.push({ jobId: t.jobId, delivered: 1, read: t.madeRead ? 1 : 0, replied: 0 });
-        counted.add(key);
-        continue;
-      }
-      const r = receipts[t.n - 1]!;
-      const w = wanted.get(key) ?? { jobId: t.jobId, seq: t.seq, deliveredAt: r.at, readAt: null };
-      if (r.at < w.deliveredAt) w.deliveredAt = r.at;
-      if (r.kind === 'read' && (w.readAt === null || r.at < w.readAt)) w.readAt = r.at;
-      wanted.set(key, w);
-    }
-    if (wanted.size === 0) return { found: targets.length, deltas };
-    const all = [...wanted.values()];
-    const changed = await rows<{ jobId: string; d: boolean; r: boolean; wantRead: boolean }>(
+    const deltas: FoldDelta[] = delivered.map((d) => ({ jobId: d.jobId, delivered: 1, read: d.read ? 1 : 0, replied: 0 }));
+    if (!receipts.some((r) => r.kind === 'read')) return deltas;
+    const read = await rows<{ jobId: string }>(
       em,
-      `UPDATE recipient_receipts x
-          SET delivered_at = coalesce(x.delivered_at, o.d_at), read_at = coalesce(x.read_at, o.r_at)
-         FROM (SELECT rr.job_id, rr.seq, u.d_at, u.r_at, rr.delivered_at IS NOT NULL AS d, rr.read_at IS NOT NULL AS r
-                 FROM recipient_receipts rr
-                 JOIN unnest($1::uuid[], $2::int[], $3::timestamptz[], $4::timestamptz[]) AS u(job_id, seq, d_at, r_at)
-                   ON rr.job_id = u.job_id AND rr.seq = u.seq
-                ORDER BY rr.job_id, rr.seq
-                  FOR UPDATE OF rr) o
-        WHERE x.job_id = o.job_id AND x.seq = o.seq AND (NOT o.d OR (o.r_at IS NOT NULL AND NOT o.r))
-        RETURNING x.job_id AS "jobId", o.d, o.r, o.r_at IS NOT NULL AS "wantRead"`,
-      [all.map((w) => w.jobId), all.map((w) => w.seq), all.map((w) => w.deliveredAt), all.map((w) => w.readAt)],
+      `UPDATE job_recipients x SET read_at = f.r_at
+         FROM (${folds}) f
+        WHERE x.job_id = f.job_id AND x.phone = f.phone AND f.r_at IS NOT NULL AND x.read_at IS NULL
+       RETURNING x.job_id AS "jobId"`,
+      params,
     );
-    return {
-      found: targets.length,
-      deltas: [...deltas, ...changed.map((c) => ({ jobId: c.jobId, delivered: c.d ? 0 : 1, read: c.wantRead && !c.r ? 1 : 0, replied: 0 }))],
-    };
+    return [...deltas, ...read.map((r) => ({ jobId: r.jobId, delivered: 0, read: 1, replied: 0 }))];
   }
 
   /**
@@ -277,14 +241,9 @@ export class ResultsRepository {
   async foldReply(em: EntityManager, userId: string, phone: string, at: Date): Promise<FoldDelta | undefined> {
     const target = await row<{ jobId: string; seq: number }>(
       em,
-      `WITH target AS (
-         SELECT r.job_id, r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
-          WHERE r.phone = $2 AND r.state = 'sent' AND j.user_id = $1 AND r.done_at <= $3
-          ORDER BY r.done_at DESC LIMIT 1
-       ), made AS (
-         INSERT INTO recipient_receipts (job_id, seq) SELECT job_id, seq FROM target ON CONFLICT DO NOTHING
-       )
-       SELECT job_id AS "jobId", seq FROM target`,
+      `SELECT r.job_id AS "jobId", r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
+        WHERE r.phone = $2 AND r.state = 'sent' AND j.user_id = $1 AND r.done_at <= $3
+        ORDER BY r.done_at DESC LIMIT 1`,
       [userId, phone, at],
     );
     if (!target) return undefined;
@@ -311,16 +270,16 @@ export class ResultsRepository {
   /**
    * Sets the receipt times still empty, in one statement: the row is locked (a concurrent fold of the
    * same recipient, e.g. on another replica, waits and then sees the other's times), and only what
-   * was still empty counts. The row exists (the fold's first statement made sure of it).
+   * was still empty counts.
    */
   private async setTimes(em: EntityManager, jobId: string, seq: number, at: Date, read: boolean, replied: boolean): Promise<FoldDelta> {
     const before = await row<{ d: boolean; r: boolean; p: boolean }>(
       em,
-      `UPDATE recipient_receipts x SET delivered_at = coalesce(x.delivered_at, $3),
+      `UPDATE job_recipients x SET delivered_at = coalesce(x.delivered_at, $3),
               read_at = CASE WHEN $4 THEN coalesce(x.read_at, $3) ELSE x.read_at END,
               replied_at = CASE WHEN $5 THEN coalesce(x.replied_at, $3) ELSE x.replied_at END
          FROM (SELECT delivered_at IS NOT NULL AS d, read_at IS NOT NULL AS r, replied_at IS NOT NULL AS p
-                 FROM recipient_receipts WHERE job_id = $1 AND seq = $2 FOR UPDATE) old
+                 FROM job_recipients WHERE job_id = $1 AND seq = $2 FOR NO KEY UPDATE) old
         WHERE x.job_id = $1 AND x.seq = $2 AND (NOT old.d OR ($4 AND NOT old.r) OR ($5 AND NOT old.p))
         RETURNING old.d, old.r, old.p`,
       [jobId, seq, at, read, replied],

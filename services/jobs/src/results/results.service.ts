@@ -66,14 +66,14 @@ export class ResultsService {
 
   /** The user's jobs, newest first. */
   async history(req: RequestOf<'jobs.list'>): Promise<JobHistoryPage> {
-    const query = jobHistoryQuerySchema.safeParse({ cursor: req.cursor, limit: req.limit });
+    const query = jobHistoryQuerySchema.safeParse({ cursor: req.cursor, limit: req.limit, active: req.active });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     const cursor = query.data.cursor;
     if (cursor !== undefined && (!UUID.test(cursor) || !(await this.results.ownsJob(this.tx.manager, req.userId, cursor)))) {
       throw AppError.validation(JobResultsErrorCode.InvalidQuery, RESULTS_MESSAGES.invalidCursor);
     }
     const limit = query.data.limit;
-    const found = await this.results.history(this.tx.manager, req.userId, limit + 1, cursor, RESULTS_LIMITS.messagePreviewMax);
+    const found = await this.results.history(this.tx.manager, req.userId, limit + 1, cursor, RESULTS_LIMITS.messagePreviewMax, query.data.active);
     const more = found.length > limit;
     if (more) found.length = limit;
     return {
