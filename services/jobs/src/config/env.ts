@@ -29,6 +29,11 @@ export const JOBS_ENV = {
     20,
     { min: 0, max: 500 },
   ),
+  JOBS_PROGRESS_EVERY_MS: env.int(
+    'a running job whose next message follows at once (no pause: SEND_DELAY_MS=0) reports its progress at most this often, each report with the whole counts; a stop, pause, failure or the end, and the send before any pause, are always reported',
+    250,
+    { min: 0, max: 5000 },
+  ),
   JOBS_HEARTBEAT_MS: env.int('how often a worker says it is alive', 1000, { min: 50 }),
   JOBS_WORKER_STALE_MS: env.int('a worker silent this long is taken for dead: its accounts and in-flight sends are taken over (≤ this + JOBS_POLL_MS after a crash)', 4000, { min: 200 }),
   JOB_STATUS_LIST_MAX: env.int('newest entries of each result list in a job-status answer (progress always has the full counts)', 2000, { min: 1 }),

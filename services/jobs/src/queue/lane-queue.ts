@@ -11,6 +11,7 @@ import {
   PACING_LOG,
   SessionsErrorCode,
   type JobProgress,
+  type JobStatus,
   type PausedReason,
   type SendingPolicy,
   type SkipReason,
@@ -27,6 +28,9 @@ import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import { countStepBatch } from '../metrics/jobs.metrics.js';
 import type { SendOutcome } from './send-outcome.js';
+
+/** Jobs whose last report time is remembered at most. */
+const PROGRESS_MEMORY_MAX = 10_000;
 
 /** One message about to go out: everything `finish` needs to record its outcome. */
 export interface PlannedSend {
@@ -86,6 +90,8 @@ export class LaneQueue {
   private readonly steps: TransactionBatcher;
   /** How long before its slot a lane's next send is prepared (JOBS_SEND_LEAD_MS, at least the 1 ms the clocks may disagree by). */
   readonly leadMs: number;
+  /** When this process last reported a running job's progress after a send (`performance.now()`), by job: see `coalesced`. */
+  private readonly progressAt = new Map<string, number>();
 
   constructor(
     private readonly tx: Transactions,
@@ -282,7 +288,7 @@ export class LaneQueue {
   finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean; waitMs?: number } = {}): Promise<Finished> {
     return this.steps.run(
       async (em, batch) => {
-        const done = await this.finishIn(em, batch, workerId, send, outcome);
+        const done = await this.finishIn(em, batch, workerId, send, outcome, opts.thenNext === true);
         if (!opts.thenNext || done.kind !== 'wait' || done.waitMs > this.leadMs) return done;
         return { ...done, next: await this.nextIn(em, batch, workerId, send.userId) };
       },
@@ -290,7 +296,7 @@ export class LaneQueue {
     );
   }
 
-  private async finishIn(em: EntityManager, batch: Batch, workerId: string, send: PlannedSend, outcome: SendOutcome): Promise<Finished> {
+  private async finishIn(em: EntityManager, batch: Batch, workerId: string, send: PlannedSend, outcome: SendOutcome, thenNext: boolean): Promise<Finished> {
     const journal = this.journals.open(em, send.userId, batch);
     /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
     let notBeforeMs = 0;
@@ -376,10 +382,34 @@ export class LaneQueue {
     if (!rescheduled) lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs }, counters);
     if (outcome.kind !== 'withheld') {
       const job = counted ?? (await this.jobs.get(em, send.jobId))!;
-      journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+      const nextAtOnce = thenNext && lane !== undefined && lane.waitMs <= this.leadMs;
+      if (!this.coalesced(send.jobId, job.status, outcome.kind === 'sent' && nextAtOnce)) {
+        journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+      }
     }
     const published = await journal.commit();
     return lane ? { kind: 'wait', waitMs: lane.waitMs, published } : { kind: 'lost', published };
+  }
+
+  /**
+   * Whether a running job's progress report after a send is left to the next one: only when the lane's
+   * next send follows at once (no pause: it is taken in this same transaction, and its own record reports
+   * again) and this job was reported less than JOBS_PROGRESS_EVERY_MS ago. A report carries the job's whole
+   * counts, so the next one says everything this one would have; a job sending without pause is reported
+   * a few times a second instead of once per message (issue 17). A stop, a pause, a failure or the end
+   * of the job is always reported, and so is the send before any pause.
+   */
+  private coalesced(jobId: string, status: JobStatus, nextAtOnce: boolean): boolean {
+    const now = performance.now();
+    if (status !== 'running') {
+      this.progressAt.delete(jobId);
+      return false;
+    }
+    if (nextAtOnce && now - (this.progressAt.get(jobId) ?? -Infinity) < this.env.JOBS_PROGRESS_EVERY_MS) return true;
+    // Bounded: forgetting a job only costs one report more.
+    if (this.progressAt.size >= PROGRESS_MEMORY_MAX) this.progressAt.clear();
+    this.progressAt.set(jobId, now);
+    return false;
   }
 
   private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {

@@ -11,6 +11,7 @@ import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 
 const STALE_MS = 400;
+const PROGRESS_EVERY_MS = 2000;
 
 describe('LaneQueue against a real Postgres (in-process)', () => {
   let app: InProcess;
@@ -27,6 +28,8 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
       JOB_MAX_RETRIES: '1',
       JOBS_HEARTBEAT_MS: '100',
       JOBS_WORKER_STALE_MS: String(STALE_MS),
+      // Long enough that two back-to-back outcomes fall within it on a loaded machine.
+      JOBS_PROGRESS_EVERY_MS: String(PROGRESS_EVERY_MS),
     });
     queue = app.get(LaneQueue);
   }, 60_000);
@@ -72,6 +75,45 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(true);
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(false);
     expect((await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0]).toEqual({ state: 'sent', in_flight: false });
+  });
+
+  it('reports a job sending without pause at most every JOBS_PROGRESS_EVERY_MS: its start, its first send, then the whole counts, and always its end (issue 17)', async () => {
+    const userId = user();
+    const jobId = await app.seedJob(userId, ['91000001', '91000002', '91000003', '91000004', '91000005']);
+    await queue.heartbeat('w-p');
+    await queue.claim('w-p', 10, 0, userId);
+    const reports: Array<{ status: string; sent: number }> = [];
+    const heard = (rows: readonly { subject: string; payload: unknown }[]) => {
+      for (const r of rows) {
+        if (r.subject !== 'events.job.progress') continue;
+        const p = r.payload as { jobId: string; status: string; progress: { sent: number } };
+        expect(p.jobId).toBe(jobId);
+        reports.push({ status: p.status, sent: p.progress.sent });
+      }
+    };
+    let step: NextStep | undefined = await queue.next('w-p', userId);
+    heard(step.published);
+    const finish = async () => {
+      // The lane is due again at once (delay 0): the next step shares the outcome's transaction.
+      const done = await queue.finish('w-p', planned(step!), sent(), { thenNext: true });
+      heard(done.published);
+      step = done.next;
+      if (step) heard(step.published);
+    };
+    await finish(); // the first send is reported
+    await finish(); // soon after that report: left to a later one
+    await finish();
+    await sleep(PROGRESS_EVERY_MS + 100);
+    await finish(); // a while on: reported, with every send so far
+    await finish(); // the last: the end is always reported
+    expect(reports).toEqual([
+      { status: 'running', sent: 0 },
+      { status: 'running', sent: 1 },
+      { status: 'running', sent: 4 },
+      { status: 'completed', sent: 5 },
+    ]);
+    // Every send still has its log line and message status.
+    expect((await logsOf(jobId)).filter((m) => m.startsWith('Message sent to'))).toHaveLength(5);
   });
 
   it('gives a lane to one worker only, even when two claim at once', async () => {
