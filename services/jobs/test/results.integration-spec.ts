@@ -101,8 +101,24 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     // Another user is not held back by this one's caps.
     const other = await start(bob, { message: 'Not capped', phoneNumbers: numbers(1, 68_000_000) });
     expect(other.status).toBe(200);
+
+    // `active=true`: only the unfinished jobs, newest first (what a reloaded tab follows), never another user's.
+    const activeOf = async (user: User, query = 'active=true') => {
+      const res = await user.client.get(`/api/jobs/${encodeURIComponent(user.userId)}?${query}`);
+      expect(res.status).toBe(200);
+      return (res.body.jobs as JobHistoryItem[]).map((j) => j.messagePreview);
+    };
+    expect(await activeOf(cat)).toEqual(['D', 'B', 'A']);
+    expect(await activeOf(cat, 'active=true&limit=2')).toEqual(['D', 'B']);
+    // Bob's one-recipient job may be done already: what matters is that none of Cat's is in his list.
+    expect((await activeOf(bob)).filter((p) => ['A', 'B', 'D'].includes(p))).toEqual([]);
+    const bad = await cat.client.get(`/api/jobs/${encodeURIComponent(cat.userId)}?active=yes`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({ success: false, error: RESULTS_MESSAGES.invalidActive, code: 'JOB_RESULTS_QUERY_INVALID' });
     await cancelAll(cat);
     await cancelAll(bob);
+    expect(await activeOf(cat)).toEqual([]);
+    expect((await activeOf(cat, 'active=false')).slice(0, 3)).toEqual(['D', 'B', 'A']);
   }, 60_000);
 
   it('pages through a 5,000-recipient personalised job: every recipient exactly once, with its variables; exports CSV and XLSX', async () => {

@@ -100,6 +100,7 @@ export const RESULTS_MESSAGES = {
   invalidStatus: `status must be one or more of ${RECIPIENT_RESULT_STATUSES.join(', ')}, comma-separated`,
   invalidCursor: 'cursor is not one this list gave out',
   invalidLimit: (max: number) => `limit must be a whole number from 1 to ${max}`,
+  invalidActive: 'active must be true or false',
   invalidFormat: `format must be ${EXPORT_FORMATS.join(' or ')}`,
   stagedBodyMissing: 'The request body could not be read back; please send it again',
   exportFailed: 'the export stopped before it was complete',
@@ -176,10 +177,19 @@ export const jobExportQuerySchema = z.object({
 });
 export type JobExportQuery = z.output<typeof jobExportQuerySchema>;
 
-/** Query of `GET /api/jobs/{userId}`. */
+/** Query of `GET /api/jobs/{userId}`: `active=true` lists only the jobs not finished yet (queued, scheduled, running, paused). */
 export const jobHistoryQuerySchema = z.object({
   cursor: cursorSchema,
   limit: intInRange(RESULTS_LIMITS.historyPageMax, RESULTS_LIMITS.historyPageDefault),
+  active: z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '' || v === false || v === 'false') return false;
+      if (v === true || v === 'true') return true;
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidActive });
+      return z.NEVER;
+    }),
 });
 export type JobHistoryQuery = z.output<typeof jobHistoryQuerySchema>;
 

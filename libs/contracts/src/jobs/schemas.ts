@@ -269,7 +269,7 @@ export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy
 /** `jobs.results`: one page of a job's report; the query values are checked with `jobResultsQuerySchema`. */
 export const JobResultsRequestSchema = JobRefSchema.extend({ status: z.unknown().optional(), cursor: z.unknown().optional(), limit: z.unknown().optional() });
 /** `jobs.list`: one page of the campaign history; the query values are checked with `jobHistoryQuerySchema`. */
-export const JobHistoryRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional() });
+export const JobHistoryRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional(), active: z.unknown().optional() });
 /** `jobs.export`: the file goes to `inbox` (the service checks it is a NATS inbox); `format` is checked with `jobExportQuerySchema`. */
 export const JobExportRequestSchema = JobRefSchema.extend({ format: z.unknown().optional(), inbox: RpcIdSchema });
 

@@ -66,6 +66,7 @@ export class ResultsController {
   @ApiOperation({ summary: "The user's jobs, newest first, with counts, receipts and a message preview; pass nextCursor as cursor for more" })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'limit', required: false })
+  @ApiQuery({ name: 'active', required: false, description: 'true: only the jobs not finished yet (queued, scheduled, running, paused)' })
   async history(@Query() query: Record<string, unknown>, @CurrentUser() user: AuthUser) {
     const q = parsed(jobHistoryQuerySchema.safeParse(query));
     const page = await this.rpc.call('jobs.list', { userId: user.userId, ...q });

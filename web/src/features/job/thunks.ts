@@ -123,14 +123,16 @@ export function activeJobOf(jobs: readonly JobHistoryItem[]): JobHistoryItem | u
 
 /**
  * On load (a reload, a new sign-in, another tab): a job still queued, scheduled, running or paused on
- * the server is shown in Step 3 again and followed, as before the reload. The server's job list
- * (newest first) is the one place that knows; a failed look-up leaves the setup as it is.
+ * the server is shown in Step 3 again and followed, as before the reload. The server's list of the
+ * user's unfinished jobs (newest first) is the one place that knows; a failed look-up leaves the setup
+ * as it is.
  */
 export const resumeActiveJob = (): AppThunk => async (dispatch, getState) => {
   const { session } = getState();
   let jobs: readonly JobHistoryItem[];
   try {
-    ({ jobs } = await fetchOnce(dispatch(resultsApi.endpoints.getJobHistory.initiate({ userId: session.userId }, { forceRefetch: true }))));
+    // Only the unfinished ones (at most JOBS_MAX_ACTIVE_PER_USER), however many finished jobs came after them.
+    ({ jobs } = await fetchOnce(dispatch(resultsApi.endpoints.getJobHistory.initiate({ userId: session.userId, active: true }, { forceRefetch: true }))));
   } catch {
     return;
   }

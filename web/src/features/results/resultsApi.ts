@@ -25,8 +25,14 @@ export const resultsApi = api.enhanceEndpoints({ addTagTypes: ['JobHistory'] }).
       transformResponse: (r: Partial<JobResultsPage> | undefined) => ({ results: Array.isArray(r?.results) ? r.results : [], nextCursor: r?.nextCursor ?? null }),
       keepUnusedDataFor: 0,
     }),
-    getJobHistory: build.query<JobHistoryPage, { userId: string; cursor?: string | null }>({
-      query: ({ userId, cursor }) => `api/jobs/${encodeURIComponent(userId)}${cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''}`,
+    getJobHistory: build.query<JobHistoryPage, { userId: string; cursor?: string | null; active?: boolean }>({
+      query: ({ userId, cursor, active }) => {
+        const params = new URLSearchParams();
+        if (cursor) params.set('cursor', cursor);
+        if (active) params.set('active', 'true');
+        const q = params.toString();
+        return `api/jobs/${encodeURIComponent(userId)}${q ? `?${q}` : ''}`;
+      },
       transformResponse: (r: Partial<JobHistoryPage> | undefined) => ({ jobs: Array.isArray(r?.jobs) ? r.jobs : [], nextCursor: r?.nextCursor ?? null }),
       providesTags: ['JobHistory'],
     }),

@@ -6,7 +6,8 @@ const messages = (r: { success: boolean; error?: { issues: Array<{ message: stri
 describe('results query schemas', () => {
   it('take absent values as the defaults', () => {
     expect(jobResultsQuerySchema.parse({})).toEqual({ limit: RESULTS_LIMITS.reportPageDefault });
-    expect(jobHistoryQuerySchema.parse({})).toEqual({ limit: RESULTS_LIMITS.historyPageDefault });
+    expect(jobHistoryQuerySchema.parse({})).toEqual({ limit: RESULTS_LIMITS.historyPageDefault, active: false });
+    expect(jobHistoryQuerySchema.parse({ active: 'true' })).toEqual({ limit: RESULTS_LIMITS.historyPageDefault, active: true });
     expect(jobExportQuerySchema.parse({})).toEqual({ format: 'csv' });
     expect(jobResultsQuerySchema.parse({ limit: '7', cursor: 'abc_-1', status: 'sent,failed' })).toEqual({ limit: 7, cursor: 'abc_-1', status: ['sent', 'failed'] });
   });
@@ -21,5 +22,8 @@ describe('results query schemas', () => {
     expect(messages(jobExportQuerySchema.safeParse({ format: ['csv', 'csv'] }))).toEqual([RESULTS_MESSAGES.invalidFormat]);
     expect(messages(jobExportQuerySchema.safeParse({ format: '' }))).toEqual([RESULTS_MESSAGES.invalidFormat]);
     expect(messages(jobResultsQuerySchema.safeParse({ limit: true }))).toEqual([RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax)]);
+    for (const active of [['true', 'true'], 'yes', '1', { a: 'true' }]) {
+      expect(messages(jobHistoryQuerySchema.safeParse({ active }))).toEqual([RESULTS_MESSAGES.invalidActive]);
+    }
   });
 });

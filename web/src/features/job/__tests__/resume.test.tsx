@@ -48,7 +48,11 @@ describe('after a reload', () => {
   it('shows the running job in Step 3 with its counters and earlier log lines, and follows it', async () => {
     const server = fakeFetch((_m, url) => {
       if (url.pathname === '/api/jobs/user_test_1') {
-        return { body: { success: true, jobs: [item({ jobId: 'job-run', status: 'running', progress: { total: 10, sent: 3, failed: 0 } }), item({ jobId: 'job-old' })], nextCursor: null } };
+        // Asked for the unfinished jobs only: the running one, however many finished jobs came after it.
+        if (url.searchParams.get('active') !== 'true') {
+          return { body: { success: true, jobs: Array.from({ length: 20 }, (_, i) => item({ jobId: `done-${i}` })), nextCursor: 'done-19' } };
+        }
+        return { body: { success: true, jobs: [item({ jobId: 'job-run', status: 'running', progress: { total: 10, sent: 3, failed: 0 } })], nextCursor: null } };
       }
       if (url.pathname === '/job-status/job-run') return { body: { success: true, job: view({}) } };
       if (url.pathname === '/job-logs/job-run') return { body: { success: true, logs: [{ type: 'info', message: 'Job started: 10 recipients', timestamp: '2025-01-01T00:00:01.000Z' }] } };
