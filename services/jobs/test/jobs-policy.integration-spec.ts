@@ -11,7 +11,8 @@ import {
   type SendingPolicy,
 } from '@bns/contracts';
 import { connectNats } from '@bns/service-kit';
-import { sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
+import pg from 'pg';
+import { api, devSignIn, sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
 import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
 
 const DELAY_MS = 200;
@@ -274,4 +275,47 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     expect(logs).toContain(PACING_LOG.pausedByUser);
     expect(logs).toContain(PACING_LOG.resumedByUser);
   }, 90_000);
+
+  it("a pause or resume that Postgres held past the gateway's timeout (answered 503) does not take effect when Postgres lets it go", async () => {
+    const quick = await sys.start('gateway', { RPC_TIMEOUT_MS: '1000', RATE_LIMIT_BURST: '1000' }, 'gateway-quick');
+    restarted.push(quick);
+    const hal = await user('hal');
+    // Its own sign-in (a gateway's dev tokens are its own), as the same user.
+    const quickSession = await devSignIn(quick.url, 'hal-policy@example.com');
+    expect(quickSession.userId).toBe(hal.userId);
+    const viaQuick = api(quick.url, quickSession.token);
+    const jobId = await startJob(hal, { message: 'Held', phoneNumbers: numbers(40, 61_700_000) });
+    await waitForJob(hal, jobId, (j) => j.status === 'running' && j.progress.sent >= 1, 10_000, 'running');
+    const db = new pg.Client({ connectionString: sys.postgres.url });
+    await db.connect();
+    /** Holds the job's row (as a stalled Postgres would) while `call` runs, and 3 s in all: past the 1 s timeout and the 1 s grace. */
+    const held = async (call: () => Promise<{ status: number }>) => {
+      await db.query('BEGIN');
+      await db.query('SELECT 1 FROM jobs.jobs WHERE id = $1 FOR UPDATE', [jobId]);
+      const started = Date.now();
+      const res = await call();
+      await sleep(Math.max(0, 3000 - (Date.now() - started)));
+      await db.query('COMMIT');
+      return res;
+    };
+    try {
+      expect((await held(() => viaQuick.post(`/pause-job/${jobId}`))).status).toBe(503);
+      await sleep(500);
+      expect((await jobOf(hal, jobId)).status).toBe('running');
+      expect(await logMessages(hal, jobId)).not.toContain(PACING_LOG.pausedByUser);
+
+      // Paused for real (the user tried again), then a resume held the same way.
+      expect((await hal.client.post(`/pause-job/${jobId}`)).status).toBe(200);
+      await sleep(DELAY_MS * 3);
+      const atPause = (await outboxOf(hal, jobId)).length;
+      expect((await held(() => viaQuick.post(`/resume-job/${jobId}`))).status).toBe(503);
+      await sleep(DELAY_MS * 5);
+      expect(await jobOf(hal, jobId)).toMatchObject({ status: 'paused', pausedReason: 'user' });
+      expect(await outboxOf(hal, jobId)).toHaveLength(atPause);
+      expect(await logMessages(hal, jobId)).not.toContain(PACING_LOG.resumedByUser);
+      expect((await hal.client.post(`/cancel-job/${jobId}`)).status).toBe(200);
+    } finally {
+      await db.end();
+    }
+  }, 60_000);
 });

@@ -28,7 +28,7 @@ import {
 } from '@bns/contracts';
 import { AppError, OutboxPublisher, rpcDeadlinePassed, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { JobJournals } from '../events/job-journal.js';
+import { JobJournals, type JobJournal, type OutboxRow } from '../events/job-journal.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { progressOf } from '../queue/lane-queue.js';
@@ -44,6 +44,17 @@ import { StartGuard, type StartAdmission } from '../results/start-guard.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** States of `sessions.status` in which the account can send. */
 const LINKED_STATES = new Set(['ready', 'exist']);
+
+/**
+ * Writes the journal and lets the transaction commit only while its caller still waits: when the
+ * gateway gave up on the request (Postgres or a queue held it past the deadline), it answered 503, so
+ * the change (a start, a pause, a resume) must not happen now; throwing rolls it back.
+ */
+async function commitInTime(journal: JobJournal): Promise<OutboxRow[]> {
+  const published = await journal.commit();
+  if (rpcDeadlinePassed()) throw AppError.unavailable();
+  return published;
+}
 
 @Injectable()
 export class JobsService {
@@ -135,11 +146,8 @@ export class JobsService {
       // One log line says how many were skipped and why.
       if (skips.size > 0) await journal.log(jobId, 'warning', OPT_OUT_MESSAGES.skippedAtStart(...countReasons(skips)));
       journal.progress(jobId, status, progressOf({ total, sent: 0, failed: 0, skipped: skips.size }));
-      const published = await journal.commit();
-      // The gateway gave up on this start (Postgres or a queue of starts held it): it answered 503, so
-      // the job is not made now. A retry with the same key starts it.
-      if (rpcDeadlinePassed()) throw AppError.unavailable();
-      return published;
+      // A retry with the same key starts it, if the gateway gave up on this one.
+      return commitInTime(journal);
     });
     this.outbox.publish(published);
     countSkipped(skips.values());
@@ -166,7 +174,7 @@ export class JobsService {
       const journal = this.journals.open(em, userId);
       await journal.log(jobId, 'warning', PACING_LOG.pausedByUser);
       journal.progress(jobId, 'paused', progressOf(job));
-      return journal.commit();
+      return commitInTime(journal);
     });
     this.outbox.publish(published);
     return { job: await this.view(this.tx.manager, userId, jobId) };
@@ -186,7 +194,8 @@ export class JobsService {
       await journal.log(jobId, 'info', PACING_LOG.resumedByUser);
       const after = await this.find(em, userId, jobId);
       journal.progress(jobId, after.status, progressOf(job));
-      return journal.commit();
+      // Sending must not start again on a resume the user was answered 503 for.
+      return commitInTime(journal);
     });
     this.outbox.publish(published);
     await this.kick(userId);
