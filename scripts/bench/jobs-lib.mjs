@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { byRole, cpuSeconds, postgresCpu, postgresCpuByPid } from './proc-lib.mjs';
+import { byRole, cpuSeconds, postgresCpu, postgresCpuByPid, syscalls } from './proc-lib.mjs';
 import { profileProcess } from './profile-lib.mjs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
@@ -102,17 +102,25 @@ export async function linkedUsers(bench, n, prefix, concurrency = 20) {
   return users;
 }
 
-/** Counts `events.message.status` sent/failed per job as they arrive on NATS (core subscription). */
+/** Counts the messages sent or failed, per job and in all, as NATS carries them (core subscription). */
 export function countResults(nc) {
+  // From the jobs' progress reports (sent + failed, as each report counts them), not from one event per
+  // message: a running job at delay 0 reports a few times a second, and its last report (completed, or
+  // paused/failed) is written in the transaction that recorded its last outcome. So the observer costs the
+  // machine next to nothing and still sees the end at the same moment.
   const perJob = new Map();
+  const finished = [];
   let total = 0;
-  const sub = nc.subscribe('events.message.status', {
+  const sub = nc.subscribe('events.job.progress', {
     callback: (err, msg) => {
       if (err) return;
       const e = msg.json();
-      if (e.status !== 'sent' && e.status !== 'failed') return;
-      perJob.set(e.jobId, (perJob.get(e.jobId) ?? 0) + 1);
-      total++;
+      const done = (e.progress?.sent ?? 0) + (e.progress?.failed ?? 0);
+      const seen = perJob.get(e.jobId) ?? 0;
+      if (done <= seen) return;
+      perJob.set(e.jobId, done);
+      total += done - seen;
+      if (e.status === 'completed') finished.push(performance.now());
     },
   });
   return {
@@ -120,6 +128,7 @@ export function countResults(nc) {
       return total;
     },
     of: (jobId) => perJob.get(jobId) ?? 0,
+    finished,
     stop: () => sub.unsubscribe(),
   };
 }
@@ -189,6 +198,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const sessions = Number((await db.query('SELECT sum(sessions) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
+    const io = Object.fromEntries(processes().map((p) => [p.name, syscalls(p.pid)]));
     // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
     const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
     const tables = Object.fromEntries(
@@ -197,7 +207,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), vac: Number(r.vac), ana: Number(r.ana) },
       ]),
     );
-    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, wal, tables, at: performance.now() };
+    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, io, wal, tables, at: performance.now() };
   };
   let before;
   let stopProfile;
@@ -238,6 +248,11 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
             .join(', '),
       );
       console.log(`  Postgres connections opened in the window: ${after.sessions - before.sessions}; WAL written (whole server): ${figures.walBytes.toFixed(0)} bytes per message`);
+      // Each socket write is a system call (and on loopback, the receiver's wake-up): batching shows here.
+      figures.syscalls = Object.fromEntries(
+        Object.keys(after.io).map((name) => [name, { writes: per(after.io[name].writes - (before.io[name]?.writes ?? 0)), reads: per(after.io[name].reads - (before.io[name]?.reads ?? 0)) }]),
+      );
+      console.log(`  system calls per message (write / read): ${Object.entries(figures.syscalls).map(([name, c]) => `${name} ${c.writes.toFixed(2)} / ${c.reads.toFixed(2)}`).join(', ')}`);
       console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",

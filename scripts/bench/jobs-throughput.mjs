@@ -36,7 +36,7 @@ try {
   await sleep(1500);
   await metered.report(`${ACCOUNTS} accounts`, PER_JOB * ACCOUNTS);
 
-  console.log(`delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → last sent event on NATS)`);
+  console.log(`delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → its completion reported on NATS)`);
   console.log(`delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate (${startRetried()} starts shed with 503/429 and tried again)`);
 } finally {
   await metered.stop();

@@ -15,6 +15,17 @@ export function cpuSeconds(pid) {
   }
 }
 
+/** Read and write system calls a process made so far (`/proc/<pid>/io`: every socket send and receive counts). */
+export function syscalls(pid) {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? 0);
+    return { reads: field('syscr'), writes: field('syscw') };
+  } catch {
+    return { reads: 0, writes: 0 };
+  }
+}
+
 /** Postgres's CPU so far: the postmaster, its live children (backends, writers) and its reaped ones. */
 export function postgresCpu(postmaster) {
   const p = cpuSeconds(postmaster);
