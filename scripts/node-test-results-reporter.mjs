@@ -1,16 +1,18 @@
 // node:test reporter that writes totals to test-output/results/<name>.json (name from TEST_RESULTS_NAME).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { ROOT } from './lib.mjs';
 
 export default async function* reporter(source) {
-  const totals = { passed: 0, failed: 0, skipped: 0 };
+  const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
   for await (const event of source) {
     if (event.type === 'test:pass' && event.data.details?.type !== 'suite') {
       if (event.data.skip || event.data.todo) totals.skipped++;
       else totals.passed++;
     } else if (event.type === 'test:fail' && event.data.details?.type !== 'suite') {
       totals.failed++;
+      const reason = String(event.data.details?.error?.cause?.message ?? event.data.details?.error?.message ?? '').split('\n')[0].slice(0, 300);
+      totals.failures.push(`${event.data.file ? relative(ROOT, event.data.file) : '?'} › ${event.data.name}: ${reason}`);
     }
   }
   const dir = join(ROOT, 'test-output', 'results');

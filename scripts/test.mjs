@@ -36,18 +36,21 @@ step('launcher', () =>
 step('fault suite (kill -9, NATS and Postgres restarts)', () => run(process.execPath, ['scripts/chaos/run.mjs']));
 if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], { env: { ...process.env, E2E_NO_BUILD: '1' } }));
 
-const totals = { passed: 0, failed: 0, skipped: 0 };
+const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
 if (existsSync(resultsDir)) {
   for (const file of readdirSync(resultsDir)) {
     const r = JSON.parse(readFileSync(join(resultsDir, file), 'utf8'));
     totals.passed += r.passed;
     totals.failed += r.failed;
     totals.skipped += r.skipped ?? 0;
+    totals.failures.push(...(r.failures ?? []));
   }
 }
 const failedSteps = steps.filter((s) => s.status !== 0);
 process.stdout.write('\n── npm test ──\n');
 for (const s of steps) process.stdout.write(`${s.status === 0 ? 'ok  ' : 'FAIL'} ${s.name} (${s.seconds} s)\n`);
+// The failed tests by name, last, so that a log cut to its tail still says what broke.
+for (const f of totals.failures) process.stdout.write(`  ✕ ${f}\n`);
 process.stdout.write(`total ${Math.round((Date.now() - started) / 1000)} s\n`);
 // A failed step with no failed test (a crash, a lint error) still fails the run.
 const failed = Math.max(totals.failed, failedSteps.length > 0 && totals.failed === 0 ? failedSteps.length : totals.failed);

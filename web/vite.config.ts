@@ -9,15 +9,21 @@ const gateway = process.env.GATEWAY_URL ?? 'http://localhost:8080';
 /** Totals for the closing summary of `npm test` (test-output/results/<name>.json, like the Jest projects). */
 const resultsReporter: Reporter = {
   onTestRunEnd(modules) {
-    const totals = { passed: 0, failed: 0, skipped: 0 };
+    const totals = { passed: 0, failed: 0, skipped: 0, failures: [] as string[] };
     for (const m of modules) {
       for (const t of m.children.allTests()) {
         const state = t.result().state;
         if (state === 'passed') totals.passed++;
-        else if (state === 'failed') totals.failed++;
+        else if (state === 'failed') {
+          totals.failed++;
+          totals.failures.push(`web/${m.relativeModuleId} › ${t.fullName}: ${(t.result().errors?.[0]?.message ?? '').split('\n')[0].slice(0, 300)}`);
+        }
         else totals.skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) totals.failed++;
+      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) {
+        totals.failed++;
+        totals.failures.push(`web/${m.relativeModuleId}: ${(m.errors()[0]?.message ?? '').split('\n')[0].slice(0, 300)}`);
+      }
     }
     const dir = fileURLToPath(new URL('../test-output/results', import.meta.url));
     mkdirSync(dir, { recursive: true });

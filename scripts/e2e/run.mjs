@@ -697,7 +697,7 @@ try {
 const passed = results.filter((r) => r.ok).length;
 const failed = results.filter((r) => !r.ok).length || (exitCode ? 1 : 0);
 mkdirSync(RESULTS, { recursive: true });
-writeFileSync(join(RESULTS, 'e2e.json'), JSON.stringify({ name: 'e2e', passed, failed, skipped: 0 }));
+writeFileSync(join(RESULTS, 'e2e.json'), JSON.stringify({ name: 'e2e', passed, failed, skipped: 0, failures: results.filter((r) => !r.ok).map((r) => `e2e › ${r.name}: ${String(r.error).split('\n')[0].slice(0, 300)}`) }));
 writeFileSync(join(OUT, 'steps.json'), JSON.stringify(results, null, 2));
 process.stdout.write(`e2e: ${passed} passed, ${failed} failed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${OUT}\n`);
 process.exit(exitCode);
