@@ -110,6 +110,10 @@ export function countResults(nc) {
   // machine next to nothing and still sees the end at the same moment.
   const perJob = new Map();
   const finished = [];
+  /** When each job's first outcome was reported (`performance.now()`). */
+  const firsts = [];
+  /** [time, total] after every report that moved the total: the run's rate over time. */
+  const timeline = [];
   let total = 0;
   const sub = nc.subscribe('events.job.progress', {
     callback: (err, msg) => {
@@ -119,7 +123,10 @@ export function countResults(nc) {
       const seen = perJob.get(e.jobId) ?? 0;
       if (done <= seen) return;
       perJob.set(e.jobId, done);
+      const now = performance.now();
+      if (seen === 0) firsts.push(now);
       total += done - seen;
+      timeline.push([now, total]);
       if (e.status === 'completed') finished.push(performance.now());
     },
   });
@@ -129,6 +136,8 @@ export function countResults(nc) {
     },
     of: (jobId) => perJob.get(jobId) ?? 0,
     finished,
+    firsts,
+    timeline,
     stop: () => sub.unsubscribe(),
   };
 }

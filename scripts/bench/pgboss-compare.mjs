@@ -117,6 +117,10 @@ async function ours(bench, extraProcesses, { scheduled = false, users: known, ph
     const ends = results.finished.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
     const q = (p) => ends[Math.min(ends.length - 1, Math.floor(p * ends.length))]?.toFixed(2);
     console.log(`  jobs completed at (s from the start): first ${q(0)}, 10% ${q(0.1)}, median ${q(0.5)}, 90% ${q(0.9)}, last ${q(1)}`);
+    const starts = results.firsts.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
+    const qs = (p) => starts[Math.min(starts.length - 1, Math.floor(p * starts.length))]?.toFixed(2);
+    console.log(`  jobs' first outcome reported at (s from the start): first ${qs(0)}, 10% ${qs(0.1)}, median ${qs(0.5)}, 90% ${qs(0.9)}, last ${qs(1)}`);
+    console.log(`  messages/s by half second from the start: ${ratesByHalfSecond(results.timeline, t0, before).join(' ')}`);
     // The last outbox rows and receipts settle, then the figures are read.
     await sleep(1500);
     const figures = await metered.report(`ours (${label}), ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
@@ -130,6 +134,20 @@ async function ours(bench, extraProcesses, { scheduled = false, users: known, ph
     await metered.stop();
     results.stop();
   }
+}
+
+/** The rate of outcomes in each half second after `t0`, from the observer's [time, total] samples. */
+function ratesByHalfSecond(timeline, t0, before) {
+  const totals = []; // the total at the end of each half second
+  let total = before;
+  for (const [t, after] of timeline) {
+    if (t < t0) continue;
+    const bucket = Math.floor((t - t0) / 500);
+    while (totals.length < bucket) totals.push(total);
+    total = after;
+  }
+  totals.push(total);
+  return totals.map((t, i) => String((t - (i === 0 ? before : totals[i - 1])) * 2));
 }
 
 /** Postgres CPU ms per second over `ms` while nothing is sent (the idle system's background). */

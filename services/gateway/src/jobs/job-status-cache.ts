@@ -97,6 +97,17 @@ export class JobStatusCache {
     }
   }
 
+  /**
+   * An event of some user was heard, and the caller would rather not read whose: when nothing is known,
+   * the epoch moves on (a request out now keeps nothing it learns) and the event need not be parsed at
+   * all. Returns false when something is known: then the caller reads the user and says `changed`.
+   */
+  heardWhileEmpty(): boolean {
+    if (this.known.size > 0) return false;
+    this.epoch++;
+    return true;
+  }
+
   /** Events may have been missed (NATS reconnected): nothing known is trusted any more. */
   forgetAll(): void {
     this.epoch++;

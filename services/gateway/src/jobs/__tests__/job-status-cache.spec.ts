@@ -60,6 +60,19 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     expect(c.version('ann', 'job-1')).toBeUndefined();
   });
 
+  it('an event heard while nothing is known (not parsed, whoever it is of) spoils every answer in flight, and nothing once something is known', () => {
+    const c = cache();
+    const inFlight = c.ticket('ann');
+    expect(c.heardWhileEmpty()).toBe(true);
+    c.remember('ann', 'job-1', 'v-old', inFlight);
+    expect(c.version('ann', 'job-1')).toBeUndefined();
+    // Asked after it: kept. From then on the gateway must read whose each event is.
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    expect(c.version('ann', 'job-1')).toBe('v1');
+    expect(c.heardWhileEmpty()).toBe(false);
+    expect(c.version('ann', 'job-1')).toBe('v1');
+  });
+
   it('a NATS reconnect (events may be lost) forgets everything, answers in flight included', () => {
     const c = cache();
     c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
