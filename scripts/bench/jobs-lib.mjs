@@ -114,11 +114,18 @@ export function countResults(nc) {
   const firsts = [];
   /** [time, total] after every report that moved the total: the run's rate over time. */
   const timeline = [];
+  /** When each job's first `running` report came (its first step, before any outcome). */
+  const firstHeard = [];
+  const heard = new Set();
   let total = 0;
   const sub = nc.subscribe('events.job.progress', {
     callback: (err, msg) => {
       if (err) return;
       const e = msg.json();
+      if (e.status === 'running' && !heard.has(e.jobId)) {
+        heard.add(e.jobId);
+        firstHeard.push(performance.now());
+      }
       const done = (e.progress?.sent ?? 0) + (e.progress?.failed ?? 0);
       const seen = perJob.get(e.jobId) ?? 0;
       if (done <= seen) return;
@@ -137,6 +144,7 @@ export function countResults(nc) {
     of: (jobId) => perJob.get(jobId) ?? 0,
     finished,
     firsts,
+    firstHeard,
     timeline,
     stop: () => sub.unsubscribe(),
   };

@@ -114,12 +114,14 @@ async function ours(bench, extraProcesses, { scheduled = false, users: known, ph
     await waitFor(() => results.total - before >= TOTAL, 900_000, 20, 'all jobs');
     const seconds = (performance.now() - t0) / 1000;
     const rate = TOTAL / seconds;
-    const ends = results.finished.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
-    const q = (p) => ends[Math.min(ends.length - 1, Math.floor(p * ends.length))]?.toFixed(2);
-    console.log(`  jobs completed at (s from the start): first ${q(0)}, 10% ${q(0.1)}, median ${q(0.5)}, 90% ${q(0.9)}, last ${q(1)}`);
-    const starts = results.firsts.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
-    const qs = (p) => starts[Math.min(starts.length - 1, Math.floor(p * starts.length))]?.toFixed(2);
-    console.log(`  jobs' first outcome reported at (s from the start): first ${qs(0)}, 10% ${qs(0.1)}, median ${qs(0.5)}, 90% ${qs(0.9)}, last ${qs(1)}`);
+    const spread = (times) => {
+      const s = times.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
+      const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]?.toFixed(2);
+      return `first ${at(0)}, 10% ${at(0.1)}, median ${at(0.5)}, 90% ${at(0.9)}, last ${at(1)}`;
+    };
+    console.log(`  jobs completed at (s from the start): ${spread(results.finished)}`);
+    console.log(`  jobs' first report (running) at (s from the start): ${spread(results.firstHeard)}`);
+    console.log(`  jobs' first outcome reported at (s from the start): ${spread(results.firsts)}`);
     console.log(`  messages/s by half second from the start: ${ratesByHalfSecond(results.timeline, t0, before).join(' ')}`);
     // The last outbox rows and receipts settle, then the figures are read.
     await sleep(1500);

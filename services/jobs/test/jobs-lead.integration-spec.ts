@@ -5,6 +5,7 @@ import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJo
 const DELAY_MS = 1500;
 /** Wide on purpose: each next send is prepared (taken, marked sending) a whole second before its slot. */
 const LEAD_MS = 1000;
+const POLL_MS = 1000;
 
 /**
  * A send prepared ahead of its slot (JOBS_SEND_LEAD_MS) still obeys a cancel, a pause or the
@@ -20,7 +21,8 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     sys = await startSystem({
       shards: 1,
       env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
-      serviceEnv: { jobs: { SEND_DELAY_MS: String(DELAY_MS), JOBS_SEND_LEAD_MS: String(LEAD_MS) } },
+      // One account per poll, a poll a second: many accounts due at one moment must still all be taken in time.
+      serviceEnv: { jobs: { SEND_DELAY_MS: String(DELAY_MS), JOBS_SEND_LEAD_MS: String(LEAD_MS), JOBS_CLAIM_BATCH: '1', JOBS_POLL_MS: String(POLL_MS) } },
     });
     [ann, bob] = await Promise.all([signInLinked(sys.gateway.url, 'ann@example.com'), signInLinked(sys.gateway.url, 'bob@example.com')]);
   }, 180_000);
@@ -94,5 +96,21 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     const sent = await outboxOf(ann, jobId);
     expect(sent.map((m) => m.to)).toEqual([phones[0], phones[2]]);
     expect(Date.parse(sent[1]!.at) - Date.parse(sent[0]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
+  }, 60_000);
+  it('accounts scheduled for one moment all send at it, though a poll takes one account (JOBS_CLAIM_BATCH=1) a second', async () => {
+    const users = [ann, bob, ...(await Promise.all(['cat', 'dan', 'eve'].map((n) => signInLinked(sys.gateway.url, `${n}@example.com`))))];
+    const startAt = Date.now() + 4000;
+    const jobs = await Promise.all(
+      users.map((u, i) => startJob(u, { message: 'On the hour', phoneNumbers: numbers(1, 94_000_000 + i * 100), startAt: new Date(startAt).toISOString() })),
+    );
+    const done = await Promise.all(users.map((u, i) => waitForJob(u, jobs[i]!, isFinished, 20_000)));
+    expect(done.map((j) => j.status)).toEqual(users.map(() => 'completed'));
+    const sentAt = await Promise.all(users.map(async (u, i) => Date.parse((await outboxOf(u, jobs[i]!))[0]!.at)));
+    // One account per poll interval would have the fifth send four seconds late.
+    for (const at of sentAt) {
+      expect(at).toBeGreaterThanOrEqual(startAt - 5);
+      expect(at - startAt).toBeLessThan(POLL_MS);
+    }
+    for (const u of users.slice(2)) u.tab.close();
   }, 60_000);
 });

@@ -177,13 +177,23 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.pollTimer = setTimeout(() => void this.poll(), ms);
   }
 
+  /**
+   * Takes lanes due before the next poll could take them in time: due within a poll interval plus the
+   * lead, since a lane's step runs JOBS_SEND_LEAD_MS before its slot. A poll that took a whole batch
+   * looks again at once: many accounts due at one moment (a scheduled start shared by hundreds of
+   * accounts) are all taken by then, not JOBS_CLAIM_BATCH per poll interval; replicas still share them,
+   * a batch at a time.
+   */
   private async poll(): Promise<void> {
+    let full = false;
     try {
       const room = this.env.JOBS_MAX_LANES - this.lanes.size;
       if (room > 0) {
-        const claimed = await this.queue.claim(this.id, Math.min(room, this.env.JOBS_CLAIM_BATCH), this.env.JOBS_POLL_MS);
+        const limit = Math.min(room, this.env.JOBS_CLAIM_BATCH);
+        const claimed = await this.queue.claim(this.id, limit, this.env.JOBS_POLL_MS + this.queue.leadMs);
         for (const c of claimed) this.adopt(c.userId, c.dueInMs);
         if (claimed.length > 0) this.logger.debug({ lanes: claimed.length }, 'took lanes');
+        full = claimed.length === limit && room > limit;
       }
       if (++this.polls % ORPHAN_CHECK_EVERY === 0) {
         for (const h of await this.queue.held(this.id)) if (!this.lanes.has(h.userId)) this.adopt(h.userId, h.dueInMs);
@@ -191,7 +201,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     } catch (err) {
       this.logger.warn({ err }, 'poll failed');
     }
-    this.schedulePoll(this.env.JOBS_POLL_MS);
+    this.schedulePoll(full ? 0 : this.env.JOBS_POLL_MS);
   }
 
   private adopt(userId: string, dueInMs: number): void {
