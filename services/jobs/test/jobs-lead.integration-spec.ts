@@ -105,6 +105,8 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     );
     const done = await Promise.all(users.map((u, i) => waitForJob(u, jobs[i]!, isFinished, 20_000)));
     expect(done.map((j) => j.status)).toEqual(users.map(() => 'completed'));
+    // Taken up to the lead ahead of the start, a job still says it started at its start, not before.
+    for (const j of done) expect(Date.parse(j.startedAt!)).toBeGreaterThanOrEqual(startAt);
     const sentAt = await Promise.all(users.map(async (u, i) => Date.parse((await outboxOf(u, jobs[i]!))[0]!.at)));
     // One account per poll interval would have the fifth send four seconds late.
     for (const at of sentAt) {

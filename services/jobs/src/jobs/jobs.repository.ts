@@ -76,17 +76,26 @@ const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_si
 const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
 /** Statuses in which a job still holds work for its lane. */
 const OPEN = `('queued', 'scheduled', 'running', 'paused')`;
-/** Jobs the lane may send for now: not paused by the user, and scheduled ones once their time came. */
-const WORKABLE = `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now()))`;
+/**
+ * Jobs the lane may send for now: not paused by the user, and scheduled ones once their time is
+ * within `leadSecsSql` (the step that prepares a send runs that long before its slot).
+ */
+const workableSql = (leadSecsSql: string) =>
+  `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now() + make_interval(secs => ${leadSecsSql})))`;
 
 /**
  * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
  * order; a job the user paused steps aside, a scheduled one waits for its time. `userIdSql` is the
  * user's id as the enclosing statement has it (a parameter, or a column for a LATERAL join). NO KEY:
  * the rows that reference the job (log lines, receipts) are written meanwhile without waiting for the step.
+ *
+ * A scheduled job is taken up to `leadSecsSql` before its start, like any send prepared ahead of its
+ * slot; its `slotFloor` (the start) says when its first message may leave, which the lane's slot must
+ * not precede.
  */
-export function nextWorkableJobSql(userIdSql: string): string {
-  return `SELECT ${LANE_JOB} FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${WORKABLE} ORDER BY created_at, id LIMIT 1 FOR NO KEY UPDATE`;
+export function nextWorkableJobSql(userIdSql: string, leadSecsSql: string): string {
+  return `SELECT ${LANE_JOB}, CASE WHEN status = 'scheduled' THEN start_at END AS "slotFloor"
+            FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${workableSql(leadSecsSql)} ORDER BY created_at, id LIMIT 1 FOR NO KEY UPDATE`;
 }
 
 /** The columns of `nextWorkableJobSql` read from its alias in an enclosing statement; read them with `laneJobOf`. */
@@ -172,7 +181,9 @@ export class JobsRepository {
   async markRunningMany(em: EntityManager, jobIds: string[]): Promise<void[]> {
     await rows(
       em,
-      `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, now()), paused_reason = NULL, resumes_at = NULL
+      // A scheduled job taken ahead of its start has started at its start, when its first message leaves.
+      `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, CASE WHEN status = 'scheduled' THEN greatest(now(), start_at) ELSE now() END),
+              paused_reason = NULL, resumes_at = NULL
         WHERE id IN (SELECT unnest($1::uuid[]))`,
       [jobIds],
     );

@@ -155,7 +155,7 @@ export class LaneQueue {
   }
 
   private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
-    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.lanes.lockMany(m, userIds));
+    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.lanes.lockMany(m, userIds, this.leadMs));
     // The slot as this process's clock sees it: measured once the answer is here, so never early.
     const lockedAt = performance.now();
     if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };

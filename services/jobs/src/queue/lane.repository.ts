@@ -177,16 +177,17 @@ export class LaneRepository {
    * account's stored policy, and the user's next workable job, locked too (lane first, then job, as
    * every step does). Answers in the order of `userIds`; undefined for a user with no lane.
    */
-  async lockMany(em: EntityManager, userIds: string[]): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
+  async lockMany(em: EntityManager, userIds: string[], leadMs: number): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
+    // The slot is the lane's, or the start of a scheduled job taken ahead of it when that is later.
     const found = await rows<LockedLane & Record<string, unknown> & { i: string }>(
       em,
-      `SELECT r.i, l.holder, (extract(epoch FROM l.next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
+      `SELECT r.i, l.holder, (extract(epoch FROM greatest(l.next_send_at, j."slotFloor") - clock_timestamp()) * 1000)::float8 AS "waitMs", ${COUNTERS},
               ${policyColumnsSql('p')}, ${laneJobColumnsSql('j')}
          FROM unnest($1::text[]) WITH ORDINALITY AS r(user_id, i)
          CROSS JOIN LATERAL (SELECT * FROM lanes WHERE lanes.user_id = r.user_id FOR NO KEY UPDATE) l
          LEFT JOIN policies p ON p.user_id = l.user_id
-         LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id')}) j ON true`,
-      [userIds],
+         LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id', '$2')}) j ON true`,
+      [userIds, secs(leadMs)],
     );
     return inInputOrder(found, userIds.length).map((f) => {
       if (!f) return undefined;
