@@ -10,8 +10,8 @@ export const JOBS_ENV = {
   JOB_UNLINKED_RECHECK_MAX_MS: env.int('longest wait between two tries of a job paused because WhatsApp is unlinked', 15_000, { min: 10 }),
   JOB_MAX_RETRIES: env.int('retries of a message after a temporary failure (an engine or service error) before it fails; while the WhatsApp service does not answer at all, the message waits without using them', 3, { min: 0, max: 20 }),
   JOB_RETRY_BASE_MS: env.int('first retry wait after a temporary failure; doubles on each retry', 2000, { min: 1 }),
-  JOBS_POLL_MS: env.int('how often a worker looks for accounts with work that no live worker holds', 250, { min: 10 }),
-  JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work', 100, { min: 1 }),
+  JOBS_POLL_MS: env.int('how often a worker looks for accounts with work due within this plus JOBS_SEND_LEAD_MS that no live worker holds (at once again after a poll that took a whole JOBS_CLAIM_BATCH)', 250, { min: 10 }),
+  JOBS_CLAIM_BATCH: env.int('accounts one poll may take over, so replicas share new work (a poll that took this many looks again at once, so accounts due together all start on time)', 100, { min: 1 }),
   JOBS_MAX_LANES: env.int('accounts one replica sends for at once', 5000, { min: 1 }),
   JOBS_STEP_BATCH: env.int(
     'lane steps of different accounts that may share one database transaction: a step goes alone while one of JOBS_STEP_TRANSACTIONS is free, and steps that come due while all are busy share the next (one commit for many); 1 = each step its own transaction',
