@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { io } from 'socket.io-client';
-import { api, createTestIssuer, devSignIn, startService, startSystem, unsignedToken, type System, type TestIssuer } from '@bns/testing';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import { MESSAGES } from '@bns/contracts';
+import { api, createTestIssuer, devSignIn, startService, startSystem, unsignedToken, waitFor, type System, type TestIssuer } from '@bns/testing';
 
 const AZP = 'https://app.shop.test';
 const ZERO_STATS = { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 };
@@ -137,6 +141,54 @@ describe('gateway dev auth, limits and docs', () => {
     expect((await api(url, a.token).get(`/api/templates/${a.userId}/stats`)).body).toEqual({ success: true, stats: ZERO_STATS });
     const bad = await api(url).post('/auth/dev/sign-in', { email: 'not an email' });
     expect(bad.status).toBe(400);
+  });
+
+  it("a dev sign-out refuses that sign-in's token on every gateway replica and closes its sockets; the user's other sign-ins go on", async () => {
+    // Two replicas sharing one dev key, as the chart runs them.
+    const env = { ...sys.baseEnv, AUTH_MODE: 'dev', DEV_ISSUER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'bns-dev-key-')), 'key.json') };
+    const a = await startService('gateway', { env });
+    const b = await startService('gateway', { env });
+    const sockets: Socket[] = [];
+    const connect = (gatewayUrl: string, token: string) =>
+      new Promise<{ socket: Socket; outcome: string }>((resolve) => {
+        const socket = io(gatewayUrl, { auth: { token }, transports: ['websocket'], reconnection: false });
+        sockets.push(socket);
+        socket.on('connect', () => resolve({ socket, outcome: 'connected' }));
+        socket.on('connect_error', (err) => resolve({ socket, outcome: err.message }));
+      });
+    try {
+      const leaving = await devSignIn(a.url, 'leaver@shop.hk');
+      const staying = await devSignIn(b.url, 'leaver@shop.hk'); // the same user signed in on another device
+      expect(staying.userId).toBe(leaving.userId);
+      const stats = (gatewayUrl: string, token?: string) => api(gatewayUrl, token).get(`/api/templates/${leaving.userId}/stats`);
+      // Both replicas know the token (and keep its claims) before the sign-out.
+      expect((await stats(a.url, leaving.token)).status).toBe(200);
+      expect((await stats(b.url, leaving.token)).status).toBe(200);
+      const open = await connect(b.url, leaving.token);
+      expect(open.outcome).toBe('connected');
+      const closed = new Promise<string>((resolve) => open.socket.on('disconnect', (reason) => resolve(reason)));
+
+      // Without a token there is nothing to sign out.
+      expect((await api(a.url).post('/auth/dev/sign-out')).status).toBe(401);
+      const out = await api(a.url, leaving.token).post('/auth/dev/sign-out');
+      expect({ status: out.status, body: out.body }).toEqual({ status: 200, body: { success: true } });
+
+      const refused = await stats(a.url, leaving.token);
+      expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 401, error: MESSAGES.unauthorized });
+      // The other replica hears it over NATS: refused there too, and the socket open there is closed.
+      await waitFor(async () => (await stats(b.url, leaving.token)).status === 401 || undefined, 5000, 50, 'refused on the other replica');
+      expect(await closed).toBe('io server disconnect');
+      expect((await connect(b.url, leaving.token)).outcome).toBe('unauthorized');
+      expect((await connect(a.url, leaving.token)).outcome).toBe('unauthorized');
+
+      // The sign-in on the other device is untouched, on both replicas.
+      expect((await stats(a.url, staying.token)).status).toBe(200);
+      expect((await stats(b.url, staying.token)).status).toBe(200);
+      expect((await connect(a.url, staying.token)).outcome).toBe('connected');
+    } finally {
+      for (const s of sockets) s.close();
+      await Promise.all([a.stop(), b.stop()]);
+    }
   });
 
   it('refuses a dev token at a gateway with another key (another issuer instance)', async () => {

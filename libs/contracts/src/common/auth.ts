@@ -24,3 +24,13 @@ export const DevSignInBodySchema = z.object(
   },
   { error: AUTH_MESSAGES.invalidEmail },
 );
+
+/**
+ * POST /auth/dev/sign-out (dev issuer only) ends the caller's dev session: its token (and any other
+ * token of the same sign-in) is refused from then on, on every gateway replica, which hear it on this
+ * core NATS subject (outside `events.>`, so it never reaches a browser). `expiresAtMs`: when the
+ * token would have expired anyway, so the replicas forget the sign-out then.
+ */
+export const DEV_SIGNED_OUT_SUBJECT = 'internal.gateway.dev-signed-out';
+export const DevSignedOutNoticeSchema = z.object({ sessionId: z.string().min(1).max(200), expiresAtMs: z.number().finite() });
+export type DevSignedOutNotice = z.output<typeof DevSignedOutNoticeSchema>;

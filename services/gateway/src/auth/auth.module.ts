@@ -10,6 +10,7 @@ import { AuthFailures } from './auth-failures.js';
 import { AuthGuard, TOKEN_VERIFIER } from './auth.guard.js';
 import { DevAuthController } from './dev-auth.controller.js';
 import { DEV_ISSUER, DevIssuer } from './dev-issuer.js';
+import { DevSignOuts } from './dev-sign-outs.js';
 import { TokenVerifier, type VerifierOptions } from './token-verifier.js';
 
 /** Problems with the auth settings, named by variable (checked before anything starts). */
@@ -62,6 +63,7 @@ export class AuthModule {
       ? [
           { provide: DevIssuer, useFactory: () => DevIssuer.create(env.DEV_TOKEN_TTL_S, env.DEV_ISSUER_KEY_FILE) },
           { provide: TOKEN_VERIFIER, useFactory: (issuer: DevIssuer) => TokenVerifier.fromJwks(issuer.jwks, options(DEV_ISSUER)), inject: [DevIssuer] },
+          DevSignOuts,
         ]
       : [
           {

@@ -23,8 +23,14 @@ export function unauthorized(reason: string): AppError {
  * Clerk session tokens carry no `aud`, so none is demanded; `azp` is checked by hand (jose has no
  * option for it) because skipping it lets another site's token in.
  */
+/** Sessions signed out and remembered at most (each until its token would have expired); past it the oldest is forgotten. */
+const SIGNED_OUT_MAX = 100_000;
+
 export class TokenVerifier {
   private readonly cache: ClaimsCache;
+  /** Sessions signed out (dev sign-out), by session id: until when their tokens would have been accepted. */
+  private readonly signedOut = new Map<string, number>();
+  private readonly signOutListeners: Array<(sessionId: string) => void> = [];
 
   constructor(
     private readonly keys: KeySource,
@@ -47,13 +53,42 @@ export class TokenVerifier {
 
   /** The claims of a token verified before and not yet expired, without a promise (the pollers' path). */
   cached(token: string): AuthUser | undefined {
-    return this.cache.get(token);
+    const user = this.cache.get(token);
+    return user && !this.isSignedOut(user) ? user : undefined;
+  }
+
+  /**
+   * The session was signed out: its tokens are refused until `untilMs` (when they expire anyway), and
+   * whoever listens (the sockets of that session) hears it.
+   */
+  signOut(sessionId: string, untilMs: number): void {
+    const now = Date.now();
+    if (untilMs <= now) return;
+    for (const [id, until] of this.signedOut) {
+      if (until > now && this.signedOut.size < SIGNED_OUT_MAX) break;
+      this.signedOut.delete(id);
+    }
+    this.signedOut.set(sessionId, Math.max(untilMs, this.signedOut.get(sessionId) ?? 0));
+    for (const listener of this.signOutListeners) listener(sessionId);
+  }
+
+  onSignOut(listener: (sessionId: string) => void): void {
+    this.signOutListeners.push(listener);
+  }
+
+  private isSignedOut(user: AuthUser): boolean {
+    if (user.sessionId === undefined) return false;
+    const until = this.signedOut.get(user.sessionId);
+    return until !== undefined && until > Date.now();
   }
 
   async verify(token: string | undefined): Promise<AuthUser> {
     if (!token) throw unauthorized('missing token');
     const cached = this.cache.get(token);
-    if (cached) return cached;
+    if (cached) {
+      if (this.isSignedOut(cached)) throw unauthorized('signed out');
+      return cached;
+    }
     let payload;
     try {
       ({ payload } = await jwtVerify(token, this.keys as JWTVerifyGetKey, {
@@ -79,6 +114,7 @@ export class TokenVerifier {
       firstName: str(payload.first_name),
       expiresAtMs,
     };
+    if (this.isSignedOut(user)) throw unauthorized('signed out');
     this.cache.set(token, user, expiresAtMs);
     return user;
   }

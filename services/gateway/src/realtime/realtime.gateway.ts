@@ -96,6 +96,12 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
 
   afterInit(server: TypedServer): void {
     trackSockets(server);
+    // A signed-out session's sockets close at once, as they would at the token's expiry.
+    this.verifier.onSignOut((sessionId) => {
+      for (const socket of server.sockets.sockets.values()) {
+        if ((socket as AuthedSocket).data.user?.sessionId === sessionId) socket.disconnect(true);
+      }
+    });
     server.use((socket, next) => {
       const address = this.clientAddress(socket.request);
       // As on HTTP: a valid token always gets through, so failed sign-ins from a shared address (an

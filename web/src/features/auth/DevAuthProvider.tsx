@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Dialog } from '../../components/Dialog.js';
 import { AuthContext, type Auth } from './auth-context.js';
-import { clearDevSession, DEV_SESSION_KEY, devSignIn, loadDevSession, parseDevSession, saveDevSession, type DevSession } from './dev-session.js';
+import { clearDevSession, DEV_SESSION_KEY, devSignIn, devSignOut, loadDevSession, parseDevSession, saveDevSession, type DevSession } from './dev-session.js';
 
 /**
  * Sign-in without Clerk (no VITE_CLERK_PUBLISHABLE_KEY): the gateway's dev issuer hands out tokens of the
@@ -34,8 +34,10 @@ export function DevAuthProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const signOut = useCallback(async () => {
+    const token = sessionRef.current?.token;
     clearDevSession();
     setSession(null);
+    if (token) await devSignOut(token);
   }, []);
 
   const auth = useMemo<Auth>(

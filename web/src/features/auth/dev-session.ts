@@ -67,3 +67,12 @@ export async function devSignIn(email: string, firstName: string): Promise<DevSe
   }
   return { token: body.token, userId: body.userId, email: body.email ?? email, firstName: body.firstName ?? null };
 }
+
+/**
+ * POST /auth/dev/sign-out: the gateway refuses this sign-in's token from now on (in every tab). Best
+ * effort: the session is cleared here whatever the answer, and an unreachable gateway only means the
+ * token lives until it expires.
+ */
+export async function devSignOut(token: string): Promise<void> {
+  await fetch('/auth/dev/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
+}

@@ -1,5 +1,5 @@
 import { act, render, screen } from '@testing-library/react';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { useAuth } from '../auth-context.js';
 import { DEV_SESSION_KEY, loadDevSession } from '../dev-session.js';
 import { DevAuthProvider } from '../DevAuthProvider.js';
@@ -11,7 +11,12 @@ const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 function Who() {
   const auth = useAuth();
-  return <p data-testid="who">{auth.status === 'signed-in' ? auth.user?.userId : auth.status}</p>;
+  return (
+    <>
+      <p data-testid="who">{auth.status === 'signed-in' ? auth.user?.userId : auth.status}</p>
+      <button onClick={() => void auth.signOut()}>Sign out</button>
+    </>
+  );
 }
 
 const renderAuth = () =>
@@ -67,5 +72,24 @@ describe('dev sign-in session', () => {
     renderAuth();
     otherTabWrote(session(Math.floor(Date.now() / 1000) - 10));
     expect(screen.getByTestId('who').textContent).toBe('signed-out');
+  });
+
+  it('a sign-out tells the gateway (POST /auth/dev/sign-out with the token) and is signed out even when the gateway cannot be reached', async () => {
+    const stored = session(inAnHour());
+    localStorage.setItem(DEV_SESSION_KEY, stored);
+    const calls: Array<{ url: string; init?: RequestInit }> = [];
+    vi.stubGlobal('fetch', async (url: string, init?: RequestInit) => {
+      calls.push({ url, init });
+      throw new TypeError('Failed to fetch');
+    });
+    try {
+      renderAuth();
+      await act(async () => screen.getByRole('button', { name: 'Sign out' }).click());
+      expect(screen.getByTestId('who').textContent).toBe('signed-out');
+      expect(localStorage.getItem(DEV_SESSION_KEY)).toBeNull();
+      expect(calls).toEqual([{ url: '/auth/dev/sign-out', init: { method: 'POST', headers: { Authorization: `Bearer ${JSON.parse(stored).token}` } } }]);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 });
