@@ -10,7 +10,6 @@ import { DevIssuer } from './dev-issuer.js';
 import { DevSignOuts } from './dev-sign-outs.js';
 
 
-// eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
 const PIPES = { signIn: new SchemaPipe(DevSignInBodySchema, (r) => AppError.validation(CommonErrorCode.BadRequest, r.message, { email: r.message })) };
 
 /** Only mounted with AUTH_MODE=dev; otherwise these paths answer 404 like any unknown route. */
