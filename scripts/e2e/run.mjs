@@ -667,8 +667,16 @@ async function journey(url) {
     check(left === null, 'the token is still in localStorage after sign-out');
     await other.getByRole('link', { name: 'Start Messaging' }).waitFor({ timeout: 5_000 }).catch(() => check(false, 'the other tab is still signed in after sign-out'));
     await other.close();
-    // Cleanup logged the WhatsApp account out: a new sign-in finds no session.
-    const again = await api(url, token, 'POST', '/api/session/cleanup', { clerkUserId: JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).sub });
+    // The signed-out token is refused from now on.
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url'));
+    const stale = await api(url, token, 'POST', '/api/session/cleanup', { clerkUserId: claims.sub });
+    check(stale.status === 401, `the token still works after sign-out: ${stale.status}`);
+    // Cleanup logged the WhatsApp account out: a new sign-in (the same e-mail is the same user) finds no session.
+    const fresh = await (
+      await fetch(`${url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: claims.email }) })
+    ).json();
+    check(fresh.userId === claims.sub, `a new sign-in with ${claims.email} is another user`);
+    const again = await api(url, fresh.token, 'POST', '/api/session/cleanup', { clerkUserId: fresh.userId });
     check(again.status === 200 && again.body.sessionsCleanedUp === 0, `the session was not cleaned up at sign-out: ${JSON.stringify(again.body)}`);
     await shot(page, '10-signed-out', true);
   });

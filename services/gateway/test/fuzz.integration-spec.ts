@@ -30,6 +30,7 @@ const KNOWN_ROUTES = [
   'POST /cancel-job/{jobId}',
   'GET /auth/dev/.well-known/jwks.json',
   'POST /auth/dev/sign-in',
+  'POST /auth/dev/sign-out',
   'GET /api/config',
   'GET /api/templates/{userId}/categories',
   'GET /api/templates/{userId}/stats',
@@ -206,6 +207,8 @@ function bodyOf(doc: OpenApi, schema: Schema | undefined): Record<string, unknow
   return out;
 }
 
+const NOT_FUZZED = new Set(['POST /auth/dev/sign-out']);
+
 function endpointsOf(doc: OpenApi): Endpoint[] {
   const out: Endpoint[] = [];
   for (const [path, ops] of Object.entries(doc.paths)) {
@@ -213,6 +216,8 @@ function endpointsOf(doc: OpenApi): Endpoint[] {
       const m = method.toUpperCase() as Endpoint['method'];
       if (!['GET', 'POST', 'PUT', 'DELETE'].includes(m)) continue;
       const key = `${m} ${path}`;
+      // It would end the fuzzer's own sign-in (every later case a 401); auth.integration-spec covers it.
+      if (NOT_FUZZED.has(key)) continue;
       const base = { ...bodyOf(doc, op.requestBody?.content?.['application/json']?.schema), ...EXTRA_FIELDS[key] };
       out.push({ method: m, path, base, queries: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name) });
     }
@@ -392,7 +397,7 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
     expect({ problems: found.length, first: found.slice(0, 12).map((p) => `${p.request} → ${p.answer}`) }).toEqual({ problems: 0, first: [] });
 
   it('the docs list every route of the gateway controllers', () => {
-    const listed = endpoints.map((e) => `${e.method} ${e.path}`);
+    const listed = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
     for (const route of KNOWN_ROUTES) expect(listed).toContain(route);
   });
 
