@@ -7,6 +7,7 @@ export * from './nats/event-bus.js';
 export * from './nats/nats-server.strategy.js';
 export * from './nats/rpc.decorator.js';
 export * from './nats/durable-consumer.js';
+export * from './nats/notice.js';
 export * from './database/database.js';
 export * from './database/transaction.js';
 export * from './database/transaction-batcher.js';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { DEV_SIGNED_OUT_SUBJECT, DevSignedOutNoticeSchema } from '@bns/contracts';
-import { NATS_CONNECTION } from '@bns/service-kit';
+import { NATS_CONNECTION, noticeOf } from '@bns/service-kit';
 import { TOKEN_VERIFIER } from './auth.guard.js';
 import type { AuthUser } from './auth.types.js';
 import type { TokenVerifier } from './token-verifier.js';
@@ -24,15 +24,8 @@ export class DevSignOuts implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     this.subscription = this.nc.subscribe(DEV_SIGNED_OUT_SUBJECT, {
       callback: (err, msg) => {
-        if (err) return;
-        let body: unknown;
-        try {
-          body = msg.json();
-        } catch {
-          return;
-        }
-        const notice = DevSignedOutNoticeSchema.safeParse(body);
-        if (notice.success) this.verifier.signOut(notice.data.sessionId, notice.data.expiresAtMs);
+        const notice = err ? undefined : noticeOf(msg, DevSignedOutNoticeSchema);
+        if (notice) this.verifier.signOut(notice.sessionId, notice.expiresAtMs);
       },
     });
   }

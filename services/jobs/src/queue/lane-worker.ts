@@ -4,7 +4,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { OPTED_OUT_SUBJECT, OptedOutNoticeSchema, SEND_RECORD_WAIT_MAX_MS, type EventKey, type JobStatus } from '@bns/contracts';
-import { isRpcDisconnected, NATS_CONNECTION, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { isRpcDisconnected, NATS_CONNECTION, noticeOf, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
@@ -130,16 +130,10 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
   }
 
   private heardOptOut(msg: Msg): void {
-    let body: unknown;
-    try {
-      body = msg.json();
-    } catch {
-      return;
-    }
-    const notice = OptedOutNoticeSchema.safeParse(body);
-    if (!notice.success) return;
+    const notice = noticeOf(msg, OptedOutNoticeSchema);
+    if (!notice) return;
     const heard = performance.now();
-    for (const phone of notice.data.phones) this.optedOut.set(optOutKey(notice.data.userId, phone), heard);
+    for (const phone of notice.phones) this.optedOut.set(optOutKey(notice.userId, phone), heard);
   }
 
   /**
