@@ -236,6 +236,43 @@ describe('job-status ETag / 304', () => {
     expect(jobOf(cancelled)).toMatchObject({ status: 'cancelled' });
   }, 60_000);
 
+  it("a job the user does not have is the jobs service's 404 once, then the same 404 from the gateway's memory until an event of the user", async () => {
+    const ivy = await linked('ivy@etag.test');
+    const foreignJob = await start(cat, { phoneNumbers: ['91230041'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const notFoundAsked = async () => {
+      const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('subject="jobs.status"') && l.includes('outcome="not_found"'));
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    for (const jobId of [randomUUID(), foreignJob]) {
+      const first = await get(ivy, jobId);
+      expect({ status: first.status, body: JSON.parse(first.text) }).toMatchObject({ status: 404, body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound } });
+      const asked = await notFoundAsked();
+      for (const ifNoneMatch of [undefined, '*', first.etag ?? '"x"']) {
+        const again = await get(ivy, jobId, ifNoneMatch);
+        expect({ status: again.status, text: again.text }).toEqual({ status: first.status, text: first.text });
+      }
+      expect(await notFoundAsked()).toBe(asked);
+    }
+    // The job's owner is not affected: Cat's poll is the jobs service's 200.
+    expect((await get(cat, foreignJob)).status).toBe(200);
+    // An id that is not a job id is asked every time (nothing is kept for it).
+    const before = await notFoundAsked();
+    expect((await get(ivy, 'not-a-job')).status).toBe(404);
+    expect((await get(ivy, 'not-a-job')).status).toBe(404);
+    expect(await notFoundAsked()).toBe(before + 2);
+    // A job Ivy starts comes with events: her next poll of a remembered id asks the jobs service again.
+    const remembered = randomUUID();
+    expect((await get(ivy, remembered)).status).toBe(404);
+    const asked = await notFoundAsked();
+    const own = await start(ivy, { phoneNumbers: ['91230042'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    await waitFor(async () => {
+      expect((await get(ivy, remembered)).status).toBe(404);
+      return (await notFoundAsked()) > asked;
+    }, 10_000, 100, 'a poll that asks the jobs service again');
+    expect((await get(ivy, own)).status).toBe(200);
+  }, 60_000);
+
   /** The whole answer, every header included. */
   const raw = (
     who: DevSession,

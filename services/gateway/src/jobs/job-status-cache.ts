@@ -18,6 +18,10 @@ interface Known {
 
 /** Users whose event count is kept; past it every count is dropped and every entry forgotten. */
 const USERS_MAX = 100_000;
+/** What `Known.version` holds for a job the jobs service said the user does not have: never a real version. */
+const MISSING = '';
+/** A job id as the jobs service issues them: only such ids are remembered as missing (bounded keys). */
+const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The current version (the ETag) of jobs lately polled, by user and job, so a poller revalidating an
@@ -32,6 +36,12 @@ const USERS_MAX = 100_000;
  * everything. Backstops: an entry lives `JOB_STATUS_CACHE_MS` at most (a change without an event of
  * its own, such as the lane's next slot booked a moment before its send, shows by then), and at most
  * `JOB_STATUS_CACHE_MAX` are kept. Keys hold the user: one user's entry never answers another's poll.
+ *
+ * A job the user does not have (another user's, or no job at all) is remembered as missing the same
+ * way, so a client polling a wrong or stale id is answered 404 from memory rather than costing the
+ * jobs service a read per poll. That stays true: a job id is made by the jobs service and first seen
+ * in the answer to the start that committed it, and jobs are never deleted. A start of the user comes
+ * with events, which forget the entry anyway.
  */
 @Injectable()
 export class JobStatusCache {
@@ -57,6 +67,26 @@ export class JobStatusCache {
 
   /** The job's version as last answered, when nothing of its user was heard since and it is fresh. */
   version(userId: string, jobId: string): string | undefined {
+    const version = this.fresh(userId, jobId);
+    return version === MISSING ? undefined : version;
+  }
+
+  /** Whether the jobs service lately answered that the user has no such job (and nothing of the user was heard since). */
+  missing(userId: string, jobId: string): boolean {
+    return this.fresh(userId, jobId) === MISSING;
+  }
+
+  /** The jobs service answered `version`: kept unless something of the user was heard since `ticket`. */
+  remember(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
+    if (version !== MISSING) this.keep(userId, jobId, version, ticket);
+  }
+
+  /** The jobs service answered that the user has no job `jobId`: kept as `remember` keeps a version. */
+  rememberMissing(userId: string, jobId: string, ticket: StatusTicket): void {
+    if (JOB_ID.test(jobId)) this.keep(userId, jobId, MISSING, ticket);
+  }
+
+  private fresh(userId: string, jobId: string): string | undefined {
     if (!this.enabled) return undefined;
     const key = keyOf(userId, jobId);
     const entry = this.known.get(key);
@@ -66,8 +96,7 @@ export class JobStatusCache {
     return undefined;
   }
 
-  /** The jobs service answered `version`: kept unless something of the user was heard since `ticket`. */
-  remember(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
+  private keep(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
     if (!this.enabled || ticket.epoch !== this.epoch || ticket.gen !== (this.gens.get(userId) ?? 0)) return;
     const key = keyOf(userId, jobId);
     this.known.delete(key);

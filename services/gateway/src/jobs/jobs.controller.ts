@@ -2,7 +2,9 @@ import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, R
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
+  ErrorKind,
   IDEMPOTENCY_KEY_HEADER,
+  JOB_MESSAGES,
   ifNoneMatchVersions,
   JOB_HTTP,
   JOB_STATUS_CACHE_CONTROL,
@@ -27,6 +29,8 @@ import { SchemaPipe } from '../http/schema.pipe.js';
 import { countRevalidation } from '../metrics/gateway.metrics.js';
 import { JobStarter } from './job-starter.js';
 import { JobStatusCache } from './job-status-cache.js';
+
+const jobNotFound = () => AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
 
 /** The start body's shape, checked here with the same codes and words the jobs service answers. */
 const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) => AppError.validation(startJobErrorCode(r.field, r.message), r.message));
@@ -83,6 +87,8 @@ export class JobsController {
   @ApiSchemaOk(JobAnswerSchema)
   @ApiResponse({ status: 304, description: 'The copy named by If-None-Match is current (no body)' })
   async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser, @Headers('if-none-match') ifNoneMatch: unknown, @Res() res: Response): Promise<void> {
+    // A job the jobs service lately said this user does not have: the same 404, from memory.
+    if (this.statusCache.missing(user.userId, jobId)) throw jobNotFound();
     const versions = ifNoneMatchVersions(ifNoneMatch);
     if (versions) {
       const known = this.statusCache.version(user.userId, jobId);
@@ -95,7 +101,10 @@ export class JobsController {
       countRevalidation('jobs');
     }
     const ticket = this.statusCache.ticket(user.userId);
-    const answer = await this.rpc.call('jobs.status', { userId: user.userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) });
+    const answer = await this.rpc.call('jobs.status', { userId: user.userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) }).catch((err: unknown) => {
+      if (err instanceof AppError && err.kind === ErrorKind.NotFound && err.code === JobsErrorCode.NotFound) this.statusCache.rememberMissing(user.userId, jobId, ticket);
+      throw err;
+    });
     this.statusCache.remember(user.userId, jobId, answer.version, ticket);
     // The jobs service decided: not res.send, which would hash the body for an ETag of its own when
     // none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`).

@@ -18,6 +18,35 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     expect(c.version('ann', 'job-1')).toBe('v2');
   });
 
+  it('remembers a job the user does not have as missing: never a version (no 304, not even for *), only for a job id, gone on an event of the user', () => {
+    const c = cache();
+    const jobId = '0b6c3f0e-8a52-4d6e-9f39-3c1e2b7d9a10';
+    c.rememberMissing('ann', jobId, c.ticket('ann'));
+    expect(c.missing('ann', jobId)).toBe(true);
+    expect(c.version('ann', jobId)).toBeUndefined();
+    // Only for Ann: Bob asking for the same id is asked of the jobs service.
+    expect(c.missing('bob', jobId)).toBe(false);
+    // Something that is not a job id is never kept (keys stay small, whatever a client puts in the path).
+    c.rememberMissing('ann', 'x'.repeat(5000), c.ticket('ann'));
+    expect(c.missing('ann', 'x'.repeat(5000))).toBe(false);
+    expect(c.size).toBe(1);
+    // A 404 learned while an event of Ann's came is not kept; an event forgets what was kept.
+    const ticket = c.ticket('ann');
+    c.changed('ann');
+    expect(c.missing('ann', jobId)).toBe(false);
+    c.rememberMissing('ann', jobId, ticket);
+    expect(c.missing('ann', jobId)).toBe(false);
+    // A version answered later replaces the missing mark.
+    c.rememberMissing('ann', jobId, c.ticket('ann'));
+    c.remember('ann', jobId, 'v1', c.ticket('ann'));
+    expect(c.missing('ann', jobId)).toBe(false);
+    expect(c.version('ann', jobId)).toBe('v1');
+    // Off: nothing is kept.
+    const off = cache(0);
+    off.rememberMissing('ann', jobId, off.ticket('ann'));
+    expect(off.missing('ann', jobId)).toBe(false);
+  });
+
   it('an event of the user forgets all their jobs, and only theirs', () => {
     const c = cache();
     c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
