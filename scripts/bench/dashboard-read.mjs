@@ -11,7 +11,8 @@
 // also CPU-profile that service during the first read run and print where its time goes.
 import { randomUUID } from 'node:crypto';
 import { cpuSeconds, postgresCpu } from './proc-lib.mjs';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Agent, request } from 'undici';
@@ -158,7 +159,7 @@ try {
   // one client at a time shows the path's own latency.
   for (const [limit, concurrency] of [[undefined, CONCURRENCY], [100, CONCURRENCY], [undefined, 1]]) {
     const times = [];
-    const stopProfiles = limit === undefined && concurrency > 1 ? await Promise.all(PROFILED.map((name) => profileProcess(name, PROFILE_PORTS[name]))) : [];
+    const stopProfiles = limit === undefined && concurrency > 1 ? await Promise.all(PROFILED.map((name) => profileProcess(name, PROFILE_PORTS[name], { saveTo: join(tmpdir(), `${name}-dashboard-read.cpuprofile`) }))) : [];
     const cpuBefore = cpuSnapshot();
     let bytes = 0;
     t = performance.now();

@@ -2,9 +2,13 @@ import type { LoggerService } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { redactUrl } from '@bns/service-kit';
 
-/** The polling routes: left out of pino-http (see main.ts), logged here only when they fail or are slow. */
-export const HOT_ROUTES = [{ path: 'job-status/:jobId' }, { path: 'job-logs/:jobId' }];
-const HOT_PATHS = /^\/(job-status|job-logs)\//;
+/**
+ * The read routes a page polls or opens often (job status and logs; the dashboard, issue 17): left out
+ * of pino-http (see main.ts), whose per-request line and redaction cost as much as the rest of such an
+ * answer; logged here only when they fail or are slow.
+ */
+export const HOT_ROUTES = [{ path: 'job-status/:jobId' }, { path: 'job-logs/:jobId' }, { path: 'api/dashboard/:userId' }];
+const HOT_PATHS = /^\/(job-status|job-logs|api\/dashboard)\/[^/]+$/;
 
 /** 5xx answers at error, answers slower than `slowMs` at info; nothing for the usual fast poll. */
 export function hotPathLog(logger: LoggerService, slowMs: number) {
