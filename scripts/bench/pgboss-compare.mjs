@@ -29,6 +29,8 @@
 //   PGBOSS_BATCH=20 PGBOSS_WORKERS=4 (workers = pg-boss localConcurrency; a batch's round trips run
 //   concurrently, so up to WORKERS × BATCH requests are in flight; PGBOSS_SERIAL=1 runs them one after
 //   another, so WORKERS are in flight)
+//   BENCH_ROUNDS=N: N more rounds of "send only" against pg-boss → sessions after the first (pg-boss first
+//   in every other round), each printed with its ratio, then the median, the spread and how many reached 1×
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,6 +57,9 @@ const WORKER_SETUP = `${WORKERS} workers × batch ${BATCH}${SERIAL ? ', round tr
 const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo').split(',').map((t) => t.trim()).filter(Boolean);
 if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo')) throw new Error('PGBOSS_TARGETS: sessions, echo or both');
 const SCHEDULE_LEAD_MS = Number(process.env.BENCH_SCHEDULE_LEAD_MS ?? 15_000);
+/** Rounds of "send only" against pg-boss → sessions after the first, their order alternating (BENCH_ROUNDS). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 0);
+if (!Number.isInteger(ROUNDS) || ROUNDS < 0) throw new Error('BENCH_ROUNDS: a whole number of extra rounds (0 by default)');
 const PGBOSS_MAJOR = 12;
 const PGBOSS_DB = 'pgboss_bench';
 const SUBJECT = 'bench.pgboss.send';
@@ -313,6 +318,37 @@ try {
     );
   }
   console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`);
+
+  // More rounds of the pair, pg-boss first in every other one, so the machine's drift during the run
+  // (its speed moves ±15% from one minute to the next here) falls on both sides alike.
+  if (ROUNDS > 0 && sessionsTarget !== -1) {
+    const pairs = [{ ours: sendOnly.rate, theirs: others[sessionsTarget].rate, oursMs: totalMs[1], theirsMs: totalMs[mine.length + sessionsTarget] }];
+    const allMs = (f, app) => f.postgresMs + f.cpuMs['nats-server'] + app;
+    for (let round = 1; round <= ROUNDS; round++) {
+      const oursRound = () => ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 + round * 10_000 });
+      const theirsRound = () => pgBoss(bench, PgBoss, extraProcesses, 'sessions', a.users);
+      let o;
+      let t;
+      if (round % 2 === 1) {
+        t = await theirsRound();
+        await sleep(1000);
+        o = await oursRound();
+      } else {
+        o = await oursRound();
+        await sleep(1000);
+        t = await theirsRound();
+      }
+      await sleep(1000);
+      pairs.push({ ours: o.rate, theirs: t.rate, oursMs: allMs(o, sum(o, SERVICES) + o.cpuMs.bench), theirsMs: allMs(t, t.cpuMs.bench + sum(t, SERVICES)) });
+    }
+    console.log(`\nsend only against pg-boss → sessions, ${pairs.length} rounds (${TOTAL} messages each; the first as above, then ${ROUNDS} more, pg-boss first in every other):`);
+    pairs.forEach((p, i) =>
+      console.log(`  round ${i + 1}: ours ${p.ours.toFixed(0)} messages/s at ${p.oursMs.toFixed(2)} ms CPU each, pg-boss ${p.theirs.toFixed(0)} jobs/s at ${p.theirsMs.toFixed(2)} ms: ${(p.ours / p.theirs).toFixed(2)}×`),
+    );
+    const ratios = pairs.map((p) => p.ours / p.theirs).sort((x, y) => x - y);
+    const median = ratios.length % 2 ? ratios[(ratios.length - 1) / 2] : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2;
+    console.log(`throughput ours / pg-boss → sessions over ${ratios.length} rounds: median ${median.toFixed(2)}×, min ${ratios[0].toFixed(2)}×, max ${ratios.at(-1).toFixed(2)}×; rounds at or above 1×: ${ratios.filter((r) => r >= 1).length} of ${ratios.length}`);
+  }
 } finally {
   await bench.stop();
 }

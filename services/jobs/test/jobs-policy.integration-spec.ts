@@ -180,37 +180,55 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     expect(await logMessages(dee, jobId)).toContain(PACING_LOG.resumed);
   });
 
-  it('a window closing pauses the job (paused/window), and its opening resumes it', async () => {
-    const eli = await user('eli');
-    // The window's edges are whole minutes: it ends at the next minute and opens again one minute later.
-    const local = localTime(new Date(), HK);
+  it('a window closing pauses the job (paused/window); a window opening resumes one by itself; a new window applies at once', async () => {
+    // Both edges at one minute boundary (windows are whole minutes): Eli's window ends there and Flo's
+    // begins there, so one wait shows both (not one minute for the close and another for the opening).
+    const [eli, flo] = await Promise.all([user('eli'), user('flo')]);
     const hhmm = (m: number) => `${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;
-    if (local.minutes >= 1436) await sleep(5 * 60_000); // not across local midnight
-    const nowMin = localTime(new Date(), HK).minutes;
-    const closesAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 1, HK);
-    await setPolicy(eli, { delayMs: 400, window: { start: '00:00', end: hhmm(nowMin + 1) } });
-    const jobId = await startJob(eli, { message: 'Office hours', phoneNumbers: numbers(400, 61_400_000) });
-    await waitForJob(eli, jobId, (j) => j.progress.sent >= 1, 10_000, 'sending');
+    let nowMin: number;
+    let boundary: Date;
+    for (;;) {
+      nowMin = localTime(new Date(), HK).minutes;
+      boundary = zonedInstant(localTime(new Date(), HK).date, nowMin + 1, HK);
+      // Not across local midnight; and far enough from the boundary for Eli's first sends to go out before it.
+      if (nowMin >= 1436) await sleep(5 * 60_000);
+      else if (boundary.getTime() - Date.now() < 15_000) await sleep(boundary.getTime() - Date.now() + 100);
+      else break;
+    }
+    await Promise.all([
+      setPolicy(eli, { delayMs: 400, window: { start: '00:00', end: hhmm(nowMin + 1) } }),
+      setPolicy(flo, { delayMs: 400, window: { start: hhmm(nowMin + 1), end: '24:00' } }),
+    ]);
+    const [eliJob, floJob] = await Promise.all([
+      startJob(eli, { message: 'Office hours', phoneNumbers: numbers(400, 61_400_000) }),
+      startJob(flo, { message: 'Opening hours', phoneNumbers: numbers(400, 61_500_000) }),
+    ]);
+    await waitForJob(eli, eliJob, (j) => j.progress.sent >= 1, 10_000, 'sending');
+    // Flo's job waits for its window, saying when it opens.
+    const waiting = await waitForJob(flo, floJob, (j) => j.status === 'paused', 10_000, 'waiting for its window');
+    expect(waiting).toMatchObject({ pausedReason: 'window', resumesAt: boundary.toISOString(), progress: { sent: 0 } });
 
-    const paused = await waitForJob(eli, jobId, (j) => j.status === 'paused', closesAt.getTime() - Date.now() + 10_000, 'window closed');
+    const paused = await waitForJob(eli, eliJob, (j) => j.status === 'paused', boundary.getTime() - Date.now() + 10_000, 'window closed');
     // With this window the next opening is tomorrow 00:00.
     const reopens = zonedInstant(addDays(localTime(new Date(), HK).date, 1), 0, HK);
     expect(paused).toMatchObject({ pausedReason: 'window', resumesAt: reopens.toISOString() });
-    const outbox = await outboxOf(eli, jobId);
-    expect(outbox.every((m) => Date.parse(m.at) < closesAt.getTime() + 50)).toBe(true);
+    const outbox = await outboxOf(eli, eliJob);
+    expect(outbox.length).toBeGreaterThan(0);
+    expect(outbox.every((m) => Date.parse(m.at) < boundary.getTime() + 50)).toBe(true);
 
-    // Now open from the following minute to the end of the day: it resumes by itself when that minute comes.
-    const opensAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 2, HK);
-    await setPolicy(eli, { window: { start: hhmm(nowMin + 2), end: '24:00' } });
-    // The new window applies at once: the lane looks again and the job says when it will go on.
-    const waiting = await waitForJob(eli, jobId, (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused', 10_000, 'new resumesAt');
-    expect(waiting).toMatchObject({ status: 'paused', pausedReason: 'window', resumesAt: opensAt.toISOString() });
-    const resumed = await waitForJob(eli, jobId, (j) => j.status === 'running' && j.progress.sent > paused.progress.sent, opensAt.getTime() - Date.now() + 10_000, 'reopened');
+    // Flo's window opened at the same boundary: her job resumes by itself, nothing sent before it.
+    const resumed = await waitForJob(flo, floJob, (j) => j.status === 'running' && j.progress.sent > 0, boundary.getTime() - Date.now() + 10_000, 'opened');
     expect(resumed.pausedReason).toBeNull();
-    const after = (await outboxOf(eli, jobId)).slice(outbox.length);
-    expect(after.length).toBeGreaterThan(0);
-    expect(after.every((m) => Date.parse(m.at) >= opensAt.getTime() - 50)).toBe(true);
-    await eli.client.post(`/cancel-job/${jobId}`);
+    const opened = await outboxOf(flo, floJob);
+    expect(opened.length).toBeGreaterThan(0);
+    expect(opened.every((m) => Date.parse(m.at) >= boundary.getTime() - 50)).toBe(true);
+
+    // A new window applies at once: Eli's paused job says at once when it will go on.
+    const opensAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 3, HK);
+    await setPolicy(eli, { window: { start: hhmm(nowMin + 3), end: '24:00' } });
+    const rescheduled = await waitForJob(eli, eliJob, (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused', 10_000, 'new resumesAt');
+    expect(rescheduled).toMatchObject({ status: 'paused', pausedReason: 'window', resumesAt: opensAt.toISOString() });
+    await Promise.all([eli.client.post(`/cancel-job/${eliJob}`), flo.client.post(`/cancel-job/${floJob}`)]);
   }, 200_000);
 
   it('startAt a few seconds ahead: scheduled, nothing sent before it, then sent; bad startAt is a 400; a scheduled job can be cancelled', async () => {
