@@ -11,7 +11,7 @@ import { MetricsController } from './metrics/metrics.controller.js';
 import { EventBus } from './nats/event-bus.js';
 import { RpcClient } from './nats/rpc-client.js';
 import { Transactions } from './database/transaction.js';
-import { stopTelemetry } from './telemetry/telemetry.js';
+import { stopTelemetry, tracingEnabled } from './telemetry/telemetry.js';
 import { RpcTraceInterceptor } from './telemetry/rpc-trace.interceptor.js';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
@@ -98,7 +98,9 @@ export class KitModule {
           inject: [NATS_CONNECTION],
         },
         { provide: APP_FILTER, useClass: AppErrorFilter },
-        ...(ctx.natsHandlers === false ? [] : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
+        // Only with an exporter (startTelemetry ran before this): without one, every request would still
+        // pay the interceptor's Observable, context and no-op span for nothing (issue 17).
+        ...(ctx.natsHandlers === false || !tracingEnabled() ? [] : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
       ],
       exports: [SERVICE_INFO, SERVICE_ENV, NATS_CONNECTION, RpcClient, EventBus, READINESS_CHECKS, ...database.map((d) => d.provide)],
     };
