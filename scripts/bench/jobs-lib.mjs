@@ -276,14 +276,19 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         [dbids, top],
       );
       for (const r of rows.rows) console.log(`  ${per(Number(r.calls)).toFixed(2)}/msg  ${r.q}`);
-      // Where Postgres spent its execution time (planning and round trips are not in these).
+      // Where Postgres spent its execution time (and its planning, when tracked; round trips are not in these).
       const timed = await db.query(
-        "SELECT total_exec_time + total_plan_time AS ms, shared_blks_hit / greatest(calls, 1) AS blocks, rows::float8 / greatest(calls, 1) AS rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
+        "SELECT total_exec_time + total_plan_time AS ms, total_plan_time AS plan, shared_blks_hit / greatest(calls, 1) AS blocks, rows::float8 / greatest(calls, 1) AS rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY 1 DESC LIMIT 10",
         [dbids],
       );
       const total = timed.rows.reduce((sum, r) => sum + Number(r.ms), 0);
       console.log(`  most execution time (${(total / messages).toFixed(3)} ms/msg in these ${timed.rows.length}):`);
-      for (const r of timed.rows) console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
+      // Planning is counted only with BENCH_PG_FLAGS="-c pg_stat_statements.track_planning=on".
+      const planned = timed.rows.some((r) => Number(r.plan) > 0);
+      for (const r of timed.rows) {
+        const plan = planned ? ` (planning ${(Number(r.plan) / messages).toFixed(3)})` : '';
+        console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg${plan}  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
+      }
       // Row writes per message by table (the system's tables: not printed when counting another database);
       // an update that is not HOT also writes every index of the table.
       const written = Object.entries(database ? {} : after.tables)
