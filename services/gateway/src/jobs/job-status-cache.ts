@@ -102,6 +102,21 @@ export class JobStatusCache {
     this.known.delete(key);
     this.known.set(key, { version, gen: ticket.gen, epoch: ticket.epoch, at: performance.now() });
     if (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
+    this.dropExpired();
+  }
+
+  /**
+   * Forgets the entries older than JOB_STATUS_CACHE_MS, oldest first: the map is in the order entries
+   * were learned, so this stops at the first fresh one. Without it an entry nobody asks for again (a
+   * poll of a wrong id, a closed tab) stayed until pushed out by JOB_STATUS_CACHE_MAX others, and kept
+   * the realtime subscription reading whose every event is (see `heardWhileEmpty`).
+   */
+  private dropExpired(): void {
+    const before = performance.now() - this.ttlMs;
+    for (const [key, entry] of this.known) {
+      if (entry.at >= before) return;
+      this.known.delete(key);
+    }
   }
 
   /** Something of the user's changed (an event, or a change made through this replica): their entries are stale. */
@@ -132,6 +147,7 @@ export class JobStatusCache {
    * all. Returns false when something is known: then the caller reads the user and says `changed`.
    */
   heardWhileEmpty(): boolean {
+    this.dropExpired();
     if (this.known.size > 0) return false;
     this.epoch++;
     return true;

@@ -127,6 +127,24 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     expect(off.size).toBe(0);
   });
 
+  it('entries past JOB_STATUS_CACHE_MS leave on their own, oldest first, so an idle replica is empty again (events need no reading)', async () => {
+    const c = cache(40);
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    c.rememberMissing('bob', '0b6c3f0e-8a52-4d6e-9f39-3c1e2b7d9a10', c.ticket('bob'));
+    expect(c.size).toBe(2);
+    expect(c.heardWhileEmpty()).toBe(false);
+    await sleep(60);
+    // Nobody asked for them again: the next event finds nothing known.
+    expect(c.heardWhileEmpty()).toBe(true);
+    expect(c.size).toBe(0);
+    // Learning a new entry also drops the expired ones before it, and only those.
+    c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+    await sleep(60);
+    c.remember('ann', 'job-2', 'v2', c.ticket('ann'));
+    expect(c.size).toBe(1);
+    expect(c.version('ann', 'job-2')).toBe('v2');
+  });
+
   it('keeps JOB_STATUS_CACHE_MAX entries, dropping the oldest learned', () => {
     const c = cache(10_000, 3);
     for (const job of ['a', 'b', 'c', 'd']) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
