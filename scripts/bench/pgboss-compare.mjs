@@ -299,7 +299,8 @@ try {
   const appMs = [...mine.map((m) => sum(m, SERVICES)), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
   row('app CPU ms / message', appMs, 2);
   // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
-  const totalMs = all.map((f, i) => f.postgresMs + f.cpuMs['nats-server'] + appMs[i] + (i < mine.length ? f.cpuMs.bench : 0));
+  const allMs = (f, app) => f.postgresMs + f.cpuMs['nats-server'] + app;
+  const totalMs = all.map((f, i) => allMs(f, appMs[i] + (i < mine.length ? f.cpuMs.bench : 0)));
   row('all CPU ms / message', totalMs, 2);
   for (const o of others) {
     console.log(`throughput ours / pg-boss → ${o.target}: send only ${(sendOnly.rate / o.rate).toFixed(2)}× (both on work queued beforehand); accept + send ${(a.rate / o.enqueueRate).toFixed(2)}× (ours from the start calls, pg-boss from its enqueue: ${o.enqueueRate.toFixed(0)} jobs/s)`);
@@ -323,7 +324,6 @@ try {
   // (its speed moves ±15% from one minute to the next here) falls on both sides alike.
   if (ROUNDS > 0 && sessionsTarget !== -1) {
     const pairs = [{ ours: sendOnly.rate, theirs: others[sessionsTarget].rate, oursMs: totalMs[1], theirsMs: totalMs[mine.length + sessionsTarget] }];
-    const allMs = (f, app) => f.postgresMs + f.cpuMs['nats-server'] + app;
     for (let round = 1; round <= ROUNDS; round++) {
       const oursRound = () => ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 + round * 10_000 });
       const theirsRound = () => pgBoss(bench, PgBoss, extraProcesses, 'sessions', a.users);

@@ -10,3 +10,4 @@ export * from './socket.js';
 export * from './retry.js';
 export * from './auth.js';
 export * from './requests.js';
+export * from './ids.js';

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { isUuid } from '@bns/contracts';
 import { SERVICE_ENV } from '@bns/service-kit';
 import type { GatewayEnv } from '../config/env.js';
 
@@ -20,8 +21,6 @@ interface Known {
 const USERS_MAX = 100_000;
 /** What `Known.version` holds for a job the jobs service said the user does not have: never a real version. */
 const MISSING = '';
-/** A job id as the jobs service issues them: only such ids are remembered as missing (bounded keys). */
-const JOB_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The current version (the ETag) of jobs lately polled, by user and job, so a poller revalidating an
@@ -81,9 +80,9 @@ export class JobStatusCache {
     if (version !== MISSING) this.keep(userId, jobId, version, ticket);
   }
 
-  /** The jobs service answered that the user has no job `jobId`: kept as `remember` keeps a version. */
+  /** The jobs service answered that the user has no job `jobId`: kept as `remember` keeps a version, for ids of the services' form only (bounded keys). */
   rememberMissing(userId: string, jobId: string, ticket: StatusTicket): void {
-    if (JOB_ID.test(jobId)) this.keep(userId, jobId, MISSING, ticket);
+    if (isUuid(jobId)) this.keep(userId, jobId, MISSING, ticket);
   }
 
   private fresh(userId: string, jobId: string): string | undefined {

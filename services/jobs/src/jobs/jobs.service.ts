@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
+  isUuid,
   checkStartAt,
   checkStartJob,
   estimateSend,
@@ -41,7 +42,6 @@ import { Policies } from './policy.service.js';
 import { RecipientsRepository } from './recipients.repository.js';
 import { StartGuard, type StartAdmission } from '../results/start-guard.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** States of `sessions.status` in which the account can send. */
 const LINKED_STATES = new Set(['ready', 'exist']);
 
@@ -304,7 +304,7 @@ export class JobsService {
 
 /** A job id that is not a UUID names no job: "not found", like another user's job, before any query. */
 function checkJobId(jobId: unknown): asserts jobId is string {
-  if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+  if (!isUuid(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
 }
 
 /** How many were skipped for each reason, for the start's log line. */

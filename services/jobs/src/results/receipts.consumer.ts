@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, normalizeHkPhone, type EventKey } from '@bns/contracts';
+import { EVENTS_STREAM, isUuid, normalizeHkPhone, type EventKey } from '@bns/contracts';
 import { DurableConsumer, NATS_CONNECTION, SERVICE_ENV, SKIP, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
@@ -19,7 +19,6 @@ export const RECEIPT_SUBJECTS = ['events.message.status', 'events.message.receiv
 const BATCH_MAX = 1000;
 const ACK_WAIT_MS = 10_000;
 const MAX_DELIVER = 20;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A receipt or reply to fold; anything else on the subjects (sent, failed: jobs wrote those itself) is skipped. */
 export type Fold =
@@ -34,7 +33,7 @@ export function foldOf(subject: string, body: unknown): Fold | undefined {
   const at = new Date(e.at);
   if (Number.isNaN(at.getTime())) return undefined;
   if (subject === 'events.message.status') {
-    if ((e.status !== 'delivered' && e.status !== 'read') || typeof e.jobId !== 'string' || !UUID.test(e.jobId)) return undefined;
+    if ((e.status !== 'delivered' && e.status !== 'read') || !isUuid(e.jobId)) return undefined;
     const phone = normalizeHkPhone(e.recipient);
     return phone ? { kind: e.status, userId: e.userId, jobId: e.jobId, phone, at } : undefined;
   }

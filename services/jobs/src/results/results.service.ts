@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import {
+  isUuid,
   EXPORT_ACK,
   EXPORT_CONTENT_TYPES,
   EXPORT_STREAM_HEADERS,
@@ -25,7 +26,6 @@ import { AppError, NATS_CONNECTION, Transactions } from '@bns/service-kit';
 import { csvWriter, xlsxWriter, type ReportWriter } from './report-writers.js';
 import { ResultsRepository, type ReportRow } from './results.repository.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The per-recipient report, its export and the campaign history (issue 14). */
 @Injectable()
@@ -69,7 +69,7 @@ export class ResultsService {
     const query = jobHistoryQuerySchema.safeParse({ cursor: req.cursor, limit: req.limit, active: req.active });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     const cursor = query.data.cursor;
-    if (cursor !== undefined && (!UUID.test(cursor) || !(await this.results.ownsJob(this.tx.manager, req.userId, cursor)))) {
+    if (cursor !== undefined && (!isUuid(cursor) || !(await this.results.ownsJob(this.tx.manager, req.userId, cursor)))) {
       throw AppError.validation(JobResultsErrorCode.InvalidQuery, RESULTS_MESSAGES.invalidCursor);
     }
     const limit = query.data.limit;
@@ -141,7 +141,7 @@ export class ResultsService {
   }
 
   private async ownedJob(userId: string, jobId: string) {
-    if (typeof jobId !== 'string' || !UUID.test(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
+    if (!isUuid(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     const job = await this.results.findJob(this.tx.manager, userId, jobId);
     if (!job) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
     return job;

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  isUuid,
   duplicateTemplateInput,
   LIMITS,
   TEMPLATE_CATEGORIES,
@@ -17,8 +18,6 @@ import {
 import { AppError } from '@bns/service-kit';
 import { TemplatesRepository } from './templates.repository.js';
 
-/** Postgres would reject a malformed uuid with an error; such an id simply names no template. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function notFound(): AppError {
   return AppError.notFound(TemplatesErrorCode.NotFound, TEMPLATE_MESSAGES.templateNotFound);
@@ -66,7 +65,8 @@ export class TemplatesService {
   }
 
   async remove(userId: string, templateId: string): Promise<{ id: string }> {
-    if (!UUID.test(templateId) || !(await this.templates.delete(userId, templateId))) throw notFound();
+    // Postgres would reject a malformed uuid with an error; such an id simply names no template.
+    if (!isUuid(templateId) || !(await this.templates.delete(userId, templateId))) throw notFound();
     return { id: templateId };
   }
 
@@ -86,7 +86,7 @@ export class TemplatesService {
   }
 
   async use(userId: string, templateId: string): Promise<Template> {
-    const used = UUID.test(templateId) ? await this.templates.use(userId, templateId) : undefined;
+    const used = isUuid(templateId) ? await this.templates.use(userId, templateId) : undefined;
     if (!used) throw notFound();
     return used;
   }
@@ -102,7 +102,7 @@ export class TemplatesService {
   }
 
   private async findOwned(userId: string, templateId: string): Promise<Template> {
-    const found = UUID.test(templateId) ? await this.templates.find(userId, templateId) : undefined;
+    const found = isUuid(templateId) ? await this.templates.find(userId, templateId) : undefined;
     if (!found) throw notFound();
     return found;
   }
