@@ -1,5 +1,5 @@
 import { io, type Socket } from 'socket.io-client';
-import { SOCKET, type JobView } from '@bns/contracts';
+import { JOB_MESSAGES, SOCKET, type JobView } from '@bns/contracts';
 import { api, devSignIn, simulatorOutbox, simulatorScan, waitFor, type DevSession, type SimulatorMessage } from '@bns/testing';
 
 export type Api = ReturnType<typeof api>;
@@ -81,10 +81,32 @@ export async function jobOf(user: User, jobId: string): Promise<JobView> {
 }
 
 export function waitForJob(user: User, jobId: string, until: (job: JobView) => boolean, timeoutMs = 30_000, what = 'job'): Promise<JobView> {
+  let seen = '';
   return waitFor(async () => {
     const job = await jobOf(user, jobId);
+    seen = `${job.status}, ${job.progress.sent} of ${job.progress.total} sent`;
     return until(job) ? job : undefined;
-  }, timeoutMs, 250, what);
+  }, timeoutMs, 250, what).catch((err: Error) => {
+    // Say where the job stood, so a timeout on a loaded machine tells a slow job from a stuck one.
+    throw new Error(`${err.message} (last seen: ${seen || 'never read'})`);
+  });
+}
+
+/**
+ * Cancels a job and checks that it took: a test that goes on while a job it meant to stop still runs
+ * (a 503 from a loaded gateway, say) would queue the user's next jobs behind it. A 503 is asked again
+ * after its Retry-After, as the web app does; a job that finished on its own first is stopped too.
+ */
+export async function cancelJob(user: User, jobId: string): Promise<JobView> {
+  const res = await waitFor(async () => {
+    const r = await user.client.post(`/cancel-job/${jobId}`);
+    if (r.status === 503) return undefined;
+    return r;
+  }, 20_000, 1_000, `cancel of ${jobId} past 503s`);
+  // 409: it finished on its own first, which is as stopped as a cancel.
+  if (res.status === 409 && res.body.error === JOB_MESSAGES.alreadyFinished) return jobOf(user, jobId);
+  if (res.status !== 200 || !isFinished(res.body.job)) throw new Error(`cancel: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.job as JobView;
 }
 
 export const isFinished = (job: JobView) => ['completed', 'failed', 'cancelled'].includes(job.status);

@@ -13,7 +13,7 @@ import {
 import { connectNats } from '@bns/service-kit';
 import pg from 'pg';
 import { api, devSignIn, sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
-import { isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+import { cancelJob, isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
 
 const DELAY_MS = 200;
 const HK = 'Asia/Hong_Kong';
@@ -228,7 +228,7 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     await setPolicy(eli, { window: { start: hhmm(nowMin + 3), end: '24:00' } });
     const rescheduled = await waitForJob(eli, eliJob, (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused', 10_000, 'new resumesAt');
     expect(rescheduled).toMatchObject({ status: 'paused', pausedReason: 'window', resumesAt: opensAt.toISOString() });
-    await Promise.all([eli.client.post(`/cancel-job/${eliJob}`), flo.client.post(`/cancel-job/${floJob}`)]);
+    await Promise.all([cancelJob(eli, eliJob), cancelJob(flo, floJob)]);
   }, 200_000);
 
   it('startAt a few seconds ahead: scheduled, nothing sent before it, then sent; bad startAt is a 400; a scheduled job can be cancelled', async () => {

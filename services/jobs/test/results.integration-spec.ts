@@ -5,7 +5,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { strFromU8, unzipSync } from 'fflate';
 import { EXPORT_COLUMNS, IDEMPOTENCY_KEY_HEADER, RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem, type RecipientResult } from '@bns/contracts';
 import { startSystem, waitFor, type System } from '@bns/testing';
-import { numbers, signInLinked, type User } from './helpers.js';
+import { cancelJob, numbers, signInLinked, type User } from './helpers.js';
 
 /**
  * Campaign results end to end (issue 14): real gateway, jobs, sessions (simulated WhatsApp), NATS and
@@ -50,7 +50,7 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     return res.body.jobs;
   };
   const cancelAll = async (user: User) => {
-    for (const j of await history(user)) if (['queued', 'running'].includes(j.status)) await user.client.post(`/cancel-job/${j.jobId}`);
+    for (const j of await history(user)) if (['queued', 'running'].includes(j.status)) await cancelJob(user, j.jobId);
   };
 
   it('an Idempotency-Key makes one job: a retry, concurrent duplicates, and 409 for another body', async () => {
