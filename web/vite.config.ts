@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import type { Reporter } from 'vitest/reporters';
@@ -40,5 +41,13 @@ export default defineConfig({
     },
   },
   build: { outDir: 'dist', sourcemap: true, manifest: true },
-  test: { environment: 'jsdom', include: ['src/**/*.test.{ts,tsx}'], setupFiles: ['src/test/setup.ts'], reporters: ['default', resultsReporter] },
+  test: {
+    environment: 'jsdom',
+    include: ['src/**/*.test.{ts,tsx}'],
+    setupFiles: ['src/test/setup.ts'],
+    reporters: ['default', resultsReporter],
+    // Vitest's default is one worker per core but one: on two cores, one file at a time (78 s here
+    // against 47 s with two). Most of a file's time is setting up jsdom, not waiting on timers.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
+  },
 });
