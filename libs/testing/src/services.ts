@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
@@ -33,10 +34,18 @@ export function serviceEntry(name: ServiceName): string {
   return entry;
 }
 
+/**
+ * Where spawned services keep V8's compiled code between starts (Node's NODE_COMPILE_CACHE): a test
+ * run starts each service dozens of times, and each start then skips compiling its modules again
+ * (startSystem: 7.4–7.7 s without, 4.9–6.3 s with, on two cores). Keyed by file contents, so a
+ * rebuild never runs stale code.
+ */
+export const COMPILE_CACHE_DIR = join(tmpdir(), 'bns-node-compile-cache');
+
 /** Spawns a built service as its own process and waits until it answers /healthz. */
 export async function startService(name: ServiceName, options: StartServiceOptions): Promise<ServiceHandle> {
   const port = options.port ?? (await freePort());
-  const env = { LOG_LEVEL: 'warn', ...options.env, PORT: String(port) };
+  const env = { LOG_LEVEL: 'warn', NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR, ...options.env, PORT: String(port) };
   const label = options.label ?? name;
   const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
     env: { ...process.env, ...env },
@@ -133,14 +142,18 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
         jobs.push(start(name));
       }
     }
-    // Migrations of different schemas do not contend, so services start side by side.
-    for (const h of await Promise.all(jobs)) handles.push(h);
-    const gateway = await startService('gateway', {
+    // Migrations of different schemas do not contend, so services start side by side, and the gateway
+    // with them (it owns no schema and asks the others only when a request comes).
+    const gatewayStarted = startService('gateway', {
       env: { ...baseEnv, ...options.serviceEnv?.gateway },
       port: options.gatewayPort,
       onLine: options.onLine && ((line) => options.onLine!('gateway', line)),
     });
-    handles.push(gateway);
+    const started = await Promise.allSettled([...jobs, gatewayStarted]);
+    for (const s of started) if (s.status === 'fulfilled') handles.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const gateway = handles.at(-1)!;
     return { postgres, nats, gateway, services: handles, baseEnv, start, stop: stopAll };
   } catch (err) {
     await stopAll();
