@@ -469,7 +469,7 @@ async function main() {
     const stop1Hz = PROFILE_1HZ
       ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-1hz.cpuprofile`) })
       : undefined;
-    await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens));
+    await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens, {}));
     await stop1Hz?.();
 
     // Overload: every poller at once, back to back (well past the in-flight bound), on the connections the
