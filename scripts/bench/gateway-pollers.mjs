@@ -22,6 +22,8 @@
 // same request to jobs (service-kit's RpcClient, `jobs.status` for an unknown job, a 404 out of Nest's
 // own exception handling) and nothing else (no auth, rate limit, shedding, headers, logging): the
 // gateway / bare Nest + NATS ratio is what the gateway's own work costs. Both ratios are printed.
+// For the gateway's phases it also prints the gateway's NATS round trips for job-status and the jobs service's own time
+// answering them (both from their /metrics histograms): whether a slow answer waited in jobs or on the way.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
 // inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead, =1hz during the 1 Hz one), prints where its time goes, by package and by function, and writes the profile to
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
@@ -230,17 +232,30 @@ async function main() {
     const gcS = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
     // The gateway's own view of each request (bns_http_request_duration_seconds: from its first
     // middleware to the answer's end), cumulative counts per status and bucket, summed over routes.
-    const handled = new Map();
-    for (const m of text.matchAll(/^bns_http_request_duration_seconds_bucket\{([^}]*)\} ([0-9.e+-]+)$/gm)) {
-      const status = /status="(\d+)"/.exec(m[1])?.[1];
-      const le = /le="([^"]+)"/.exec(m[1])?.[1];
-      if (!status || !le) continue;
-      const buckets = handled.get(status) ?? new Map();
-      buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
-      handled.set(status, buckets);
-    }
-    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS, handled };
+    const handled = histogramBuckets(text, 'bns_http_request_duration_seconds', (labels) => /status="(\d+)"/.exec(labels)?.[1]);
+    // Its NATS round trips for job-status (bns_rpc_client_duration_seconds) and how long the jobs service
+    // took to answer them (bns_rpc_server_duration_seconds, from the jobs service's /metrics): whether a
+    // slow answer waited on the way to jobs and back, or in jobs.
+    const jobsStatus = (labels) => (labels.includes('subject="jobs.status"') ? 'jobs.status' : undefined);
+    const roundTrips = histogramBuckets(text, 'bns_rpc_client_duration_seconds', jobsStatus);
+    const jobsText = await (await fetch(`${jobsUrl}/metrics`)).text();
+    const answered = histogramBuckets(jobsText, 'bns_rpc_server_duration_seconds', jobsStatus);
+    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS, handled, roundTrips, answered };
   };
+
+  /** A Prometheus histogram's cumulative bucket counts, summed per group (`groupOf` its labels; undefined: skipped). */
+  function histogramBuckets(text, metric, groupOf) {
+    const groups = new Map();
+    for (const m of text.matchAll(new RegExp(`^${metric}_bucket\\{([^}]*)\\} ([0-9.e+-]+)$`, 'gm'))) {
+      const group = groupOf(m[1]);
+      const le = /le="([^"]+)"/.exec(m[1])?.[1];
+      if (!group || !le) continue;
+      const buckets = groups.get(group) ?? new Map();
+      buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
+      groups.set(group, buckets);
+    }
+    return groups;
+  }
 
   /**
    * Per status, how long the gateway itself took (its histogram's buckets, between two scrapes): the
@@ -248,11 +263,11 @@ async function main() {
    * latency, it says whether a slow answer waited in the gateway or before it (connection, kernel,
    * client).
    */
-  const handledSince = (before, after) =>
-    [...after.handled]
+  const handledSince = (before, after, field = 'handled') =>
+    [...after[field]]
       .map(([status, buckets]) => {
         const les = [...buckets.keys()].sort((a, b) => (a === '+Inf' ? 1 : b === '+Inf' ? -1 : Number(a) - Number(b)));
-        const count = (le) => buckets.get(le) - (before.handled.get(status)?.get(le) ?? 0);
+        const count = (le) => buckets.get(le) - (before[field].get(status)?.get(le) ?? 0);
         const total = count('+Inf');
         if (!(total > 0)) return undefined;
         const within = (share) => les.find((le) => count(le) >= share * total);
@@ -339,6 +354,8 @@ async function main() {
           `client connections to the gateway ${connectedBefore} before, ${pools.get(url)?.stats.connected ?? 0} after`,
       );
       console.log(`  time spent in the gateway (its request histogram, by status): ${handledSince(gatewayBefore, after)}`);
+      const roundTrips = handledSince(gatewayBefore, after, 'roundTrips');
+      if (roundTrips) console.log(`  the gateway's NATS round trips: ${roundTrips}; the jobs service answering them: ${handledSince(gatewayBefore, after, 'answered') || 'none'}`);
     }
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
@@ -456,6 +473,7 @@ async function main() {
   /** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
 
   const url = sys.gateway.url;
+  const jobsUrl = sys.services.find((s) => s.name === 'jobs').url;
   try {
     console.log(`${cpus().length} cores, load average ${load()}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
     const sessions = [];
