@@ -240,7 +240,21 @@ async function main() {
     const roundTrips = histogramBuckets(text, 'bns_rpc_client_duration_seconds', jobsStatus);
     const jobsText = await (await fetch(`${jobsUrl}/metrics`)).text();
     const answered = histogramBuckets(jobsText, 'bns_rpc_server_duration_seconds', jobsStatus);
-    return { p50: value('nodejs_eventloop_lag_p50_seconds'), p99: value('nodejs_eventloop_lag_p99_seconds'), max: value('nodejs_eventloop_lag_max_seconds'), gcS, handled, roundTrips, answered };
+    const jobsValue = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(jobsText)?.[1] ?? NaN);
+    const jobsGcLines = jobsText.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'));
+    const jobsGcS = jobsGcLines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    // By kind (major, minor, incremental, weakcb): a long pause is a major one.
+    const jobsGcByKind = Object.fromEntries(jobsGcLines.map((l) => [/kind="([^"]+)"/.exec(l)?.[1] ?? '?', Number(l.split(' ').at(-1))]));
+    return {
+      p50: value('nodejs_eventloop_lag_p50_seconds'),
+      p99: value('nodejs_eventloop_lag_p99_seconds'),
+      max: value('nodejs_eventloop_lag_max_seconds'),
+      gcS,
+      handled,
+      roundTrips,
+      answered,
+      jobs: { p99: jobsValue('nodejs_eventloop_lag_p99_seconds'), max: jobsValue('nodejs_eventloop_lag_max_seconds'), gcS: jobsGcS, gcByKind: jobsGcByKind },
+    };
   };
 
   /** A Prometheus histogram's cumulative bucket counts, summed per group (`groupOf` its labels; undefined: skipped). */
@@ -356,6 +370,11 @@ async function main() {
       console.log(`  time spent in the gateway (its request histogram, by status): ${handledSince(gatewayBefore, after)}`);
       const roundTrips = handledSince(gatewayBefore, after, 'roundTrips');
       if (roundTrips) console.log(`  the gateway's NATS round trips: ${roundTrips}; the jobs service answering them: ${handledSince(gatewayBefore, after, 'answered') || 'none'}`);
+      console.log(
+        `  jobs event-loop delay: p99 ${lagMs(after.jobs.p99 * 1e9)} ms, max ${lagMs(after.jobs.max * 1e9)} ms; jobs GC ${((after.jobs.gcS - gatewayBefore.jobs.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s (` +
+          Object.entries(after.jobs.gcByKind).map(([kind, sec]) => `${kind} ${((sec - (gatewayBefore.jobs.gcByKind[kind] ?? 0)) * 1000).toFixed(0)}`).join(', ') +
+          ' ms)',
+      );
     }
     return { reqPerS: times.length / wallS, cpuMsPerRequest: (serverCpu * 1000) / Math.max(1, times.length) };
   }
