@@ -228,8 +228,8 @@ async function main() {
    */
   const gatewayLoop = async () => {
     const text = await (await fetch(`${url}/metrics`)).text();
-    const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
-    const gcS = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum')).reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+    const { value, gcByKind } = readMetrics(text);
+    const gcS = sum(gcByKind);
     // The gateway's own view of each request (bns_http_request_duration_seconds: from its first
     // middleware to the answer's end), cumulative counts per status and bucket, summed over routes.
     const handled = histogramBuckets(text, 'bns_http_request_duration_seconds', (labels) => /status="(\d+)"/.exec(labels)?.[1]);
@@ -240,11 +240,7 @@ async function main() {
     const roundTrips = histogramBuckets(text, 'bns_rpc_client_duration_seconds', jobsStatus);
     const jobsText = await (await fetch(`${jobsUrl}/metrics`)).text();
     const answered = histogramBuckets(jobsText, 'bns_rpc_server_duration_seconds', jobsStatus);
-    const jobsValue = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(jobsText)?.[1] ?? NaN);
-    const jobsGcLines = jobsText.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'));
-    const jobsGcS = jobsGcLines.reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-    // By kind (major, minor, incremental, weakcb): a long pause is a major one.
-    const jobsGcByKind = Object.fromEntries(jobsGcLines.map((l) => [/kind="([^"]+)"/.exec(l)?.[1] ?? '?', Number(l.split(' ').at(-1))]));
+    const jobs = readMetrics(jobsText);
     return {
       p50: value('nodejs_eventloop_lag_p50_seconds'),
       p99: value('nodejs_eventloop_lag_p99_seconds'),
@@ -253,9 +249,21 @@ async function main() {
       handled,
       roundTrips,
       answered,
-      jobs: { p99: jobsValue('nodejs_eventloop_lag_p99_seconds'), max: jobsValue('nodejs_eventloop_lag_max_seconds'), gcS: jobsGcS, gcByKind: jobsGcByKind },
+      jobs: { p99: jobs.value('nodejs_eventloop_lag_p99_seconds'), max: jobs.value('nodejs_eventloop_lag_max_seconds'), gcS: sum(jobs.gcByKind), gcByKind: jobs.gcByKind },
     };
   };
+
+  /**
+   * A process's /metrics text: `value(name)`, one sample of a metric (its first series), and its GC
+   * seconds so far by kind (major, minor, incremental, weakcb: a long pause is a major one).
+   */
+  function readMetrics(text) {
+    const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const gcLines = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'));
+    const gcByKind = Object.fromEntries(gcLines.map((l) => [/kind="([^"]+)"/.exec(l)?.[1] ?? '?', Number(l.split(' ').at(-1))]));
+    return { value, gcByKind };
+  }
+  const sum = (byKind) => Object.values(byKind).reduce((a, b) => a + b, 0);
 
   /** A Prometheus histogram's cumulative bucket counts, summed per group (`groupOf` its labels; undefined: skipped). */
   function histogramBuckets(text, metric, groupOf) {

@@ -153,7 +153,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     for (const s of started) if (s.status === 'fulfilled') handles.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
-    const gateway = handles.at(-1)!;
+    const gateway = await gatewayStarted;
     return { postgres, nats, gateway, services: handles, baseEnv, start, stop: stopAll };
   } catch (err) {
     await stopAll();

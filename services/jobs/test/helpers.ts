@@ -95,7 +95,7 @@ export function waitForJob(user: User, jobId: string, until: (job: JobView) => b
 /**
  * Cancels a job and checks that it took: a test that goes on while a job it meant to stop still runs
  * (a 503 from a loaded gateway, say) would queue the user's next jobs behind it. A 503 is asked again
- * after its Retry-After, as the web app does; a job that finished on its own first is stopped too.
+ * a second later, for up to 20 s; a job that finished on its own first is stopped too.
  */
 export async function cancelJob(user: User, jobId: string): Promise<JobView> {
   const res = await waitFor(async () => {
