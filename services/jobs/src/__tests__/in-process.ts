@@ -23,8 +23,11 @@ export interface InProcess {
   module: TestingModule;
   env: JobsEnv;
   get<T>(type: new (...args: never[]) => T): T;
-  /** Stores a queued job for `userId` with these numbers and activates the lane, as a start does. */
-  seedJob(userId: string, phones: string[], message?: string, startAt?: Date): Promise<string>;
+  /**
+   * Stores a queued job for `userId` with these numbers and activates the lane, as a start does;
+   * `beforeCommit` runs inside that transaction, after the writes (to hold the lane's lock a while).
+   */
+  seedJob(userId: string, phones: string[], message?: string, startAt?: Date, beforeCommit?: () => Promise<void>): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
     module,
     env,
     get,
-    async seedJob(userId, phones, message = 'Hello', startAt) {
+    async seedJob(userId, phones, message = 'Hello', startAt, beforeCommit) {
       const jobId = randomUUID();
       await get(Transactions).run(async (em) => {
         await get(LaneRepository).activate(em, userId, startAt);
@@ -69,6 +72,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
           estimatedFinishAt: null,
         });
         await get(RecipientsRepository).insertAll(em, jobId, phones, []);
+        await beforeCommit?.();
       });
       return jobId;
     },

@@ -171,10 +171,23 @@ export class JobsRepository {
     return row<LaneJob>(em, `SELECT ${LANE_JOB} FROM jobs WHERE id = $1`, [jobId]);
   }
 
-  /** When the user's next scheduled job is due, if any. */
-  async nextScheduledStart(em: EntityManager, userId: string): Promise<Date | undefined> {
-    const found = await row<{ at: Date | null }>(em, `SELECT min(start_at) AS at FROM jobs WHERE user_id = $1 AND status = 'scheduled'`, [userId]);
-    return found?.at ?? undefined;
+  /**
+   * What a lane whose step found no workable job should do, read in a statement of its own (so with a
+   * fresh snapshot, while the caller still holds the lane's lock): `workable` when a workable job is
+   * there after all, and when the user's next scheduled job is due, if any.
+   *
+   * The step's lock statement can miss a job: when a start held the lane's lock, the step waited for
+   * it, and under READ COMMITTED Postgres then re-reads only the lane row, not the job the start
+   * committed with it. Deciding "no more work" on that would leave the job queued with the lane at rest.
+   */
+  async afterNoJob(em: EntityManager, userId: string, leadMs: number): Promise<{ workable: boolean; nextStart: Date | undefined }> {
+    const found = await row<{ workable: boolean; at: Date | null }>(
+      em,
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${workableSql('$2')}) AS workable,
+              (SELECT min(start_at) FROM jobs WHERE user_id = $1 AND status = 'scheduled') AS at`,
+      [userId, leadMs / 1000],
+    );
+    return { workable: found?.workable ?? false, nextStart: found?.at ?? undefined };
   }
 
   /** Sending (again), for a batch of lane steps: started now unless it had started before; any pause is over. */

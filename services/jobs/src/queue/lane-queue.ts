@@ -164,10 +164,12 @@ export class LaneQueue {
 
     const job = lane.job;
     if (!job) {
-      // A scheduled job: sleep until it is due. Otherwise rest; a start in flight activates the lane
-      // first, so it waits for this lock and reactivates it.
-      const wake = await this.jobs.nextScheduledStart(em, userId);
-      if (wake) await this.lanes.sleep(em, userId, wake);
+      // Checked again with a fresh snapshot: a start that held this lock committed a job the lock
+      // statement could not see (see `afterNoJob`); then step again at once. A scheduled job: sleep
+      // until it is due. Otherwise rest; a start from now on waits for this lock and reactivates the lane.
+      const after = await this.jobs.afterNoJob(em, userId, this.leadMs);
+      if (after.workable) return { kind: 'wait', waitMs: 0, published: [] };
+      if (after.nextStart) await this.lanes.sleep(em, userId, after.nextStart);
       else await this.lanes.deactivate(em, userId);
       return { kind: 'idle', published: [] };
     }

@@ -124,7 +124,9 @@ export class LaneRepository {
    * The user has new work, due at `startAt` (now when absent): the lane exists and is active. A lane
    * nobody holds that sleeps past that (until a later scheduled start, or a window or cap, which its
    * next step judges again) is brought forward to it, but never before its paced slot. A start takes
-   * this row lock first, so it serialises with the worker's "no more work" decision.
+   * this row lock first: a step that decides "no more work" before it waits for the start and the
+   * start reactivates the lane; a step that waited for the start's lock checks again for its job
+   * (`JobsRepository.afterNoJob`).
    */
   async activate(em: EntityManager, userId: string, startAt?: Date | null): Promise<void> {
     await rows(

@@ -206,6 +206,45 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect((await queue.held('w-1')).map((h) => h.userId)).not.toContain(userId);
   });
 
+  it('a step that waited for a start holding the lane sees the job the start committed: the lane does not rest with it queued (issue 17)', async () => {
+    const userId = user();
+    await app.seedJob(userId, ['91000011']);
+    await queue.heartbeat('w-r');
+    await queue.claim('w-r', 10, 0, userId);
+    // The account's only job ends; the lane is still held, and its next step will find no more work.
+    expect((await queue.finish('w-r', planned(await queue.next('w-r', userId)), sent())).kind).toBe('wait');
+
+    // A start takes the lane's lock, writes its job and, before it commits, the worker's step waits for that lock.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const started = app.seedJob(userId, ['91000012'], 'Hello', undefined, async () => {
+      holding();
+      await released;
+    });
+    await held;
+    const step = queue.next('w-r', userId);
+    // The lock statement (`LaneRepository.lockMany`), by its start: the view keeps only a query's first 1 KiB.
+    const waitingOnLock = async () =>
+      (await em().query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT r.i, l.holder,%'`))[0].n as number;
+    const deadline = Date.now() + 10_000;
+    while ((await waitingOnLock()) === 0) {
+      if (Date.now() > deadline) throw new Error('the step never waited for the lane lock');
+      await sleep(10);
+    }
+    release();
+    const jobId = await started;
+
+    // The step's lock statement could not see the job; it must not put the lane to rest.
+    expect((await step).kind).toBe('wait');
+    expect(await em().query(`SELECT active, holder FROM lanes WHERE user_id = $1`, [userId])).toEqual([{ active: true, holder: 'w-r' }]);
+    const next = planned(await queue.next('w-r', userId));
+    expect(next).toMatchObject({ jobId, phone: '91000012' });
+    await queue.finish('w-r', next, sent());
+    expect(await jobOf(jobId)).toMatchObject({ status: 'completed', sent: 1 });
+  });
+
   it('keeps the pace: the next send waits for the slot the last one booked', async () => {
     const userId = user();
     await app.seedJob(userId, ['91234567', '61234567']);
