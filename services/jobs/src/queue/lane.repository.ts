@@ -124,9 +124,9 @@ export class LaneRepository {
    * The user has new work, due at `startAt` (now when absent): the lane exists and is active. A lane
    * nobody holds that sleeps past that (until a later scheduled start, or a window or cap, which its
    * next step judges again) is brought forward to it, but never before its paced slot. A start takes
-   * this row lock first: a step that decides "no more work" before it waits for the start and the
-   * start reactivates the lane; a step that waited for the start's lock checks again for its job
-   * (`JobsRepository.afterNoJob`).
+   * this row lock first. A step that took the lock before it decides "no more work" while the start
+   * waits, and the start then reactivates the lane; a step that waited for the start's lock cannot see
+   * the start's job in that statement, so it looks again before resting (`JobsRepository.afterNoJob`).
    */
   async activate(em: EntityManager, userId: string, startAt?: Date | null): Promise<void> {
     await rows(
