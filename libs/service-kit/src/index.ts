@@ -19,3 +19,4 @@ export * from './metrics/metrics.js';
 export * from './kit.module.js';
 export * from './bootstrap.js';
 export * from './outbox/outbox.js';
+export * from './ids/job-ids.js';

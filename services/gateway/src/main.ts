@@ -19,6 +19,7 @@ import { trackShedding } from './metrics/gateway.metrics.js';
 import { addSchemaComponents } from './http/openapi.js';
 import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
 import { trustProxySetting } from './http/trust-proxy.js';
+import { JobIdCheck } from './jobs/job-id-check.js';
 import { JobStatusCache } from './jobs/job-status-cache.js';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { GatewayIoAdapter } from './realtime/io-adapter.js';
@@ -69,6 +70,7 @@ await runService({
         verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),
         limiter: app.get(SharedRateLimiter),
         statusCache: app.get(JobStatusCache),
+        ids: app.get(JobIdCheck),
         headers: headers.app,
         tracing: tracingEnabled(),
       }).install(app.getHttpServer() as Server);

@@ -204,10 +204,11 @@ describe('job-status ETag / 304', () => {
     const learned = await revalidations();
     expect(learned).toEqual({ memory: before.memory + 5, jobs: before.jobs });
 
-    // Never for another user: Bob naming Dan's job and ETag is the jobs service's 404, as ever.
+    // Never for another user: Bob naming Dan's job and ETag is a 404, from the id alone (it is not Bob's).
+    await idsChecked(bob);
     const foreign = await get(bob, jobId, etag);
     expect(foreign.status).toBe(404);
-    expect(await revalidations()).toEqual({ memory: learned.memory, jobs: learned.jobs + 1 });
+    expect(await revalidations()).toEqual(learned);
 
     // An event of Dan's (an inbound message): once the gateway has passed it on, the next revalidation
     // asks the jobs service again (a 304 still: the job did not change), and the one after is memory's.
@@ -236,53 +237,62 @@ describe('job-status ETag / 304', () => {
     expect(jobOf(cancelled)).toMatchObject({ status: 'cancelled' });
   }, 60_000);
 
-  it("a job the user does not have is the jobs service's 404 once, then the same 404 from the gateway's memory until an event of the user", async () => {
+  /** Answers "not found" the gateway gave from a job id alone (JobIdCheck), without asking the jobs service. */
+  const refusedById = async (gatewayUrl = sys.gateway.url) =>
+    Number(/^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${gatewayUrl}/metrics`)).text())?.[1] ?? 0);
+  /** `not_found` answers the gateway had from the jobs service, over every subject. */
+  const notFoundAsked = async () => {
+    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+    return text
+      .split('\n')
+      .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('outcome="not_found"'))
+      .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+  };
+  /** Until the gateway has the jobs service's id scheme, an id is passed on: wait for it to answer from ids. */
+  const idsChecked = (who: DevSession, gatewayUrl = sys.gateway.url) =>
+    waitFor(async () => {
+      const before = await refusedById(gatewayUrl);
+      await fetch(`${gatewayUrl}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${who.token}` } });
+      return (await refusedById(gatewayUrl)) > before;
+    }, 15_000, 100, 'the gateway checking job ids');
+
+  it("a job id that names no job of the user (made up, another user's, not a UUID) is a 404 from the id alone: the jobs service is never asked", async () => {
     const ivy = await linked('ivy@etag.test');
     const foreignJob = await start(cat, { phoneNumbers: ['91230041'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
-    const notFoundAsked = async () => {
-      const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('subject="jobs.status"') && l.includes('outcome="not_found"'));
-      return Number(line?.split(' ').at(-1) ?? 0);
-    };
-    for (const jobId of [randomUUID(), foreignJob]) {
-      const first = await get(ivy, jobId);
-      expect({ status: first.status, body: JSON.parse(first.text) }).toMatchObject({ status: 404, body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound } });
-      const asked = await notFoundAsked();
-      for (const ifNoneMatch of [undefined, '*', first.etag ?? '"x"']) {
-        const again = await get(ivy, jobId, ifNoneMatch);
-        expect({ status: again.status, text: again.text }).toEqual({ status: first.status, text: first.text });
+    expect(foreignJob).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await idsChecked(ivy);
+    const [asked, refused] = [await notFoundAsked(), await refusedById()];
+    const ids = [randomUUID(), foreignJob, foreignJob.toUpperCase(), 'not-a-job'];
+    for (const jobId of ids) {
+      for (const ifNoneMatch of [undefined, '*', '"x"']) {
+        const answer = await get(ivy, jobId, ifNoneMatch);
+        expect({ jobId, status: answer.status, body: JSON.parse(answer.text) }).toEqual({ jobId, status: 404, body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound } });
       }
-      expect(await notFoundAsked()).toBe(asked);
     }
-    // The job's owner is not affected: Cat's poll is the jobs service's 200.
-    expect((await get(cat, foreignJob)).status).toBe(200);
-    // An id that is not a job id is asked every time (nothing is kept for it).
-    const before = await notFoundAsked();
-    expect((await get(ivy, 'not-a-job')).status).toBe(404);
-    expect((await get(ivy, 'not-a-job')).status).toBe(404);
-    expect(await notFoundAsked()).toBe(before + 2);
-    // A job Ivy starts comes with events: her next poll of a remembered id asks the jobs service again.
-    const remembered = randomUUID();
-    expect((await get(ivy, remembered)).status).toBe(404);
-    const asked = await notFoundAsked();
-    const own = await start(ivy, { phoneNumbers: ['91230042'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
-    await waitFor(async () => {
-      expect((await get(ivy, remembered)).status).toBe(404);
-      return (await notFoundAsked()) > asked;
-    }, 10_000, 100, 'a poll that asks the jobs service again');
-    expect((await get(ivy, own)).status).toBe(200);
+    // The other calls that name a job: the same 404, and the job is untouched.
+    const calls: [string, 'get' | 'post'][] = [[`/job-logs/${foreignJob}`, 'get'], [`/cancel-job/${foreignJob}`, 'post'], [`/pause-job/${foreignJob}`, 'post'], [`/resume-job/${foreignJob}`, 'post']];
+    for (const [path, method] of calls) {
+      const res = await api(sys.gateway.url, ivy.token)[method](path);
+      expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 404, code: 'JOB_NOT_FOUND' });
+    }
+    expect(await notFoundAsked()).toBe(asked);
+    expect(await refusedById()).toBe(refused + ids.length * 3 + calls.length);
+    // A bad `since` is still the jobs service's own refusal, first.
+    expect((await api(sys.gateway.url, ivy.token).get(`/job-logs/${foreignJob}?since=yesterday`)).body.code).toBe('JOB_SINCE_INVALID');
+    // The owner is not affected, in either case of the id: Cat's poll is the jobs service's 200.
+    for (const jobId of [foreignJob, foreignJob.toUpperCase()]) expect(jobOf(await get(cat, jobId))).toMatchObject({ jobId: foreignJob, status: 'scheduled' });
   }, 60_000);
 
   /** The whole answer, every header included. */
   const raw = (
     who: DevSession,
     jobId: string,
-    ifNoneMatch: string,
-    { gatewayUrl = sys.gateway.url, origin }: { gatewayUrl?: string; origin?: string } = {},
+    ifNoneMatch: string | undefined,
+    { gatewayUrl = sys.gateway.url, origin, query = '' }: { gatewayUrl?: string; origin?: string; query?: string } = {},
   ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> =>
     new Promise((resolve, reject) => {
-      const headers = { authorization: `Bearer ${who.token}`, 'if-none-match': ifNoneMatch, ...(origin ? { origin } : {}) };
-      request(`${gatewayUrl}/job-status/${jobId}`, { headers }, (res) => {
+      const headers = { authorization: `Bearer ${who.token}`, ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}), ...(origin ? { origin } : {}) };
+      request(`${gatewayUrl}/job-status/${jobId}${query}`, { headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d: string) => (text += d));
@@ -291,12 +301,13 @@ describe('job-status ETag / 304', () => {
         .on('error', reject)
         .end();
     });
-  /** `bns_http_requests_total` of the job-status route's 304s. */
-  const routeNotModified = async () => {
+  /** `bns_http_requests_total` of the job-status route's answers of a status. */
+  const routeAnswered = async (status: number) => {
     const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('bns_http_requests_total{') && ['method="GET"', 'route="/job-status/:jobId"', 'status="304"'].every((label) => l.includes(label)));
+    const line = text.split('\n').find((l) => l.startsWith('bns_http_requests_total{') && ['method="GET"', 'route="/job-status/:jobId"', `status="${status}"`].every((label) => l.includes(label)));
     return Number(line?.split(' ').at(-1) ?? 0);
   };
+  const routeNotModified = () => routeAnswered(304);
   /** A stable job of a new linked user, its ETag, and a revalidation already answered from memory. */
   const settled = async (email: string) => {
     const who = await linked(email);
@@ -312,14 +323,11 @@ describe('job-status ETag / 304', () => {
 
   it("a 304 from the gateway's memory (answered before Express) is the route's 304: status, every header, the metric series", async () => {
     const { who: eve, jobId, etag } = await settled('eve@etag.test');
-    // A change through the gateway (a cancel, even of a job that is not there) sends the next poll to the route.
-    expect((await api(sys.gateway.url, eve.token).post(`/cancel-job/${randomUUID()}`)).status).toBe(404);
+    // With a query the front door passes the poll on: the route answers it (from memory too).
     const [before, counted] = [await revalidations(), await routeNotModified()];
-    const byRoute = await raw(eve, jobId, etag);
-    const between = await revalidations();
-    expect(between).toEqual({ memory: before.memory, jobs: before.jobs + 1 });
+    const byRoute = await raw(eve, jobId, etag, { query: '?x=1' });
     const fromMemory = await raw(eve, jobId, etag);
-    expect(await revalidations()).toEqual({ memory: between.memory + 1, jobs: between.jobs });
+    expect(await revalidations()).toEqual({ memory: before.memory + 2, jobs: before.jobs });
     expect(await routeNotModified()).toBe(counted + 2);
 
     const { date: _routeDate, ...routeHeaders } = byRoute.headers;
@@ -337,6 +345,43 @@ describe('job-status ETag / 304', () => {
     }
     expect((await raw(bob, jobId, etag)).status).toBe(404);
     expect((await raw({ ...eve, token: `${eve.token.slice(0, -2)}xx` }, jobId, etag)).status).toBe(401);
+  }, 60_000);
+
+  it("a 404 from the id alone before Express is the route's 404: status, every header, the body, the metric series", async () => {
+    const hal = await devSignIn(sys.gateway.url, 'hal@etag.test');
+    await idsChecked(hal);
+    const jobId = randomUUID();
+    const [counted, refused, asked] = [await routeAnswered(404), await refusedById(), await notFoundAsked()];
+    const byRoute = await raw(hal, jobId, undefined, { query: '?x=1' });
+    const byFrontDoor = await raw(hal, jobId, undefined);
+    const revalidating = await raw(hal, jobId, '*');
+    expect([await routeAnswered(404), await refusedById(), await notFoundAsked()]).toEqual([counted + 3, refused + 3, asked]);
+    const { date: _routeDate, ...routeHeaders } = byRoute.headers;
+    for (const answer of [byFrontDoor, revalidating]) {
+      const { date: _date, ...headers } = answer.headers;
+      expect({ status: answer.status, text: answer.text }).toEqual({ status: byRoute.status, text: byRoute.text });
+      expect(headers).toEqual(routeHeaders);
+    }
+    expect(byRoute.status).toBe(404);
+    expect(JSON.parse(byRoute.text)).toEqual({ success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound });
+    expect(routeHeaders).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+    // Still behind the token check.
+    expect((await raw({ ...hal, token: `${hal.token.slice(0, -2)}xx` }, jobId, undefined)).status).toBe(401);
+  }, 60_000);
+
+  it("polls of ids that name no job spend the user's rate limit like any request: past it, the route's 429", async () => {
+    const kim = await devSignIn(sys.gateway.url, 'kim@etag.test');
+    await idsChecked(kim);
+    const statuses: number[] = [];
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: 20 }, async () => {
+      for (let i = 0; i < 15; i++) statuses.push((await raw(kim, randomUUID(), undefined)).status);
+    }));
+    const seconds = (performance.now() - t0) / 1000;
+    const notFound = statuses.filter((s) => s === 404).length;
+    expect(notFound + statuses.filter((s) => s === 429).length).toBe(300);
+    expect(notFound).toBeLessThanOrEqual(120 + Math.ceil(10 * seconds) + 5);
+    expect(notFound).toBeLessThan(300);
   }, 60_000);
 
   it("revalidations from memory spend the user's rate limit like any request: past it, the route's 429", async () => {

@@ -59,6 +59,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'sessions.simulator.outbox': SessionUserRequestSchema,
   'sessions.simulator.inbound': SimulatorInboundRequestSchema,
 
+  'jobs.idScheme': PingRequestSchema,
   'jobs.pacing': JobsUserRequestSchema,
   'jobs.start': StartJobRequestSchema,
   'jobs.status': JobStatusRequestSchema,

@@ -51,6 +51,11 @@ export function subjectOf(key: RequestKey, shard?: number): string {
   return `sessions.${shard}.${key.slice(SHARDED_SERVICE.length)}`;
 }
 
+/** Requests one service makes of another for itself (pings, the job id scheme): they name no user. */
+export function isServiceRequest(key: RequestKey): boolean {
+  return key.endsWith('.ping') || key === 'jobs.idScheme';
+}
+
 export function pingKeyOf(service: (typeof SERVICES)[number]): keyof PingRequests {
   return `${service}.ping`;
 }

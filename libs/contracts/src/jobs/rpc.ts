@@ -1,3 +1,4 @@
+import type { PingRequest } from '../common/rpc.js';
 import type { z } from '../common/schema.js';
 import type { JobPolicyRequests } from './policy.js';
 import type { JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, StartJobRequestSchema } from './schemas.js';
@@ -26,7 +27,19 @@ export interface JobPacingReply {
   sendJitterMs: number;
 }
 
+/**
+ * `jobs.idScheme`: how job ids are made (service-kit `JobIdScheme`), so the gateway answers "not found"
+ * for an id that names no job without asking (issue 17). Asked by services, never on a user's behalf.
+ */
+export interface JobIdSchemeReply {
+  /** The MAC key of job ids, base64. */
+  key: string;
+  /** Whether jobs made before the scheme (ids of another form) may exist. */
+  legacyIds: boolean;
+}
+
 export interface JobsRequests extends JobPolicyRequests {
+  'jobs.idScheme': { request: PingRequest; reply: JobIdSchemeReply };
   'jobs.pacing': { request: JobsUserRequest; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
   /** With `ifNoneMatch`, an unchanged job is only `{ notModified, version }` (issue 17). */

@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
-import { ifNoneMatchVersions, JOB_STATUS_CACHE_CONTROL, jobStatusEtag } from '@bns/contracts';
+import { ifNoneMatchVersions, JOB_MESSAGES, JOB_STATUS_CACHE_CONTROL, JobsErrorCode, jobStatusEtag } from '@bns/contracts';
 import { recordHttpRequest } from '@bns/service-kit';
 import { hasBody } from '../auth/authenticate.middleware.js';
 import { bearerToken, type TokenVerifier } from '../auth/token-verifier.js';
+import type { JobIdCheck } from '../jobs/job-id-check.js';
 import type { JobStatusCache } from '../jobs/job-status-cache.js';
-import { countRevalidation } from '../metrics/gateway.metrics.js';
+import { countJobIdRefused, countRevalidation } from '../metrics/gateway.metrics.js';
 import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
 import { userLimitKey } from '../rate-limit/rate-limit.guard.js';
 import { traceHttpRequest } from '../telemetry/http-trace.middleware.js';
@@ -15,12 +16,16 @@ const JOB_STATUS_ROUTE = '/job-status/:jobId';
 /** `/job-status/<id>` exactly: no query, no further segment, nothing percent-encoded (Express would decode it). */
 const JOB_STATUS_PATH = /^\/job-status\/([^/?%#]+)$/;
 
+/** The jobs service's "not found", as AppErrorFilter writes it. */
+const NOT_FOUND_BODY = Buffer.from(JSON.stringify({ success: false, error: JOB_MESSAGES.jobNotFound, code: JobsErrorCode.NotFound }));
+
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 export interface FrontDoorOptions {
   verifier: Pick<TokenVerifier, 'cached'>;
   limiter: Pick<SharedRateLimiter, 'spendLeased'>;
   statusCache: Pick<JobStatusCache, 'version'>;
+  ids: Pick<JobIdCheck, 'mayExist'>;
   /** The security headers every API answer carries (securityHeaderSets(...).app). */
   headers: readonly [string, string][];
   /** Whether requests get a server span (OpenTelemetry exporter configured). */
@@ -39,6 +44,10 @@ export interface FrontDoorOptions {
  * - the same status, security headers, Cache-Control and ETag, the same metrics
  *   (`bns_http_requests_total` under the route's template, revalidations answered by memory), and a
  *   span when tracing is on.
+ *
+ * A poll of a job id that names no job of the user (JobIdCheck: made up, mistyped, another user's) is
+ * answered here too: the route's 404, with the same checks before it, the same headers and body.
+ *
  * Anything else (no or unknown token, no lease left, a body, an encoded or odd path, a version the
  * replica does not hold, a CORS deployment, whose headers are the routes' to set) goes on to Express,
  * unchanged. Express and Nest routing cost as much as the rest of such an answer: doing without them
@@ -61,31 +70,49 @@ export class FrontDoor {
   /** True when the request was answered here. */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'GET') return false;
-    const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch === undefined) return false;
     const path = JOB_STATUS_PATH.exec(req.url ?? '');
     if (!path || hasBody(req)) return false;
     const token = bearerToken(req.headers.authorization);
     const user = token === undefined ? undefined : this.options.verifier.cached(token);
     if (!user) return false;
+    const jobId = path[1]!;
+    if (!this.options.ids.mayExist(user.userId, jobId)) {
+      if (!this.options.limiter.spendLeased(userLimitKey(user.userId))) return false;
+      countJobIdRefused();
+      this.reply(req, res, 404, () => {
+        res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
+        res.setHeader('Content-Type', 'application/json; charset=utf-8');
+        res.setHeader('Content-Length', NOT_FOUND_BODY.length);
+        res.end(NOT_FOUND_BODY);
+      });
+      return true;
+    }
+    const ifNoneMatch = req.headers['if-none-match'];
+    if (ifNoneMatch === undefined) return false;
     const versions = ifNoneMatchVersions(ifNoneMatch);
     if (!versions) return false;
-    const known = this.options.statusCache.version(user.userId, path[1]!);
+    const known = this.options.statusCache.version(user.userId, jobId);
     if (known === undefined || !versions.some((v) => v === '*' || v === known)) return false;
     if (!this.options.limiter.spendLeased(userLimitKey(user.userId))) return false;
-
-    const started = performance.now();
-    const reply = () => {
-      for (const [name, value] of this.options.headers) res.setHeader(name, value);
+    this.reply(req, res, 304, () => {
       res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
       res.setHeader('ETag', jobStatusEtag(known));
-      res.statusCode = 304;
       res.end();
-    };
-    if (this.options.tracing) context.with(traceHttpRequest(req, res), reply);
-    else reply();
+    });
     countRevalidation('memory');
-    recordHttpRequest('GET', JOB_STATUS_ROUTE, 304, (performance.now() - started) / 1000);
     return true;
+  }
+
+  /** The API's security headers, the status, what `finish` adds; a span when tracing is on; counted as the route. */
+  private reply(req: IncomingMessage, res: ServerResponse, status: 304 | 404, finish: () => void): void {
+    const started = performance.now();
+    const send = () => {
+      for (const [name, value] of this.options.headers) res.setHeader(name, value);
+      res.statusCode = status;
+      finish();
+    };
+    if (this.options.tracing) context.with(traceHttpRequest(req, res), send);
+    else send();
+    recordHttpRequest('GET', JOB_STATUS_ROUTE, status, (performance.now() - started) / 1000);
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { JobIdCheck } from './job-id-check.js';
 import { JobStarter } from './job-starter.js';
 import { JobStatusCache } from './job-status-cache.js';
 import { JobsController } from './jobs.controller.js';
@@ -9,5 +10,5 @@ import { ResultsController } from './results.controller.js';
  * /start-bulk-messages, /job-status, /job-logs, /cancel-job, /pause-job, /resume-job, /api/sending-policy,
  * and the campaign results calls (/job-results, /api/jobs), answered by the jobs service over NATS.
  */
-@Module({ controllers: [JobsController, PolicyController, ResultsController], providers: [JobStarter, JobStatusCache], exports: [JobStatusCache] })
+@Module({ controllers: [JobsController, PolicyController, ResultsController], providers: [JobStarter, JobStatusCache, JobIdCheck], exports: [JobStatusCache, JobIdCheck] })
 export class JobsApiModule {}

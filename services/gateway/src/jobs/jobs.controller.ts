@@ -4,7 +4,6 @@ import type { Response } from 'express';
 import {
   ErrorKind,
   IDEMPOTENCY_KEY_HEADER,
-  JOB_MESSAGES,
   ifNoneMatchVersions,
   JOB_HTTP,
   JOB_STATUS_CACHE_CONTROL,
@@ -14,6 +13,7 @@ import {
   JobPacingAnswerSchema,
   JobsErrorCode,
   jobStatusEtag,
+  parseSince,
   StartJobAnswerSchema,
   StartJobBodySchema,
   StartJobHttpBodySchema,
@@ -27,10 +27,9 @@ import { BodyRule } from '../http/body-size.js';
 import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { countRevalidation } from '../metrics/gateway.metrics.js';
+import { JobIdCheck, jobNotFound } from './job-id-check.js';
 import { JobStarter } from './job-starter.js';
 import { JobStatusCache } from './job-status-cache.js';
-
-const jobNotFound = () => AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
 
 /** The start body's shape, checked here with the same codes and words the jobs service answers. */
 const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) => AppError.validation(startJobErrorCode(r.field, r.message), r.message));
@@ -48,6 +47,7 @@ export class JobsController {
     private readonly rpc: RpcClient,
     private readonly starter: JobStarter,
     private readonly statusCache: JobStatusCache,
+    private readonly ids: JobIdCheck,
   ) {}
 
   @Post('start-bulk-messages')
@@ -87,7 +87,8 @@ export class JobsController {
   @ApiSchemaOk(JobAnswerSchema)
   @ApiResponse({ status: 304, description: 'The copy named by If-None-Match is current (no body)' })
   async status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser, @Headers('if-none-match') ifNoneMatch: unknown, @Res() res: Response): Promise<void> {
-    // A job the jobs service lately said this user does not have: the same 404, from memory.
+    // An id that names no job of this user, or a job the jobs service lately said they do not have: the same 404, from here.
+    this.ids.check(user.userId, jobId);
     if (this.statusCache.missing(user.userId, jobId)) throw jobNotFound();
     const versions = ifNoneMatchVersions(ifNoneMatch);
     if (versions) {
@@ -122,6 +123,8 @@ export class JobsController {
   @ApiSchemaQuery(JobLogsQuerySchema)
   @ApiSchemaOk(JobLogsAnswerSchema)
   async logs(@Param('jobId') jobId: string, @Query(logsQuery) query: Infer<typeof JobLogsQuerySchema>, @CurrentUser() user: AuthUser) {
+    // A bad `since` is the jobs service's to refuse first, as it would.
+    if (parseSince(query.since) !== null) this.ids.check(user.userId, jobId);
     const { logs } = await this.rpc.call('jobs.logs', { userId: user.userId, jobId, ...(query.since !== undefined ? { since: query.since } : {}) });
     return { success: true, logs };
   }
@@ -131,6 +134,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Cancel a queued or running job before its next send' })
   @ApiSchemaOk(JobAnswerSchema)
   async cancel(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
+    this.ids.check(user.userId, jobId);
     const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.cancel', { userId: user.userId, jobId }));
     return { success: true, job };
   }

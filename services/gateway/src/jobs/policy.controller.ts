@@ -4,6 +4,7 @@ import { carefulPolicy, POLICY_EXPLANATIONS } from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { JobIdCheck } from './job-id-check.js';
 import { JobStatusCache } from './job-status-cache.js';
 
 const POLICY_EXAMPLE = carefulPolicy();
@@ -20,6 +21,7 @@ export class PolicyController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly statusCache: JobStatusCache,
+    private readonly ids: JobIdCheck,
   ) {}
 
   @Get('api/sending-policy/:userId')
@@ -48,6 +50,7 @@ export class PolicyController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Pause a queued, scheduled or running job; it keeps its place (409 when finished or already paused)' })
   async pause(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
+    this.ids.check(user.userId, jobId);
     const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.pause', { userId: user.userId, jobId }));
     return { success: true, job };
   }
@@ -56,6 +59,7 @@ export class PolicyController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Resume a job you paused (409 when it is not paused by you)' })
   async resume(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
+    this.ids.check(user.userId, jobId);
     const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.resume', { userId: user.userId, jobId }));
     return { success: true, job };
   }

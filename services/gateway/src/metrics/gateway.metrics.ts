@@ -39,6 +39,16 @@ export function countRevalidation(answeredBy: 'memory' | 'jobs'): void {
   jobStatusRevalidations.inc({ answered_by: answeredBy });
 }
 
+const jobIdsRefused = counter({
+  name: 'bns_gateway_job_ids_refused_total',
+  help: 'Requests naming a job id answered "not found" from the id alone (no such job of the caller), without asking the jobs service',
+});
+
+/** Hook: a request's job id named no job of its user, and was answered 404 by the gateway. */
+export function countJobIdRefused(): void {
+  jobIdsRefused.inc();
+}
+
 /** Hook: the HTTP load shedder exists; its adaptive limit and what is in progress are read on scrape. */
 export function trackShedding(shedder: LoadShedder): void {
   gauge({

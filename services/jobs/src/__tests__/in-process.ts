@@ -1,12 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
-import { loadEnv, openDatabase, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { loadEnv, mintJobId, openDatabase, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import { startPostgres, type Postgres } from '@bns/testing';
 import { JOBS_ENV, type JobsEnv } from '../config/env.js';
 import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../database/data-source.js';
 import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { JOBS_REPOSITORIES } from '../jobs/jobs.module.js';
+import { JobIdSchemeRepository } from '../jobs/job-id-scheme.repository.js';
 import { JobsRepository } from '../jobs/jobs.repository.js';
 import { Policies } from '../jobs/policy.service.js';
 import { RecipientsRepository } from '../jobs/recipients.repository.js';
@@ -56,7 +56,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
     env,
     get,
     async seedJob(userId, phones, message = 'Hello', startAt, beforeCommit) {
-      const jobId = randomUUID();
+      const jobId = mintJobId((await get(JobIdSchemeRepository).read(db.manager)).key, userId);
       await get(Transactions).run(async (em) => {
         await get(LaneRepository).activate(em, userId, startAt);
         await get(JobsRepository).insert(em, {

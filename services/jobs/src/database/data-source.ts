@@ -1,4 +1,5 @@
 import { OutboxEntity } from '@bns/service-kit';
+import { JobIdSchemeEntity } from '../jobs/job-id-scheme.entity.js';
 import { JobLogEntity } from '../jobs/job-log.entity.js';
 import { JobRecipientEntity } from '../jobs/job-recipient.entity.js';
 import { JobEntity } from '../jobs/job.entity.js';
@@ -13,10 +14,11 @@ import { CreateOptOuts1795900000000 } from './migrations/1795900000000-create-op
 import { LanePacedSlot1796000000000 } from './migrations/1796000000000-lane-paced-slot.js';
 import { LaneHotUpdates1796100000000 } from './migrations/1796100000000-lane-hot-updates.js';
 import { RecipientInFlight1796200000000 } from './migrations/1796200000000-recipient-in-flight.js';
+import { JobIdScheme1796500000000 } from './migrations/1796500000000-job-id-scheme.js';
 import { ReceiptsOnRecipients1796400000000 } from './migrations/1796400000000-receipts-on-recipients.js';
 import { RESULTS_ENTITIES } from '../results/results.entities.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
-export const JOBS_ENTITIES = [JobEntity, JobRecipientEntity, JobLogEntity, LaneEntity, WorkerEntity, OutboxEntity, PolicyEntity, ...RESULTS_ENTITIES, ...OPT_OUT_ENTITIES];
-export const JOBS_MIGRATIONS = [CreateJobs1763769600000, CampaignResults1764000000000, SendingPolicy1764547200000, CreateOptOuts1795900000000, LanePacedSlot1796000000000, LaneHotUpdates1796100000000, RecipientInFlight1796200000000, ReceiptsOnRecipients1796400000000];
+export const JOBS_ENTITIES = [JobEntity, JobRecipientEntity, JobLogEntity, LaneEntity, WorkerEntity, OutboxEntity, PolicyEntity, JobIdSchemeEntity, ...RESULTS_ENTITIES, ...OPT_OUT_ENTITIES];
+export const JOBS_MIGRATIONS = [CreateJobs1763769600000, CampaignResults1764000000000, SendingPolicy1764547200000, CreateOptOuts1795900000000, LanePacedSlot1796000000000, LaneHotUpdates1796100000000, RecipientInFlight1796200000000, ReceiptsOnRecipients1796400000000, JobIdScheme1796500000000];

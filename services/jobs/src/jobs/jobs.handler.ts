@@ -3,12 +3,14 @@ import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { Rpc, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
+import { JobIds } from './job-ids.js';
 import { JobsService } from './jobs.service.js';
 
 @Controller()
 export class JobsHandler {
   constructor(
     private readonly jobs: JobsService,
+    private readonly ids: JobIds,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
@@ -50,6 +52,13 @@ export class JobsHandler {
   @Rpc('jobs.cancel')
   cancel(@Payload() req: RequestOf<'jobs.cancel'>): Promise<ReplyOf<'jobs.cancel'>> {
     return this.jobs.cancel(req);
+  }
+
+  /** How job ids are made, so the gateway answers an id that names no job itself (issue 17). */
+  @Rpc('jobs.idScheme')
+  async idScheme(@Payload() _req: RequestOf<'jobs.idScheme'>): Promise<ReplyOf<'jobs.idScheme'>> {
+    const { key, legacyIds } = await this.ids.scheme();
+    return { key: key.toString('base64'), legacyIds };
   }
 
   /** The configured pacing, so the web's estimate before a start is the one the start answers with. */

@@ -8,6 +8,8 @@ import { LaneQueue } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { WorkersRepository } from '../queue/workers.repository.js';
+import { JobIdSchemeRepository } from './job-id-scheme.repository.js';
+import { JobIds } from './job-ids.js';
 import { JobLogsRepository } from './job-logs.repository.js';
 import { JobsHandler } from './jobs.handler.js';
 import { JobsRepository } from './jobs.repository.js';
@@ -27,13 +29,14 @@ export const JOBS_REPOSITORIES = [
   OutboxRepository,
   PolicyRepository,
   OptOutsRepository,
+  JobIdSchemeRepository,
 ];
 
 @Module({
   // Campaign results (issue 14) and opt-outs (issue 13): their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
-  providers: [...JOBS_REPOSITORIES, Policies, JournalWriter, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
+  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
 })
 export class JobsModule implements OnModuleInit {
   constructor(private readonly outbox: OutboxPublisher) {}

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import {
@@ -35,6 +34,7 @@ import { LaneWorker } from '../queue/lane-worker.js';
 import { progressOf } from '../queue/lane-queue.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
+import { JobIds } from './job-ids.js';
 import { JobLogsRepository } from './job-logs.repository.js';
 import { jobHeadOf, jobStatusVersion, jobViewOf, type JobHead } from './job-view.js';
 import { JobsRepository, type JobSummary } from './jobs.repository.js';
@@ -73,6 +73,7 @@ export class JobsService {
     private readonly worker: LaneWorker,
     private readonly guard: StartGuard,
     private readonly optOuts: OptOutsRepository,
+    private readonly ids: JobIds,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
@@ -98,7 +99,7 @@ export class JobsService {
     if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
     const startAt = when.startAt ?? null;
 
-    const jobId = randomUUID();
+    const jobId = await this.ids.mint(req.userId);
     const total = check.recipients.length;
     const message = req.message as string;
     const clientId = typeof req.clientId === 'string' ? req.clientId.slice(0, 200) : null;

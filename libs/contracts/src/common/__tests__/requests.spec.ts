@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { SessionsErrorCode } from '../../sessions/rpc.js';
 import { CommonErrorCode } from '../errors.js';
 import { checkRequest, invalidRequestCodeOf, REQUEST_KEYS, REQUEST_SCHEMAS } from '../requests.js';
-import type { RequestKey } from '../rpc.js';
+import { isServiceRequest, type RequestKey } from '../rpc.js';
 import { LIMITS } from '../limits.js';
 
 /** Every key of RequestMap, written out: the registry must hold exactly these (the type already insists on each). */
@@ -19,6 +19,7 @@ const KEYS: Record<RequestKey, true> = {
   'sessions.simulator.disconnect': true,
   'sessions.simulator.outbox': true,
   'sessions.simulator.inbound': true,
+  'jobs.idScheme': true,
   'jobs.pacing': true,
   'jobs.start': true,
   'jobs.status': true,
@@ -52,7 +53,7 @@ const KEYS: Record<RequestKey, true> = {
 };
 
 /** Keys whose request is the acting user plus fields the schema does not require (not the pings, which need nothing). */
-const USER_ONLY: RequestKey[] = REQUEST_KEYS.filter((k) => !k.endsWith('.ping') && checkRequest(k, { userId: 'user_1' }).ok);
+const USER_ONLY: RequestKey[] = REQUEST_KEYS.filter((k) => !isServiceRequest(k) && checkRequest(k, { userId: 'user_1' }).ok);
 
 describe('REQUEST_SCHEMAS', () => {
   it('has a schema for every request key, and no other', () => {
@@ -87,7 +88,7 @@ describe('REQUEST_SCHEMAS', () => {
 
   it('refuses a request without userId, naming the field', () => {
     expect(USER_ONLY.length).toBeGreaterThan(10);
-    for (const key of REQUEST_KEYS.filter((k) => !k.endsWith('.ping'))) {
+    for (const key of REQUEST_KEYS.filter((k) => !isServiceRequest(k))) {
       expect([key, checkRequest(key, {}).ok]).toEqual([key, false]);
       expect([key, checkRequest(key, { userId: 7 }).ok]).toEqual([key, false]);
     }

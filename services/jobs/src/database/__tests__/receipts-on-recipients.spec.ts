@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { DataSource } from 'typeorm';
 import { openDatabase } from '@bns/service-kit';
@@ -25,7 +24,8 @@ describe('migration ReceiptsOnRecipients1796400000000', () => {
   const tableExists = async () => (await db.query(`SELECT to_regclass('jobs.recipient_receipts') IS NOT NULL AS e`))[0].e as boolean;
 
   it('down: the times go back to recipient_receipts (a row only for recipients with one); up: onto the recipients again, and the table is gone', async () => {
-    const jobId = randomUUID();
+    // A version 8 id, as jobs are made since JobIdScheme1796500000000 (its constraint holds for new rows).
+    const jobId = '0190a8f0-1c2d-8e3f-9a4b-5c6d7e8f9a0b';
     const d = new Date('2026-11-20T10:00:00Z');
     const r = new Date('2026-11-20T10:01:00Z');
     const p = new Date('2026-11-20T10:02:00Z');
@@ -37,6 +37,8 @@ describe('migration ReceiptsOnRecipients1796400000000', () => {
     );
     expect(await tableExists()).toBe(false);
 
+    // JobIdScheme1796500000000 first, then it.
+    await db.undoLastMigration();
     await db.undoLastMigration();
     expect(await db.query(`SELECT seq, delivered_at AS d, read_at AS r, replied_at AS p FROM jobs.recipient_receipts WHERE job_id = $1 ORDER BY seq`, [jobId])).toEqual([
       { seq: 1, d, r, p },

@@ -11,8 +11,9 @@ import {
   SessionsErrorCode,
   type MessageReceivedEvent,
 } from '@bns/contracts';
-import { AppError, NATS_CONNECTION, RpcClient, rows } from '@bns/service-kit';
+import { AppError, mintJobId, NATS_CONNECTION, RpcClient, rows } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
+import { JobIdSchemeRepository } from '../../jobs/job-id-scheme.repository.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../../queue/lane-queue.js';
@@ -214,7 +215,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
 
   it('lane step: a STOP mid-job moves that pending recipient to the skips; the take passes over it; one in flight is left alone', async () => {
     const em = ds.manager;
-    const jobId = randomUUID();
+    const jobId = mintJobId((await app.get(JobIdSchemeRepository).read(em)).key, userId);
     await rows(em, `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 5, 0, 0, 'running')`, [jobId, userId]);
     // In flight: 91000002 as a replica of the earlier version marked it, 91000005 as this one does.
     await rows(
