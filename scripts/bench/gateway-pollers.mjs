@@ -6,14 +6,17 @@
 // same run on the same machine. Printed: p50/p99 latency, requests answered, the gateway's CPU per
 // request (from /proc/<pid>/stat over the measured window), and the CPU of every other process
 // (Postgres: the postmaster and its backends) so you can see where the time goes.
-// The job id is unknown to the jobs service, so every poll is a full trip (auth, rate limit, NATS
-// request to jobs, its database lookup, a 404 back).
+// The job id is a random UUID, which names no job of the user: the gateway answers it 404 from the id
+// alone (auth, rate limit, the id's check: JobIdCheck), as it would any mistyped or made-up id. (Before
+// job ids carried their owner's MAC, each such poll was a full trip: a NATS request to jobs, its
+// database lookup, a 404 back; bare Nest + NATS below still measures that trip.)
 // Then the same 1 Hz and saturation runs revalidating, as browsers poll: each user has a running job
 // of BENCH_JOB_RECIPIENTS (default 500) sent recipients, written straight into the jobs schema (no
 // sending, so it stays unchanged), and sends back the ETag of its last 200 in If-None-Match; the
 // lines say how many answers were 304, how many of those the gateway answered from its memory
 // (JobStatusCache; JOB_STATUS_CACHE_MS=0 in the environment turns it off to compare) and what each
-// side's CPU per request was.
+// side's CPU per request was. Then a saturation run of full answers: the same users' polls without
+// If-None-Match, each a 200 with its lists from the jobs service (the heaviest poll there is).
 // The client is undici's Pool.request (one connection per user in flight, like a browser's keep-alive
 // connection), cheaper than fetch, so the machine's two cores go to the servers; both sides get the same client.
 // The bare Nest app does no NATS round trip, so it measures Nest/Express alone, not what a gateway
@@ -42,6 +45,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
+import { mintJobId } from '@bns/service-kit';
 import { profileProcess } from './profile-lib.mjs';
 
 const BARE_PORT = process.env.BENCH_BARE_NEST_PORT;
@@ -401,7 +405,7 @@ async function main() {
       headers: { authorization: `Bearer ${client.token}`, ...(client.etag ? { 'if-none-match': client.etag } : {}), ...(seq ? { [SEQ_HEADER]: String(seq) } : {}) },
     });
     await body.dump();
-    if (client.jobId && statusCode === 200) client.etag = headers.etag;
+    if (client.jobId && statusCode === 200 && !client.full) client.etag = headers.etag;
     const ms = performance.now() - t;
     times.push(ms);
     statuses[statusCode] = (statuses[statusCode] ?? 0) + 1;
@@ -477,7 +481,9 @@ async function main() {
     const db = new pg.Client({ connectionString: sys.postgres.url });
     await db.connect();
     try {
-      const jobIds = userIds.map(() => randomUUID());
+      // Job ids as the jobs service makes them (service-kit JobIdScheme): the gateway checks them.
+      const [{ key }] = (await db.query('SELECT key FROM jobs.job_id_scheme')).rows;
+      const jobIds = userIds.map((userId) => mintJobId(key, userId));
       await db.query(
         `INSERT INTO jobs.jobs (id, user_id, status, message, total, sent, delay_ms, estimated_minutes, started_at)
          SELECT j.id, j.user_id, 'running', 'Hello from the bench', $3::int, $3::int, 4000, 60, now() - interval '1 hour'
@@ -574,6 +580,13 @@ async function main() {
     );
     await stopRevalidatingProfile?.();
     console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
+    await sleep(2000);
+    // Full answers: no If-None-Match, so each poll is the jobs service's 200 with the job's lists.
+    const full = await measure(
+      `saturation, ${SATURATION_CLIENTS} clients back to back, full answers (a 200 with ${JOB_RECIPIENTS} sent entries, no If-None-Match)`,
+      'gateway',
+      closedLoop(url, pollers.slice(0, SATURATION_CLIENTS).map((p) => ({ ...p, etag: undefined, full: true })), SATURATION_CLIENTS, SATURATION_S, {}),
+    );
 
     await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
     const bare = await measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
@@ -584,6 +597,10 @@ async function main() {
     console.log(
       `gateway revalidating / bare Nest: ${(revalidating.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
         `${(revalidating.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request`,
+    );
+    console.log(
+      `gateway full answers / bare Nest: ${(full.reqPerS / bare.reqPerS).toFixed(2)}× the requests per second, ` +
+        `${(full.cpuMsPerRequest / bare.cpuMsPerRequest).toFixed(1)}× the CPU per request`,
     );
     console.log(
       `gateway / bare Nest + NATS: ${(gateway.reqPerS / bareNats.reqPerS).toFixed(2)}× the requests per second, ` +
