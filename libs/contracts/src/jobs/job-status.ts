@@ -1,6 +1,5 @@
 import { z } from '../common/schema.js';
 import { JobAnswerSchema, JobRefSchema, JobViewSchema } from './schemas.js';
-import type { JobView } from './types.js';
 
 /**
  * Revalidation of `GET /job-status/{jobId}` (issue 17): the jobs service gives each answer a version
@@ -36,8 +35,12 @@ export const JobStatusRequestSchema = JobRefSchema.extend({
 });
 export type JobStatusRequest = z.output<typeof JobStatusRequestSchema>;
 
-/** The whole job with its version, or only the version when the client's copy is current. */
-export type JobStatusReply = { job: JobView; version: string } | { notModified: true; version: string };
+/**
+ * The whole job with its version, or only the version when the client's copy is current. The job is
+ * its JSON text (a `JobView`), passed on by the gateway as it is: its lists are not parsed and written
+ * again on the way (issue 17).
+ */
+export type JobStatusReply = { jobJson: string; version: string } | { notModified: true; version: string };
 
 /** `GET /job-status/{jobId}`'s Cache-Control: a browser may keep a copy, and revalidates it on every use. */
 export const JOB_STATUS_CACHE_CONTROL = 'private, no-cache';

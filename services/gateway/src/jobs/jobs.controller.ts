@@ -115,7 +115,7 @@ export class JobsController {
       return;
     }
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(JSON.stringify({ success: true, job: answer.job }));
+    res.end(`{"success":true,"job":${answer.jobJson}}`);
   }
 
   @Get('job-logs/:jobId')

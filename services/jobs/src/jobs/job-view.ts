@@ -24,10 +24,16 @@ export function jobHeadOf(job: JobSummary): JobHead {
   };
 }
 
-/** The whole answer, in the order it has always been sent. */
-export function jobViewOf(head: JobHead, results: JobView['results']): JobView {
+/**
+ * The whole answer as JSON text, in the order it has always been sent (jobId, status, progress,
+ * results, then the rest of the head), with `resultsJson` (the results object's text, from Postgres)
+ * spliced in as it is.
+ */
+export function jobJsonOf(head: JobHead, resultsJson: string): string {
   const { jobId, status, progress, ...rest } = head;
-  return { jobId, status, progress, results, ...rest };
+  const first = JSON.stringify({ jobId, status, progress });
+  const last = JSON.stringify(rest);
+  return `${first.slice(0, -1)},"results":${resultsJson}${last === '{}' ? '}' : `,${last.slice(1)}`}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
-import type { JobStatus, PausedReason, SkipReason } from '@bns/contracts';
+import { JOB_MESSAGES, type JobStatus, type PausedReason } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
 import { JobEntity } from './job.entity.js';
 import { inFlightSql } from './recipient-state.sql.js';
@@ -29,12 +29,14 @@ export type JobSummary = Pick<
   | 'resumesAt'
   | 'estimatedFinishAt'
 > & { nextSendAt: Date | null };
-/** A job's status answer as stored: its head and the newest entries of each result list, oldest first. */
-export type JobStatusRow = JobSummary & {
-  sentList: { phone: string; at: string }[];
-  failedList: { phone: string; at: string; error: string | null }[];
-  skippedList: { phone: string; reason: SkipReason; at: string }[];
-};
+/**
+ * A job's status answer as stored: its head, and its `results` as the answer shows them (the newest
+ * entries of each list, oldest first), as JSON text made by Postgres: `{"skippedList":[...],
+ * "successList":[...],"failedList":[...]}`. The lists go from the row to the gateway's answer as text,
+ * never as objects in between (issue 17: thousands of entries parsed and written again at every hop
+ * cost more than the rest of the answer).
+ */
+export type JobStatusRow = JobSummary & { resultsJson: string };
 export type NewJob = Pick<
   JobEntity,
   'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
@@ -51,11 +53,26 @@ const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.err
 /** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */
 const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
-/** A job's newest $3 recipients in `state` as a JSON list, oldest first; `fields` adds to phone and time. */
-const newestDone = (state: 'sent' | 'failed', fields = '') =>
-  `(SELECT coalesce(json_agg(json_build_object('phone', d.phone, 'at', ${isoMs('d.done_at')}${fields}) ORDER BY d.done_at, d.seq), '[]')
-      FROM (SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = '${state}'
-             ORDER BY done_at DESC, seq DESC LIMIT $3) d)`;
+/** A JSON object's text from `[key, SQL value]` pairs, compact as JSON.stringify writes it (null for NULL). */
+const jsonObjectText = (fields: [string, string][]) =>
+  `'{' || ${fields.map(([key, value], i) => `'${i > 0 ? ',' : ''}"${key}":' || coalesce(to_json(${value})::text, 'null')`).join(' || ')} || '}'`;
+/** A JSON array's text of `entry` over `fromSql` in `orderBy`. */
+const jsonArrayText = (entry: string, orderBy: string, fromSql: string) => `(SELECT '[' || coalesce(string_agg(${entry}, ',' ORDER BY ${orderBy}), '') || ']' FROM ${fromSql})`;
+
+/** A job's newest $3 recipients in `state`, oldest first, as the answer's list (`fields` of `d`). */
+const newestDone = (state: 'sent' | 'failed', fields: [string, string][]) =>
+  jsonArrayText(
+    jsonObjectText(fields),
+    'd.done_at, d.seq',
+    `(SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = '${state}' ORDER BY done_at DESC, seq DESC LIMIT $3) d`,
+  );
+const RESULTS_JSON = `'{"skippedList":' || ${jsonArrayText(
+  jsonObjectText([['phoneNumber', 's.phone'], ['reason', 's.reason'], ['timestamp', isoMs('s.at')]]),
+  's.at, s.phone',
+  '(SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s',
+)}
+  || ',"successList":' || ${newestDone('sent', [['originalNumber', 'd.phone'], ['timestamp', isoMs('d.done_at')]])}
+  || ',"failedList":' || ${newestDone('failed', [['phoneNumber', 'd.phone'], ['timestamp', isoMs('d.done_at')], ['error', 'coalesce(d.error, $4)']])} || '}'`;
 
 // Polled statements are built once: a statement's text is looked up (hashed) on every call to find
 // its prepared name, and a string built per call is hashed afresh each time (issue 17).
@@ -63,11 +80,7 @@ const FIND_OWNED_SQL = `SELECT ${JOB_SUMMARY}
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
         WHERE j.id = $1 AND j.user_id = $2`;
 const FIND_OWNED_LOCKED_SQL = `${FIND_OWNED_SQL} FOR UPDATE OF j`;
-const STATUS_OF_SQL = `SELECT ${JOB_SUMMARY},
-              ${newestDone('sent')} AS "sentList",
-              ${newestDone('failed', ", 'error', d.error")} AS "failedList",
-              (SELECT coalesce(json_agg(json_build_object('phone', s.phone, 'reason', s.reason, 'at', ${isoMs('s.at')}) ORDER BY s.at, s.phone), '[]')
-                 FROM (SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s) AS "skippedList"
+const STATUS_OF_SQL = `SELECT ${JOB_SUMMARY}, ${RESULTS_JSON} AS "resultsJson"
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
         WHERE j.id = $1 AND j.user_id = $2`;
 
@@ -164,7 +177,7 @@ export class JobsRepository {
    * (truncated, as a Date read from the row would be). Undefined when the user has no such job.
    */
   statusOf(em: EntityManager, userId: string, jobId: string, listMax: number): Promise<JobStatusRow | undefined> {
-    return row<JobStatusRow>(em, STATUS_OF_SQL, [jobId, userId, listMax]);
+    return row<JobStatusRow>(em, STATUS_OF_SQL, [jobId, userId, listMax, JOB_MESSAGES.sendFailed]);
   }
 
   get(em: EntityManager, jobId: string): Promise<LaneJob | undefined> {

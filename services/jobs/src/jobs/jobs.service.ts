@@ -36,7 +36,7 @@ import { countSkipped } from '../metrics/jobs.metrics.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { JobIds } from './job-ids.js';
 import { JobLogsRepository } from './job-logs.repository.js';
-import { jobHeadOf, jobStatusVersion, jobViewOf, type JobHead } from './job-view.js';
+import { jobHeadOf, jobJsonOf, jobStatusVersion, type JobHead } from './job-view.js';
 import { JobsRepository, type JobSummary } from './jobs.repository.js';
 import { Policies } from './policy.service.js';
 import { RecipientsRepository } from './recipients.repository.js';
@@ -235,8 +235,8 @@ export class JobsService {
     // The head and its lists from one statement, so one snapshot: a send recorded between two reads
     // would otherwise put a list a step ahead of the counts the version stands for (one version, two
     // answers). One round trip, for a found job and an unknown one alike.
-    const { job, head } = await this.viewWithHead(this.tx.manager, userId, jobId);
-    return { job, version: jobStatusVersion(userId, head, this.env.JOB_STATUS_LIST_MAX) };
+    const { jobJson, head } = await this.answerOf(this.tx.manager, userId, jobId);
+    return { jobJson, version: jobStatusVersion(userId, head, this.env.JOB_STATUS_LIST_MAX) };
   }
 
   /** Entries strictly after `since`, oldest first, a page at a time (the next poll's `since` continues). */
@@ -284,22 +284,20 @@ export class JobsService {
   }
 
   private async view(em: EntityManager, userId: string, jobId: string): Promise<JobView> {
-    return (await this.viewWithHead(em, userId, jobId)).job;
+    return JSON.parse((await this.answerOf(em, userId, jobId)).jobJson) as JobView;
   }
 
-  /** The job with its result lists (the newest JOB_STATUS_LIST_MAX of each, oldest first), read in one statement. */
-  private async viewWithHead(em: EntityManager, userId: string, jobId: string): Promise<{ job: JobView; head: JobHead }> {
+  /**
+   * The job as the status answer's JSON text, with its result lists (the newest JOB_STATUS_LIST_MAX of
+   * each, oldest first) as Postgres wrote them, read in one statement; and the head its version is of.
+   */
+  private async answerOf(em: EntityManager, userId: string, jobId: string): Promise<{ jobJson: string; head: JobHead }> {
     checkJobId(jobId);
     const found = await this.jobs.statusOf(em, userId, jobId, this.env.JOB_STATUS_LIST_MAX);
     if (!found) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
-    const { sentList, failedList, skippedList, ...summary } = found;
+    const { resultsJson, ...summary } = found;
     const head = jobHeadOf(summary);
-    const job = jobViewOf(head, {
-      skippedList: skippedList.map((s) => ({ phoneNumber: s.phone, reason: s.reason, timestamp: s.at })),
-      successList: sentList.map((r) => ({ originalNumber: r.phone, timestamp: r.at })),
-      failedList: failedList.map((r) => ({ phoneNumber: r.phone, timestamp: r.at, error: r.error ?? JOB_MESSAGES.sendFailed })),
-    });
-    return { job, head };
+    return { jobJson: jobJsonOf(head, resultsJson), head };
   }
 }
 

@@ -47,10 +47,9 @@ describe('job-status version over the writes of a job (in-process, real Postgres
     return {
       async look(what: string): Promise<string> {
         // The head and its lists as the answer reads them: one statement.
-        const { sentList, failedList, skippedList, ...job } = (await app.get(JobsRepository).statusOf(em(), userId, jobId, LIST_MAX))!;
+        const { resultsJson: lists, ...job } = (await app.get(JobsRepository).statusOf(em(), userId, jobId, LIST_MAX))!;
         const head = jobHeadOf(job);
         const version = jobStatusVersion(userId, head, LIST_MAX);
-        const lists = JSON.stringify([sentList, failedList, skippedList]);
         const answer = JSON.stringify([head, lists]);
         if (seen.has(version)) expect({ what, answer: seen.get(version) }).toEqual({ what, answer });
         seen.set(version, answer);

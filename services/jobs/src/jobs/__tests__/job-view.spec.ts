@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ifNoneMatchVersions, JobStatusVersionSchema, JobViewSchema, jobStatusEtag } from '@bns/contracts';
-import { jobHeadOf, jobStatusVersion, jobViewOf } from '../job-view.js';
+import { jobHeadOf, jobJsonOf, jobStatusVersion } from '../job-view.js';
 import type { JobSummary } from '../jobs.repository.js';
 
 const at = (iso: string) => new Date(iso);
@@ -79,8 +79,10 @@ describe('job-status version', () => {
   });
 
   it('builds the answer in the order it has always had, lists after the counts', () => {
-    const view = jobViewOf(jobHeadOf(running), { successList: [], failedList: [], skippedList: [] });
+    const json = jobJsonOf(jobHeadOf(running), '{"skippedList":[],"successList":[],"failedList":[]}');
+    const view = JSON.parse(json) as Record<string, unknown>;
     expect(Object.keys(view).slice(0, 5)).toEqual(['jobId', 'status', 'progress', 'results', 'error']);
+    expect(JSON.stringify(view)).toBe(json);
     expect(JobViewSchema.safeParse(view).success).toBe(true);
   });
 });

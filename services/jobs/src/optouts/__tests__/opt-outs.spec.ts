@@ -9,6 +9,7 @@ import {
   OPT_OUT_MESSAGES,
   OptOutsErrorCode,
   SessionsErrorCode,
+  type JobView,
   type MessageReceivedEvent,
 } from '@bns/contracts';
 import { AppError, mintJobId, NATS_CONNECTION, RpcClient, rows } from '@bns/service-kit';
@@ -22,6 +23,8 @@ import { OptOutsService } from '../opt-outs.service.js';
 
 /** A timestamp as Date.toISOString() writes it. */
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+/** The skipped list of a job's status answer as stored (JobsRepository.statusOf). */
+const skippedOf = (row: { resultsJson: string } | undefined) => (JSON.parse(row!.resultsJson) as JobView['results']).skippedList;
 
 /**
  * The opt-outs repository, service and lane hooks in-process against a real Postgres (the jobs data
@@ -229,7 +232,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     const moved = await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
     expect(await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
-    expect((await app.get(JobsRepository).statusOf(em, userId, jobId, 10))?.skippedList).toEqual([{ phone: '91000004', reason: 'opted_out', at: expect.stringMatching(ISO_MS) }]);
+    expect(skippedOf(await app.get(JobsRepository).statusOf(em, userId, jobId, 10))).toEqual([{ phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) }]);
     // Those left in flight by a dead worker may already be out: they are not held back.
     expect(await rows(em, `SELECT phone, state, in_flight FROM job_recipients WHERE job_id = $1 AND phone IN ('91000002', '91000005') ORDER BY phone`, [jobId])).toEqual([
       { phone: '91000002', state: 'sending', in_flight: false },
@@ -271,7 +274,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       const job = await jobOf(jobId);
       expect([job.status, job.sent, job.failed, job.skipped, job.total]).toEqual(['completed', 2, 0, 1, 3]);
       expect(await logsOf(jobId)).toContain(OPT_OUT_MESSAGES.skippedMidJob('91200002', 'opted_out'));
-      expect((await app.get(JobsRepository).statusOf(ds.manager, userId, jobId, 10))?.skippedList).toEqual([{ phone: '91200002', reason: 'opted_out', at: expect.stringMatching(ISO_MS) }]);
+      expect(skippedOf(await app.get(JobsRepository).statusOf(ds.manager, userId, jobId, 10))).toEqual([{ phoneNumber: '91200002', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) }]);
     });
 
     it('the last recipient opts out: nothing is taken and the job completes with sent + failed + skipped = total', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { EntityManager } from 'typeorm';
-import { JOB_MESSAGES } from '@bns/contracts';
+import { JOB_MESSAGES, type JobView } from '@bns/contracts';
 import { sleep } from '@bns/testing';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
@@ -187,12 +187,12 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect(last.published.at(-1)?.payload).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 1, failed: 2 } });
 
     expect(await jobOf(jobId)).toMatchObject({ status: 'completed', sent: 1, failed: 2 });
-    const lists = (await app.get(JobsRepository).statusOf(em(), userId, jobId, 10))!;
-    expect(lists.failedList.map((r) => [r.phone, r.error])).toEqual([
+    const lists = JSON.parse((await app.get(JobsRepository).statusOf(em(), userId, jobId, 10))!.resultsJson) as JobView['results'];
+    expect(lists.failedList.map((r) => [r.phoneNumber, r.error])).toEqual([
       ['61234567', 'timeout'],
       ['51234567', 'not on WhatsApp'],
     ]);
-    expect(lists.sentList.map((r) => r.phone)).toEqual(['91234567']);
+    expect(lists.successList.map((r) => r.originalNumber)).toEqual(['91234567']);
     expect(await logsOf(jobId)).toEqual([
       JOB_MESSAGES.jobStarted(3),
       JOB_MESSAGES.messageSent('91234567'),
