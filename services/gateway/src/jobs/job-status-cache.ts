@@ -15,7 +15,16 @@ interface Known {
   epoch: number;
   /** `performance.now()` when it was learned. */
   at: number;
+  /** `performance.now()` past which it is not trusted: JOB_STATUS_CACHE_MS after `at`, less up to TTL_JITTER of it. */
+  until: number;
 }
+
+/**
+ * Each entry lives JOB_STATUS_CACHE_MS less a random part of up to this share of it, so entries learned
+ * together (a thousand pollers after a reconnect forgot everything, say) are not all asked for again
+ * in the same instant, and again one lifetime later, for ever.
+ */
+const TTL_JITTER = 0.25;
 
 /** Users whose event count is kept; past it every count is dropped and every entry forgotten. */
 const USERS_MAX = 100_000;
@@ -90,7 +99,7 @@ export class JobStatusCache {
     const key = keyOf(userId, jobId);
     const entry = this.known.get(key);
     if (!entry) return undefined;
-    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() - entry.at < this.ttlMs) return entry.version;
+    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until) return entry.version;
     this.known.delete(key);
     return undefined;
   }
@@ -99,7 +108,8 @@ export class JobStatusCache {
     if (!this.enabled || ticket.epoch !== this.epoch || ticket.gen !== (this.gens.get(userId) ?? 0)) return;
     const key = keyOf(userId, jobId);
     this.known.delete(key);
-    this.known.set(key, { version, gen: ticket.gen, epoch: ticket.epoch, at: performance.now() });
+    const at = performance.now();
+    this.known.set(key, { version, gen: ticket.gen, epoch: ticket.epoch, at, until: at + this.ttlMs * (1 - TTL_JITTER * Math.random()) });
     if (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
     this.dropExpired();
   }

@@ -145,6 +145,18 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     expect(c.version('ann', 'job-2')).toBe('v2');
   });
 
+  it('entries learned together expire over the last quarter of JOB_STATUS_CACHE_MS, not all at once', async () => {
+    const c = cache(2000, 1000);
+    const jobs = Array.from({ length: 200 }, (_, i) => `job-${i}`);
+    for (const job of jobs) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
+    await sleep(1300);
+    expect(jobs.filter((j) => c.version('ann', j) === undefined)).toEqual([]);
+    await sleep(450);
+    const left = jobs.filter((j) => c.version('ann', j) !== undefined).length;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(jobs.length);
+  });
+
   it('keeps JOB_STATUS_CACHE_MAX entries, dropping the oldest learned', () => {
     const c = cache(10_000, 3);
     for (const job of ['a', 'b', 'c', 'd']) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
