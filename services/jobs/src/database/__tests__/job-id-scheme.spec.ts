@@ -42,7 +42,7 @@ describe('migration JobIdScheme1796500000000', () => {
     expect(jobMayExist(fresh, 'user_other', minted)).toBe(false);
   });
 
-  it('an upgrade with jobs of random ids: they stay and may exist; a second key is never made', async () => {
+  it('an upgrade with jobs of random ids: they stay and may exist, and so may new ones (a replica of the earlier version mid-rollout); a second key is never made', async () => {
     const before = await scheme();
     await db.undoLastMigration();
     expect(await db.query(`SELECT to_regclass('jobs.job_id_scheme') AS t`)).toEqual([{ t: null }]);
@@ -54,9 +54,11 @@ describe('migration JobIdScheme1796500000000', () => {
     expect(after.legacyIds).toBe(true);
     expect(after.key.equals(before.key)).toBe(false);
     expect(jobMayExist(after, 'user_ids', legacy)).toBe(true);
-    // The old rows stay valid; new ones are version 8 only.
+    // The old rows stay; a replica of the earlier version can still start jobs while the rollout lasts.
     expect(await db.query(`SELECT count(*)::int AS n FROM jobs.jobs WHERE id = $1`, [legacy])).toEqual([{ n: 1 }]);
-    await expect(insertJob(randomUUID())).rejects.toThrow(/jobs_id_minted/);
+    const lateLegacy = randomUUID();
+    await insertJob(lateLegacy);
+    expect(jobMayExist(after, 'user_ids', lateLegacy)).toBe(true);
     await expect(db.query(`INSERT INTO jobs.job_id_scheme (id, key, legacy_ids) VALUES (2, $1, false)`, [after.key])).rejects.toThrow();
     expect(isMintedJobId(after.key, 'user_ids', mintJobId(after.key, 'user_ids'))).toBe(true);
   });

@@ -17,14 +17,15 @@ export class JobIdScheme1796500000000 implements MigrationInterface {
         key bytea NOT NULL CHECK (octet_length(key) = ${JOB_ID_KEY_BYTES}),
         legacy_ids boolean NOT NULL
       )`);
-    await q.query(`INSERT INTO jobs.job_id_scheme (key, legacy_ids) SELECT decode($1, 'hex'), EXISTS (SELECT 1 FROM jobs.jobs)`, [
-      randomBytes(JOB_ID_KEY_BYTES).toString('hex'),
-    ]);
-    await q.query(`ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_id_minted CHECK (substr(id::text, 15, 1) = '8') NOT VALID`);
+    const [{ legacy }] = (await q.query(
+      `INSERT INTO jobs.job_id_scheme (key, legacy_ids) SELECT decode($1, 'hex'), EXISTS (SELECT 1 FROM jobs.jobs) RETURNING legacy_ids AS legacy`,
+      [randomBytes(JOB_ID_KEY_BYTES).toString('hex')],
+    )) as [{ legacy: boolean }];
+    if (!legacy) await q.query(`ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_id_minted CHECK (substr(id::text, 15, 1) = '8') NOT VALID`);
   }
 
   async down(q: QueryRunner): Promise<void> {
-    await q.query(`ALTER TABLE jobs.jobs DROP CONSTRAINT jobs_id_minted`);
+    await q.query(`ALTER TABLE jobs.jobs DROP CONSTRAINT IF EXISTS jobs_id_minted`);
     await q.query(`DROP TABLE jobs.job_id_scheme`);
   }
 }
