@@ -28,7 +28,7 @@
 // For the gateway's phases it also prints the gateway's NATS round trips for job-status and the jobs service's own time
 // answering them (both from their /metrics histograms): whether a slow answer waited in jobs or on the way.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
-// inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead, =1hz during the 1 Hz one), prints where its time goes, by package and by function, and writes the profile to
+// inspector; GATEWAY_PROFILE=revalidating during the revalidating one instead, =1hz during the 1 Hz one, =full during the full answers), prints where its time goes, by package and by function, and writes the profile to
 // $TMPDIR/gateway-pollers.cpuprofile (open it in Chrome DevTools); BENCH_PROFILE_SERVICE=jobs profiles the jobs service instead. The overload phase runs twice: as
 // the clients come (opening ~1,000 connections at once), then on connections opened beforehand.
 // BENCH_OVERLOAD_RUNS=N repeats that pair N times; BENCH_ONLY=overload stops after it (to compare the refusals' tail over several runs).
@@ -111,11 +111,12 @@ async function main() {
   const PROFILE_REVALIDATING = process.env.GATEWAY_PROFILE === 'revalidating';
   // =1hz: the 1 Hz run on the 404 path (what each request costs when requests come one at a time).
   const PROFILE_1HZ = process.env.GATEWAY_PROFILE === '1hz';
+  const PROFILE_FULL = process.env.GATEWAY_PROFILE === 'full';
   const PROFILE_PORT = 9339;
   // BENCH_PROFILE_SERVICE=jobs: the same runs profile the jobs service instead of the gateway.
   const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
   if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
-  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
+  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ || PROFILE_FULL) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
   // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT, BENCH_SHED_READS_MAX_IN_FLIGHT or BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
   const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
   const SHED_READS_MAX_IN_FLIGHT = process.env.BENCH_SHED_READS_MAX_IN_FLIGHT;
@@ -582,11 +583,15 @@ async function main() {
     console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
     await sleep(2000);
     // Full answers: no If-None-Match, so each poll is the jobs service's 200 with the job's lists.
+    const stopFullProfile = PROFILE_FULL
+      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-full.cpuprofile`) })
+      : undefined;
     const full = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, full answers (a 200 with ${JOB_RECIPIENTS} sent entries, no If-None-Match)`,
       'gateway',
       closedLoop(url, pollers.slice(0, SATURATION_CLIENTS).map((p) => ({ ...p, etag: undefined, full: true })), SATURATION_CLIENTS, SATURATION_S, {}),
     );
+    await stopFullProfile?.();
 
     await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
     const bare = await measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
