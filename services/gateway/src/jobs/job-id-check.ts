@@ -10,6 +10,12 @@ export const jobNotFound = () => AppError.notFound(JobsErrorCode.NotFound, JOB_M
 const RETRY_MS = 2_000;
 /** Once known, asked again this often (the scheme is fixed by a migration; this only bounds a restore's effect). */
 const REFRESH_MS = 10 * 60_000;
+/**
+ * A refused UUID may mean the scheme changed under this replica (a database restored or replaced): it is
+ * asked again then, at most this often, so a replica with a stale key serves the new one's jobs within
+ * that time, and made-up ids cost the jobs service one request per this time at most.
+ */
+const RECHECK_AFTER_REFUSAL_MS = 30_000;
 
 /**
  * Which job ids name no job of a user, known from the id alone (service-kit `JobIdScheme`, issue 17):
@@ -23,6 +29,11 @@ export class JobIdCheck implements OnApplicationBootstrap, OnModuleDestroy {
   private scheme?: JobIdScheme;
   private timer?: NodeJS.Timeout;
   private stopped = false;
+  private loading = false;
+  /** `performance.now()` of the last time the jobs service was asked. */
+  private askedAt = -Infinity;
+  /** How soon after the last ask a refused UUID asks again (RECHECK_AFTER_REFUSAL_MS; tests shorten it). */
+  recheckAfterRefusalMs = RECHECK_AFTER_REFUSAL_MS;
 
   constructor(private readonly rpc: RpcClient) {}
 
@@ -35,15 +46,15 @@ export class JobIdCheck implements OnApplicationBootstrap, OnModuleDestroy {
     clearTimeout(this.timer);
   }
 
-  /** Whether the scheme is known (the check answers from ids alone). */
-  get ready(): boolean {
-    return this.scheme !== undefined;
-  }
-
   /** False when `jobId` certainly names no job of `userId`; true when it may (the jobs service decides). */
   mayExist(userId: string, jobId: string): boolean {
     if (!isUuid(jobId)) return false;
-    return this.scheme === undefined || jobMayExist(this.scheme, userId, jobId);
+    if (this.scheme === undefined || jobMayExist(this.scheme, userId, jobId)) return true;
+    if (!this.loading && !this.stopped && performance.now() - this.askedAt >= this.recheckAfterRefusalMs) {
+      clearTimeout(this.timer);
+      void this.load();
+    }
+    return false;
   }
 
   /**
@@ -62,14 +73,20 @@ export class JobIdCheck implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async load(): Promise<void> {
     let next = RETRY_MS;
+    this.loading = true;
+    this.askedAt = performance.now();
     try {
       const { key, legacyIds } = await this.rpc.call('jobs.idScheme', {});
-      const known = this.scheme === undefined;
-      this.scheme = { key: Buffer.from(key, 'base64'), legacyIds };
-      if (known) this.logger.log({ legacyIds }, 'job ids are checked here');
+      const scheme = { key: Buffer.from(key, 'base64'), legacyIds };
+      if (this.scheme === undefined || !this.scheme.key.equals(scheme.key) || this.scheme.legacyIds !== legacyIds) {
+        this.logger.log({ legacyIds, changed: this.scheme !== undefined }, 'job ids are checked here');
+      }
+      this.scheme = scheme;
       next = REFRESH_MS;
     } catch {
       // The jobs service is not up yet (or NATS is away): the jobs service answers every id meanwhile.
+    } finally {
+      this.loading = false;
     }
     if (!this.stopped) this.timer = setTimeout(() => void this.load(), next).unref();
   }
