@@ -42,13 +42,19 @@ export function mintJobId(key: Buffer, userId: string): string {
   return format(bodyHex + macOf(key, userId, bodyHex).toString('hex'));
 }
 
+/** Whether the UUID `jobId` (any case) carries `userId`'s MAC under `key`; its version is not looked at. */
+function macMatches(key: Buffer, userId: string, jobId: string): boolean {
+  const hex = jobId.replaceAll('-', '').toLowerCase();
+  if (!'89ab'.includes(hex[16]!)) return false;
+  return timingSafeEqual(Buffer.from(hex.slice(BODY_HEX), 'hex'), macOf(key, userId, hex.slice(0, BODY_HEX)));
+}
+
+/** Whether the version nibble of the UUID `jobId` says 8 (the form `mintJobId` makes). */
+const isVersion8 = (jobId: string) => jobId[14] === '8';
+
 /** Whether `jobId` is one `mintJobId` made for `userId` under `key` (any case). */
 export function isMintedJobId(key: Buffer, userId: string, jobId: string): boolean {
-  if (!isUuid(jobId)) return false;
-  const hex = jobId.replaceAll('-', '').toLowerCase();
-  if (hex[12] !== '8' || !'89ab'.includes(hex[16]!)) return false;
-  const mac = Buffer.from(hex.slice(BODY_HEX), 'hex');
-  return timingSafeEqual(mac, macOf(key, userId, hex.slice(0, BODY_HEX)));
+  return isUuid(jobId) && isVersion8(jobId) && macMatches(key, userId, jobId);
 }
 
 /**
@@ -57,6 +63,5 @@ export function isMintedJobId(key: Buffer, userId: string, jobId: string): boole
  */
 export function jobMayExist(scheme: JobIdScheme, userId: string, jobId: string): boolean {
   if (!isUuid(jobId)) return false;
-  if (jobId[14] === '8') return isMintedJobId(scheme.key, userId, jobId);
-  return scheme.legacyIds;
+  return isVersion8(jobId) ? macMatches(scheme.key, userId, jobId) : scheme.legacyIds;
 }

@@ -1,10 +1,10 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { context } from '@opentelemetry/api';
-import { ifNoneMatchVersions, JOB_MESSAGES, JOB_STATUS_CACHE_CONTROL, JobsErrorCode, jobStatusEtag } from '@bns/contracts';
+import { ifNoneMatchVersions, JOB_STATUS_CACHE_CONTROL, jobStatusEtag } from '@bns/contracts';
 import { recordHttpRequest } from '@bns/service-kit';
 import { hasBody } from '../auth/authenticate.middleware.js';
 import { bearerToken, type TokenVerifier } from '../auth/token-verifier.js';
-import type { JobIdCheck } from '../jobs/job-id-check.js';
+import { jobNotFound, type JobIdCheck } from '../jobs/job-id-check.js';
 import type { JobStatusCache } from '../jobs/job-status-cache.js';
 import { countJobIdRefused, countRevalidation } from '../metrics/gateway.metrics.js';
 import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
@@ -16,8 +16,11 @@ const JOB_STATUS_ROUTE = '/job-status/:jobId';
 /** `/job-status/<id>` exactly: no query, no further segment, nothing percent-encoded (Express would decode it). */
 const JOB_STATUS_PATH = /^\/job-status\/([^/?%#]+)$/;
 
-/** The jobs service's "not found", as AppErrorFilter writes it. */
-const NOT_FOUND_BODY = Buffer.from(JSON.stringify({ success: false, error: JOB_MESSAGES.jobNotFound, code: JobsErrorCode.NotFound }));
+/** The jobs service's "not found" (`jobNotFound`), as AppErrorFilter writes it. */
+const NOT_FOUND_BODY = (() => {
+  const { message, code } = jobNotFound();
+  return Buffer.from(JSON.stringify({ success: false, error: message, code }));
+})();
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -48,27 +48,20 @@ export class JobIdCheck implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** False when `jobId` certainly names no job of `userId`; true when it may (the jobs service decides). */
   mayExist(userId: string, jobId: string): boolean {
-    if (!isUuid(jobId)) return false;
-    if (this.scheme === undefined || jobMayExist(this.scheme, userId, jobId)) return true;
-    if (!this.loading && !this.stopped && performance.now() - this.askedAt >= this.recheckAfterRefusalMs) {
+    if (this.scheme === undefined) return isUuid(jobId);
+    if (jobMayExist(this.scheme, userId, jobId)) return true;
+    if (isUuid(jobId) && !this.loading && !this.stopped && performance.now() - this.askedAt >= this.recheckAfterRefusalMs) {
       clearTimeout(this.timer);
       void this.load();
     }
     return false;
   }
 
-  /**
-   * `mayExist`, counted: false is a refusal the caller answers 404 (`bns_gateway_job_ids_refused_total`).
-   */
-  admits(userId: string, jobId: string): boolean {
-    if (this.mayExist(userId, jobId)) return true;
-    countJobIdRefused();
-    return false;
-  }
-
-  /** Throws the jobs service's own "not found" for an id that names no job of `userId`. */
+  /** Throws the jobs service's own "not found" for an id that names no job of `userId` (counted: `bns_gateway_job_ids_refused_total`). */
   check(userId: string, jobId: string): void {
-    if (!this.admits(userId, jobId)) throw jobNotFound();
+    if (this.mayExist(userId, jobId)) return;
+    countJobIdRefused();
+    throw jobNotFound();
   }
 
   private async load(): Promise<void> {

@@ -1,0 +1,23 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { DataSource } from 'typeorm';
+import { openDatabase } from '@bns/service-kit';
+import { startPostgres, type Postgres } from '@bns/testing';
+import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../data-source.js';
+
+/**
+ * For the migration specs: a private Postgres with every jobs migration run, opened before the calling
+ * `describe`'s tests and closed after them. Call it in the `describe`; the result is the database.
+ */
+export function migratedDatabase(): () => DataSource {
+  let pg: Postgres | undefined;
+  let db: DataSource | undefined;
+  beforeAll(async () => {
+    pg = await startPostgres();
+    db = await openDatabase({ url: pg.url, schema: JOBS_SCHEMA, entities: JOBS_ENTITIES, migrations: JOBS_MIGRATIONS, poolSize: 2 });
+  }, 60_000);
+  afterAll(async () => {
+    await db?.destroy();
+    await pg?.stop();
+  });
+  return () => db!;
+}
