@@ -47,3 +47,14 @@ export function unsignedToken(claims: Record<string, unknown>): string {
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
   return `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claims)}.`;
 }
+
+/**
+ * The token with one byte of its signature changed. (Changing its last characters is not enough: the last
+ * base64url character carries padding bits a decoder ignores, so "…xw" → "…xx" can decode to the same bytes.)
+ */
+export function forgedSignature(token: string): string {
+  const [header, payload, signature] = token.split('.');
+  const bytes = Buffer.from(signature, 'base64url');
+  bytes[bytes.length >> 1] ^= 0x01;
+  return `${header}.${payload}.${bytes.toString('base64url')}`;
+}

@@ -199,10 +199,12 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     const times = (await outboxOf(ann, jobId)).map((m) => Date.parse(m.at));
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     expect(gaps).toHaveLength(7);
-    for (const gap of gaps) {
-      expect(gap).toBeGreaterThanOrEqual(DELAY_MS - 20);
-      expect(gap).toBeLessThan(DELAY_MS + 200);
-    }
+    // Never sooner than the delay; about the delay as a rule. One gap may be longer on a loaded 2-core CI
+    // machine (a GC pause, a test beside it): lateness is measured by the jobs-pacing benchmark, not here.
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(DELAY_MS - 20);
+    const sorted = [...gaps].sort((a, b) => a - b);
+    expect(sorted[3]).toBeLessThan(DELAY_MS + 100);
+    expect(sorted[5]).toBeLessThan(DELAY_MS + 200);
   });
 
   it('hides another user’s job (404), and a malformed id is a 404 too', async () => {
