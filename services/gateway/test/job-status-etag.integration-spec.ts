@@ -424,4 +424,40 @@ describe('job-status ETag / 304', () => {
       await cors.stop();
     }
   }, 60_000);
+  it('a poller keeps its 304s from memory past JOB_STATUS_CACHE_MS: its entry is refreshed from the jobs service behind its polls, not re-asked on them', async () => {
+    const ttlMs = 2000;
+    const short = await startService('gateway', { env: { ...sys.baseEnv, JOB_STATUS_CACHE_MS: String(ttlMs) }, label: 'gateway-refresh' });
+    try {
+      const { who, jobId, etag } = await settled('ida@etag.test');
+      const ida = await devSignIn(short.url, 'ida@etag.test');
+      expect(ida.userId).toBe(who.userId);
+      const statusAsked = async () => {
+        const text = await (await fetch(`${short.url}/metrics`)).text();
+        return text
+          .split('\n')
+          .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('subject="jobs.status"'))
+          .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
+      };
+      expect((await raw(ida, jobId, etag, { gatewayUrl: short.url })).status).toBe(304); // this replica learns the version
+      const [before, askedBefore] = [await revalidationsAnswered(short.url), await statusAsked()];
+      // Three lifetimes of polls every 50 ms: without the refresh, each lifetime's end would send a poll to the jobs service.
+      const statuses = new Set<number>();
+      let polls = 0;
+      for (const until = Date.now() + 3 * ttlMs; Date.now() < until; polls++) {
+        statuses.add((await raw(ida, jobId, etag, { gatewayUrl: short.url })).status);
+        await sleep(50);
+      }
+      const after = await revalidationsAnswered(short.url);
+      const refreshes = (await statusAsked()) - askedBefore - (after.jobs - before.jobs);
+      expect([...statuses]).toEqual([304]);
+      // One poll may land between a refresh and its answer on a loaded machine, and be asked inline.
+      expect(after.jobs - before.jobs).toBeLessThanOrEqual(1);
+      expect(after.memory - before.memory).toBeGreaterThanOrEqual(polls - 1);
+      // One refresh every 50–80% of a lifetime: at least two in three lifetimes.
+      expect(refreshes).toBeGreaterThanOrEqual(2);
+      expect(refreshes).toBeLessThanOrEqual(7);
+    } finally {
+      await short.stop();
+    }
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { isUuid } from '@bns/contracts';
-import { SERVICE_ENV } from '@bns/service-kit';
+import { RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { GatewayEnv } from '../config/env.js';
 
 /** Taken before a job-status request goes to the jobs service: what the gateway had heard of the user by then. */
@@ -17,14 +17,31 @@ interface Known {
   at: number;
   /** `performance.now()` past which it is not trusted: JOB_STATUS_CACHE_MS after `at`, less up to TTL_JITTER of it. */
   until: number;
+  /** `performance.now()` from which a poll answered from it also asks the jobs service, in the background. */
+  refreshAt: number;
+  refreshing: boolean;
 }
 
 /**
- * Each entry lives JOB_STATUS_CACHE_MS less a random part of up to this share of it, so entries learned
- * together (a thousand pollers after a reconnect forgot everything, say) are not all asked for again
- * in the same instant, and again one lifetime later, for ever.
+ * Each entry lives JOB_STATUS_CACHE_MS less a random part of up to this share of it, so entries nobody
+ * polls in time (see REFRESH_FROM) and that were learned together do not all go in the same instant.
  */
-const TTL_JITTER = 0.25;
+const TTL_JITTER = 0.1;
+/**
+ * Refresh ahead: the first poll answered from an entry past REFRESH_FROM + up to REFRESH_SPREAD of
+ * JOB_STATUS_CACHE_MS (5 to 8 s of 10) is still answered from memory, and the job's version is asked of the
+ * jobs service behind it; its answer renews the entry. A poller keeps its entry for as long as it polls
+ * faster than the window before expiry (2 s and more at the default), so its polls never wait for a
+ * re-ask, and the re-asks of pollers that started together (a reconnect, a warm-up) spread over 3 s
+ * instead of falling due, and holding up their polls, together (issue 17: the revalidating 1 Hz tail).
+ */
+const REFRESH_FROM = 0.5;
+const REFRESH_SPREAD = 0.3;
+/** Refreshes out at once, at most: past it a due entry waits for a later poll, or expires and is asked inline. */
+const REFRESHES_MAX_IN_FLIGHT = 64;
+
+/** Asks the jobs service for the job's current version (JobStatusRefresher). */
+export type RefreshVersion = (userId: string, jobId: string, version: string) => Promise<string>;
 
 /** Users whose event count is kept; past it every count is dropped and every entry forgotten. */
 const USERS_MAX = 100_000;
@@ -59,6 +76,8 @@ export class JobStatusCache {
   private epoch = 0;
   private readonly ttlMs: number;
   private readonly max: number;
+  private refresh?: RefreshVersion;
+  private refreshesInFlight = 0;
 
   constructor(@Inject(SERVICE_ENV) env: Pick<GatewayEnv, 'JOB_STATUS_CACHE_MS' | 'JOB_STATUS_CACHE_MAX'>) {
     this.ttlMs = env.JOB_STATUS_CACHE_MS;
@@ -73,15 +92,41 @@ export class JobStatusCache {
     return { gen: this.gens.get(userId) ?? 0, epoch: this.epoch };
   }
 
-  /** The job's version as last answered, when nothing of its user was heard since and it is fresh. */
+  /** Lets polls answered from memory refresh their entry ahead of its expiry (see REFRESH_FROM). */
+  refreshWith(refresh: RefreshVersion): void {
+    this.refresh = refresh;
+  }
+
+  /**
+   * The job's version as last answered, when nothing of its user was heard since and it is fresh. Past
+   * its refresh point, the first call also asks the jobs service for the version, in the background.
+   */
   version(userId: string, jobId: string): string | undefined {
-    const version = this.fresh(userId, jobId);
-    return version === MISSING ? undefined : version;
+    const entry = this.fresh(userId, jobId);
+    if (entry === undefined || entry.version === MISSING) return undefined;
+    if (!entry.refreshing && this.refresh !== undefined && this.refreshesInFlight < REFRESHES_MAX_IN_FLIGHT && performance.now() >= entry.refreshAt) {
+      this.refreshAhead(this.refresh, entry, userId, jobId);
+    }
+    return entry.version;
   }
 
   /** Whether the jobs service lately answered that the user has no such job (and nothing of the user was heard since). */
   missing(userId: string, jobId: string): boolean {
-    return this.fresh(userId, jobId) === MISSING;
+    return this.fresh(userId, jobId)?.version === MISSING;
+  }
+
+  /** As a poll that went to the jobs service would: the answer is kept only if nothing of the user was heard while it was out. */
+  private refreshAhead(refresh: RefreshVersion, entry: Known, userId: string, jobId: string): void {
+    entry.refreshing = true;
+    this.refreshesInFlight++;
+    const ticket = this.ticket(userId);
+    refresh(userId, jobId, entry.version)
+      .then(
+        (version) => this.remember(userId, jobId, version, ticket),
+        // Counted by the RPC client's metrics; the entry stays until it expires, and a poll after that asks inline.
+        () => undefined,
+      )
+      .finally(() => this.refreshesInFlight--);
   }
 
   /** The jobs service answered `version`: kept unless something of the user was heard since `ticket`. */
@@ -94,12 +139,12 @@ export class JobStatusCache {
     if (isUuid(jobId)) this.keep(userId, jobId, MISSING, ticket);
   }
 
-  private fresh(userId: string, jobId: string): string | undefined {
+  private fresh(userId: string, jobId: string): Known | undefined {
     if (!this.enabled) return undefined;
     const key = keyOf(userId, jobId);
     const entry = this.known.get(key);
     if (!entry) return undefined;
-    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until) return entry.version;
+    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until) return entry;
     this.known.delete(key);
     return undefined;
   }
@@ -109,7 +154,15 @@ export class JobStatusCache {
     const key = keyOf(userId, jobId);
     this.known.delete(key);
     const at = performance.now();
-    this.known.set(key, { version, gen: ticket.gen, epoch: ticket.epoch, at, until: at + this.ttlMs * (1 - TTL_JITTER * Math.random()) });
+    this.known.set(key, {
+      version,
+      gen: ticket.gen,
+      epoch: ticket.epoch,
+      at,
+      until: at + this.ttlMs * (1 - TTL_JITTER * Math.random()),
+      refreshAt: at + this.ttlMs * (REFRESH_FROM + REFRESH_SPREAD * Math.random()),
+      refreshing: false,
+    });
     if (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
     this.dropExpired();
   }
@@ -175,3 +228,16 @@ export class JobStatusCache {
 }
 
 const keyOf = (userId: string, jobId: string) => `${userId}\u0000${jobId}`;
+
+/** Gives JobStatusCache its refresh ahead: the job's version from the jobs service, as a revalidating poll would ask it. */
+@Injectable()
+export class JobStatusRefresher implements OnModuleInit {
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly cache: JobStatusCache,
+  ) {}
+
+  onModuleInit(): void {
+    this.cache.refreshWith(async (userId, jobId, version) => (await this.rpc.call('jobs.status', { userId, jobId, ifNoneMatch: [version] })).version);
+  }
+}
