@@ -240,14 +240,16 @@ describe('job-status ETag / 304', () => {
   /** Answers "not found" the gateway gave from a job id alone (JobIdCheck), without asking the jobs service. */
   const refusedById = async (gatewayUrl = sys.gateway.url) =>
     Number(/^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${gatewayUrl}/metrics`)).text())?.[1] ?? 0);
-  /** `not_found` answers the gateway had from the jobs service, over every subject. */
-  const notFoundAsked = async () => {
-    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+  /** The gateway's NATS requests whose labels include `label` (`outcome="…"`, `subject="…"`), summed over the others. */
+  const rpcRequests = async (label: string, gatewayUrl = sys.gateway.url) => {
+    const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
     return text
       .split('\n')
-      .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('outcome="not_found"'))
+      .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes(label))
       .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
   };
+  /** `not_found` answers the gateway had from the jobs service, over every subject. */
+  const notFoundAsked = () => rpcRequests('outcome="not_found"');
   /** Until the gateway has the jobs service's id scheme, an id is passed on: wait for it to answer from ids. */
   const idsChecked = (who: DevSession, gatewayUrl = sys.gateway.url) =>
     waitFor(async () => {
@@ -431,13 +433,7 @@ describe('job-status ETag / 304', () => {
       const { who, jobId, etag } = await settled('ida@etag.test');
       const ida = await devSignIn(short.url, 'ida@etag.test');
       expect(ida.userId).toBe(who.userId);
-      const statusAsked = async () => {
-        const text = await (await fetch(`${short.url}/metrics`)).text();
-        return text
-          .split('\n')
-          .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes('subject="jobs.status"'))
-          .reduce((sum, l) => sum + Number(l.split(' ').at(-1)), 0);
-      };
+      const statusAsked = () => rpcRequests('subject="jobs.status"', short.url);
       expect((await raw(ida, jobId, etag, { gatewayUrl: short.url })).status).toBe(304); // this replica learns the version
       const [before, askedBefore] = [await revalidationsAnswered(short.url), await statusAsked()];
       // Three lifetimes of polls every 50 ms: without the refresh, each lifetime's end would send a poll to the jobs service.

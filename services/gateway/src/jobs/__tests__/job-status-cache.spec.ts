@@ -1,4 +1,4 @@
-import { describe, expect, it, jest } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JobStatusCache } from '../job-status-cache.js';
 
@@ -172,119 +172,104 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
   });
 
   describe('refresh ahead', () => {
-    /** A refresher whose answers the test gives, one by one. */
-    const refresher = () => {
+    let clock: ReturnType<typeof fakeClock>;
+    beforeEach(() => (clock = fakeClock()));
+    afterEach(() => clock.restore());
+
+    /** A cache of 10 s entries whose refreshes the test answers, one by one (`asked`). */
+    const refreshing = (max = 100) => {
+      const c = cache(10_000, max);
       const asked: { userId: string; jobId: string; version: string; answer: (version: string) => void; fail: (err: Error) => void }[] = [];
       const refresh = (userId: string, jobId: string, version: string) =>
         new Promise<string>((answer, fail) => asked.push({ userId, jobId, version, answer, fail }));
-      return { asked, refresh };
+      c.refreshWith(refresh);
+      return { c, asked, refresh };
     };
     const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
     it('a poll past the refresh point is answered from memory and asks the jobs service once, behind it; the answer renews the entry', async () => {
-      const clock = fakeClock();
-      try {
-        const c = cache(10_000);
-        const { asked, refresh } = refresher();
-        c.refreshWith(refresh);
-        c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
-        // Before 5 s (of 10) no poll asks.
-        clock.at(4_999);
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        expect(asked).toHaveLength(0);
-        // Past 8 s every entry is due: the poll is still answered from memory, and one refresh goes out.
-        clock.at(8_000);
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        expect(asked.map(({ userId, jobId, version }) => ({ userId, jobId, version }))).toEqual([{ userId: 'ann', jobId: 'job-1', version: 'v1' }]);
-        asked[0]!.answer('v1');
-        await settle();
-        // Renewed: known past the first lifetime, and due again only from 5 s after the refresh.
-        clock.at(12_999);
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        expect(asked).toHaveLength(1);
-        clock.at(16_000);
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        expect(asked).toHaveLength(2);
-        // The job had changed without an event: the refresh learns its new version, and the client's old one is no longer a 304.
-        asked[1]!.answer('v2');
-        await settle();
-        expect(c.version('ann', 'job-1')).toBe('v2');
-      } finally {
-        clock.restore();
-      }
+      const { c, asked } = refreshing();
+      c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+      // Before 5 s (of 10) no poll asks.
+      clock.at(4_999);
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      expect(asked).toHaveLength(0);
+      // Past 8 s every entry is due: the poll is still answered from memory, and one refresh goes out.
+      clock.at(8_000);
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      expect(asked.map(({ userId, jobId, version }) => ({ userId, jobId, version }))).toEqual([{ userId: 'ann', jobId: 'job-1', version: 'v1' }]);
+      asked[0]!.answer('v1');
+      await settle();
+      // Renewed: known past the first lifetime, and due again only from 5 s after the refresh.
+      clock.at(12_999);
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      expect(asked).toHaveLength(1);
+      clock.at(16_000);
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      expect(asked).toHaveLength(2);
+      // The job had changed without an event: the refresh learns its new version, and the client's old one is no longer a 304.
+      asked[1]!.answer('v2');
+      await settle();
+      expect(c.version('ann', 'job-1')).toBe('v2');
     });
 
     it('a refresh answer read while an event of the user came, or across a NATS reconnect, is not kept; a failed refresh leaves the entry to expire', async () => {
-      const clock = fakeClock();
-      try {
-        const c = cache(10_000);
-        const { asked, refresh } = refresher();
-        c.refreshWith(refresh);
-        c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
-        clock.at(8_000);
-        expect(c.version('ann', 'job-1')).toBe('v1');
-        c.changed('ann');
-        asked[0]!.answer('v-old');
-        await settle();
-        expect(c.version('ann', 'job-1')).toBeUndefined();
+      const { c, asked } = refreshing();
+      c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+      clock.at(8_000);
+      expect(c.version('ann', 'job-1')).toBe('v1');
+      c.changed('ann');
+      asked[0]!.answer('v-old');
+      await settle();
+      expect(c.version('ann', 'job-1')).toBeUndefined();
 
-        c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
-        clock.at(16_000);
-        expect(c.version('ann', 'job-1')).toBe('v2');
-        asked[1]!.fail(new Error('jobs service timed out'));
-        await settle();
-        // Still the entry it was (not asked again while it lives), gone at its expiry: the next poll asks inline.
-        expect(c.version('ann', 'job-1')).toBe('v2');
-        expect(asked).toHaveLength(2);
-        clock.at(18_000);
-        expect(c.version('ann', 'job-1')).toBeUndefined();
+      c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
+      clock.at(16_000);
+      expect(c.version('ann', 'job-1')).toBe('v2');
+      asked[1]!.fail(new Error('jobs service timed out'));
+      await settle();
+      // Still the entry it was (not asked again while it lives), gone at its expiry: the next poll asks inline.
+      expect(c.version('ann', 'job-1')).toBe('v2');
+      expect(asked).toHaveLength(2);
+      clock.at(18_000);
+      expect(c.version('ann', 'job-1')).toBeUndefined();
 
-        // A NATS reconnect (events may have been missed) while a refresh is out: its answer is not kept either.
-        c.remember('ann', 'job-1', 'v3', c.ticket('ann'));
-        clock.at(26_000);
-        expect(c.version('ann', 'job-1')).toBe('v3');
-        expect(asked).toHaveLength(3);
-        c.forgetAll();
-        asked[2]!.answer('v3');
-        await settle();
-        expect(c.version('ann', 'job-1')).toBeUndefined();
-        expect(c.size).toBe(0);
-      } finally {
-        clock.restore();
-      }
+      // A NATS reconnect (events may have been missed) while a refresh is out: its answer is not kept either.
+      c.remember('ann', 'job-1', 'v3', c.ticket('ann'));
+      clock.at(26_000);
+      expect(c.version('ann', 'job-1')).toBe('v3');
+      expect(asked).toHaveLength(3);
+      c.forgetAll();
+      asked[2]!.answer('v3');
+      await settle();
+      expect(c.version('ann', 'job-1')).toBeUndefined();
+      expect(c.size).toBe(0);
     });
 
     it(`at most ${64} refreshes are out at once; a job the user does not have is never refreshed; off, nothing is`, async () => {
-      const clock = fakeClock();
-      try {
-        const c = cache(10_000, 1000);
-        const { asked, refresh } = refresher();
-        c.refreshWith(refresh);
-        const jobs = Array.from({ length: 100 }, (_, i) => `job-${i}`);
-        for (const job of jobs) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
-        const missing = '0b6c3f0e-8a52-4d6e-9f39-3c1e2b7d9a10';
-        c.rememberMissing('ann', missing, c.ticket('ann'));
-        clock.at(8_000);
-        expect(jobs.map((j) => c.version('ann', j))).toEqual(jobs.map((j) => `v-${j}`));
-        expect(c.missing('ann', missing)).toBe(true);
-        expect(asked).toHaveLength(64);
-        // One answered: the next due entry polled goes out.
-        asked[0]!.answer(asked[0]!.version);
-        await settle();
-        expect(c.version('ann', 'job-99')).toBe('v-job-99');
-        expect(asked.map((a) => a.jobId)).toContain('job-99');
-        expect(asked).toHaveLength(65);
-        expect(asked.some((a) => a.jobId === missing)).toBe(false);
+      const { c, asked, refresh } = refreshing(1000);
+      const jobs = Array.from({ length: 100 }, (_, i) => `job-${i}`);
+      for (const job of jobs) c.remember('ann', job, `v-${job}`, c.ticket('ann'));
+      const missing = '0b6c3f0e-8a52-4d6e-9f39-3c1e2b7d9a10';
+      c.rememberMissing('ann', missing, c.ticket('ann'));
+      clock.at(8_000);
+      expect(jobs.map((j) => c.version('ann', j))).toEqual(jobs.map((j) => `v-${j}`));
+      expect(c.missing('ann', missing)).toBe(true);
+      expect(asked).toHaveLength(64);
+      // One answered: the next due entry polled goes out.
+      asked[0]!.answer(asked[0]!.version);
+      await settle();
+      expect(c.version('ann', 'job-99')).toBe('v-job-99');
+      expect(asked.map((a) => a.jobId)).toContain('job-99');
+      expect(asked).toHaveLength(65);
+      expect(asked.some((a) => a.jobId === missing)).toBe(false);
 
-        const off = cache(0);
-        off.refreshWith(refresh);
-        off.remember('ann', 'job-1', 'v1', off.ticket('ann'));
-        expect(off.version('ann', 'job-1')).toBeUndefined();
-        expect(asked).toHaveLength(65);
-      } finally {
-        clock.restore();
-      }
+      const off = cache(0);
+      off.refreshWith(refresh);
+      off.remember('ann', 'job-1', 'v1', off.ticket('ann'));
+      expect(off.version('ann', 'job-1')).toBeUndefined();
+      expect(asked).toHaveLength(65);
     });
   });
 
