@@ -93,6 +93,13 @@ function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, coun
   ];
 }
 
+/**
+ * `recordSentMany`'s request rows, each with whether its outcome applied (`counted` has its row): one
+ * hash join, so the lanes' update reads each row's flag, instead of every flag looking through
+ * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH).
+ */
+const APPLIED_REQUESTS_SQL = 'FROM (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i) a';
+
 /** A sent message to record and its lane to reschedule, one of a batch (`LaneRepository.recordSentMany`). */
 export interface SentRecord {
   send: { jobId: string; seq: number; userId: string };
@@ -264,10 +271,11 @@ export class LaneRepository {
    * longer holds it.
    */
   async recordSentMany(em: EntityManager, workerId: string, records: SentRecord[]): Promise<Array<{ job: LaneJob | undefined; lane: Rescheduled | undefined }>> {
-    // Per record, the reschedule's values as columns of `req` (the worker is one parameter for all).
+    // Per record, the reschedule's values as columns of `a`, the request rows with whether their outcome
+    // applied (the worker is one parameter for all).
     const perRecord = RESCHEDULE_KEYS.filter((k) => k !== 'workerId');
     const params = records.map((r) => rescheduleParams(r.send.userId, workerId, r.slot, r.counters));
-    const values = { ...Object.fromEntries(perRecord.map((k) => [k, `req."p_${k}"`])), workerId: '$1' } as RescheduleValues;
+    const values = { ...Object.fromEntries(perRecord.map((k) => [k, `a."p_${k}"`])), workerId: '$1' } as RescheduleValues;
     const types = { userId: 'text', notBeforeSecs: 'float8', exactly: 'timestamptz', floor: 'timestamptz', setDay: 'boolean', dayKey: 'text', dayCount: 'integer', runCount: 'integer', warmUpFrom: 'text', engineFailures: 'integer' };
     const found = await rows<Record<string, unknown> & { i: string }>(
       em,
@@ -275,7 +283,7 @@ export class LaneRepository {
          SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
                 WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
        ), ${recordSentCtes('req')},
-       lane AS (${rescheduleSql(values, 'EXISTS (SELECT 1 FROM counted c WHERE c.p_i = req.p_i)', 'FROM req', 'req.p_i, ')})
+       lane AS (${rescheduleSql(values, 'a.applied', APPLIED_REQUESTS_SQL, 'a.p_i, ')})
        SELECT req.p_i AS i, ${laneJobColumnsSql('counted')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
          FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN lane ON lane.p_i = req.p_i`,
       [

@@ -6,6 +6,7 @@ import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
+import { LaneRepository, type SentRecord } from '../lane.repository.js';
 
 /**
  * Issue 17: lane steps of many accounts share one transaction. What must hold: one commit for many,
@@ -184,6 +185,43 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     expect(done.map((s) => s.kind)).toEqual(accounts.map(() => 'send'));
     // Without waiting, the first would have gone alone at once and the rest after it: two at least.
     expect(commitsSent).toBe(1);
+  });
+
+  it('records a batch of sends in one statement: an outcome that no longer applies moves neither its job nor its lane\'s counters and slot, a lane held by another worker is not touched, and the rest apply', async () => {
+    const accounts = [user(), user(), user(), user()];
+    for (const u of accounts) await app.seedJob(u, ['91234567', '61234567']);
+    await queue.heartbeat('w-rec');
+    await queue.claim('w-rec', 100, 60_000);
+    const sends = (await Promise.all(accounts.map((u) => queue.next('w-rec', u)))).map(planned);
+    // The second's outcome was recorded meanwhile (by a worker that took its lane over): it is no longer in flight.
+    await app.db.query(`UPDATE jobs.job_recipients SET in_flight = false, state = 'sent', done_at = now() WHERE job_id = $1 AND seq = $2`, [sends[1]!.jobId, sends[1]!.seq]);
+    // The fourth's lane is another worker's now.
+    await app.db.query(`UPDATE jobs.lanes SET holder = 'w-other' WHERE user_id = $1`, [accounts[3]]);
+    const lanes = async () =>
+      new Map(
+        (await app.db.query(`SELECT user_id, day_count, run_count, next_send_at FROM jobs.lanes WHERE user_id = ANY($1)`, [accounts])).map(
+          (r: { user_id: string; day_count: number; run_count: number; next_send_at: Date }) => [r.user_id, r],
+        ),
+      );
+    const before = await lanes();
+    const at = new Date();
+    const floor = new Date(at.getTime() + 3_600_000);
+    const records: SentRecord[] = sends.map((send) => ({ send, at, pacedMs: 3_600_000, slot: { notBeforeMs: 0, floor }, counters: { dayCount: 7, runCount: 3 } }));
+    const recorded = await app.get(Transactions).run((m) => app.get(LaneRepository).recordSentMany(m, 'w-rec', records));
+
+    expect(recorded.map((r) => r.job?.sent)).toEqual([1, undefined, 1, 1]);
+    expect(recorded.map((r) => r.lane !== undefined)).toEqual([true, true, true, false]);
+    const after = await lanes();
+    for (const u of [accounts[0]!, accounts[2]!]) {
+      expect(after.get(u)).toMatchObject({ day_count: 7, run_count: 3 });
+      expect(after.get(u)!.next_send_at.getTime()).toBe(floor.getTime());
+    }
+    // Rescheduled as after nothing: its counters as they were, its slot not pushed to the floor.
+    expect(after.get(accounts[1]!)).toMatchObject({ day_count: before.get(accounts[1]!)!.day_count, run_count: before.get(accounts[1]!)!.run_count });
+    expect(after.get(accounts[1]!)!.next_send_at.getTime()).toBeLessThan(floor.getTime());
+    expect(after.get(accounts[3]!)).toEqual(before.get(accounts[3]!));
+    const jobs = app.get(JobsRepository);
+    expect(await jobs.get(em(), sends[1]!.jobId)).toMatchObject({ sent: 0 });
   });
 
   it('a lane that lost its holder mid-batch is only that lane\'s answer; the others go on', async () => {
