@@ -22,8 +22,12 @@ export interface Batch {
 
 export type BatchWork<T> = (em: EntityManager, batch: Batch) => Promise<T>;
 
-/** Per transaction: `maxBatch` works at most, `maxInFlight` transactions at once (each holds a pooled connection). */
-export type TransactionBatcherOptions = StatementBatcherOptions;
+/**
+ * Per transaction: `maxBatch` works at most, `maxInFlight` transactions at once (each holds a pooled
+ * connection); `begin`, when given, runs first in every transaction (a batch's or a work's alone), e.g.
+ * a `SET LOCAL` its statements are planned under.
+ */
+export type TransactionBatcherOptions = StatementBatcherOptions & { begin?: (em: EntityManager) => Promise<void> };
 
 interface Round {
   keys: unknown[];
@@ -107,8 +111,10 @@ export class TransactionBatcher {
   private readonly batcher: StatementBatcher<BatchWork<unknown>, unknown>;
 
   constructor(tx: Pick<Transactions, 'run'>, options: TransactionBatcherOptions) {
+    const begin = options.begin ?? (async () => undefined);
     const together = (works: BatchWork<unknown>[]) =>
       tx.run(async (em) => {
+        await begin(em);
         const restore = await queueQueries(em);
         try {
           return await inScope(em, async (scope) => {
@@ -122,7 +128,11 @@ export class TransactionBatcher {
           restore();
         }
       });
-    const alone = (work: BatchWork<unknown>) => tx.run((em) => inScope(em, (scope) => work(em, scope)));
+    const alone = (work: BatchWork<unknown>) =>
+      tx.run(async (em) => {
+        await begin(em);
+        return inScope(em, (scope) => work(em, scope));
+      });
     this.batcher = new StatementBatcher({ many: together, one: alone }, options);
   }
 

@@ -46,7 +46,7 @@ const prepared = new Map<string, string | null>();
 
 /**
  * Statements driven by an array parameter (`unnest($1…)`: the batched ones, which join many rows at
- * once) are never prepared. A prepared statement soon runs a generic plan, costed once for "some
+ * once) are not prepared unless their caller asks (`RowsOptions.prepare`). A prepared statement soon runs a generic plan, costed once for "some
  * array" and for the table's size at that moment, then kept by the connection until the table is
  * next analyzed: planned on a young, small table, it scans the whole table for every batch (the
  * sessions ledger's sent mark: 8.5 ms a call once the table had grown to 10,000 rows). Unnamed, each
@@ -55,15 +55,39 @@ const prepared = new Map<string, string | null>();
  */
 const ARRAY_DRIVEN = /\bunnest\s*\(\s*\$/i;
 
-/** The name of `text`'s prepared statement (the same on every connection), or undefined past PREPARED_MAX or for an array-driven statement. */
-function preparedName(text: string): string | undefined {
+/**
+ * The name of `text`'s prepared statement (the same on every connection), or undefined past
+ * PREPARED_MAX or for an array-driven statement, unless `always` (see `RowsOptions.prepare`).
+ */
+function preparedName(text: string, always: boolean): string | undefined {
   let name = prepared.get(text);
   if (name === undefined) {
     if (prepared.size >= PREPARED_MAX) return undefined;
-    name = ARRAY_DRIVEN.test(text) ? null : `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    name = ARRAY_DRIVEN.test(text) && !always ? null : `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
     prepared.set(text, name);
   }
   return name ?? undefined;
+}
+
+export interface RowsOptions {
+  /**
+   * `'always'`: an array-driven statement is prepared too. Only for one whose generic plan cannot
+   * scan a whole table for each batch: one that reads no table (an insert of its arrays), or one that
+   * always runs in transactions planned with sequential scans off (`plannedByIndex`) and reads only
+   * tables with an index on what it looks up. Such a statement is then parsed once per connection and
+   * soon planned once, not on every call.
+   */
+  prepare?: 'always';
+}
+
+/**
+ * For the rest of the caller's transaction, the planner takes an index wherever there is one: a
+ * generic plan made in it then looks rows up by key however small the table was when it was made
+ * (a batch's statements join their arrays to the tables they update; on a table of a few thousand
+ * rows, costs alone pick a scan of the whole table for every batch).
+ */
+export async function plannedByIndex(em: EntityManager): Promise<void> {
+  await rows(em, 'SET LOCAL enable_seqscan = off');
 }
 
 /**
@@ -73,11 +97,11 @@ function preparedName(text: string): string | undefined {
  * plan, instead of parsing and planning it on every call (most of a short statement's cost). Errors
  * are TypeORM's QueryFailedError, as for every other statement.
  */
-export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[]): Promise<T[]> {
+export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[], options: RowsOptions = {}): Promise<T[]> {
   const held = em.queryRunner && !em.queryRunner.isReleased ? em.queryRunner : undefined;
   const runner = held ?? em.connection.createQueryRunner();
   try {
-    const name = preparedName(text);
+    const name = preparedName(text, options.prepare === 'always');
     if (name === undefined) return (await runner.query(text, params, true)).records as T[];
     const client = (await runner.connect()) as PreparingClient;
     try {

@@ -4,6 +4,7 @@ import { JOB_MESSAGES, type JobStatus, type PausedReason } from '@bns/contracts'
 import { row, rows } from '@bns/service-kit';
 import { JobEntity } from './job.entity.js';
 import { inFlightSql } from './recipient-state.sql.js';
+import { STEP_PREPARED } from '../queue/step-planning.js';
 
 /** What the lane step reads of a job. */
 export type LaneJob = Pick<
@@ -212,6 +213,7 @@ export class JobsRepository {
               paused_reason = NULL, resumes_at = NULL
         WHERE id IN (SELECT unnest($1::uuid[]))`,
       [jobIds],
+      STEP_PREPARED,
     );
     return jobIds.map(() => undefined);
   }

@@ -5,6 +5,7 @@ import { sendableSql } from '../optouts/opt-outs.repository.js';
 import { bookLanesSql } from '../queue/lane.repository.js';
 import { inFlightSql, waitingSql } from './recipient-state.sql.js';
 import type { JobRecipientEntity } from './job-recipient.entity.js';
+import { STEP_PREPARED } from '../queue/step-planning.js';
 
 /** The next recipient to send to, with the text it receives. */
 export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & {
@@ -66,6 +67,7 @@ export class RecipientsRepository {
        ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
        SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
       [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
+      STEP_PREPARED,
     );
     return inInputOrder(found, takes.length).map((f) => {
       if (!f) return undefined;

@@ -16,7 +16,7 @@ import {
   type SendingPolicy,
   type SkipReason,
 } from '@bns/contracts';
-import { SERVICE_ENV, TransactionBatcher, Transactions, type Batch } from '@bns/service-kit';
+import { plannedByIndex, SERVICE_ENV, TransactionBatcher, Transactions, type Batch } from '@bns/service-kit';
 import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
 import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
@@ -113,6 +113,8 @@ export class LaneQueue {
       maxInFlight: env.JOBS_STEP_TRANSACTIONS,
       fill: 'greedy',
       onBatch: countStepBatch,
+      // Every step transaction: its prepared statements (STEP_PREPARED) are planned by index.
+      begin: plannedByIndex,
     });
   }
 

@@ -5,6 +5,7 @@ import type { SendingPolicy } from '@bns/contracts';
 import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
 import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordSentCtes, type LaneJob } from '../jobs/jobs.repository.js';
 import { LaneEntity } from './lane.entity.js';
+import { STEP_PREPARED } from './step-planning.js';
 
 /** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
 export type LockedLane = Pick<LaneEntity, 'holder' | 'dayKey' | 'dayCount' | 'runCount' | 'warmUpFrom' | 'engineFailures' | 'backoffLevel' | 'backoffAt'> & {
@@ -197,6 +198,7 @@ export class LaneRepository {
          LEFT JOIN policies p ON p.user_id = l.user_id
          LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id', '$2')}) j ON true`,
       [userIds, secs(leadMs)],
+      STEP_PREPARED,
     );
     return inInputOrder(found, userIds.length).map((f) => {
       if (!f) return undefined;
@@ -294,6 +296,7 @@ export class LaneRepository {
         records.map((r) => r.pacedMs),
         ...perRecord.map((k) => params.map((p) => p[RESCHEDULE_KEYS.indexOf(k)])),
       ],
+      STEP_PREPARED,
     );
     return inInputOrder(found, records.length).map((f) => {
       const lane = f?.lane_nextSendAt ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number } : undefined;

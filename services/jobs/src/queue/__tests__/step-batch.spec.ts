@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
-import type { EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { rows, TransactionBatcher, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
@@ -222,6 +222,52 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     expect(after.get(accounts[3]!)).toEqual(before.get(accounts[3]!));
     const jobs = app.get(JobsRepository);
     expect(await jobs.get(em(), sends[1]!.jobId)).toMatchObject({ sent: 0 });
+  });
+
+  it('a step transaction plans by index and runs its batched statements prepared: their generic plans look rows up by key on small tables, where without it they scan them', async () => {
+    const accounts = Array.from({ length: 3 }, () => user());
+    for (const u of accounts) await app.seedJob(u, ['91234567', '61234567']);
+    await queue.heartbeat('w-plan');
+    await queue.claim('w-plan', 100, 60_000);
+    const spy = jest.spyOn(pg.Client.prototype, 'query');
+    let queries: Array<{ name?: string; text: string }>;
+    try {
+      const steps = await Promise.all(accounts.map((u) => queue.next('w-plan', u)));
+      await Promise.all(steps.map((s) => queue.finish('w-plan', planned(s), sent(), { thenNext: true })));
+      queries = spy.mock.calls.map(([q]) => (typeof q === 'string' ? { text: q } : (q as { name?: string; text: string })));
+    } finally {
+      spy.mockRestore();
+    }
+    // Each transaction's first statement after BEGIN plans by index.
+    const begins = queries.flatMap((q, i) => (/^START TRANSACTION/i.test(q.text.trim()) ? [queries[i + 1]!.text.trim()] : []));
+    expect(begins.length).toBeGreaterThan(0);
+    expect(new Set(begins)).toEqual(new Set(['SET LOCAL enable_seqscan = off']));
+    // The lock, take and record of the batch went as named (prepared) statements.
+    const named = (pattern: RegExp) => queries.filter((q) => pattern.test(q.text));
+    const record = named(/UPDATE job_recipients t SET state = 'sent'/);
+    const take = named(/UPDATE job_recipients t SET state = 'pending', in_flight = true/);
+    const lock = named(/FOR NO KEY UPDATE\) l/);
+    for (const statement of [record, take, lock]) {
+      expect(statement.length).toBeGreaterThan(0);
+      expect(statement.every((q) => typeof q.name === 'string')).toBe(true);
+    }
+    // Their generic plans (made once per connection, whatever the tables' size then) on these small tables.
+    const genericPlan = async (text: string, byIndex: boolean) => {
+      const runner = app.get(DataSource).createQueryRunner();
+      try {
+        await runner.startTransaction();
+        if (byIndex) await runner.query('SET LOCAL enable_seqscan = off');
+        const plan = (await runner.query(`EXPLAIN (GENERIC_PLAN) ${text}`)) as Array<{ 'QUERY PLAN': string }>;
+        await runner.rollbackTransaction();
+        return plan.map((r) => r['QUERY PLAN']).join('\n');
+      } finally {
+        await runner.release();
+      }
+    };
+    const scans = /Seq Scan on (job_recipients|lanes|jobs)\b/;
+    for (const text of [record[0]!.text, take[0]!.text, lock[0]!.text]) expect(await genericPlan(text, true)).not.toMatch(scans);
+    // Without it, the record's generic plan scans whole tables on every batch.
+    expect(await genericPlan(record[0]!.text, false)).toMatch(scans);
   });
 
   it('a lane that lost its holder mid-batch is only that lane\'s answer; the others go on', async () => {
