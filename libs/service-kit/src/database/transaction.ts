@@ -46,12 +46,12 @@ const prepared = new Map<string, string | null>();
 
 /**
  * Statements driven by an array parameter (`unnest($1…)`: the batched ones, which join many rows at
- * once) are not prepared unless their caller asks (`RowsOptions.prepare`). A prepared statement soon runs a generic plan, costed once for "some
- * array" and for the table's size at that moment, then kept by the connection until the table is
- * next analyzed: planned on a young, small table, it scans the whole table for every batch (the
- * sessions ledger's sent mark: 8.5 ms a call once the table had grown to 10,000 rows). Unnamed, each
- * call is planned for its actual array and the table as it is (an index lookup per row); the
- * planning is shared by the batch's rows.
+ * once) are not prepared unless their caller asks (`RowsOptions.prepare`). A prepared statement soon
+ * runs a generic plan, costed once for "some array" and for the table's size at that moment, then
+ * kept by the connection until the table is next analyzed: planned on a young, small table, it scans
+ * the whole table for every batch (the sessions ledger's sent mark: 8.5 ms a call once the table had
+ * grown to 10,000 rows). Unnamed, each call is planned for its actual array and the table as it is
+ * (an index lookup per row); the planning is shared by the batch's rows.
  */
 const ARRAY_DRIVEN = /\bunnest\s*\(\s*\$/i;
 

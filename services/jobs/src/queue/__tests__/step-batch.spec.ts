@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
-import { rows, TransactionBatcher, Transactions } from '@bns/service-kit';
+import { plannedByIndex, rows, TransactionBatcher, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
 import { JobsRepository } from '../../jobs/jobs.repository.js';
@@ -256,7 +256,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       const runner = app.get(DataSource).createQueryRunner();
       try {
         await runner.startTransaction();
-        if (byIndex) await runner.query('SET LOCAL enable_seqscan = off');
+        if (byIndex) await plannedByIndex(runner.manager);
         const plan = (await runner.query(`EXPLAIN (GENERIC_PLAN) ${text}`)) as Array<{ 'QUERY PLAN': string }>;
         await runner.rollbackTransaction();
         return plan.map((r) => r['QUERY PLAN']).join('\n');
