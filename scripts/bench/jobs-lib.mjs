@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { byRole, cpuSeconds, postgresCpu, postgresCpuByPid, syscalls } from './proc-lib.mjs';
+import { byRole, cpuSeconds, postgresCpu, postgresCpuByPid, syscalls, threads } from './proc-lib.mjs';
 import { profileProcess } from './profile-lib.mjs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import pg from 'pg';
-import { api, devSignIn, sleep, startPostgres, startSystem, waitFor } from '@bns/testing';
+import { api, devSignIn, freePort, sleep, startNats, startPostgres, startSystem, waitFor } from '@bns/testing';
 
 export const SHARDS = 2;
 
@@ -52,8 +52,11 @@ export async function startBench(jobsEnv = {}) {
   const extra = (process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean);
   const logFile = process.env.BENCH_PG_LOG;
   const postgres = await startPostgres({ ...(logFile ? { onLog: (line) => appendFileSync(logFile, `${line}\n`) } : {}), flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
+  // With its monitoring endpoint, so `meter` can count each connection's NATS messages.
+  const nats = await startNats({ monitorPort: await freePort() });
   const sys = await startSystem({
     postgres,
+    nats,
     shards: SHARDS,
     services: ['sessions', 'jobs'],
     env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
@@ -76,6 +79,7 @@ export async function startBench(jobsEnv = {}) {
     async stop() {
       await nc.drain().catch(() => undefined);
       await sys.stop();
+      await nats.stop();
       await postgres.stop();
     },
   };
@@ -179,6 +183,38 @@ export const numbers = (n, from = 60_000_000) => Array.from({ length: n }, (_, i
 export { sleep, waitFor };
 
 /**
+ * Each client connection's message and byte counts so far, from nats-server's monitoring endpoint
+ * (`/connz`), by cid with the connection's name; undefined without the endpoint.
+ */
+async function natsConnections(monitorUrl) {
+  if (!monitorUrl) return undefined;
+  try {
+    const connz = await (await fetch(`${monitorUrl}/connz?limit=1024`)).json();
+    return new Map(connz.connections.map((c) => [c.cid, { name: c.name || `cid ${c.cid}`, inMsgs: c.in_msgs, outMsgs: c.out_msgs, outBytes: c.out_bytes }]));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Per message, by connection name (connections of one name summed): what it sent and what it was sent. */
+function natsPerMessage(before, after, messages) {
+  const out = {};
+  for (const [cid, a] of after) {
+    const b = before.get(cid) ?? { inMsgs: 0, outMsgs: 0, outBytes: 0 };
+    // The server's "in" is what the client sent; its "out" what the client received.
+    const sent = a.inMsgs - b.inMsgs;
+    const received = a.outMsgs - b.outMsgs;
+    if (sent + received === 0) continue;
+    const name = a.name.replace(/@.*$/, '');
+    const n = (out[name] ??= { sent: 0, received: 0, receivedBytes: 0 });
+    n.sent += sent / messages;
+    n.received += received / messages;
+    n.receivedBytes += (a.outBytes - b.outBytes) / messages;
+  }
+  return Object.fromEntries(Object.entries(out).sort((x, y) => y[1].sent + y[1].received - (x[1].sent + x[1].received)));
+}
+
+/**
  * Where the work of a stretch of messages went: Postgres commits, statements and CPU, the CPU of each
  * service, nats-server and this process, and the rows each table of the system's database had
  * inserted, updated (how many of those HOT) and deleted, per message. `start()` before, `report(label, messages)` after; `report` prints the
@@ -216,6 +252,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     const io = Object.fromEntries(processes().map((p) => [p.name, syscalls(p.pid)]));
+    const threaded = Object.fromEntries(processes().map((p) => [p.name, threads(p.pid)]));
+    const nats = await natsConnections(bench.sys.nats.monitorUrl);
     // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
     const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
     const tables = Object.fromEntries(
@@ -224,7 +262,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), vac: Number(r.vac), ana: Number(r.ana) },
       ]),
     );
-    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, io, wal, tables, at: performance.now() };
+    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, io, threaded, nats, wal, tables, at: performance.now() };
   };
   let before;
   let stopProfile;
@@ -270,6 +308,27 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         Object.keys(after.io).map((name) => [name, { writes: per(after.io[name].writes - (before.io[name]?.writes ?? 0)), reads: per(after.io[name].reads - (before.io[name]?.reads ?? 0)) }]),
       );
       console.log(`  system calls per message (write / read): ${Object.entries(figures.syscalls).map(([name, c]) => `${name} ${c.writes.toFixed(2)} / ${c.reads.toFixed(2)}`).join(', ')}`);
+      // A Node process's CPU off its main thread is V8's (garbage collection, optimizing compilation).
+      figures.threads = Object.fromEntries(
+        Object.keys(after.threaded).map((name) => {
+          const [a, b] = [after.threaded[name], before.threaded[name] ?? { main: 0, others: 0, voluntary: 0, involuntary: 0 }];
+          return [name, { mainMs: per(a.main - b.main) * 1000, othersMs: per(a.others - b.others) * 1000, voluntary: per(a.voluntary - b.voluntary), involuntary: per(a.involuntary - b.involuntary) }];
+        }),
+      );
+      console.log(
+        `  CPU per message on the main thread / other threads, and context switches per message (voluntary / preempted): ${Object.entries(figures.threads)
+          .map(([name, t]) => `${name} ${t.mainMs.toFixed(2)} / ${t.othersMs.toFixed(2)} ms, ${t.voluntary.toFixed(2)} / ${t.involuntary.toFixed(2)}`)
+          .join('; ')}`,
+      );
+      // What crossed NATS, by connection (its name): messages each one sent to the server and was sent by it.
+      if (after.nats && before.nats) {
+        figures.nats = natsPerMessage(before.nats, after.nats, messages);
+        console.log(
+          `  NATS messages per message by connection (sent / received, bytes received): ${Object.entries(figures.nats)
+            .map(([name, n]) => `${name} ${n.sent.toFixed(2)} / ${n.received.toFixed(2)} (${n.receivedBytes.toFixed(0)} B)`)
+            .join(', ')}`,
+        );
+      }
       console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",

@@ -67,3 +67,33 @@ export function byRole(before, after, roles) {
   }
   return out;
 }
+
+/**
+ * A process's CPU seconds split by thread: its main thread (whose tid is its pid) and all the others
+ * (in Node, V8's garbage collector and compiler threads and libuv's pool; threads that ended count
+ * here too), and its live threads' context switches: voluntary (it waited: a socket read, a lock)
+ * and involuntary (preempted).
+ */
+export function threads(pid) {
+  const out = { main: 0, others: 0, voluntary: 0, involuntary: 0 };
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (tid === String(pid)) out.main = (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      out.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+      out.involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  out.others = Math.max(0, cpuSeconds(pid).own - out.main);
+  return out;
+}

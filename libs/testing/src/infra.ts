@@ -65,6 +65,8 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
 export interface Nats {
   url: string;
   port: number;
+  /** nats-server's monitoring endpoint (`/varz`, `/connz`), when started with `monitorPort`. */
+  monitorUrl?: string;
   process: ManagedProcess;
   stop(): Promise<void>;
 }
@@ -98,15 +100,19 @@ export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** A private nats-server with JetStream on its own port and store folder. */
-export async function startNats(options: { storeDir?: string; port?: number; onLine?: (line: string) => void } = {}): Promise<Nats> {
+/**
+ * A private nats-server with JetStream on its own port and store folder; with `monitorPort`, its
+ * monitoring endpoint too (on 127.0.0.1; benchmarks read each connection's message counts there).
+ */
+export async function startNats(options: { storeDir?: string; port?: number; monitorPort?: number; onLine?: (line: string) => void } = {}): Promise<Nats> {
   const bin = natsServerBinary();
   if (!bin) throw new Error('nats-server is not installed: run `apt-get install -y nats-server` (Debian/Ubuntu) or see https://docs.nats.io');
   const temporary = !options.storeDir;
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'bns-nats-'));
   mkdirSync(storeDir, { recursive: true });
   const port = options.port ?? (await freePort());
-  const proc = ManagedProcess.spawn('nats-server', bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { onLine: options.onLine });
+  const monitor = options.monitorPort === undefined ? [] : ['-m', String(options.monitorPort)];
+  const proc = ManagedProcess.spawn('nats-server', bin, ['-a', '127.0.0.1', '-p', String(port), ...monitor, '-js', '-sd', storeDir], { onLine: options.onLine });
   await waitFor(async () => {
     if (!proc.running) throw new Error(`nats-server exited: ${proc.tail(10)}`);
     return canConnect(port);
@@ -114,6 +120,7 @@ export async function startNats(options: { storeDir?: string; port?: number; onL
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
+    ...(options.monitorPort === undefined ? {} : { monitorUrl: `http://127.0.0.1:${options.monitorPort}` }),
     process: proc,
     async stop() {
       await proc.stop(5000);
