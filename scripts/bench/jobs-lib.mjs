@@ -317,7 +317,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       );
       console.log(
         `  CPU per message on the main thread / other threads, and context switches per message (voluntary / preempted): ${Object.entries(figures.threads)
-          .map(([name, t]) => `${name} ${t.mainMs.toFixed(2)} / ${t.othersMs.toFixed(2)} ms, ${t.voluntary.toFixed(2)} / ${t.involuntary.toFixed(2)}`)
+          // nats-server is Go: its goroutines run on threads of their own, none of them the main one.
+          .map(([name, t]) => `${name} ${name === 'nats-server' ? `${(t.mainMs + t.othersMs).toFixed(2)} ms (Go threads)` : `${t.mainMs.toFixed(2)} / ${t.othersMs.toFixed(2)} ms`}, ${t.voluntary.toFixed(2)} / ${t.involuntary.toFixed(2)}`)
           .join('; ')}`,
       );
       // What crossed NATS, by connection (its name): messages each one sent to the server and was sent by it.
