@@ -26,9 +26,10 @@
 // the first time it runs (npm registry). It needs Node ≥ 22.12: the script runs itself under Node 24.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   flock /tmp/bench.lock node scripts/bench/pgboss-compare.mjs [accounts=200] [perAccount=50]
-//   PGBOSS_BATCH=20 PGBOSS_WORKERS=4 (workers = pg-boss localConcurrency; a batch's round trips run
-//   concurrently, so up to WORKERS × BATCH requests are in flight; PGBOSS_SERIAL=1 runs them one after
-//   another, so WORKERS are in flight)
+//   PGBOSS_BATCH=20 PGBOSS_WORKERS=1: the comparator issue 17 names, one pg-boss worker fetching batches
+//   of 20 (workers = pg-boss localConcurrency; =4 runs four such workers side by side, a stronger pg-boss,
+//   the default until 2026-11-29; a batch's round trips run concurrently, so up to WORKERS × BATCH
+//   requests are in flight; PGBOSS_SERIAL=1 runs them one after another, so WORKERS are in flight)
 //   BENCH_ROUNDS=N: N more rounds of "send only" against pg-boss → sessions after the first (pg-boss first
 //   in every other round), each printed with its ratio, then the median, the spread and how many reached 1×
 import { spawnSync } from 'node:child_process';
@@ -51,9 +52,9 @@ const ACCOUNTS = Number(process.argv[2] ?? 200);
 const PER_ACCOUNT = Number(process.argv[3] ?? 50);
 const TOTAL = ACCOUNTS * PER_ACCOUNT;
 const BATCH = Number(process.env.PGBOSS_BATCH ?? 20);
-const WORKERS = Number(process.env.PGBOSS_WORKERS ?? 4);
+const WORKERS = Number(process.env.PGBOSS_WORKERS ?? 1);
 const SERIAL = process.env.PGBOSS_SERIAL === '1';
-const WORKER_SETUP = `${WORKERS} workers × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
+const WORKER_SETUP = `${WORKERS} worker${WORKERS === 1 ? '' : 's'} × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
 const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo').split(',').map((t) => t.trim()).filter(Boolean);
 if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo')) throw new Error('PGBOSS_TARGETS: sessions, echo or both');
 const SCHEDULE_LEAD_MS = Number(process.env.BENCH_SCHEDULE_LEAD_MS ?? 15_000);
