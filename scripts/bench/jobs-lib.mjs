@@ -312,7 +312,7 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       figures.threads = Object.fromEntries(
         Object.keys(after.threaded).map((name) => {
           const [a, b] = [after.threaded[name], before.threaded[name] ?? { main: 0, others: 0, voluntary: 0, involuntary: 0 }];
-          return [name, { mainMs: per(a.main - b.main) * 1000, othersMs: per(a.others - b.others) * 1000, voluntary: per(a.voluntary - b.voluntary), involuntary: per(a.involuntary - b.involuntary) }];
+          return [name, { mainMs: per(a.main - b.main) * 1000, othersMs: Math.max(0, per(a.others - b.others) * 1000), voluntary: per(a.voluntary - b.voluntary), involuntary: per(a.involuntary - b.involuntary) }];
         }),
       );
       console.log(
