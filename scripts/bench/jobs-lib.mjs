@@ -54,6 +54,7 @@ export async function startBench(jobsEnv = {}) {
   const postgres = await startPostgres({ ...(logFile ? { onLog: (line) => appendFileSync(logFile, `${line}\n`) } : {}), flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
   // With its monitoring endpoint, so `meter` can count each connection's NATS messages.
   const nats = await startNats({ monitorPort: await freePort() });
+  // startSystem stops only what it started itself: a failed start must not leave these two running.
   const sys = await startSystem({
     postgres,
     nats,
@@ -67,6 +68,10 @@ export async function startBench(jobsEnv = {}) {
       // Benchmarks sign in and poll for many users from one address.
       gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000', ...inspected('gateway') },
     },
+  }).catch(async (err) => {
+    await nats.stop().catch(() => undefined);
+    await postgres.stop().catch(() => undefined);
+    throw err;
   });
   const nc = await connectNats(sys.nats.url, 'bench-jobs');
   const rpc = new RpcClient(nc, { shards: SHARDS, timeoutMs: 30_000 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
-import { freePort, ManagedProcess, REPO_ROOT, waitFor } from './process.js';
+import { freePort, ManagedProcess, REPO_ROOT } from './process.js';
 
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
@@ -42,30 +42,62 @@ export function serviceEntry(name: ServiceName): string {
  */
 export const COMPILE_CACHE_DIR = join(tmpdir(), 'bns-node-compile-cache');
 
-/** Spawns a built service as its own process and waits until it answers /healthz. */
+/** Starts of a service on a port of `freePort` that lost the port to someone else before binding it. */
+const PORT_RACE_ATTEMPTS = 3;
+
+/**
+ * Spawns a built service as its own process and waits until it answers /healthz. A process that exits
+ * fails the start at once (not after the timeout). A port `freePort` chose can be taken by another
+ * process (a parallel test's service, or an outgoing connection's local port) before the service
+ * binds it: then the service starts again on another one (PORT_RACE_ATTEMPTS in all).
+ */
 export async function startService(name: ServiceName, options: StartServiceOptions): Promise<ServiceHandle> {
-  const port = options.port ?? (await freePort());
-  const env = { LOG_LEVEL: 'warn', NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR, ...options.env, PORT: String(port) };
   const label = options.label ?? name;
-  const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
-    env: { ...process.env, ...env },
-    cwd: REPO_ROOT,
-    onLine: options.onLine,
-  });
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    async () => {
-      if (!proc.running) throw new Error(`${label} exited (${proc.exitCode}):\n${proc.tail(30)}`);
-      const res = await fetch(`${url}/${options.waitReady ? 'readyz' : 'healthz'}`);
-      return res.status === 200;
-    },
-    options.timeoutMs ?? 30_000,
-    100,
-    `${label} to come up`,
-  ).catch((err: Error) => {
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await freePort());
+    const env = { LOG_LEVEL: 'warn', NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR, ...options.env, PORT: String(port) };
+    const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
+      env: { ...process.env, ...env },
+      cwd: REPO_ROOT,
+      onLine: options.onLine,
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const up = await untilUp(proc, `${url}/${options.waitReady ? 'readyz' : 'healthz'}`, options.timeoutMs ?? 30_000);
+    if (up === 'up') return handleOf(name, label, port, url, env, proc);
     proc.child.kill('SIGKILL');
-    throw new Error(`${err.message}\n--- ${label} output ---\n${proc.tail(30)}`);
-  });
+    const output = await lastOutput(proc);
+    if (up === 'exited' && options.port === undefined && attempt < PORT_RACE_ATTEMPTS && /EADDRINUSE/.test(output)) continue;
+    const why = up === 'exited' ? `${label} exited (${proc.exitCode})` : `timed out after ${options.timeoutMs ?? 30_000} ms waiting for ${label} to come up`;
+    throw new Error(`${why}\n--- ${label} output ---\n${output}`);
+  }
+}
+
+/** Polls `healthUrl` until it answers 200 ('up'), the process ends ('exited') or the time is out. */
+async function untilUp(proc: ManagedProcess, healthUrl: string, timeoutMs: number): Promise<'up' | 'exited' | 'timeout'> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!proc.running) return 'exited';
+    try {
+      // Bounded: the port may belong to something that accepts and never answers (a race lost to it).
+      if ((await fetch(healthUrl, { signal: AbortSignal.timeout(2000) })).status === 200) return 'up';
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) return 'timeout';
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Its last lines once its pipes are drained ('exit' can come before the last of its output). */
+async function lastOutput(proc: ManagedProcess): Promise<string> {
+  const { child } = proc;
+  if (!child.stdout?.destroyed || !child.stderr?.destroyed) {
+    await Promise.race([new Promise((r) => child.once('close', r)), new Promise((r) => setTimeout(r, 1000))]);
+  }
+  return proc.tail(30);
+}
+
+function handleOf(name: ServiceName, label: string, port: number, url: string, env: Record<string, string>, proc: ManagedProcess): ServiceHandle {
   return {
     name,
     label,
