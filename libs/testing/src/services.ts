@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
-import { freePort, ManagedProcess, REPO_ROOT } from './process.js';
+import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT } from './process.js';
 
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
@@ -42,9 +42,6 @@ export function serviceEntry(name: ServiceName): string {
  */
 export const COMPILE_CACHE_DIR = join(tmpdir(), 'bns-node-compile-cache');
 
-/** Starts of a service on a port of `freePort` that lost the port to someone else before binding it. */
-const PORT_RACE_ATTEMPTS = 3;
-
 /**
  * Spawns a built service as its own process and waits until it answers /healthz. A process that exits
  * fails the start at once (not after the timeout). A port `freePort` chose can be taken by another
@@ -65,7 +62,7 @@ export async function startService(name: ServiceName, options: StartServiceOptio
     const up = await untilUp(proc, `${url}/${options.waitReady ? 'readyz' : 'healthz'}`, options.timeoutMs ?? 30_000);
     if (up === 'up') return handleOf(name, label, port, url, env, proc);
     proc.child.kill('SIGKILL');
-    const output = await lastOutput(proc);
+    const output = await proc.finalTail(30);
     if (up === 'exited' && options.port === undefined && attempt < PORT_RACE_ATTEMPTS && /EADDRINUSE/.test(output)) continue;
     const why = up === 'exited' ? `${label} exited (${proc.exitCode})` : `timed out after ${options.timeoutMs ?? 30_000} ms waiting for ${label} to come up`;
     throw new Error(`${why}\n--- ${label} output ---\n${output}`);
@@ -86,15 +83,6 @@ async function untilUp(proc: ManagedProcess, healthUrl: string, timeoutMs: numbe
     if (Date.now() > deadline) return 'timeout';
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-/** Its last lines once its pipes are drained ('exit' can come before the last of its output). */
-async function lastOutput(proc: ManagedProcess): Promise<string> {
-  const { child } = proc;
-  if (!child.stdout?.destroyed || !child.stderr?.destroyed) {
-    await Promise.race([new Promise((r) => child.once('close', r)), new Promise((r) => setTimeout(r, 1000))]);
-  }
-  return proc.tail(30);
 }
 
 function handleOf(name: ServiceName, label: string, port: number, url: string, env: Record<string, string>, proc: ManagedProcess): ServiceHandle {
