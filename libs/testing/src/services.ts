@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
-import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT } from './process.js';
+import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT, saysPortTaken } from './process.js';
 
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
@@ -63,7 +63,7 @@ export async function startService(name: ServiceName, options: StartServiceOptio
     if (up === 'up') return handleOf(name, label, port, url, env, proc);
     proc.child.kill('SIGKILL');
     const output = await proc.finalTail(30);
-    if (up === 'exited' && options.port === undefined && attempt < PORT_RACE_ATTEMPTS && /EADDRINUSE/.test(output)) continue;
+    if (up === 'exited' && options.port === undefined && attempt < PORT_RACE_ATTEMPTS && saysPortTaken(output)) continue;
     const why = up === 'exited' ? `${label} exited (${proc.exitCode})` : `timed out after ${options.timeoutMs ?? 30_000} ms waiting for ${label} to come up`;
     throw new Error(`${why}\n--- ${label} output ---\n${output}`);
   }
