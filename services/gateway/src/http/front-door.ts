@@ -36,8 +36,8 @@ export interface FrontDoorOptions {
 }
 
 /**
- * The gateway's first look at an HTTP request, before Express (issue 17). A poller revalidating a job
- * this replica knows to be unchanged (`GET /job-status/{jobId}` with an If-None-Match naming the
+ * The gateway's first look at an HTTP request, before Express, so a poll costs as little as it can. A
+ * poller revalidating a job this replica knows to be unchanged (`GET /job-status/{jobId}` with an If-None-Match naming the
  * version JobStatusCache holds) is answered 304 here, with what the route would have checked and
  * answered:
  * - a bearer token verified before and not expired (the claims cache: the route's AuthGuard);

@@ -3,7 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { redactUrl } from '@bns/service-kit';
 
 /**
- * The read routes a page polls or opens often (job status and logs; the dashboard, issue 17): left out
+ * The read routes a page polls or opens often (job status and logs; the dashboard): left out
  * of pino-http (see main.ts), whose per-request line and redaction cost as much as the rest of such an
  * answer; logged here only when they fail or are slow.
  */
