@@ -36,10 +36,10 @@ export interface FrontDoorOptions {
 }
 
 /**
- * The gateway's first look at an HTTP request, before Express, so a poll costs as little as it can. A
- * poller revalidating a job this replica knows to be unchanged (`GET /job-status/{jobId}` with an If-None-Match naming the
- * version JobStatusCache holds) is answered 304 here, with what the route would have checked and
- * answered:
+ * The gateway's first look at an HTTP request, before Express, so a poll costs as little as it can.
+ * A poller revalidating a job this replica knows to be unchanged (`GET /job-status/{jobId}` with an
+ * If-None-Match naming the version JobStatusCache holds) is answered 304 here, with what the route
+ * would have checked and answered:
  * - a bearer token verified before and not expired (the claims cache: the route's AuthGuard);
  * - one request of the user's rate-limit budget that this replica already leased (the RateLimitGuard);
  *   checked last, so a request that goes on to the routes is never charged twice;
