@@ -7,7 +7,6 @@ import type { COMMON_ENV, EnvOf } from './config/env.js';
 import { AppErrorFilter } from './errors/error.filter.js';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from './health/health.js';
 import { loggerParams, type QuietRoute } from './logging/logging.js';
-import { MetricsController } from './metrics/metrics.controller.js';
 import { EventBus } from './nats/event-bus.js';
 import { RpcClient } from './nats/rpc-client.js';
 import { Transactions } from './database/transaction.js';
@@ -83,7 +82,7 @@ export class KitModule {
     return {
       module: KitModule,
       imports: [LoggerModule.forRoot(loggerParams(ctx.info.name, ctx.env.LOG_LEVEL, ctx.httpLogging, slowRequestMs(ctx.env), ctx.quietRoutes))],
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController],
       providers: [
         { provide: SERVICE_INFO, useValue: ctx.info },
         { provide: SERVICE_ENV, useValue: ctx.env },
@@ -99,7 +98,7 @@ export class KitModule {
         },
         { provide: APP_FILTER, useClass: AppErrorFilter },
         // Only with an exporter (startTelemetry ran before this): without one, every request would still
-        // pay the interceptor's Observable, context and no-op span for nothing (issue 17).
+        // pay the interceptor's Observable, context and no-op span for nothing.
         ...(ctx.natsHandlers === false || !tracingEnabled() ? [] : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
       ],
       exports: [SERVICE_INFO, SERVICE_ENV, NATS_CONNECTION, RpcClient, EventBus, READINESS_CHECKS, ...database.map((d) => d.provide)],

@@ -20,7 +20,7 @@ class CreateOutbox1700000000000 implements MigrationInterface {
 }
 
 /**
- * The outbox with bundles (issue 17): a transaction's events share one row, published event by event
+ * The outbox with bundles: a transaction's events share one row, published event by event
  * (a batched transaction's units each publish their own), and the row goes only once all of them went.
  */
 describe('outbox bundles against a real Postgres and NATS', () => {

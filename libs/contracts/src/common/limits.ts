@@ -29,7 +29,7 @@ export const LIMITS = {
   dashboardRecentMessages: 10,
   dashboardRecentMessagesMax: 100,
   dashboardContentPreview: 100,
-  /** A reply is shown (and kept on the message it answers) as its first 200 characters (issue 13). */
+  /** A reply is shown (and kept on the message it answers) as its first 200 characters. */
   replyPreviewMax: 200,
   confirmRecipientsShown: 10,
   reviewRecipientsShown: 5,

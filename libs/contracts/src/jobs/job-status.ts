@@ -2,7 +2,7 @@ import { z } from '../common/schema.js';
 import { JobAnswerSchema, JobRefSchema, JobViewSchema } from './schemas.js';
 
 /**
- * Revalidation of `GET /job-status/{jobId}` (issue 17): the jobs service gives each answer a version
+ * Revalidation of `GET /job-status/{jobId}`: the jobs service gives each answer a version
  * that changes whenever anything in it can change; the gateway sends it as the ETag and forwards the
  * versions an `If-None-Match` names, so an unchanged job costs one indexed query and a 304, not its
  * lists. The ETag is weak: the version stands for what the job says, and a body read while a send was
@@ -38,7 +38,7 @@ export type JobStatusRequest = z.output<typeof JobStatusRequestSchema>;
 /**
  * The whole job with its version, or only the version when the client's copy is current. The job is
  * its JSON text (a `JobView`), passed on by the gateway as it is: its lists are not parsed and written
- * again on the way (issue 17).
+ * again on the way.
  */
 export type JobStatusReply = { jobJson: string; version: string } | { notModified: true; version: string };
 

@@ -14,7 +14,7 @@ import type {
 } from './schemas.js';
 
 /**
- * Opt-outs (issue 13): the per-account suppression list the jobs service owns and enforces, the
+ * Opt-outs: the per-account suppression list the jobs service owns and enforces, the
  * keywords that put a sender on it, and the not-on-WhatsApp memory. Wire names, limits, texts and
  * payload schemas live here once; the jobs service, the gateway and the web import them.
  */

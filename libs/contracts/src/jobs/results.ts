@@ -3,7 +3,7 @@ import type { JobExportRequestSchema, JobHistoryRequestSchema, JobResultsRequest
 import type { JobProgress, JobStatus } from './types.js';
 
 /**
- * Campaign results (issue 14): idempotent starts, per-user caps, staged large starts, the per-recipient
+ * Campaign results: idempotent starts, per-user caps, staged large starts, the per-recipient
  * report, its CSV/XLSX export and the campaign history. Wire names, limits and texts live here once;
  * the gateway, the jobs service and the web import them.
  */
@@ -276,7 +276,7 @@ export interface JobResultsRequests {
   'jobs.export': { request: JobExportRequest; reply: JobExportStart };
 }
 
-// What a start carries beyond the spec's body (issue 14), `idempotencyKey` and `staged`, is declared
+// What a start carries beyond the spec's body for campaign results, `idempotencyKey` and `staged`, is declared
 // in `StartJobRequestSchema`.
 declare module './rpc.js' {
   interface StartJobReply {

@@ -29,7 +29,7 @@ export interface JobPacingReply {
 
 /**
  * `jobs.idScheme`: how job ids are made (service-kit `JobIdScheme`), so the gateway answers "not found"
- * for an id that names no job without asking (issue 17). Asked by services, never on a user's behalf.
+ * for an id that names no job without asking. Asked by services, never on a user's behalf.
  */
 export interface JobIdSchemeReply {
   /** The MAC key of job ids, base64. */
@@ -42,7 +42,7 @@ export interface JobsRequests extends JobPolicyRequests {
   'jobs.idScheme': { request: PingRequest; reply: JobIdSchemeReply };
   'jobs.pacing': { request: JobsUserRequest; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
-  /** With `ifNoneMatch`, an unchanged job is only `{ notModified, version }` (issue 17). */
+  /** With `ifNoneMatch`, an unchanged job is only `{ notModified, version }`: its lists never cross NATS. */
   'jobs.status': { request: JobStatusRequest; reply: JobStatusReply };
   /** Entries strictly after `since` (ISO or epoch ms), oldest first. */
   'jobs.logs': { request: JobLogsRequest; reply: { logs: JobLogEntry[] } };

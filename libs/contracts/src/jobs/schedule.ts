@@ -54,7 +54,7 @@ function formatWallClock(at: Date, timeZone: string): WallClock {
 
 /**
  * Per time zone, the wall clock at the start of the last UTC minute asked about. `formatToParts` is
- * the costly part of every lane step's gate (issue 17), and offsets change only on whole minutes, so
+ * the costly part of every lane step's gate, and offsets change only on whole minutes, so
  * every instant of that minute reads the same wall clock, its seconds aside.
  */
 const minuteStarts = new Map<string, { minute: number; clock: WallClock }>();

@@ -169,12 +169,12 @@ export const JobProgressSchema = z.object({
   total: z.int(),
   sent: z.int(),
   failed: z.int(),
-  /** Recipients not sent to because they opted out or are known not to be on WhatsApp (issue 13); present when > 0. */
+  /** Recipients not sent to because they opted out or are known not to be on WhatsApp; present when > 0. */
   skipped: z.int().optional(),
 });
 export const SuccessEntrySchema = z.object({ originalNumber: z.string(), timestamp: z.iso.datetime() });
 export const FailedEntrySchema = z.object({ phoneNumber: z.string(), timestamp: z.iso.datetime(), error: z.string() });
-/** A recipient a job did not send to: opted out, or known not to be on WhatsApp (issue 13). */
+/** A recipient a job did not send to: opted out, or known not to be on WhatsApp. */
 export const SkippedEntrySchema = z.object({ phoneNumber: z.string(), reason: z.enum(SKIP_REASONS), timestamp: z.iso.datetime() });
 
 /** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
@@ -182,7 +182,7 @@ export const JobViewSchema = z.object({
   jobId: z.string(),
   status: z.enum(JOB_STATUSES),
   progress: JobProgressSchema,
-  /** `skippedList`: opted-out and not-on-WhatsApp recipients (opt-outs, issue 13). */
+  /** `skippedList`: opted-out and not-on-WhatsApp recipients, present when there are any. */
   results: z.object({ successList: z.array(SuccessEntrySchema), failedList: z.array(FailedEntrySchema), skippedList: z.array(SkippedEntrySchema).optional() }),
   error: z.string().nullable(),
   /** Minutes, estimated at start from the configured delay. */

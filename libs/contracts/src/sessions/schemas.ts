@@ -57,10 +57,10 @@ export const SessionSendRequestSchema = z.object({
   idempotencyKey: z.string().min(1),
   jobId: z.string().min(1).optional(),
   /**
-   * How long the record that the message went out may wait to share its commit with other sends'
-   * (issue 17): the caller's next send for this account is far enough away that a reply this much
-   * later changes nothing. The message itself leaves at once; the reply comes once the record is
-   * committed. Absent or 0: recorded at once (a caller sending back to back).
+   * How long the record that the message went out may wait to share its commit with other sends':
+   * the caller's next send for this account is far enough away that a reply this much later changes
+   * nothing. The message itself leaves at once; the reply comes once the record is committed.
+   * Absent or 0: recorded at once (a caller sending back to back).
    */
   recordWaitMs: z.int().min(0).max(SEND_RECORD_WAIT_MAX_MS).optional(),
 });

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { isUuid } from '@bns/contracts';
 
 /**
- * Job ids the gateway can check without asking (issue 17). A job id is a UUID of version 8 whose last
+ * Job ids the gateway can check without asking. A job id is a UUID of version 8 whose last
  * 48 bits are a MAC of its first 80 (74 of them random) and of the owning user's id, under a key the
  * jobs service keeps in its schema and hands to the gateway (`jobs.idScheme`). So a poll of a made-up
  * id, a mistyped one or another user's job is answered "not found" by the gateway from the id alone,

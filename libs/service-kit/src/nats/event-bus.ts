@@ -48,7 +48,7 @@ export async function ensureEventsStream(nc: NatsConnection, maxAgeDays = 30): P
  *
  * A publish is the request JetStream's client would make (the event on its subject, `Nats-Msg-Id`,
  * the ack on a reply subject), sent through the RpcClient's shared inbox (`requestMessage`): nats.js's
- * own `publish` allocated an Error with a stack trace for every publish it resolved (issue 17: 3% of
+ * own `publish` allocated an Error with a stack trace for every publish it resolved (3% of
  * the jobs service's CPU at full speed). While the connection is down, a publish waits for it to come
  * back (up to PUBLISH_TIMEOUT_MS); one whose connection dropped before the ack came is made once more
  * when it is back, stored once (same message id). What still fails stays in the outbox for its sweeper.

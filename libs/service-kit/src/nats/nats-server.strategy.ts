@@ -101,7 +101,7 @@ export class KitNatsServer extends ServerNats {
   /**
    * Nest first tries JSON.parse on every request's subject (a pattern may be a JSON object), and a
    * subject such as `sessions.0.send` makes it throw: about 3 µs per request for the error and its
-   * stack trace, on every request every service answers (issue 17). A subject that starts with a
+   * stack trace, on every request every service answers. A subject that starts with a
    * letter can only parse as `true`, `false` or `null` (NATS subjects hold no whitespace), so it goes
    * straight to Nest's normalising; anything else goes Nest's way.
    */

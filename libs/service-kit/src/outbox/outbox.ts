@@ -71,7 +71,7 @@ export const OUTBOX_DELETE_IDLE_MS = 100;
 
 /**
  * Every query of the outbox table. Published rows are not deleted one statement per publish: the
- * next `add` deletes them in its own statement (no round trip or commit of their own, issue 17), and
+ * next `add` deletes them in its own statement (no round trip or commit of their own), and
  * when no write comes within OUTBOX_DELETE_IDLE_MS a statement of their own does. A write that rolls
  * back leaves its share of them in the table: the sweeper publishes them again, stored once by
  * JetStream (the event id is the message id) and skipped by consumers after that.
@@ -89,7 +89,7 @@ export class OutboxRepository implements BeforeApplicationShutdown {
    * Writes events on `em`'s transaction, and deletes the rows published since the last write; the
    * events to hand to the publisher once it committed. Several events go in one row (a bundle, its
    * payload their array): a transaction's events cost one row, one index entry and one delete, not
-   * one each, and a big bundle is stored compressed (issue 17: a batched lane step writes hundreds).
+   * one each, and a big bundle is stored compressed (a batched lane step writes hundreds).
    */
   async add(em: EntityManager, events: OutboxEvent[]): Promise<OutboxRow[]> {
     if (events.length === 0) return [];

@@ -6,7 +6,7 @@ import { isMintedJobId, JOB_ID_KEY_BYTES, jobMayExist, mintJobId } from '../job-
 const key = randomBytes(JOB_ID_KEY_BYTES);
 const otherKey = randomBytes(JOB_ID_KEY_BYTES);
 
-describe('job ids (issue 17)', () => {
+describe('job ids the gateway can check from the id alone', () => {
   it('mints version 8 UUIDs of the RFC 9562 variant, each new', () => {
     const ids = Array.from({ length: 2000 }, () => mintJobId(key, 'user_a'));
     for (const id of ids) {
