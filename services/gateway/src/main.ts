@@ -98,7 +98,7 @@ await runService({
         verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),
         failures: app.get(AuthFailures),
         bodyLimit: env.BODY_LIMIT,
-        // Issue 14: a 50,000-row personalised start needs more room (it is staged, never one NATS message).
+        // A 50,000-row personalised start needs more room (it is staged, never one NATS message).
         routeBodyLimits: { '/start-bulk-messages': env.START_BODY_LIMIT },
         preAuthBodyLimit: env.PRE_AUTH_BODY_LIMIT,
         verify: verifyJsonBody,

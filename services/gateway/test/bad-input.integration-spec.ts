@@ -18,7 +18,7 @@ function nested(depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth);
 }
 
-/** Issue 15 "Bad input and abuse": every malformed body is a 4xx with a plain message, never a 5xx. */
+/** Bad input and abuse: every malformed body is a 4xx with a plain message, never a 5xx. */
 describe('gateway: bad input never costs a 5xx', () => {
   let sys: System;
   let url: string;

@@ -19,7 +19,7 @@ interface Answer {
 }
 
 /**
- * `GET /job-status/{jobId}` revalidation (issue 17) against the real gateway, jobs, sessions
+ * `GET /job-status/{jobId}` revalidation against the real gateway, jobs, sessions
  * (simulated WhatsApp), NATS and Postgres: the ETag is the job's version, an unchanged job is a 304
  * without its lists, every change the answer shows is a new ETag, and no other user learns anything.
  */

@@ -61,7 +61,7 @@ export const GATEWAY_ENV = {
   CORS_ORIGINS: env.list('origins allowed to call the API and open sockets from another origin, comma-separated (same-origin needs none)'),
   DONATION_URL: env.optionalStr('http(s) page the web app\'s donation links open; unset = the donation texts show without a link'),
   SUPPORT_EMAIL: env.str('contact address the landing page and the header show', CONTACT_EMAIL),
-  // Campaign results (issue 14).
+  // Campaign results: large personalised starts.
   START_BODY_LIMIT: env.str(
     'largest JSON body of POST /start-bulk-messages (a 50,000-row personalised job is about 8 MB); every other call keeps BODY_LIMIT',
     '32mb',

@@ -18,7 +18,7 @@ const REFRESH_MS = 10 * 60_000;
 const RECHECK_AFTER_REFUSAL_MS = 30_000;
 
 /**
- * Which job ids name no job of a user, known from the id alone (service-kit `JobIdScheme`, issue 17):
+ * Which job ids name no job of a user, known from the id alone (service-kit `JobIdScheme`):
  * a poll of a made-up, mistyped or another user's job id is answered "not found" here, with no NATS
  * round trip and no database read, just as the jobs service would answer it. Until the jobs service has
  * said how its ids are made, only ids that are no UUID at all are known to name nothing.

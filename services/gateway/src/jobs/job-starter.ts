@@ -18,7 +18,7 @@ const START_TRIES = 3;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
- * The gateway's half of a job start (issue 14). Every start carries an idempotency key (the client's
+ * The gateway's half of a job start. Every start carries an idempotency key (the client's
  * `Idempotency-Key`, or one made here), so a start that timed out is retried and answered with the job
  * it made instead of an error: a start never reports failure for a job it created. A body too big for
  * one NATS message is staged in the JetStream object store (chunked by the store) and the request

@@ -33,7 +33,7 @@ const TTL_JITTER = 0.1;
  * jobs service behind it; its answer renews the entry. A poller keeps its entry for as long as it polls
  * faster than the window before expiry (2 s and more at the default), so its polls never wait for a
  * re-ask, and the re-asks of pollers that started together (a reconnect, a warm-up) spread over 3 s
- * instead of falling due, and holding up their polls, together (issue 17: the revalidating 1 Hz tail).
+ * instead of falling due, and holding up their polls, together.
  */
 const REFRESH_FROM = 0.5;
 const REFRESH_SPREAD = 0.3;
@@ -50,7 +50,7 @@ const MISSING = '';
 
 /**
  * The current version (the ETag) of jobs lately polled, by user and job, so a poller revalidating an
- * unchanged job gets its 304 from this replica's memory: no NATS round trip, no database read (issue 17).
+ * unchanged job gets its 304 from this replica's memory: no NATS round trip, no database read.
  *
  * It is sound because every change a job-status answer shows comes with an event for the job's user
  * (progress, log line, message status), and the gateway hears every event (the realtime subscription,

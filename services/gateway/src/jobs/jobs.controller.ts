@@ -65,7 +65,7 @@ export class JobsController {
   ) {
     const { message, phoneNumbers, recipients, clientId, startAt } = body;
     const request = { userId: user.userId, message, phoneNumbers, recipients, clientId, ...(startAt ? { startAt } : {}) };
-    // Issue 14: idempotency key, staging of big bodies and retries are the starter's.
+    // The idempotency key, staging of big bodies and retries are the starter's.
     const { jobId, estimatedTime } = await this.starter.start(request, JobStarter.keyOf(key));
     return { success: true, jobId, estimatedTime };
   }
@@ -78,7 +78,7 @@ export class JobsController {
   }
 
   @Get('job-status/:jobId')
-  // Pollers revalidate (issue 17): the jobs service versions the answer, and an If-None-Match naming the
+  // Pollers revalidate: the jobs service versions the answer, and an If-None-Match naming the
   // current version is a 304 — from this replica's memory while nothing of the user was heard since
   // (JobStatusCache), else after one indexed read there, without the lists crossing NATS.
   @Header('Cache-Control', JOB_STATUS_CACHE_CONTROL)

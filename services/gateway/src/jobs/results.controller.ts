@@ -34,7 +34,7 @@ function parsed<T>(result: { success: true; data: T } | { success: false; error:
 }
 
 /**
- * Campaign results (issue 14): the per-recipient report, its export and the campaign history, all
+ * Campaign results: the per-recipient report, its export and the campaign history, all
  * owned by the jobs service. Each reads only the token's user's jobs; another user's job is 404.
  */
 @ApiTags('jobs')

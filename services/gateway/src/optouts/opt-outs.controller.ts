@@ -38,7 +38,7 @@ const phonesBody = new SchemaPipe(schemas.phoneNumbersBody, (r) =>
 );
 
 /**
- * The /api/opt-outs/... calls (issue 13): the account's suppression list, owned by the jobs service.
+ * The /api/opt-outs/... calls: the account's suppression list, owned by the jobs service.
  * The AuthGuard has already checked that `:userId` is the token's subject (403 otherwise); every call
  * acts as the token's user, so another user's list is never reached.
  */

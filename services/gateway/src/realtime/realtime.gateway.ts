@@ -202,7 +202,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
       callback: (err, msg) => {
         if (err) return;
         // Nobody here to tell (no socket, no job status kept): the event is not even parsed. Every
-        // event of every user reaches every replica, about four per message sent (issue 17).
+        // event of every user reaches every replica, about four per message sent.
         if (this.socketsByUser.size === 0 && this.statusCache.heardWhileEmpty()) return;
         try {
           const event = msg.json<EventEnvelope>();

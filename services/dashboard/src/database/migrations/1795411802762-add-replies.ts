@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Replies (issue 13): what recipients wrote back, and on each message the first answer to it. The
+ * Replies: what recipients wrote back, and on each message the first answer to it. The
  * inbound text is personal data and lives only here, in the dashboard's read model.
  *
  * 200 is LIMITS.replyPreviewMax, written out because an applied migration never changes; the schema

@@ -11,7 +11,7 @@ import { parseReadModelEvent, type ReadModelEvent } from '../event-shape.js';
 import { ProjectionRepository } from '../projection.repository.js';
 import { ProjectionService } from '../projection.service.js';
 
-/** Replies (issue 13 item 4) in-process against a real Postgres: from events to what the dashboard answers. */
+/** Replies in-process against a real Postgres: from events to what the dashboard answers. */
 
 let app: InProcess;
 let projection: ProjectionService;
