@@ -3,7 +3,7 @@ import { safeError } from './redact.js';
 
 /**
  * whatsapp-web.js leaves promises unawaited (`afterAuthReady`, RemoteAuth's backup timer, the
- * `framenavigated` handler that re-injects after a phone-side logout, issue 3676). Without a handler
+ * `framenavigated` handler that re-injects after a phone-side logout, whatsapp-web.js #3676). Without a handler
  * Node ends the process on the first such rejection, and every account on the shard drops with it.
  * This handler logs the rejection (kind and digit-masked message only) and the shard keeps serving;
  * the user whose browser broke is handled by that engine's own events and deadlines.

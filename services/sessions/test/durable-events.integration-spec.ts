@@ -16,9 +16,9 @@ const READ_MS = 2500;
 const PER_ROUND = 30;
 
 /**
- * Issue 15 ("receipts are fire-and-forget") and issue 13 (inbound messages, durably): delivered/read
- * receipts and inbound messages go through the sessions outbox, so a Postgres outage or a NATS restart
- * while they arrive delays them and loses none. Real sessions + gateway processes, real Postgres and
+ * Delivered/read receipts and inbound messages are durable, never fire-and-forget: they go through
+ * the sessions outbox, so a Postgres outage or a NATS restart while they arrive delays them and
+ * loses none. Real sessions + gateway processes, real Postgres and
  * nats-server, stopped and restarted on the same ports and data.
  */
 describe('sessions events survive Postgres and NATS outages (spawned services)', () => {

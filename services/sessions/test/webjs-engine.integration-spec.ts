@@ -26,11 +26,11 @@ import { SessionManager } from '../src/sessions/session-manager.service.js';
 
 /**
  * How the fake plays whatsapp-web.js 1.34.7 against today's WhatsApp Web; each knob reproduces a
- * behaviour of the real library (see issue 19).
+ * behaviour of the real library (services/sessions/README.md lists them).
  */
 interface FakeBehaviour {
   /** normal: `_serialized` ids; dollar1: ids carry only `$1` (WhatsApp Web 2.3000.1042401057+);
-   *  undefined: the message goes out but `sendMessage` resolves undefined (issue 201857); hang: never
+   *  undefined: the message goes out but `sendMessage` resolves undefined (whatsapp-web.js #201857); hang: never
    *  answers (puppeteer's 180 s protocol timeout); throw: the page call fails after the hand-over;
    *  ackError: WhatsApp answers ack -1. */
   send: 'normal' | 'dollar1' | 'undefined' | 'hang' | 'throw' | 'ackError';
@@ -347,7 +347,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(await store.sessionExists({ session })).toBe(false);
   });
 
-  // ---- issue 19: what whatsapp-web.js 1.34.7 and today's WhatsApp Web actually do -------------------
+  // ---- the library's known behaviour: what whatsapp-web.js 1.34.7 and today's WhatsApp Web actually do
 
   /** A manager with one linked account, ready to send. */
   const linkedUser = async (userId: string, opts: Parameters<typeof newManager>[0] = {}, phone = '85290000100') => {
@@ -593,7 +593,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(other.sent).toHaveLength(0);
   });
 
-  it('issue 13: one-to-one messages to the account become events.message.received; groups, status, our own and unknown LIDs do not', async () => {
+  it('one-to-one messages to the account become events.message.received; groups, status, our own and unknown LIDs do not', async () => {
     const userId = 'user_inbound';
     const { client } = await linkedUser(userId, { behaviour: { lidPhones: { '555000111222333@lid': '85291230010@c.us' } } });
     const message = (from: string, body: string, extra: Record<string, unknown> = {}) => ({ id: { $1: `false_${from}_${body}` }, from, body, fromMe: false, timestamp: 1_800_000_000, ...extra });

@@ -16,7 +16,7 @@ export const SESSIONS_ENV = {
     { min: 1, max: 1000 },
   ),
   SESSIONS_LEDGER_STATEMENTS: env.int(
-    'with SESSIONS_LEDGER_BATCH above 1: statements of each kind (claim, sent mark, simulated store) in flight at once, each on one of the DATABASE_POOL_SIZE connections; keep 3 × this well under the pool, which serves every other query too; 1 (one at a time, the others gather behind it) gave the fewest commits and the most messages per second, with pacing as exact (issue 17)',
+    'with SESSIONS_LEDGER_BATCH above 1: statements of each kind (claim, sent mark, simulated store) in flight at once, each on one of the DATABASE_POOL_SIZE connections; keep 3 × this well under the pool, which serves every other query too; 1 (one at a time, the others gather behind it) gave the fewest commits and the most messages per second, with pacing as exact',
     1,
     { min: 1, max: 50 },
   ),

@@ -53,7 +53,7 @@ function eventIdOf(kind: string, ...parts: string[]): string {
 }
 
 /**
- * The durable events of the sessions service (issue 15): delivered/read/failed receipts of job sends
+ * The durable events of the sessions service, never fire-and-forget: delivered/read/failed receipts of job sends
  * (`events.message.status`) and inbound messages (`events.message.received`). Each is written to the
  * outbox in the same transaction as the state change it reports (the send's receipt), then published
  * by the outbox publisher; a Postgres outage is retried, a NATS outage waits in the outbox.

@@ -14,7 +14,7 @@ import { WebjsAuthStore, webjsClientId, webjsSessionName } from './webjs-auth.st
 
 /**
  * A WhatsApp id as whatsapp-web.js hands it over. Since WhatsApp Web 2.3000.1042401057 the serialized
- * form is the minified `$1` instead of `_serialized` (whatsapp-web.js issue 201857).
+ * form is the minified `$1` instead of `_serialized` (whatsapp-web.js #201857).
  */
 export interface WebjsWid {
   _serialized?: string;
@@ -49,7 +49,7 @@ export interface WebjsClientLike extends EventEmitter {
   destroy(): Promise<void>;
   logout(): Promise<void>;
   getNumberId(number: string): Promise<WebjsWid | null>;
-  /** Resolves `undefined` when the message went out but the library could not find it again (issue 201857). */
+  /** Resolves `undefined` when the message went out but the library could not find it again (whatsapp-web.js #201857). */
   sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessageLike | null | undefined>;
   /** The phone number behind a LID (`…@lid`): `pn` is `<digits>@c.us` when WhatsApp knows it. */
   getContactLidAndPhone(userIds: string[]): Promise<{ lid?: string; pn?: string }[]>;
