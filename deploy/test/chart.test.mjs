@@ -239,7 +239,7 @@ const metricsIn = (expr) => {
 };
 
 describe('metrics: the Grafana dashboard and the alerts', () => {
-  test('the sources define the metrics of issue 16', () => {
+  test('the sources define the core metrics each service must serve', () => {
     const known = definedMetrics();
     for (const m of ['bns_http_requests_total', 'bns_http_rate_limited_total', 'bns_rpc_client_duration_seconds', 'bns_rpc_server_requests_total',
       'bns_gateway_sockets_connected', 'bns_gateway_socket_events_sent_total', 'bns_jobs_messages_total', 'bns_jobs_lanes', 'bns_jobs_queue_depth',

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Dashboard benchmark (issue 6). Starts a private Postgres + NATS + the dashboard service + the gateway,
+// Dashboard benchmark: the read model at a million messages. Starts a private Postgres + NATS + the dashboard service + the gateway,
 // bulk-loads the read model (setup, not measured), then measures:
 //   1. GET /api/dashboard/{userId} through the gateway: p50 / p99 over random users;
 //   2. events applied per second: a backlog drained after a restart, and live (publishing while applying).

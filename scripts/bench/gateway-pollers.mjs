@@ -28,7 +28,7 @@
 // The bare Nest app runs right after each gateway saturation run (the 404s, the revalidations) and at
 // the end (after the full answers), and each ratio is against the run right after it: this machine's
 // speed moves by up to 2× within minutes, so a yardstick measured minutes away mostly measures that.
-// The ratios against the run at the end (how they were printed before 2026-11-29) are printed too.
+// The ratios against the bare Nest run at the end are printed too.
 // For the gateway's phases it also prints the gateway's NATS round trips for job-status and the jobs service's own time
 // answering them (both from their /metrics histograms): whether a slow answer waited in jobs or on the way.
 // Build first. GATEWAY_PROFILE=1 also CPU-profiles the gateway during the saturation run (through its
@@ -617,8 +617,8 @@ async function main() {
     ratio('gateway', gateway, bareAfterGateway, 'right after it');
     ratio('gateway revalidating', revalidating, bareAfterRevalidating, 'right after it');
     ratio('gateway full answers', full, bare, 'right after it');
-    ratio('gateway', gateway, bare, 'at the end, as before 2026-11-29');
-    ratio('gateway revalidating', revalidating, bare, 'at the end, as before 2026-11-29');
+    ratio('gateway', gateway, bare, 'the one at the end');
+    ratio('gateway revalidating', revalidating, bare, 'the one at the end');
     console.log(
       `gateway / bare Nest + NATS: ${(gateway.reqPerS / bareNats.reqPerS).toFixed(2)}× the requests per second, ` +
         `${(gateway.cpuMsPerRequest / bareNats.cpuMsPerRequest).toFixed(1)}× the CPU per request; load average ${load()}`,

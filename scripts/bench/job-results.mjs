@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Campaign results at 50,000 recipients (issue 14), against the built services on a private Postgres
+// Campaign results at 50,000 recipients, against the built services on a private Postgres
 // and NATS:
 //  1. a 50,000-row personalised start (4 variable columns, staged through the JetStream object store):
 //     time to 200 and the jobs service's RSS while it is stored;

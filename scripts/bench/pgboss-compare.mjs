@@ -26,9 +26,9 @@
 // the first time it runs (npm registry). It needs Node ≥ 22.12: the script runs itself under Node 24.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   flock /tmp/bench.lock node scripts/bench/pgboss-compare.mjs [accounts=200] [perAccount=50]
-//   PGBOSS_BATCH=20 PGBOSS_WORKERS=1: the comparator issue 17 names, one pg-boss worker fetching batches
-//   of 20 (workers = pg-boss localConcurrency; =4 runs four such workers side by side, a stronger pg-boss,
-//   the default until 2026-11-29; a batch's round trips run concurrently, so up to WORKERS × BATCH
+//   PGBOSS_BATCH=20 PGBOSS_WORKERS=1 (the default): the comparator our throughput goal is set against, one
+//   pg-boss worker fetching batches of 20 (workers = pg-boss localConcurrency; =4 runs four such workers side
+//   by side, a stronger pg-boss; a batch's round trips run concurrently, so up to WORKERS × BATCH
 //   requests are in flight; PGBOSS_SERIAL=1 runs them one after another, so WORKERS are in flight)
 //   BENCH_ROUNDS=N: N more rounds of "send only" against pg-boss → sessions after the first (pg-boss first
 //   in every other round), each printed with its ratio, then the median, the spread and how many reached 1×

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Live progress at scale (issue 17): N signed-in users each hold a socket.io connection to the gateway
+// Live progress at scale: N signed-in users each hold a socket.io connection to the gateway
 // (as the web app does), J of them link their simulated WhatsApp and run a job at the spec's pace, and
 // every job_progress a socket receives is timed from the event's own `at` (the jobs service's clock,
 // the same machine) to its arrival. Printed:

@@ -18,9 +18,9 @@ import { ROOT } from '../lib.mjs';
 
 const RECIPIENTS = Number(process.env.CHAOS_RECIPIENTS ?? 30);
 const SEND_DELAY_MS = 150;
-/** Jobs lane takeover after a kill -9 of the replica sending for an account (issue 15). */
+/** Longest a jobs lane may wait for another replica to take it over after a kill -9 of the replica sending for an account. */
 const TAKEOVER_GOAL_MS = 5000;
-/** From NATS being back to the next message sent (issue 15). */
+/** Longest from NATS being back to the next message sent. */
 const NATS_STALL_GOAL_MS = 3000;
 const LONG_PG_OUTAGE_MS = 15_000;
 const SHORT_PG_OUTAGE_MS = 2000;
@@ -280,7 +280,7 @@ describe('fault suite: every message exactly once, no receipt lost, through kill
 
   scenario('kill -9 gateway', async () => {
     const r = await killAndRestart('gateway');
-    // Reported, not asserted here: a restarted gateway's dev issuer may have a new key (issue 15).
+    // Reported, not asserted here: a restarted gateway's dev issuer may have a new key, so signing in again is allowed.
     const kept = (await api(sys.gatewayUrl, tenants[0].token).get('/api/jobs/pacing')).status === 200;
     return { ...r, note: `dev tokens ${kept ? 'still valid' : 'refused (signed in again)'} after the restart` };
   });

@@ -182,7 +182,7 @@ export const api = createApi({
     }),
 
     // Jobs
-    /** One confirmed send = one Idempotency-Key: a retry with the same key returns the same job (issue 14). */
+    /** One confirmed send = one Idempotency-Key: a retry with the same key returns the same job. */
     startBulkMessages: build.mutation<StartJobAnswer, StartJobBody & { idempotencyKey?: string }>({
       query: ({ idempotencyKey, ...body }) => ({
         url: 'start-bulk-messages',

@@ -68,7 +68,7 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
   );
 }
 
-/** The Dashboard's Campaigns card (issue 14): past and current jobs, newest first, a page at a time. */
+/** The Dashboard's Campaigns card: past and current jobs, newest first, a page at a time. */
 export function CampaignsCard() {
   const dispatch = useAppDispatch();
   const userId = useAppSelector(selectUserId);

@@ -142,7 +142,7 @@ export function DashboardTab() {
         </div>
       </div>
 
-      {/* Issue 14: past and current jobs, their reports and Send again. */}
+      {/* Campaigns: past and current jobs, their reports and Send again. */}
       <CampaignsCard />
 
       {/* opt-outs: */}

@@ -84,7 +84,7 @@ export function StepProgress() {
         </div>
       )}
 
-      {/* Issue 14: receipts, the report's lists (virtualised, any size) and Export. */}
+      {/* Campaign results: receipts, the report's lists (virtualised, any size) and Export. */}
       {job.jobId && job.phase === 'progress' ? (
         <JobResults jobId={job.jobId} progress={job.progress} finished={isTerminal(job.status)} />
       ) : null}

@@ -60,7 +60,7 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
   // "Job accepted" is dated when the request left, so it sorts below the job's own first lines.
   const requestedAt = new Date().toISOString();
   try {
-    // Issue 14: one key per confirmed send; a start that got no answer is retried once with the same key,
+    // One key per confirmed send; a start that got no answer is retried once with the same key,
     // so it returns the job it may have made instead of making a second one.
     const idempotencyKey = newIdempotencyKey();
     const send = () => dispatch(api.endpoints.startBulkMessages.initiate({ ...body, idempotencyKey })).unwrap();

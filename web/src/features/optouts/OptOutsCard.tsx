@@ -47,7 +47,7 @@ async function downloadCsv(userId: string): Promise<void> {
 }
 
 /**
- * The Dashboard's Opt-outs card (issue 13): how many numbers asked not to be messaged, a searchable
+ * The Dashboard's Opt-outs card: how many numbers asked not to be messaged, a searchable
  * paged list with Remove, adding numbers by hand, the CSV download, the keywords and the optional
  * confirmation reply.
  */

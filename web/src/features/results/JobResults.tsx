@@ -11,7 +11,7 @@ import { useGetJobHistoryQuery } from './resultsApi.js';
 const FAILED = ['failed'] as const;
 
 /**
- * The progress view's results (issue 14): receipts (live from the socket, topped up from the server's
+ * The progress view's results: receipts (live from the socket, topped up from the server's
  * counts, which also carry replies), the successful and failed numbers paged from the report in
  * virtualised lists, and the export buttons.
  */

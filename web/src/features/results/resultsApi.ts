@@ -17,7 +17,7 @@ export function jobResultsUrl({ jobId, statuses, cursor, limit }: JobResultsArgs
   return `job-results/${encodeURIComponent(jobId)}${qs ? `?${qs}` : ''}`;
 }
 
-/** The campaign results calls (issue 14), injected into the app's one API. */
+/** The campaign results calls, injected into the app's one API. */
 export const resultsApi = api.enhanceEndpoints({ addTagTypes: ['JobHistory'] }).injectEndpoints({
   endpoints: (build) => ({
     getJobResults: build.query<JobResultsPage, JobResultsArgs>({
