@@ -56,8 +56,8 @@ const ENTITY_TAG = /[ \t]*(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[ \t]*(,|$)/y;
 /**
  * The versions an `If-None-Match` header names (weak comparison: `W/` or not), `['*']` for `*`, or
  * undefined when there is none of ours: absent, empty, too long or malformed headers are ignored, as
- * if absent, so the answer is the whole job; tags that are not ours (an Express body hash cached
- * before this change) are skipped.
+ * if absent, so the answer is the whole job; tags that are not ours (an Express body hash a browser
+ * cached from a gateway that did not version job-status) are skipped.
  */
 export function ifNoneMatchVersions(header: unknown): string[] | undefined {
   if (typeof header !== 'string' || header.length > JOB_STATUS_REVALIDATION.ifNoneMatchMaxLength) return undefined;
