@@ -7,9 +7,9 @@
 // request (from /proc/<pid>/stat over the measured window), and the CPU of every other process
 // (Postgres: the postmaster and its backends) so you can see where the time goes.
 // The job id is a random UUID, which names no job of the user: the gateway answers it 404 from the id
-// alone (auth, rate limit, the id's check: JobIdCheck), as it would any mistyped or made-up id. (Before
-// job ids carried their owner's MAC, each such poll was a full trip: a NATS request to jobs, its
-// database lookup, a 404 back; bare Nest + NATS below still measures that trip.)
+// alone (auth, rate limit, the id's check: JobIdCheck), as it would any mistyped or made-up id. (An id
+// the gateway cannot check, e.g. a job made before ids carried their owner's MAC, costs a full trip: a
+// NATS request to jobs, its database lookup, a 404 back; bare Nest + NATS below measures that trip.)
 // Then the same 1 Hz and saturation runs revalidating, as browsers poll: each user has a running job
 // of BENCH_JOB_RECIPIENTS (default 500) sent recipients, written straight into the jobs schema (no
 // sending, so it stays unchanged), and sends back the ETag of its last 200 in If-None-Match; the
