@@ -99,7 +99,7 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     expect(dashboard.map((m: { recipient: string }) => m.recipient).sort()).toEqual(['51234567', '61234567', '91234567']);
   });
 
-  it('a body too big for one NATS message is staged and accepted whole (issue 14), not a 413 or a 503', async () => {
+  it('a body too big for one NATS message is staged and accepted whole, not a 413 or a 503', async () => {
     const recipients = numbers(30_000, 40_000_000).map((phone, i) => ({ phone, variables: { name: `Customer number ${i}` } }));
     const res = await ann.client.post('/start-bulk-messages', { message: 'Hi {{name}}', recipients });
     expect(res.status).toBe(200);

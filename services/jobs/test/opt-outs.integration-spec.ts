@@ -120,7 +120,7 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     const logs = (await ann.client.get(`/job-logs/${jobId}`)).body.logs.map((l: { message: string }) => l.message);
     expect(logs).toContain(OPT_OUT_MESSAGES.skippedMidJob(late, 'opted_out'));
 
-    // The per-recipient report (issue 14) has every recipient exactly once, the skipped one included,
+    // The per-recipient report has every recipient exactly once, the skipped one included,
     // across pages; and the skipped filter finds it alone.
     const seen: { phoneNumber: string; status: string; error?: string | null }[] = [];
     let cursor: string | null = null;

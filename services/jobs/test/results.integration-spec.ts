@@ -8,7 +8,7 @@ import { startSystem, waitFor, type System } from '@bns/testing';
 import { cancelJob, numbers, signInLinked, type User } from './helpers.js';
 
 /**
- * Campaign results end to end (issue 14): real gateway, jobs, sessions (simulated WhatsApp), NATS and
+ * Campaign results end to end: real gateway, jobs, sessions (simulated WhatsApp), NATS and
  * Postgres. Sending is slow (SEND_DELAY_MS) so big jobs stay active while their report is read; a
  * small job of another user goes fast enough to collect its receipts.
  */

@@ -18,7 +18,7 @@ export const JOBS_ENV = {
     50,
     { min: 1, max: 500 },
   ),
-  JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections); fewer and fuller transactions cost Postgres less per message, and with 2 pacing stayed within tens of milliseconds at 2,000 accounts (issue 17)', 2, { min: 1, max: 50 }),
+  JOBS_STEP_TRANSACTIONS: env.int('with JOBS_STEP_BATCH above 1: batched lane-step transactions one replica runs at once (each holds one of its DATABASE_POOL_SIZE connections); fewer and fuller transactions cost Postgres less per message, and with 2 pacing stayed within tens of milliseconds at 2,000 accounts', 2, { min: 1, max: 50 }),
   JOBS_SEND_LEAD_MS: env.int(
     'a lane prepares its next send (takes the recipient, books the slot) this long before the slot and sends on the slot itself, so the database work is not added to the gap; a cancel, a pause or an opt-out of the recipient before the slot still withholds it; 0 = prepare on the slot',
     250,
@@ -41,7 +41,7 @@ export const JOBS_ENV = {
   JOB_BACKOFF_MS: env.list('pauses after WhatsApp pushes back (rate-overlimit), ms, comma-separated; each hit within a day takes the next one', DEFAULT_BACKOFF_MS.map(String)),
   JOB_BACKOFF_AFTER_FAILURES: env.int('consecutive engine failures (no verdict on the number) taken as WhatsApp pushing back', 3, { min: 1 }),
   JOB_LOGS_PAGE_MAX: env.int('most log entries in one job-logs answer; the next poll with `since` continues', 500, { min: 1 }),
-  // Idempotent starts, per-user caps and the results report (issue 14).
+  // Idempotent starts, per-user caps and the results report.
   JOBS_MAX_ACTIVE_PER_USER: env.int(
     'most jobs one user may have queued, scheduled, running or paused at once (429 above)',
     RESULTS_LIMITS.defaultMaxActiveJobs,
@@ -58,7 +58,7 @@ export const JOBS_ENV = {
     { min: 1 },
   ),
   JOBS_RESULTS_CONSUMER: env.str('prefix of the durable JetStream consumers that fold receipts and replies into the report (one per event subject)', 'jobs-results'),
-  // Opt-outs (issue 13)
+  // Opt-outs: recipients the account must not send to
   NOT_ON_WHATSAPP_MEMORY_DAYS: env.int(
     'days a number WhatsApp said it does not know is skipped by later jobs without asking WhatsApp again',
     OPT_OUT_LIMITS.notOnWhatsAppDays,

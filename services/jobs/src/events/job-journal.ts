@@ -50,7 +50,7 @@ export class JobJournal {
   progress(jobId: string, status: JobStatus, progress: JobProgress, nextSendAt: Date | null = null): void {
     const next = nextSendAt?.toISOString() ?? null;
     this.emit('events.job.progress', {
-      // Skipped recipients (issue 13) only appear in the id when there are some, so other ids stay as they were.
+      // Skipped recipients (opted out, not on WhatsApp) only appear in the id when there are some, so other ids stay as they were.
       eventId: `job-progress:${jobId}:${status}:${progress.sent}:${progress.failed}${progress.skipped ? `+${progress.skipped}` : ''}:${next ?? '-'}`,
       userId: this.userId,
       at: new Date().toISOString(),

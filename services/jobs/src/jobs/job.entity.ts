@@ -28,7 +28,7 @@ export class JobEntity {
   @Column({ type: 'integer', default: 0 })
   failed!: number;
 
-  /** Recipients not sent to: opted out or known not to be on WhatsApp (issue 13); their list is `job_skips`. */
+  /** Recipients not sent to: opted out or known not to be on WhatsApp; their list is `job_skips`. */
   @Column({ type: 'integer', default: 0 })
   skipped!: number;
 

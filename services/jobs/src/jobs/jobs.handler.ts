@@ -54,7 +54,7 @@ export class JobsHandler {
     return this.jobs.cancel(req);
   }
 
-  /** How job ids are made, so the gateway answers an id that names no job itself (issue 17). */
+  /** How job ids are made, so the gateway answers an id that names no job itself. */
   @Rpc('jobs.idScheme')
   async idScheme(@Payload() _req: RequestOf<'jobs.idScheme'>): Promise<ReplyOf<'jobs.idScheme'>> {
     const { key, legacyIds } = await this.ids.scheme();

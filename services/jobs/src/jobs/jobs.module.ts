@@ -33,7 +33,7 @@ export const JOBS_REPOSITORIES = [
 ];
 
 @Module({
-  // Campaign results (issue 14) and opt-outs (issue 13): their calls and their event consumers.
+  // Campaign results and opt-outs: their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
   providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],

@@ -34,7 +34,7 @@ export type JobSummary = Pick<
  * A job's status answer as stored: its head, and its `results` as the answer shows them (the newest
  * entries of each list, oldest first), as JSON text made by Postgres: `{"skippedList":[...],
  * "successList":[...],"failedList":[...]}`. The lists go from the row to the gateway's answer as text,
- * never as objects in between (issue 17: thousands of entries parsed and written again at every hop
+ * never as objects in between (thousands of entries parsed and written again at every hop
  * cost more than the rest of the answer).
  */
 export type JobStatusRow = JobSummary & { resultsJson: string };
@@ -42,7 +42,7 @@ export type NewJob = Pick<
   JobEntity,
   'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
 > &
-  /** Recipients skipped at start (opt-outs, issue 13); none when absent. */
+  /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
   Partial<Pick<JobEntity, 'skipped'>>;
 
 const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
@@ -76,7 +76,7 @@ const RESULTS_JSON = `'{"skippedList":' || ${jsonArrayText(
   || ',"failedList":' || ${newestDone('failed', [['phoneNumber', 'd.phone'], ['timestamp', isoMs('d.done_at')], ['error', 'coalesce(d.error, $4)']])} || '}'`;
 
 // Polled statements are built once: a statement's text is looked up (hashed) on every call to find
-// its prepared name, and a string built per call is hashed afresh each time (issue 17).
+// its prepared name, and a string built per call is hashed afresh each time.
 const FIND_OWNED_SQL = `SELECT ${JOB_SUMMARY}
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
         WHERE j.id = $1 AND j.user_id = $2`;
@@ -263,7 +263,7 @@ export class JobsRepository {
   }
 
   /**
-   * `n` more recipients skipped (opted out or not on WhatsApp since the job was created, issue 13). The
+   * `n` more recipients skipped (opted out or not on WhatsApp since the job was created). The
    * lane step completes the job itself when nothing is left to take, so the status is left alone here.
    */
   async countSkipped(em: EntityManager, jobId: string, n: number): Promise<LaneJob> {

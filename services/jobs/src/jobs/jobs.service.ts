@@ -77,7 +77,7 @@ export class JobsService {
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
-  /** Issue 14: the guard reads a staged body, runs a user's starts one at a time and replays a known key. */
+  /** The guard reads a staged body, runs a user's starts one at a time and replays a known key. */
   start(req: StartJobRequest): Promise<StartJobReply> {
     return this.guard.run(req, (body, admission) => this.create(body, admission));
   }
@@ -85,7 +85,7 @@ export class JobsService {
   /**
    * Checks the request (SPEC §5 words), checks the account is linked, then stores the job and all its
    * recipients in one transaction. Recipients on the account's opt-out list, or remembered not on
-   * WhatsApp (issue 13), are recorded as skipped in that transaction and never queued. The user's lane
+   * WhatsApp, are recorded as skipped in that transaction and never queued. The user's lane
    * is reactivated; the job queues behind a running one.
    */
   private async create(req: StartJobRequest, admission: StartAdmission): Promise<StartJobReply> {
@@ -224,7 +224,7 @@ export class JobsService {
 
   /**
    * The job with its version; only the version when one the client has (`ifNoneMatch`) is still
-   * current (issue 17): then the answer costs the one indexed read of the job row, which also checks
+   * current: then the answer costs the one indexed read of the job row, which also checks
    * the job is the user's, so another user's job is "not found" whatever the client claims to have.
    */
   async status({ userId, jobId, ifNoneMatch }: JobStatusRequest): Promise<JobStatusReply> {

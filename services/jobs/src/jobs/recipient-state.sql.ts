@@ -3,7 +3,7 @@
 /**
  * A recipient taken for sending whose outcome is not recorded yet ("sending"), as SQL on the row `r`.
  * It is the `in_flight` flag, not a `state`: `state` is in the table's indexes, so a change of it is
- * never a HOT update, and the take's mark cost a new row version in every index (issue 17). A row a
+ * never a HOT update, and the take's mark cost a new row version in every index. A row a
  * replica of an earlier version marked (`state = 'sending'`) counts as in flight too, so a rolling
  * upgrade takes over its sends as they are.
  */

@@ -43,7 +43,7 @@ export class RecipientsRepository {
    * in list order, marked `sending`, and the user's lane booked for its next slot `paceMs` after this
    * one. Its `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out
    * again with the same key). A pending recipient the account must not send to (opted out, or not on
-   * WhatsApp within `notOnWhatsAppDays`: issue 13) is passed over, so one who opted out a moment ago is
+   * WhatsApp within `notOnWhatsAppDays`) is passed over, so one who opted out a moment ago is
    * never taken; `passedOver` says some were, so the caller moves them to the job's skips. Answers in
    * the order of `takes`; undefined where the job has nobody left to send to (the lane is not booked).
    */

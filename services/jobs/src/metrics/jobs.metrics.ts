@@ -66,7 +66,7 @@ export function countPublished(rows: ReadonlyArray<{ subject: EventKey; payload:
 }
 
 /**
- * Hook: recipients a job skipped (opt-outs, issue 13), by reason (`opted_out`, `not_on_whatsapp`): at
+ * Hook: recipients a job skipped (opted out or not on WhatsApp), by reason (`opted_out`, `not_on_whatsapp`): at
  * start by the jobs service, mid-job by the lane worker, once their transaction committed.
  */
 export function countSkipped(reasons: Iterable<SkipReason>): void {

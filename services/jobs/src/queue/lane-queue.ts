@@ -84,7 +84,7 @@ export type Finished = ({ kind: 'lost'; published: OutboxRow[] } | { kind: 'wait
 @Injectable()
 export class LaneQueue {
   /**
-   * Lane steps of many accounts that come due together share one transaction (issue 17): one commit
+   * Lane steps of many accounts that come due together share one transaction: one commit
    * for many, and their log lines and events written in one statement each.
    */
   private readonly steps: TransactionBatcher;
@@ -231,7 +231,7 @@ export class LaneQueue {
 
   /**
    * The recipient this step sends to, marked `sending` — in the step's transaction, so the opt-out
-   * list (issue 13) is checked at the moment of sending: the take passes over pending recipients who
+   * list is checked at the moment of sending: the take passes over pending recipients who
    * opted out (or were found not on WhatsApp) since the job was created. When it passed over some, or
    * found nobody left, those leave the queue for the job's skips, each with a log line and counted in
    * `job.skipped` (only then: it costs a statement, so not on every step). So the job completes with
@@ -341,7 +341,7 @@ export class LaneQueue {
       }
       case 'permanent':
         await this.fail(em, journal, send, outcome.error);
-        // WhatsApp does not know the number: remembered, so later jobs skip it (issue 13).
+        // WhatsApp does not know the number: remembered, so later jobs skip it.
         if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.optOuts.rememberNotOnWhatsApp(em, send.userId, send.phone);
         break;
       case 'rate_limited':
@@ -400,7 +400,7 @@ export class LaneQueue {
    * next send follows at once (no pause: it is taken in this same transaction, and its own record reports
    * again) and this job was reported less than JOBS_PROGRESS_EVERY_MS ago. A report carries the job's whole
    * counts, so the next one says everything this one would have; a job sending without pause is reported
-   * a few times a second instead of once per message (issue 17). A stop, a pause, a failure or the end
+   * a few times a second instead of once per message. A stop, a pause, a failure or the end
    * of the job is always reported, and so is the send before any pause.
    */
   private coalesced(jobId: string, status: JobStatus, nextAtOnce: boolean): boolean {
@@ -485,7 +485,7 @@ export class LaneQueue {
   }
 }
 
-/** A job's counts as progress reports carry them; `skipped` only when some were (opt-outs, issue 13). */
+/** A job's counts as progress reports carry them; `skipped` only when some were (opted out, not on WhatsApp). */
 export function progressOf(job: Pick<LaneJob, 'total' | 'sent' | 'failed' | 'skipped'>): JobProgress {
   return { total: job.total, sent: job.sent, failed: job.failed, ...(job.skipped > 0 ? { skipped: job.skipped } : {}) };
 }

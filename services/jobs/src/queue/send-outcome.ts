@@ -22,7 +22,7 @@ import { AppError } from '@bns/service-kit';
 export type SendOutcome =
   | { kind: 'sent'; at: Date; duplicate: boolean; messageId: string }
   | { kind: 'transient'; error: string; engine?: boolean }
-  // `code`: the sessions error code of a permanent failure (NOT_ON_WHATSAPP is remembered, issue 13)
+  // `code`: the sessions error code of a permanent failure (NOT_ON_WHATSAPP is remembered, so later jobs skip the number)
   | { kind: 'permanent'; error: string; code?: string }
   | { kind: 'busy' | 'unlinked' | 'rate_limited'; error: string }
   | { kind: 'withheld' };

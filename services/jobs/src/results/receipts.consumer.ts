@@ -8,8 +8,8 @@ import { ResultsRepository, type FoldDelta } from './results.repository.js';
 /**
  * How long the first event of a batch waits for others (ms): one transaction per batch, not per event.
  * Receipts are a report, not a prompt: a quarter second lets a batch hold several receipts of each
- * running job, so a job's counts are one update per batch rather than nearly one per receipt (issue 17:
- * 0.56 instead of 1.34 job_receipts updates per message with 200 jobs at delay 0).
+ * running job, so a job's counts are one update per batch rather than nearly one per receipt
+ * (0.56 instead of 1.34 job_receipts updates per message with 200 jobs at delay 0).
  */
 const GATHER_MS = 250;
 

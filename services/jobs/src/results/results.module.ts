@@ -5,7 +5,7 @@ import { ResultsRepository } from './results.repository.js';
 import { ResultsService } from './results.service.js';
 import { StartGuard } from './start-guard.js';
 
-/** Campaign results (issue 14): idempotent starts and caps, the report, its export, the history, receipts. */
+/** Campaign results: idempotent starts and caps, the report, its export, the history, receipts. */
 @Module({
   controllers: [ResultsHandler],
   providers: [ResultsRepository, ResultsService, StartGuard, ReceiptsConsumer],

@@ -127,7 +127,7 @@ export class ResultsRepository {
 
   /**
    * Recipients after `afterSeq` in list order, optionally only those in `statuses`, at most `limit`.
-   * Recipients the opt-out list skipped (issue 13: never queued, or taken out of the queue mid-job) live
+   * Recipients the opt-out list skipped (never queued, or taken out of the queue mid-job) live
    * in `job_skips`; they follow the list, numbered from SKIPPED_SEQ_BASE in the order they were skipped,
    * so every recipient is on exactly one page.
    */
@@ -196,7 +196,7 @@ export class ResultsRepository {
   }
 
   /**
-   * Folds many delivered/read receipts at once (issue 17). A recipient's receipts in the batch count as
+   * Folds many delivered/read receipts at once (one statement per batch, not per receipt). A recipient's receipts in the batch count as
    * one fold: delivered at the earliest of them, read at the earliest read. Unknown or foreign
    * recipients (not of that user's job) change nothing. The times are columns of the recipient's row
    * that no index holds, so a fold is a HOT update, and each statement sets one time only where it is

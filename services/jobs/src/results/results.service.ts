@@ -27,7 +27,7 @@ import { csvWriter, xlsxWriter, type ReportWriter } from './report-writers.js';
 import { ResultsRepository, type ReportRow } from './results.repository.js';
 
 
-/** The per-recipient report, its export and the campaign history (issue 14). */
+/** The per-recipient report, its export and the campaign history. */
 @Injectable()
 export class ResultsService {
   private readonly logger = new Logger('ResultsService');

@@ -31,7 +31,7 @@ export interface StartAdmission {
 class KeyTaken extends Error {}
 
 /**
- * What surrounds a job start (issue 14): the body of a staged start is read back from the object
+ * What surrounds a job start: the body of a staged start is read back from the object
  * store; a user's starts run one at a time and at most JOBS_START_CONCURRENCY run in all, so a burst
  * of one user queues behind itself and leaves connections for everyone else; an `Idempotency-Key`
  * seen before answers the job it made (or 409 for another body), enforced by the primary key of

@@ -4,7 +4,7 @@ import { isMintedJobId, jobMayExist, JOB_ID_KEY_BYTES, mintJobId } from '@bns/se
 import { migratedDatabase } from './migrated-database.js';
 
 /**
- * Job ids the gateway can check (issue 17): the migration makes one key per deployment, says whether
+ * Job ids the gateway can check without asking the jobs service: the migration makes one key per deployment, says whether
  * jobs with older (random) ids exist, and from then on lets only version 8 ids into `jobs.jobs`.
  */
 describe('migration JobIdScheme1796500000000', () => {

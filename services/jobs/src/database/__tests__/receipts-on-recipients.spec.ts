@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { migratedDatabase } from './migrated-database.js';
 
-/** Receipts move onto the recipient's row (issue 17): down to their own table and up again, no time lost. */
+/** Receipts move onto the recipient's row (a receipt is a HOT update): down to their own table and up again, no time lost. */
 describe('migration ReceiptsOnRecipients1796400000000', () => {
   const db = migratedDatabase();
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { migratedDatabase } from './migrated-database.js';
 
-/** The in-flight flag's migration (issue 17) goes down to the `sending` state and up again without losing a send in flight. */
+/** The in-flight flag's migration (a take is a HOT update) goes down to the `sending` state and up again without losing a send in flight. */
 describe('migration RecipientInFlight1796200000000', () => {
   const db = migratedDatabase();
 

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Campaign results (issue 14): idempotent starts, recipients' variables for the report, receipts
+ * Campaign results: idempotent starts, recipients' variables for the report, receipts
  * folded in from events and a job's receipt counts. New tables only, so this migrates independently
  * of the other changes to `jobs` and `job_recipients`.
  */

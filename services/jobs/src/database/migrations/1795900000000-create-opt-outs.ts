@@ -3,7 +3,7 @@ import { OPT_OUT_REASONS, SKIP_REASONS } from '@bns/contracts';
 
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 
-/** Opt-outs (issue 13): the suppression list, its keyword settings, the not-on-WhatsApp memory, job skips and their count. */
+/** Opt-outs: the suppression list, its keyword settings, the not-on-WhatsApp memory, job skips and their count. */
 export class CreateOptOuts1795900000000 implements MigrationInterface {
   name = 'CreateOptOuts1795900000000';
 

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * A recipient's take marked it `state = 'sending'`, and `state` is in three of the table's indexes
  * (the open list, the done list, the sent numbers), so neither that update nor the outcome's after it
- * could be HOT: each message left two new row versions with entries in every index (issue 17). In
+ * could be HOT: each message left two new row versions with entries in every index. In
  * flight is now a flag no index holds, so the take's mark stays on its page; a page keeps room for it.
  * Rows marked `sending` by a replica of the earlier version still count as in flight (`inFlightSql`),
  * so nothing is converted here and a rolling upgrade takes their sends over as they are.

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Receipts (delivered, read, replied) move onto the recipient's own row (issue 17). In their own table
+ * Receipts (delivered, read, replied) move onto the recipient's own row, so a receipt costs no index entry. In their own table
  * every sent message cost an insert with a primary-key entry, a foreign-key check that locked the
  * recipient's row (a WAL record of its own), and a second row version with a second index entry when
  * the read came after the delivered. On `job_recipients` a receipt is an update of columns no index

@@ -3,7 +3,7 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { JOB_ID_KEY_BYTES } from '@bns/service-kit';
 
 /**
- * Job ids the gateway can check (issue 17, service-kit `JobIdScheme`): the MAC key they are made with,
+ * Job ids the gateway can check without asking (service-kit `JobIdScheme`): the MAC key they are made with,
  * made once here, and whether jobs made before (random version 4 ids) exist. From now on every new job
  * id is version 8: the constraint holds for new rows only (NOT VALID), so the older ids stay as they are.
  */

@@ -8,7 +8,7 @@ import { JobsRepository } from '../jobs.repository.js';
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 /**
- * The job-status answer's JSON is written by Postgres (the lists) and spliced with the head (issue 17):
+ * The job-status answer's JSON is written by Postgres (the lists) and spliced with the head, never parsed on the way:
  * it must be the JSON that JSON.stringify writes of the same answer — the same fields in the same order,
  * compact, every text escaped — so clients and ETags see no difference. Checked on a real Postgres.
  */

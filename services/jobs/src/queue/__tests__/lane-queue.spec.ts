@@ -48,7 +48,7 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     return step.send;
   }
 
-  it('marks the recipient it takes in flight with a HOT update (no index touched); a second take finds it in flight (issue 17)', async () => {
+  it('marks the recipient it takes in flight with a HOT update (no index touched); a second take finds it in flight', async () => {
     const userId = user();
     const jobId = await app.seedJob(userId, ['91234567', '61234567']);
     const recipients = app.get(RecipientsRepository);
@@ -77,7 +77,7 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect((await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0]).toEqual({ state: 'sent', in_flight: false });
   });
 
-  it('reports a job sending without pause at most every JOBS_PROGRESS_EVERY_MS: its start, its first send, then the whole counts, and always its end (issue 17)', async () => {
+  it('reports a job sending without pause at most every JOBS_PROGRESS_EVERY_MS: its start, its first send, then the whole counts, and always its end', async () => {
     const userId = user();
     const jobId = await app.seedJob(userId, ['91000001', '91000002', '91000003', '91000004', '91000005']);
     await queue.heartbeat('w-p');
@@ -206,7 +206,7 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect((await queue.held('w-1')).map((h) => h.userId)).not.toContain(userId);
   });
 
-  it('a step that waited for a start holding the lane sees the job the start committed: the lane does not rest with it queued (issue 17)', async () => {
+  it('a step that waited for a start holding the lane sees the job the start committed: the lane does not rest with it queued', async () => {
     const userId = user();
     await app.seedJob(userId, ['91000011']);
     await queue.heartbeat('w-r');

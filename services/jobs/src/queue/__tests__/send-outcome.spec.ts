@@ -6,7 +6,7 @@ import { outcomeOfError, outcomeOfReply } from '../send-outcome.js';
 describe('outcomeOfError', () => {
   it('not on WhatsApp (and any refusal) fails the recipient at once', () => {
     const err = AppError.validation(SessionsErrorCode.NotOnWhatsApp, 'number is not on WhatsApp');
-    // The code is kept: a number WhatsApp does not know is remembered (opt-outs, issue 13).
+    // The code is kept: a number WhatsApp does not know is remembered, so later jobs skip it.
     expect(outcomeOfError(err)).toEqual({ kind: 'permanent', error: 'number is not on WhatsApp', code: SessionsErrorCode.NotOnWhatsApp });
     expect(outcomeOfError(err.toPayload()).kind).toBe('permanent');
   });

@@ -9,7 +9,7 @@ import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository, type SentRecord } from '../lane.repository.js';
 
 /**
- * Issue 17: lane steps of many accounts share one transaction. What must hold: one commit for many,
+ * Lane steps of many accounts share one transaction (one commit for many is what lets one replica pace thousands). What must hold: one commit for many,
  * each step's result and events exactly as if it had run alone, and one step's failure never costs
  * another step its work.
  */
