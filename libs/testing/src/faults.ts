@@ -79,9 +79,18 @@ export class RestartableNats {
     return this.current !== undefined;
   }
 
-  async up(): Promise<void> {
+  /** Starts it on its port; `empty`: on an empty store (streams, buckets and consumers gone). */
+  async up(options: { empty?: boolean } = {}): Promise<void> {
     if (this.current) return;
+    if (options.empty) rmSync(this.storeDir, { recursive: true, force: true });
     this.current = await startNats({ storeDir: this.storeDir, port: this.port });
+  }
+
+  /** SIGKILL: no clean shutdown; what was only in its memory is lost. */
+  async kill9(): Promise<void> {
+    const nats = this.current;
+    this.current = undefined;
+    await nats?.process.kill9();
   }
 
   /** SIGTERM (nats-server's clean shutdown: clients see a disconnect and start reconnecting). */

@@ -61,16 +61,25 @@ export class JobStarter {
     }
   }
 
+  /**
+   * Puts the body in the object store. A bucket lost with the broker (a NATS restart on an empty
+   * store) is made again and the put tried once more, so one lost bucket never fails every later start.
+   */
   private async stage(text: string): Promise<{ bucket: string; name: string }> {
     const name = randomUUID();
-    try {
-      const store = await this.objectStore();
-      await store.putBlob({ name }, Buffer.from(text));
-    } catch (err) {
-      this.logger.warn({ err }, 'could not stage a start body');
-      throw AppError.unavailable();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const store = await this.objectStore();
+        await store.putBlob({ name }, Buffer.from(text));
+        return { bucket: STAGED_STARTS_BUCKET, name };
+      } catch (err) {
+        // The handle may name a bucket that is gone: the next call makes it again.
+        this.store = undefined;
+        if (attempt < 2) continue;
+        this.logger.warn({ err }, 'could not stage a start body');
+        throw AppError.unavailable();
+      }
     }
-    return { bucket: STAGED_STARTS_BUCKET, name };
   }
 
   private objectStore(): Promise<ObjectStore> {

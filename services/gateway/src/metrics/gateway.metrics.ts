@@ -66,3 +66,22 @@ export function trackShedding(shedder: LoadShedder): void {
     },
   });
 }
+
+const rateLimitStoreUp = gauge({
+  name: 'bns_gateway_rate_limit_store_up',
+  help: 'Whether the per-user rate limit\'s shared store (NATS KV) answers on this replica (0: it limits on its own buckets until a background retry finds the store back)',
+});
+const localRateDecisions = counter({
+  name: 'bns_gateway_rate_limit_local_decisions_total',
+  help: 'Requests whose rate limit this replica decided on its own bucket because the shared store (NATS KV) did not answer',
+});
+
+/** Hook: the rate limit's shared store answers again (true) or not (false). */
+export function setRateLimitStoreUp(up: boolean): void {
+  rateLimitStoreUp.set(up ? 1 : 0);
+}
+
+/** Hook: one request's rate limit was decided locally, the shared store being away. */
+export function countLocalRateDecision(): void {
+  localRateDecisions.inc();
+}

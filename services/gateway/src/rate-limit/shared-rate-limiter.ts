@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
+import { Logger } from '@nestjs/common';
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { StorageType } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { PubAck, RpcClient } from '@bns/service-kit';
+import { countLocalRateDecision, setRateLimitStoreUp } from '../metrics/gateway.metrics.js';
 import { RateLimiter } from './rate-limiter.js';
 
 export type Verdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -13,10 +15,16 @@ export const RATE_LIMIT_BUCKET = 'gateway_rate_limits';
 const MAX_ATTEMPTS = 4;
 /** Unused leased requests are forgotten after this long (they only ever make the limit stricter). */
 const LEASE_MS = 5000;
-/** After the store failed to answer, requests go straight to the local bucket for this long. */
-const STORE_DOWN_MS = 1000;
-/** How long a write waits for JetStream's answer: the KV client's own default. */
-const KV_WRITE_TIMEOUT_MS = 5000;
+/**
+ * After the store failed to answer, requests go straight to the local bucket, and the store is tried
+ * again in the background (never by a request) every this long until it answers.
+ */
+export const STORE_RETRY_MS = 500;
+/**
+ * How long a read or a write may take before the store counts as away. A healthy JetStream answers in
+ * a millisecond or two; one that cannot answer must not hold requests for the KV client's 5 s.
+ */
+export const STORE_TIMEOUT_MS = 200;
 
 /** JetStream's error code for a write naming a revision that moved on (`wrong last sequence`). */
 const WRONG_LAST_SEQUENCE = 10071;
@@ -33,6 +41,20 @@ export class RevisionMoved extends Error {}
 export interface LimitStore {
   read(key: string): Promise<{ value: string | undefined; revision: number } | undefined>;
   write(key: string, value: string, last: number): Promise<number>;
+  /**
+   * Makes the store usable again after the broker came back (a bucket kept in memory is gone after a
+   * restart: it is created again); throws while it cannot.
+   */
+  recover?(): Promise<void>;
+}
+
+/** `promise`, or a rejection once `ms` passed (what it was doing goes on, unheard). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -48,8 +70,13 @@ export interface LimitStore {
  * were paid for in the shared value, so the limit across replicas still holds; at worst a user who
  * moves to another replica leaves `lease - 1` of them unused.
  *
- * When NATS KV cannot answer (a broker restart), the replica falls back to its own in-memory bucket:
- * a request is never refused or failed because the limiter's store is away.
+ * When NATS KV cannot answer (a broker restart, a bucket lost with it), the replica falls back to its
+ * own in-memory bucket at once, circuit-breaker style: a request is never refused, failed or held
+ * because the limiter's store is away. Only the requests that find it away wait, at most
+ * STORE_TIMEOUT_MS; after that no request touches the store until a background retry (every
+ * STORE_RETRY_MS, recreating the bucket) finds it answering again. A NATS reconnect recreates the
+ * bucket at once. The bucket lives in memory: after a broker restart every user starts from a full
+ * bucket, which grants at most one burst more; keeping it on file would cost every lease a disk write.
  *
  * Writes are JetStream publishes made through the RpcClient (see `kvStore`), so they leave in the
  * same socket write as the other requests of their turn: through nats.js each was a write of its own.
@@ -63,8 +90,10 @@ export class SharedRateLimiter {
   /** The store update in progress per caller key (see take). */
   private readonly updating = new Map<string, Promise<Verdict>>();
   private readonly fallback: RateLimiter;
-  /** Until when the store is taken to be away (see STORE_DOWN_MS). */
-  private storeDownUntil = 0;
+  /** False from a failed store call until a background retry finds the store answering. */
+  private storeUp = true;
+  private retrying?: NodeJS.Timeout;
+  private readonly logger = new Logger('RateLimiter');
   private readonly sweeper: NodeJS.Timeout;
 
   constructor(
@@ -79,20 +108,76 @@ export class SharedRateLimiter {
     this.fallback = new RateLimiter(perSecond, burst, now);
     this.sweeper = setInterval(() => this.sweep(), 60_000);
     this.sweeper.unref();
+    setRateLimitStoreUp(true);
   }
 
   static async open(nc: NatsConnection, rpc: RpcClient, perSecond: number, burst: number, lease = 1): Promise<SharedRateLimiter> {
     // A key idle for longer than a full refill carries no information; the bucket forgets it.
     const ttl = Math.max(60_000, Math.ceil((burst / perSecond) * 1000) * 2);
     const kvm = new Kvm(nc);
-    let kv: KV;
-    try {
-      kv = await kvm.create(RATE_LIMIT_BUCKET, { history: 1, ttl, storage: StorageType.Memory });
-    } catch {
-      // Another replica made it with other settings: use it as it is.
-      kv = await kvm.open(RATE_LIMIT_BUCKET);
+    const bucket = async (): Promise<KV> => {
+      try {
+        return await kvm.create(RATE_LIMIT_BUCKET, { history: 1, ttl, storage: StorageType.Memory });
+      } catch {
+        // Another replica made it with other settings: use it as it is.
+        return kvm.open(RATE_LIMIT_BUCKET);
+      }
+    };
+    const store = kvStore(await bucket(), rpc, RATE_LIMIT_BUCKET, bucket);
+    const limiter = new SharedRateLimiter(store, perSecond, burst, Math.max(1, Math.min(lease, burst)));
+    void limiter.followReconnects(nc);
+    return limiter;
+  }
+
+  /** Whether the shared store answers (false: this replica limits on its own bucket for now). */
+  get storeAnswers(): boolean {
+    return this.storeUp;
+  }
+
+  /** A reconnect may be to a broker that restarted and lost the bucket: it is made again at once. */
+  private async followReconnects(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === 'reconnect') void this.retryStore();
     }
-    return new SharedRateLimiter(kvStore(kv, rpc, RATE_LIMIT_BUCKET), perSecond, burst, Math.max(1, Math.min(lease, burst)));
+  }
+
+  /** The store did not answer: the local bucket decides until a background retry finds it back. */
+  private storeAway(err: unknown): void {
+    if (!this.storeUp) return;
+    this.storeUp = false;
+    setRateLimitStoreUp(false);
+    this.logger.warn(`rate-limit store (NATS KV) is not answering (${(err as Error)?.message ?? err}): limiting on this replica's own buckets until it does`);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.retrying) return;
+    this.retrying = setTimeout(() => {
+      this.retrying = undefined;
+      void this.retryStore();
+    }, STORE_RETRY_MS);
+    this.retrying.unref();
+  }
+
+  /** Recreates the store (its bucket) and takes it back into use; on failure, tries again later. */
+  private async retryStore(): Promise<void> {
+    if (!this.store) return;
+    try {
+      await within(this.store.recover?.() ?? Promise.resolve(), STORE_TIMEOUT_MS * 5);
+      await within(this.store.read(kvKey('probe')), STORE_TIMEOUT_MS);
+    } catch (err) {
+      if (this.storeUp) this.storeAway(err);
+      else this.scheduleRetry();
+      return;
+    }
+    // Revisions seen before may belong to a bucket that is gone.
+    this.known.clear();
+    this.leases.clear();
+    if (!this.storeUp) {
+      this.storeUp = true;
+      setRateLimitStoreUp(true);
+      this.logger.log('rate-limit store (NATS KV) answers again: limits are shared by every replica again');
+    }
   }
 
   /**
@@ -113,9 +198,9 @@ export class SharedRateLimiter {
     // spend the lease it takes, instead of racing each other's compare-and-set.
     for (;;) {
       if (this.spendLeased(rawKey)) return ALLOWED;
-      // The store just failed to answer: the local bucket decides, at once (no request waits for
+      // The store failed to answer: the local bucket decides, at once (no request waits for
       // another's failure and then for its own, in turn).
-      if (this.now() < this.storeDownUntil) return this.fallback.take(rawKey);
+      if (!this.storeUp) return this.local(rawKey);
       const updating = this.updating.get(rawKey);
       if (!updating) break;
       await updating;
@@ -148,7 +233,7 @@ export class SharedRateLimiter {
         const next = start + take * this.intervalMs;
         try {
           const value = String(next);
-          const revision = await store.write(key, value, last?.revision ?? 0);
+          const revision = await within(store.write(key, value, last?.revision ?? 0), STORE_TIMEOUT_MS);
           this.known.set(key, { tat: next, revision });
           if (take > 1) this.leases.set(rawKey, { left: take - 1, until: t + LEASE_MS });
           else this.leases.delete(rawKey);
@@ -158,17 +243,22 @@ export class SharedRateLimiter {
           this.known.delete(key); // someone else wrote it first: read and try again
         }
       }
-    } catch {
-      // KV unreachable: the local bucket decides, for a while
-      this.storeDownUntil = this.now() + STORE_DOWN_MS;
-      return this.fallback.take(rawKey);
+    } catch (err) {
+      // KV unreachable: the local bucket decides until the store answers again
+      this.storeAway(err);
+      return this.local(rawKey);
     }
     // Other replicas won every try: refused for now, never let through on a budget of this replica's own.
     return { allowed: false, retryAfterSeconds: 1 };
   }
 
+  private local(rawKey: string): Verdict {
+    countLocalRateDecision();
+    return this.fallback.take(rawKey);
+  }
+
   private async read(key: string): Promise<{ tat: number; revision: number } | undefined> {
-    const entry = await this.store!.read(key);
+    const entry = await within(this.store!.read(key), STORE_TIMEOUT_MS);
     if (!entry) return undefined;
     const found = { tat: Number(entry.value) || 0, revision: entry.revision };
     this.known.set(key, found);
@@ -191,10 +281,14 @@ function kvKey(key: string): string {
 /**
  * A NATS KV bucket as a LimitStore. Reads go through the KV client; a write is what the KV client's
  * `update` sends (a publish on `$KV.<bucket>.<key>` with Nats-Expected-Last-Subject-Sequence), made
- * through the RpcClient, whose requests of one turn leave in one socket write.
+ * through the RpcClient, whose requests of one turn leave in one socket write. `reopen` makes the
+ * bucket again (after a broker restart) and the reads go to the new handle.
  */
-export function kvStore(kv: KV, rpc: RpcClient, bucket: string): LimitStore {
+export function kvStore(kv: KV, rpc: RpcClient, bucket: string, reopen?: () => Promise<KV>): LimitStore {
   return {
+    async recover() {
+      if (reopen) kv = await reopen();
+    },
     async read(key) {
       const entry = await kv.get(key);
       if (!entry) return undefined;
@@ -204,7 +298,7 @@ export function kvStore(kv: KV, rpc: RpcClient, bucket: string): LimitStore {
     async write(key, value, last) {
       const hdrs = headers();
       hdrs.set('Nats-Expected-Last-Subject-Sequence', String(last));
-      const ack = (await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: KV_WRITE_TIMEOUT_MS })).json<PubAck>();
+      const ack = (await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: STORE_TIMEOUT_MS })).json<PubAck>();
       // A refusal carries `seq: 0` next to its error: the error decides.
       const refused = `KV write refused: ${ack.error?.description ?? 'no ack'}`;
       if (ack.error?.err_code === WRONG_LAST_SEQUENCE) throw new RevisionMoved(refused);

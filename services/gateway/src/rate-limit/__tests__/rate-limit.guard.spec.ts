@@ -4,7 +4,7 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, MsgHdrs } from '@nats-io/transport-node';
 import type { RpcClient } from '@bns/service-kit';
 import { RateLimitGuard } from '../rate-limit.guard.js';
-import { kvStore, RevisionMoved, SharedRateLimiter, type LimitStore } from '../shared-rate-limiter.js';
+import { kvStore, RevisionMoved, SharedRateLimiter, STORE_RETRY_MS, STORE_TIMEOUT_MS, type LimitStore } from '../shared-rate-limiter.js';
 
 /**
  * A store in memory with the compare-and-set the limiter relies on; `writes` counts round trips. With
@@ -101,7 +101,6 @@ describe('RateLimitGuard', () => {
   });
 
   it('once the store failed to answer, concurrent requests go to the local bucket at once, not one store try after another', async () => {
-    let now = 0;
     let reads = 0;
     const away: LimitStore = {
       read: async () => {
@@ -111,14 +110,43 @@ describe('RateLimitGuard', () => {
       },
       write: async () => 0,
     };
-    const replica = limiter(away, 1, 50, 5, () => now);
+    const replica = limiter(away, 1, 50, 5, () => 0);
     const verdicts = await Promise.all(Array.from({ length: 20 }, () => replica.take('user-a')));
     expect(verdicts.every((v) => v.allowed)).toBe(true);
     expect(reads).toBe(1);
-    // A second later the store is tried again.
-    now += 1000;
+    // Later requests never touch the store while it is away: the background retry does.
     await replica.take('user-a');
-    expect(reads).toBe(2);
+    expect(reads).toBe(1);
+    expect(replica.storeAnswers).toBe(false);
+  });
+
+  it('never holds a request longer than the store time-out when the store hangs, and takes it back once a retry finds it answering', async () => {
+    let hanging = true;
+    let recovered = 0;
+    const inner = memoryStore();
+    const hangs: LimitStore = {
+      read: (key) => (hanging ? new Promise(() => undefined) : inner.read(key)),
+      write: (key, value, last) => (hanging ? new Promise(() => undefined) : inner.write(key, value, last)),
+      recover: async () => {
+        if (hanging) throw new Error('stream not found');
+        recovered++;
+      },
+    };
+    const replica = limiter(hangs, 1, 50, 1, () => 0);
+    let t = performance.now();
+    expect((await replica.take('user-a')).allowed).toBe(true);
+    expect(performance.now() - t).toBeLessThan(STORE_TIMEOUT_MS + 100);
+    t = performance.now();
+    for (let i = 0; i < 20; i++) expect((await replica.take('user-a')).allowed).toBe(true);
+    // Decided locally: no request waited for the store again.
+    expect(performance.now() - t).toBeLessThan(20);
+    hanging = false;
+    await new Promise((resolve) => setTimeout(resolve, STORE_RETRY_MS * 3 + STORE_TIMEOUT_MS));
+    expect(replica.storeAnswers).toBe(true);
+    expect(recovered).toBe(1);
+    const before = inner.writes;
+    expect((await replica.take('user-a')).allowed).toBe(true);
+    expect(inner.writes).toBe(before + 1);
   });
 });
 
