@@ -6,10 +6,10 @@ import { JOBS_ENV, type JobsEnv } from '../config/env.js';
 import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../database/data-source.js';
 import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { JOBS_REPOSITORIES } from '../jobs/jobs.module.js';
-import { JobIdSchemeRepository } from '../jobs/job-id-scheme.repository.js';
-import { JobsRepository } from '../jobs/jobs.repository.js';
-import { Policies } from '../jobs/policy.service.js';
-import { RecipientsRepository } from '../jobs/recipients.repository.js';
+import { JobIdSchemeRepository } from '../store/job-id-scheme.repository.js';
+import { JobsRepository } from '../store/jobs.repository.js';
+import { Policies } from '../policy/policy.service.js';
+import { RecipientsRepository } from '../store/recipients.repository.js';
 import { LaneQueue } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 

@@ -1,9 +1,9 @@
 import { OutboxEntity } from '@bns/service-kit';
-import { JobIdSchemeEntity } from '../jobs/job-id-scheme.entity.js';
-import { JobLogEntity } from '../jobs/job-log.entity.js';
-import { JobRecipientEntity } from '../jobs/job-recipient.entity.js';
-import { JobEntity } from '../jobs/job.entity.js';
-import { PolicyEntity } from '../jobs/policy.entity.js';
+import { JobIdSchemeEntity } from '../store/job-id-scheme.entity.js';
+import { JobLogEntity } from '../events/job-log.entity.js';
+import { JobRecipientEntity } from '../store/job-recipient.entity.js';
+import { JobEntity } from '../store/job.entity.js';
+import { PolicyEntity } from '../policy/policy.entity.js';
 import { OPT_OUT_ENTITIES } from '../optouts/entities.js';
 import { LaneEntity } from '../queue/lane.entity.js';
 import { WorkerEntity } from '../queue/worker.entity.js';

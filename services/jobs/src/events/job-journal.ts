@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { EventKey, EventOf, JobLogType, JobProgress, JobStatus } from '@bns/contracts';
 import type { Batch } from '@bns/service-kit';
-import { JobLogsRepository } from '../jobs/job-logs.repository.js';
+import { JobLogsRepository } from './job-logs.repository.js';
 import { OutboxRepository, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
 
 export type { OutboxRow } from '@bns/service-kit';

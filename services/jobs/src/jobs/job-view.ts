@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { JOB_STATUS_SHAPE, type JobView } from '@bns/contracts';
-import { progressOf } from '../queue/lane-queue.js';
-import type { JobSummary } from './jobs.repository.js';
+import { progressOf } from '../store/job-progress.js';
+import type { JobSummary } from '../store/jobs.repository.js';
 
 /** A job's answer without its result lists: everything it shows from the job's own row (and its lane's next slot). */
 export type JobHead = Omit<JobView, 'results'>;

@@ -3,7 +3,7 @@ import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { Rpc, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { JobIds } from './job-ids.js';
+import { JobIds } from '../store/job-ids.js';
 import { JobsService } from './jobs.service.js';
 
 @Controller()

@@ -8,15 +8,15 @@ import { LaneQueue } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { WorkersRepository } from '../queue/workers.repository.js';
-import { JobIdSchemeRepository } from './job-id-scheme.repository.js';
-import { JobIds } from './job-ids.js';
-import { JobLogsRepository } from './job-logs.repository.js';
+import { JobIdSchemeRepository } from '../store/job-id-scheme.repository.js';
+import { JobIds } from '../store/job-ids.js';
+import { JobLogsRepository } from '../events/job-logs.repository.js';
 import { JobsHandler } from './jobs.handler.js';
-import { JobsRepository } from './jobs.repository.js';
+import { JobsRepository } from '../store/jobs.repository.js';
 import { JobsService } from './jobs.service.js';
-import { PolicyRepository } from './policy.repository.js';
-import { Policies } from './policy.service.js';
-import { RecipientsRepository } from './recipients.repository.js';
+import { PolicyRepository } from '../policy/policy.repository.js';
+import { Policies } from '../policy/policy.service.js';
+import { RecipientsRepository } from '../store/recipients.repository.js';
 import { ResultsModule } from '../results/results.module.js';
 
 /** The repositories: every SQL statement of the jobs schema (the opt-outs one serves the start and the lane step too). */

@@ -31,15 +31,15 @@ import type { JobsEnv } from '../config/env.js';
 import { JobJournals, type JobJournal, type OutboxRow } from '../events/job-journal.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
-import { progressOf } from '../queue/lane-queue.js';
+import { progressOf } from '../store/job-progress.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
-import { JobIds } from './job-ids.js';
-import { JobLogsRepository } from './job-logs.repository.js';
+import { JobIds } from '../store/job-ids.js';
+import { JobLogsRepository } from '../events/job-logs.repository.js';
 import { jobHeadOf, jobJsonOf, jobStatusVersion, type JobHead } from './job-view.js';
-import { JobsRepository, type JobSummary } from './jobs.repository.js';
-import { Policies } from './policy.service.js';
-import { RecipientsRepository } from './recipients.repository.js';
+import { JobsRepository, type JobSummary } from '../store/jobs.repository.js';
+import { Policies } from '../policy/policy.service.js';
+import { RecipientsRepository } from '../store/recipients.repository.js';
 import { StartGuard, type StartAdmission } from '../results/start-guard.js';
 
 /** States of `sessions.status` in which the account can send. */

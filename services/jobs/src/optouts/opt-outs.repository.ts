@@ -8,7 +8,7 @@ import {
   type SkipReason,
 } from '@bns/contracts';
 import { rows } from '@bns/service-kit';
-import { waitingSql } from '../jobs/recipient-state.sql.js';
+import { waitingSql } from '../store/recipient-state.sql.js';
 
 /** Where a page starts: the (at, phone) of the last entry of the previous page, opaque to clients. */
 export interface ListCursor {

@@ -10,7 +10,6 @@ import {
   OPT_OUT_MESSAGES,
   PACING_LOG,
   SessionsErrorCode,
-  type JobProgress,
   type JobStatus,
   type PausedReason,
   type SendingPolicy,
@@ -19,14 +18,15 @@ import {
 import { plannedByIndex, SERVICE_ENV, TransactionBatcher, Transactions, type Batch } from '@bns/service-kit';
 import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
-import { JobsRepository, type LaneJob } from '../jobs/jobs.repository.js';
-import { Policies } from '../jobs/policy.service.js';
-import { RecipientsRepository, type OpenRecipient, type RecipientTake } from '../jobs/recipients.repository.js';
+import { JobsRepository, type LaneJob } from '../store/jobs.repository.js';
+import { Policies } from '../policy/policy.service.js';
+import { RecipientsRepository, type OpenRecipient, type RecipientTake } from '../store/recipients.repository.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { LaneRepository, type LaneCounters, type LaneDue, type Rescheduled, type SentRecord } from './lane.repository.js';
 import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import { countStepBatch } from '../metrics/jobs.metrics.js';
+import { progressOf } from '../store/job-progress.js';
 import type { SendOutcome } from './send-outcome.js';
 
 /** Jobs whose last report time is remembered at most. */
@@ -483,9 +483,4 @@ export class LaneQueue {
       ...(error ? { error } : {}),
     });
   }
-}
-
-/** A job's counts as progress reports carry them; `skipped` only when some were (opted out, not on WhatsApp). */
-export function progressOf(job: Pick<LaneJob, 'total' | 'sent' | 'failed' | 'skipped'>): JobProgress {
-  return { total: job.total, sent: job.sent, failed: job.failed, ...(job.skipped > 0 ? { skipped: job.skipped } : {}) };
 }

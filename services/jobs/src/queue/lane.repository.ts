@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { inInputOrder, row, rows } from '@bns/service-kit';
 import type { SendingPolicy } from '@bns/contracts';
-import { policyColumnsSql, storedPolicyOf } from '../jobs/policy.repository.js';
-import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordSentCtes, type LaneJob } from '../jobs/jobs.repository.js';
+import { policyColumnsSql, storedPolicyOf } from '../policy/policy.repository.js';
+import { laneJobColumnsSql, laneJobOf, nextWorkableJobSql, recordSentCtes, type LaneJob } from '../store/jobs.repository.js';
 import { LaneEntity } from './lane.entity.js';
 import { STEP_PREPARED } from './step-planning.js';
 

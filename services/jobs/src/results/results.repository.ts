@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CAPPED_JOB_STATUSES, type RecipientResultStatus } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
-import type { JobEntity } from '../jobs/job.entity.js';
+import type { JobEntity } from '../store/job.entity.js';
 import type { JobReceiptsEntity } from './job-receipts.entity.js';
 import type { JobStartEntity } from './job-start.entity.js';
 

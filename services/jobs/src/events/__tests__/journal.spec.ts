@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OUTBOX_DELETE_IDLE_MS, OutboxRepository, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
+import { JobLogsRepository } from '../job-logs.repository.js';
 import { JobJournals } from '../job-journal.js';
 
 describe('job journal and outbox against a real Postgres (in-process)', () => {

@@ -3,7 +3,7 @@ import { JOB_MESSAGES, JobAnswerSchema, type JobView } from '@bns/contracts';
 import { rows, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { jobHeadOf, jobJsonOf } from '../job-view.js';
-import { JobsRepository } from '../jobs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

@@ -6,7 +6,7 @@ import { OptOutsRepository } from '../../optouts/opt-outs.repository.js';
 import { LaneQueue, type PlannedSend } from '../../queue/lane-queue.js';
 import type { SendOutcome } from '../../queue/send-outcome.js';
 import { jobHeadOf, jobStatusVersion } from '../job-view.js';
-import { JobsRepository } from '../jobs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 
 const LIST_MAX = 2;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ifNoneMatchVersions, JobStatusVersionSchema, JobViewSchema, jobStatusEtag } from '@bns/contracts';
 import { jobHeadOf, jobJsonOf, jobStatusVersion } from '../job-view.js';
-import type { JobSummary } from '../jobs.repository.js';
+import type { JobSummary } from '../../store/jobs.repository.js';
 
 const at = (iso: string) => new Date(iso);
 const running: JobSummary = {

@@ -14,9 +14,9 @@ import {
 } from '@bns/contracts';
 import { AppError, mintJobId, NATS_CONNECTION, RpcClient, rows } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { JobIdSchemeRepository } from '../../jobs/job-id-scheme.repository.js';
-import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { JobIdSchemeRepository } from '../../store/job-id-scheme.repository.js';
+import { JobLogsRepository } from '../../events/job-logs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../../queue/lane-queue.js';
 import { OptOutsRepository } from '../opt-outs.repository.js';
 import { OptOutsService } from '../opt-outs.service.js';

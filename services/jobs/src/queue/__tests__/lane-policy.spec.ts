@@ -3,9 +3,9 @@ import { PACING_LOG } from '@bns/contracts';
 import { Transactions } from '@bns/service-kit';
 import { sleep } from '@bns/testing';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { Policies } from '../../jobs/policy.service.js';
+import { JobLogsRepository } from '../../events/job-logs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
+import { Policies } from '../../policy/policy.service.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 

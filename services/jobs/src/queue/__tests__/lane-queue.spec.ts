@@ -4,9 +4,9 @@ import { JOB_MESSAGES, type JobView } from '@bns/contracts';
 import { sleep } from '@bns/testing';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
-import { RecipientsRepository } from '../../jobs/recipients.repository.js';
+import { JobLogsRepository } from '../../events/job-logs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
+import { RecipientsRepository } from '../../store/recipients.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 

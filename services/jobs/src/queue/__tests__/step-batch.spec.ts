@@ -3,8 +3,8 @@ import pg from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { plannedByIndex, rows, TransactionBatcher, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { JobLogsRepository } from '../../jobs/job-logs.repository.js';
-import { JobsRepository } from '../../jobs/jobs.repository.js';
+import { JobLogsRepository } from '../../events/job-logs.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository, type SentRecord } from '../lane.repository.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { RecipientsRepository } from '../../jobs/recipients.repository.js';
+import { RecipientsRepository } from '../../store/recipients.repository.js';
 import { ResultsRepository } from '../results.repository.js';
 import { toResult } from '../results.service.js';
 
