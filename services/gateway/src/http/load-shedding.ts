@@ -6,6 +6,25 @@ const SAMPLE_MS = 50;
 const EXEMPT = new Set(['/healthz', '/readyz', '/metrics']);
 const OVERLOADED = JSON.stringify({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
 const OVERLOADED_BYTES = String(Buffer.byteLength(OVERLOADED));
+const TOO_MANY = JSON.stringify({ success: false, error: MESSAGES.rateLimited, code: CommonErrorCode.RateLimited });
+const TOO_MANY_BYTES = String(Buffer.byteLength(TOO_MANY));
+
+/**
+ * The most of a limit one caller may hold in progress at once (at least one request): whatever one
+ * caller sends, the rest stays for everyone else, so a burst is answered 429 to its sender before
+ * anyone is shed with a 503.
+ */
+export const SHED_CALLER_SHARE = 0.25;
+
+/**
+ * Who a request is from, before it is authenticated (shedding comes first, and must stay cheap): its
+ * bearer token, or its client address without one. A forged token only splits its sender's share
+ * until the token is refused (401), a few milliseconds later.
+ */
+function callerOf(req: Request): string {
+  const auth = req.headers.authorization;
+  return auth !== undefined && auth.length > 7 ? auth : `ip ${req.ip ?? ''}`;
+}
 
 /** The adaptive limit judges the backends' round trips in windows this long. */
 export const SHED_WINDOW_MS = 100;
@@ -108,7 +127,10 @@ export interface LoadShedderOptions {
 const READS = new Set(['GET', 'HEAD']);
 
 /**
- * Load shedding, by what a request is worth when the replica is overloaded. Past SHED_MAX_IN_FLIGHT
+ * Load shedding, fair first, then by what a request is worth when the replica is overloaded. A caller
+ * (a token, or an address before sign-in) holding SHED_CALLER_SHARE of the limit its request meets
+ * gets 429 + Retry-After at once: one user's burst is refused to that user, and never fills the
+ * replica so that others are shed. Past SHED_MAX_IN_FLIGHT
  * requests in progress, or when the event loop lags more than SHED_MAX_LAG_MS behind, every new
  * request is answered 503 + Retry-After at once instead of joining a queue that would answer it
  * seconds later (and make every other caller wait too). Reads (GET, HEAD: polls, lists, exports) also
@@ -119,12 +141,16 @@ const READS = new Set(['GET', 'HEAD']);
  */
 export class LoadShedder {
   private inFlight = 0;
+  /** Requests in progress per caller (callerOf); a caller with none has no entry. */
+  private readonly byCaller = new Map<string, number>();
   private lagMs = 0;
   private readonly limit: AdaptiveLimit;
   private readonly timer: NodeJS.Timeout;
   private readonly maxLagMs: number;
   private readonly maxInFlight: number;
   shed = 0;
+  /** Requests refused 429 because their caller held its share. */
+  overShare = 0;
 
   constructor(options: LoadShedderOptions) {
     this.limit = new AdaptiveLimit(options.reads);
@@ -162,29 +188,50 @@ export class LoadShedder {
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (EXEMPT.has(req.path)) return next();
     const bound = READS.has(req.method) ? this.readLimit : this.maxInFlight;
+    const caller = callerOf(req);
+    const held = this.byCaller.get(caller) ?? 0;
+    if (held >= Math.max(1, Math.floor(bound * SHED_CALLER_SHARE))) {
+      this.overShare++;
+      return refuse(res, 429, TOO_MANY, TOO_MANY_BYTES);
+    }
     if (this.inFlight >= bound || this.lagMs > this.maxLagMs) {
       this.shed++;
-      // Written as it is (no Express send: no body hashing, no header parsing) — an overloaded
-      // replica should spend the least on a refusal.
-      res.statusCode = 503;
-      res.setHeader('Retry-After', '1');
-      res.setHeader('Cache-Control', 'no-store');
-      res.setHeader('Content-Type', 'application/json; charset=utf-8');
-      res.setHeader('Content-Length', OVERLOADED_BYTES);
-      res.end(OVERLOADED);
-      return;
+      return refuse(res, 503, OVERLOADED, OVERLOADED_BYTES);
     }
     this.inFlight++;
+    this.byCaller.set(caller, held + 1);
     // 'close' comes once per response, after it was sent or when the client went away first.
-    res.once('close', this.finish);
+    res.once('close', () => this.finish(caller));
     next();
   };
 
-  private readonly finish = (): void => {
+  private finish(caller: string): void {
     this.inFlight--;
-  };
+    const held = (this.byCaller.get(caller) ?? 1) - 1;
+    if (held > 0) this.byCaller.set(caller, held);
+    else this.byCaller.delete(caller);
+  }
+
+  /** Callers with a request in progress (memory is bounded by the requests in progress). */
+  get callers(): number {
+    return this.byCaller.size;
+  }
 
   stop(): void {
     clearInterval(this.timer);
   }
+}
+
+/**
+ * Written as it is (no Express send: no body hashing, no header parsing): an overloaded replica should
+ * spend the least on a refusal. A body the caller sent is not read, so the connection is closed after
+ * the answer rather than left holding unread bytes.
+ */
+function refuse(res: Response, status: 429 | 503, body: string, bytes: string): void {
+  res.statusCode = status;
+  res.setHeader('Retry-After', '1');
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', bytes);
+  res.end(body);
 }

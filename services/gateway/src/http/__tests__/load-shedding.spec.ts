@@ -5,10 +5,15 @@ import express, { type Response } from 'express';
 import { CommonErrorCode, MESSAGES } from '@bns/contracts';
 import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_SUSTAIN_WINDOWS, SHED_WINDOW_MS } from '../load-shedding.js';
 
-/** A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. */
-function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void, method = 'GET') {
+let callers = 0;
+
+/**
+ * A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. Each call is
+ * another caller (its own token) unless `caller` names one.
+ */
+function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void, method = 'GET', caller = `caller-${++callers}`) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request({ port, path, host: '127.0.0.1', method }, (res) => {
+    const req = request({ port, path, host: '127.0.0.1', method, headers: { authorization: `Bearer ${caller}` } }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (d: string) => (body += d));
@@ -110,6 +115,49 @@ describe('LoadShedder', () => {
       return shedder!.current.readLimit > 10;
     });
     expect((await get(port, '/quick')).status).toBe(200);
+  });
+});
+
+describe('LoadShedder fairness', () => {
+  let server: Server | undefined;
+  let shedder: LoadShedder | undefined;
+  afterEach(() => {
+    server?.close();
+    shedder?.stop();
+  });
+
+  it('refuses a caller over its share with 429 + Retry-After before anyone is shed, and keeps the rest for others', async () => {
+    shedder = new LoadShedder({ maxInFlight: 100, reads: { max: 40, floor: 4, targetMs: 0 }, maxLagMs: 10_000 });
+    const held: Response[] = [];
+    const a = express();
+    a.use(shedder.middleware);
+    a.get('/hold', (_req, res) => void held.push(res));
+    a.get('/quick', (_req, res) => void res.json({ ok: true }));
+    server = a.listen(0, '127.0.0.1');
+    await new Promise((r) => server!.once('listening', r));
+    const port = (server.address() as AddressInfo).port;
+
+    // One caller sends 60 reads at once: a quarter of the read limit (10) is admitted, the rest get 429.
+    const burst = Array.from({ length: 60 }, () => get(port, '/hold', undefined, 'GET', 'noisy'));
+    for (let i = 0; i < 100 && held.length < 10; i++) await new Promise((r) => setTimeout(r, 5));
+    const refused = await Promise.race([Promise.all(burst.slice(10)), new Promise((r) => setTimeout(r, 2000, 'held'))]);
+    expect(refused).not.toBe('held');
+    for (const r of refused as Awaited<(typeof burst)[number]>[]) {
+      expect(r.status).toBe(429);
+      expect(r.headers['retry-after']).toBe('1');
+      expect(JSON.parse(r.body)).toEqual({ success: false, error: MESSAGES.rateLimited, code: CommonErrorCode.RateLimited });
+    }
+    expect(held).toHaveLength(10);
+    expect(shedder.shed).toBe(0);
+    // Everyone else is answered while the burst is in progress.
+    const others = await Promise.all(Array.from({ length: 5 }, (_, i) => get(port, '/quick', undefined, 'GET', `quiet-${i}`)));
+    expect(others.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    for (const res of held.splice(0)) res.json({ released: true });
+    expect((await Promise.all(burst.slice(0, 10))).every((r) => r.status === 200)).toBe(true);
+    // Memory per caller lasts only while it has requests in progress.
+    for (let i = 0; i < 100 && shedder.callers > 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(shedder.callers).toBe(0);
+    expect((await get(port, '/quick', undefined, 'GET', 'noisy')).status).toBe(200);
   });
 });
 
