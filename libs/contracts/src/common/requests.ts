@@ -19,6 +19,9 @@ import {
   StartJobRequestSchema,
 } from '../jobs/schemas.js';
 import { JobStatusRequestSchema } from '../jobs/job-status.js';
+import { IdempotencyBeginRequestSchema, IdempotencyFinishRequestSchema, IdempotencyReleaseRequestSchema } from '../integrations/idempotency.js';
+import { ApiKeyCreateRequestSchema, ApiKeyRefSchema, ApiKeyVerifyRequestSchema, IntegrationsUserRequestSchema } from '../integrations/keys.js';
+import { DeliveryRefSchema, WebhookCreateRequestSchema, WebhookRefSchema, WebhookUpdateRequestSchema } from '../integrations/webhooks.js';
 import { SessionsErrorCode } from '../sessions/rpc.js';
 import {
   SessionConnectRequestSchema,
@@ -93,6 +96,24 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'dashboard.get': DashboardGetRequestSchema,
   'dashboard.preferences.get': PreferencesGetRequestSchema,
   'dashboard.preferences.set': PreferencesSetRequestSchema,
+
+  'integrations.ping': PingRequestSchema,
+  'integrations.keys.create': ApiKeyCreateRequestSchema,
+  'integrations.keys.list': IntegrationsUserRequestSchema,
+  'integrations.keys.revoke': ApiKeyRefSchema,
+  'integrations.keys.verify': ApiKeyVerifyRequestSchema,
+  'integrations.webhooks.create': WebhookCreateRequestSchema,
+  'integrations.webhooks.list': IntegrationsUserRequestSchema,
+  'integrations.webhooks.update': WebhookUpdateRequestSchema,
+  'integrations.webhooks.delete': WebhookRefSchema,
+  'integrations.webhooks.secret': WebhookRefSchema,
+  'integrations.webhooks.rotate': WebhookRefSchema,
+  'integrations.webhooks.test': WebhookRefSchema,
+  'integrations.webhooks.deliveries': WebhookRefSchema,
+  'integrations.webhooks.resend': DeliveryRefSchema,
+  'integrations.idempotency.begin': IdempotencyBeginRequestSchema,
+  'integrations.idempotency.finish': IdempotencyFinishRequestSchema,
+  'integrations.idempotency.release': IdempotencyReleaseRequestSchema,
 };
 
 /** Every request key, from the registry (the compiler keeps it complete). */

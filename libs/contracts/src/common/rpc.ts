@@ -1,4 +1,5 @@
 import type { DashboardRequests } from '../dashboard/rpc.js';
+import type { IntegrationsRequests } from '../integrations/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
 import type { OptOutsRequests } from '../jobs/opt-outs.js';
 import type { SessionsRequests } from '../sessions/rpc.js';
@@ -6,7 +7,7 @@ import type { TemplatesRequests } from '../templates/rpc.js';
 import type { PingRequestSchema, z } from './schema.js';
 
 /** Services that answer request/reply over NATS. */
-export const SERVICES = ['sessions', 'jobs', 'templates', 'dashboard'] as const;
+export const SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integrations'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 /** Nothing to say; an object so every request has one (schema: `PingRequestSchema`). */
@@ -25,13 +26,14 @@ export interface PingRequests {
   'jobs.ping': { request: PingRequest; reply: PingReply };
   'templates.ping': { request: PingRequest; reply: PingReply };
   'dashboard.ping': { request: PingRequest; reply: PingReply };
+  'integrations.ping': { request: PingRequest; reply: PingReply };
 }
 
 /**
  * Every request/reply subject with its payload types. A key is the logical subject; sessions keys are
  * sharded on the wire (`sessions.<shard>.<verb>`, see `subjectOf`).
  */
-export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, OptOutsRequests, TemplatesRequests, DashboardRequests {}
+export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, OptOutsRequests, TemplatesRequests, DashboardRequests, IntegrationsRequests {}
 export type RequestKey = keyof RequestMap;
 export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
 export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];
@@ -53,7 +55,7 @@ export function subjectOf(key: RequestKey, shard?: number): string {
 
 /** Requests one service makes of another for itself (pings, the job id scheme): they name no user. */
 export function isServiceRequest(key: RequestKey): boolean {
-  return key.endsWith('.ping') || key === 'jobs.idScheme';
+  return key.endsWith('.ping') || key === 'jobs.idScheme' || key === 'integrations.keys.verify';
 }
 
 export function pingKeyOf(service: (typeof SERVICES)[number]): keyof PingRequests {

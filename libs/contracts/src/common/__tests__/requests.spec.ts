@@ -50,6 +50,23 @@ const KEYS: Record<RequestKey, true> = {
   'dashboard.get': true,
   'dashboard.preferences.get': true,
   'dashboard.preferences.set': true,
+  'integrations.ping': true,
+  'integrations.keys.create': true,
+  'integrations.keys.list': true,
+  'integrations.keys.revoke': true,
+  'integrations.keys.verify': true,
+  'integrations.webhooks.create': true,
+  'integrations.webhooks.list': true,
+  'integrations.webhooks.update': true,
+  'integrations.webhooks.delete': true,
+  'integrations.webhooks.secret': true,
+  'integrations.webhooks.rotate': true,
+  'integrations.webhooks.test': true,
+  'integrations.webhooks.deliveries': true,
+  'integrations.webhooks.resend': true,
+  'integrations.idempotency.begin': true,
+  'integrations.idempotency.finish': true,
+  'integrations.idempotency.release': true,
 };
 
 /** Keys whose request is the acting user plus fields the schema does not require (not the pings, which need nothing). */

@@ -1,0 +1,76 @@
+import { hasNul, isBlankText, z } from '../common/schema.js';
+import { LIMITS } from '../common/limits.js';
+import { StartJobBodySchema } from '../jobs/schemas.js';
+import { INTEGRATIONS_LIMITS as L } from './limits.js';
+import { INTEGRATIONS_MESSAGES as M } from './messages.js';
+
+/**
+ * Bodies and answers of the /v1 API, declared once: the gateway validates with them and the OpenAPI
+ * document at /v1/openapi.json is generated from them.
+ */
+
+const Variables = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: M.variablesInvalid });
+
+/** `POST /v1/messages`: one transactional message. */
+export const V1MessageCreateSchema = z
+  .object({
+    to: z
+      .union([z.string(), z.number()], { error: M.messageToRequired })
+      .transform(String)
+      .meta({ description: 'Recipient: an 8-digit Hong Kong number (852/+852 stripped) or international digits', example: '91234567' }),
+    text: z
+      .string({ error: M.messageTextRequired })
+      .refine((t) => !isBlankText(t), M.messageTextRequired)
+      .refine((t) => t.length <= LIMITS.messageMaxLength, `The message must be ${LIMITS.messageMaxLength} characters or less`)
+      .refine((t) => !hasNul(t), 'text must not contain the NUL character (U+0000)')
+      .optional()
+      .meta({ example: 'Your order #1042 has shipped' }),
+    templateId: z.uuid({ error: M.templateNotFound }).optional().meta({ description: 'Send a saved template instead of text' }),
+    variables: Variables.optional().meta({ description: 'Fills {{placeholders}} of the text or template', example: { order: '1042' } }),
+    metadata: z
+      .record(z.string().max(100), z.string().max(L.messageMetadataValueMax), { error: M.messageMetadataInvalid })
+      .refine((m) => Object.keys(m).length <= L.messageMetadataKeysMax, M.messageMetadataInvalid)
+      .optional()
+      .meta({ description: 'Your own references, echoed in GET /v1/messages/{id} and in webhooks', example: { orderId: '1042' } }),
+  })
+  .refine((b) => (b.text === undefined) !== (b.templateId === undefined), { message: M.messageTextOrTemplate, path: ['text'] });
+export type V1MessageCreate = z.output<typeof V1MessageCreateSchema>;
+
+export const V1MessageAcceptedSchema = z.object({ id: z.string(), status: z.literal('queued') });
+export const V1_MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'replied', 'failed', 'skipped'] as const;
+export const V1MessageSchema = z.object({
+  id: z.string(),
+  to: z.string(),
+  status: z.enum(V1_MESSAGE_STATUSES),
+  timeline: z.array(z.object({ status: z.enum(V1_MESSAGE_STATUSES), at: z.iso.datetime(), reason: z.string().optional() })),
+  metadata: z.record(z.string(), z.string()).optional(),
+});
+export type V1Message = z.output<typeof V1MessageSchema>;
+
+/** `POST /v1/campaigns`: the web's start body (message, phoneNumbers or recipients with variables, startAt). */
+export const V1CampaignCreateSchema = StartJobBodySchema;
+
+export const V1OptOutsAddSchema = z.object({
+  phoneNumbers: z.array(z.union([z.string(), z.number()])).meta({ example: ['91234567'] }),
+});
+
+export const V1ListQuerySchema = z.object({
+  cursor: z.string().max(200).optional(),
+  limit: z.string().regex(/^\d{1,4}$/).optional(),
+});
+
+export const V1AccountSchema = z.object({
+  userId: z.string(),
+  whatsapp: z.object({ state: z.string(), phoneNumber: z.string().optional() }),
+  policy: z.record(z.string(), z.unknown()),
+  today: z.object({ cap: z.int().nullable() }),
+});
+
+export const V1ProblemSchema = z.object({
+  type: z.string().meta({ example: '/v1/problems/validation' }),
+  title: z.string(),
+  status: z.int(),
+  detail: z.string(),
+  errors: z.record(z.string(), z.string()).optional(),
+  errorId: z.string().optional(),
+});
