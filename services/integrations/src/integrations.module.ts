@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { ApiKeysModule } from './api-keys/api-keys.module.js';
+import { CLOCK, systemClock } from './clock/clock.js';
+import { IdempotencyModule } from './idempotency/idempotency.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+
+/** The clock every timer reads (tests replace it). */
+@Global()
+@Module({ providers: [{ provide: CLOCK, useValue: systemClock }], exports: [CLOCK] })
+export class ClockModule {}
+
+@Module({ imports: [ClockModule, ApiKeysModule, WebhooksModule, IdempotencyModule] })
+export class IntegrationsModule {}

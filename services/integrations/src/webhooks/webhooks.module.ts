@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { Dispatcher } from './dispatcher.js';
+import { WebhookEventsConsumer } from './events.consumer.js';
+import { FanOutService } from './fan-out.service.js';
+import { WebhooksHandler } from './webhooks.handler.js';
+import { WebhooksRepository } from './webhooks.repository.js';
+import { WebhooksService } from './webhooks.service.js';
+
+@Module({ controllers: [WebhooksHandler], providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer] })
+export class WebhooksModule {}
