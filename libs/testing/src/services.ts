@@ -139,7 +139,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     WA_ENGINE: 'simulated',
     ...options.env,
   };
-  const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions'];
+  const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions', 'integrations'];
   const handles: ServiceHandle[] = [];
   const start = (name: ServiceName, extraEnv: Record<string, string> = {}, label?: string) =>
     startService(name, {

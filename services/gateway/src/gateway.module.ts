@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { ApiKeysApiModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
@@ -17,7 +18,7 @@ export class GatewayModule {
       // Express tries routes in the order they were added: the jobs routes (the pollers' job-status and
       // job-logs) go first so a poll is not matched against every other route's path on its way.
       // No jobs route shares a path with another module's, so the order changes no answer.
-      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule],
+      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule, ApiKeysApiModule],
       controllers: [PublicConfigController],
       providers: [RealtimeGateway],
     };

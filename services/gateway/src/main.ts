@@ -1,5 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
 import type { Server } from 'node:http';
 import { RpcClient, runService, tracingEnabled } from '@bns/service-kit';
@@ -21,6 +21,11 @@ import { securityHeaderSets, securityHeaders } from './http/security-headers.js'
 import { trustProxySetting } from './http/trust-proxy.js';
 import { JobIdCheck } from './jobs/job-id-check.js';
 import { JobStatusCache } from './jobs/job-status-cache.js';
+import { JobStarter } from './jobs/job-starter.js';
+import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
+import { KeyRateLimiter } from './v1/key-rate-limiter.js';
+import { v1OpenApiDocument } from './v1/openapi.js';
+import { v1Router } from './v1/v1.router.js';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { GatewayIoAdapter } from './realtime/io-adapter.js';
 import { httpTraceMiddleware } from './telemetry/http-trace.middleware.js';
@@ -90,6 +95,21 @@ await runService({
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.
     if (tracingEnabled()) app.use(httpTraceMiddleware);
     app.use(hotPathLog(app.get(Logger), env.SLOW_REQUEST_MS));
+    // The /v1 API answers every /v1 path itself (API keys only, problem+json), before the web app and sign-in.
+    app.use(
+      '/v1',
+      v1Router({
+        keys: app.get(ApiKeyVerifier),
+        rpc,
+        starter: app.get(JobStarter),
+        limiter: new KeyRateLimiter(env.V1_RATE_LIMIT_QUOTA, env.V1_RATE_LIMIT_WINDOW_S),
+        failures: app.get(AuthFailures),
+        bodyLimit: env.V1_BODY_LIMIT,
+        startBodyLimit: env.START_BODY_LIMIT,
+        openApi: v1OpenApiDocument,
+        docsHeaders: headers.docs,
+      }),
+    );
     serveWebApp(app, env.WEB_DIST);
     // Depth is checked on the raw bytes before JSON.parse (verifyJsonBody); each call's own size rule
     // (BodySizeGuard) is checked before anything crosses NATS.
@@ -117,5 +137,6 @@ await runService({
     // Prometheus' scrape endpoint is for ops (the chart's annotations), not part of the public API.
     delete document.paths['/metrics'];
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
+    SwaggerModule.setup('v1/docs', app, v1OpenApiDocument() as OpenAPIObject, { swaggerOptions: { url: '/v1/openapi.json' }, jsonDocumentUrl: 'v1/docs-json' });
   },
 });

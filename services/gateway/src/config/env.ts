@@ -1,5 +1,6 @@
 import { env, type ServiceEnv } from '@bns/service-kit';
 import { CONTACT_EMAIL, WA_ENGINES } from '@bns/contracts';
+import { V1_ENV } from '../v1/v1.env.js';
 
 export const GATEWAY_ENV = {
   AUTH_MODE: env.oneOf('clerk: verify Clerk session tokens; dev: the gateway issues its own tokens (local use only)', ['clerk', 'dev'] as const, 'clerk'),
@@ -66,6 +67,8 @@ export const GATEWAY_ENV = {
     'largest JSON body of POST /start-bulk-messages (a 50,000-row personalised job is about 8 MB); every other call keeps BODY_LIMIT',
     '32mb',
   ),
+  // The /v1 API (API keys): its rate limit and body size.
+  ...V1_ENV,
 };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
