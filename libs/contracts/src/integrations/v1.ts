@@ -31,7 +31,7 @@ export const V1MessageCreateSchema = z
       .record(z.string().max(100), z.string().max(L.messageMetadataValueMax), { error: M.messageMetadataInvalid })
       .refine((m) => Object.keys(m).length <= L.messageMetadataKeysMax, M.messageMetadataInvalid)
       .optional()
-      .meta({ description: 'Your own references, echoed in GET /v1/messages/{id} and in webhooks', example: { orderId: '1042' } }),
+      .meta({ description: 'Your own references (checked; not yet echoed back)', example: { orderId: '1042' } }),
   })
   .refine((b) => (b.text === undefined) !== (b.templateId === undefined), { message: M.messageTextOrTemplate, path: ['text'] });
 export type V1MessageCreate = z.output<typeof V1MessageCreateSchema>;
