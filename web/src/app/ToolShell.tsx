@@ -10,6 +10,7 @@ import { selectIsConnected } from '../features/connection/slice.js';
 import { DashboardTab } from '../features/dashboard/DashboardTab.js';
 import { SendTab } from '../features/sender/SendTab.js';
 import { TemplatesTab } from '../features/templates/TemplatesTab.js';
+import { ApiWebhooksTab } from '../features/integrations/ApiWebhooksTab.js';
 import { selectActiveTab, tabSelected, type TabId } from '../features/ui/slice.js';
 import { Brand } from '../components/Brand.js';
 import { ErrorBoundary } from '../components/ErrorBoundary.js';
@@ -19,6 +20,8 @@ const TABS: { id: TabId; label: string; beta?: boolean; needsConnection: boolean
   { id: 'send', label: 'Send Messages', needsConnection: false },
   { id: 'dashboard', label: 'Dashboard', needsConnection: true },
   { id: 'templates', label: 'Templates', beta: true, needsConnection: true },
+  // Keys and webhooks are set up before or without a linked WhatsApp too.
+  { id: 'integrations', label: 'API & Webhooks', needsConnection: false },
 ];
 
 export function ToolShell() {
@@ -115,6 +118,11 @@ export function ToolShell() {
           {current === 'templates' && (
             <ErrorBoundary name="templates">
               <TemplatesTab />
+            </ErrorBoundary>
+          )}
+          {current === 'integrations' && (
+            <ErrorBoundary name="integrations">
+              <ApiWebhooksTab />
             </ErrorBoundary>
           )}
         </section>

@@ -1,7 +1,7 @@
 import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 import { noSession, sessionDisconnected } from '../connection/slice.js';
 
-export type TabId = 'send' | 'dashboard' | 'templates';
+export type TabId = 'send' | 'dashboard' | 'templates' | 'integrations';
 
 export interface UiState {
   activeTab: TabId;
