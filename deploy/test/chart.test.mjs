@@ -111,7 +111,7 @@ describe('the chart passes every variable the services read', () => {
   // WEB_DIST: the web is served by its own nginx image, so the gateway serves no files.
   const notForKubernetes = new Set(['WEB_DIST']);
 
-  for (const service of SERVICES) {
+  for (const service of [...SERVICES, 'integrations']) {
     test(`${service}: every variable of its env spec is set by the chart or settable in ${service}.env`, () => {
       const settable = Object.keys(schema.properties[service].properties.env?.properties ?? {});
       const uncovered = envVariablesOf(service).filter((name) => !settable.includes(name) && !setByTemplates(name) && !notForKubernetes.has(name));
@@ -120,7 +120,7 @@ describe('the chart passes every variable the services read', () => {
   }
 
   test('the settable variables of each service exist in its env spec (no dead values)', () => {
-    for (const service of SERVICES) {
+    for (const service of [...SERVICES, 'integrations']) {
       const known = envVariablesOf(service);
       const dead = Object.keys(schema.properties[service].properties.env?.properties ?? {}).filter((n) => !known.includes(n));
       assert.deepEqual(dead, [], `${service}.env declares variables the service does not read`);
@@ -200,8 +200,8 @@ describe('templates carry the design', () => {
     assert.match(np, /range \$component := list "gateway" "web"/);
     assert.match(np, /range \$component := list "sessions" "jobs" "templates" "dashboard"[\s\S]*?ingress: \[\]/);
     for (const rule of ['bns.egressDns', 'bns.egressNats', 'bns.egressPostgres', 'bns.egressOtel']) assert.ok(np.includes(rule), rule);
-    assert.match(np, /values: \[gateway, sessions, jobs, templates, dashboard\]/, 'NATS admits the services only');
-    assert.match(np, /values: \[sessions, jobs, templates, dashboard, db-roles\]/, 'Postgres admits the DB services only');
+    assert.match(np, /values: \[gateway, sessions, jobs, templates, dashboard, integrations\]/, 'NATS admits the services only');
+    assert.match(np, /values: \[sessions, jobs, templates, dashboard, integrations, db-roles\]/, 'Postgres admits the DB services only');
   });
 
   test('the OpenTelemetry endpoint is a value that reaches every service', () => {
@@ -454,7 +454,7 @@ test('helm lint and helm template', async (t) => {
 
   await t.test('helm template: the ServiceMonitor scrapes exactly the five services, the rule holds every alert', () => {
     const docs = helmTemplate(['clerk.values.yaml', 'monitoring.values.yaml']);
-    const [monitor] = docs.filter((d) => d.kind === 'ServiceMonitor');
+    const [monitor] = docs.filter((d) => d.kind === 'ServiceMonitor' && d.metadata.name === 'bns');
     assert.equal(monitor.metadata.labels.release, 'monitoring');
     const selects = (labels) =>
       Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels?.[k] === v) &&
@@ -467,7 +467,7 @@ test('helm lint and helm template', async (t) => {
       assert.equal(w.spec.template.metadata.annotations?.['prometheus.io/scrape'], undefined, 'podAnnotations: false removes them');
     }
 
-    const [rule] = docs.filter((d) => d.kind === 'PrometheusRule');
+    const [rule] = docs.filter((d) => d.kind === 'PrometheusRule' && d.metadata.name === 'bns');
     const alerts = rule.spec.groups.flatMap((g) => g.rules);
     assert.deepEqual(alerts.map((r) => r.alert).sort(), [...ALERTS].sort());
     const known = definedMetrics();
@@ -480,6 +480,27 @@ test('helm lint and helm template', async (t) => {
     const [dashboard] = docs.filter((d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('-grafana-dashboard'));
     assert.equal(dashboard.metadata.labels.grafana_dashboard, '1');
     assert.deepEqual(JSON.parse(dashboard.data['bns-overview.json']), JSON.parse(read(DASHBOARD_FILE)));
+  });
+
+  await t.test('helm template: integrations runs like the others, reaches the internet but no private range, and has its alerts', () => {
+    const docs = helmTemplate(['clerk.values.yaml', 'monitoring.values.yaml']);
+    const named = (kind, name) => docs.find((d) => d.kind === kind && d.metadata.name === name);
+    const c = podSpecOf(named('Deployment', 'bns-integrations')).containers[0];
+    assert.equal(c.readinessProbe.httpGet.path, '/readyz');
+    assert.equal(c.env.find((e) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.key, 'integrations-url');
+    assert.ok(named('Service', 'bns-integrations'));
+    const egress = named('NetworkPolicy', 'bns-integrations').spec.egress;
+    const v4 = egress.flatMap((e) => e.to ?? []).find((t) => t.ipBlock?.cidr === '0.0.0.0/0').ipBlock;
+    for (const range of ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', '100.64.0.0/10']) assert.ok(v4.except.includes(range), range);
+    const v6 = egress.flatMap((e) => e.to ?? []).find((t) => t.ipBlock?.cidr === '::/0').ipBlock;
+    for (const range of ['fc00::/7', 'fe80::/10', '::1/128']) assert.ok(v6.except.includes(range), range);
+    const monitor = named('ServiceMonitor', 'bns-integrations');
+    const labels = named('Service', 'bns-integrations').metadata.labels;
+    assert.ok(Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels[k] === v));
+    const alerts = named('PrometheusRule', 'bns-integrations').spec.groups.flatMap((g) => g.rules);
+    assert.deepEqual(alerts.map((r) => r.alert).sort(), ['BnsIntegrationsDown', 'BnsWebhookDeliveryLag', 'BnsWebhookEventsBacklog', 'BnsWebhookFailures']);
+    const known = new Set(filesUnder(join(REPO_ROOT, 'services', 'integrations', 'src'), (n) => n.endsWith('.ts')).flatMap((f) => [...read(f).matchAll(/name: '(bns_[a-z0-9_]+)'/g)].map((m) => m[1])));
+    for (const r of alerts) for (const m of metricsIn(r.expr)) assert.ok(known.has(m), `${r.alert} uses ${m}, which integrations does not define`);
   });
 
   await t.test('helm template refuses Clerk mode without Clerk settings', () => {
