@@ -15,6 +15,7 @@ import { HOT_ROUTES, hotPathLog } from './http/hot-path-log.js';
 import { FrontDoor } from './http/front-door.js';
 import { verifyJsonBody } from './http/json-body.js';
 import { LoadShedder } from './http/load-shedding.js';
+import { lingerOnRefusal } from './http/refusal-linger.js';
 import { trackShedding } from './metrics/gateway.metrics.js';
 import { addSchemaComponents } from './http/openapi.js';
 import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
@@ -80,6 +81,8 @@ await runService({
         tracing: tracingEnabled(),
       }).install(app.getHttpServer() as Server);
     }
+    // First, so every later refusal of a request whose body is still arriving answers, never resets.
+    app.use(lingerOnRefusal());
     app.use(securityHeaders(headers));
     if (env.CORS_ORIGINS.length > 0) app.enableCors({ origin: env.CORS_ORIGINS, credentials: true });
     const rpc = app.get(RpcClient);
