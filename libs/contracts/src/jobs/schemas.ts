@@ -261,6 +261,8 @@ export const StartJobRequestSchema = z.object({
   idempotencyKey: z.string().min(1).max(RESULTS_LIMITS.idempotencyKeyMaxLength).optional(),
   /** The body was too big for one NATS message: read it from the object store. */
   staged: z.object({ bucket: RpcIdSchema, name: RpcIdSchema }).optional(),
+  /** One message of POST /v1/messages: sent before the account's queued campaign messages (same policy, caps and opt-outs). */
+  transactional: z.boolean().optional(),
 });
 
 /** `jobs.policy.set`: `policy` is a partial update, checked by the service (`applyPolicyUpdate`). */

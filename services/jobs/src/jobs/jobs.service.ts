@@ -132,6 +132,8 @@ export class JobsService {
         startAt,
         estimatedFinishAt: estimate.estimatedFinishAt,
         skipped: skips.size,
+        // Only a one-message job may go ahead of the account's campaigns.
+        transactional: req.transactional === true && total === 1,
       });
       await this.optOuts.recordSkips(em, jobId, skips);
       await this.recipients.insertAll(

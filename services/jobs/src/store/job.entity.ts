@@ -58,6 +58,10 @@ export class JobEntity {
   @Column({ name: 'start_at', type: 'timestamptz', nullable: true })
   startAt!: Date | null;
 
+  /** One message of POST /v1/messages: taken before the account's other open jobs. */
+  @Column({ type: 'boolean', default: false })
+  transactional!: boolean;
+
   @Column({ name: 'paused_reason', type: 'text', nullable: true })
   pausedReason!: PausedReason | null;
 

@@ -43,7 +43,7 @@ export type NewJob = Pick<
   'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
 > &
   /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
-  Partial<Pick<JobEntity, 'skipped'>>;
+  Partial<Pick<JobEntity, 'skipped' | 'transactional'>>;
 
 const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
   j.created_at AS "createdAt", j.started_at AS "startedAt", j.finished_at AS "finishedAt",
@@ -109,7 +109,7 @@ const workableSql = (leadSecsSql: string) =>
  */
 export function nextWorkableJobSql(userIdSql: string, leadSecsSql: string): string {
   return `SELECT ${LANE_JOB}, CASE WHEN status = 'scheduled' THEN start_at END AS "slotFloor"
-            FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${workableSql(leadSecsSql)} ORDER BY created_at, id LIMIT 1 FOR NO KEY UPDATE`;
+            FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${workableSql(leadSecsSql)} ORDER BY transactional DESC, created_at, id LIMIT 1 FOR NO KEY UPDATE`;
 }
 
 /** The columns of `nextWorkableJobSql` read from its alias in an enclosing statement; read them with `laneJobOf`. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { isMintedJobId, jobMayExist, JOB_ID_KEY_BYTES, mintJobId } from '@bns/service-kit';
+import { JobIdScheme1796500000000 } from '../migrations/1796500000000-job-id-scheme.js';
 import { migratedDatabase } from './migrated-database.js';
 
 /**
@@ -8,7 +9,7 @@ import { migratedDatabase } from './migrated-database.js';
  * jobs with older (random) ids exist, and from then on lets only version 8 ids into `jobs.jobs`.
  */
 describe('migration JobIdScheme1796500000000', () => {
-  const db = migratedDatabase();
+  const db = migratedDatabase(JobIdScheme1796500000000);
 
   const scheme = async () => {
     const rows = (await db().query(`SELECT key, legacy_ids FROM jobs.job_id_scheme`)) as { key: Buffer; legacy_ids: boolean }[];

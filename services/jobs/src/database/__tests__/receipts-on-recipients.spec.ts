@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { JobIdScheme1796500000000 } from '../migrations/1796500000000-job-id-scheme.js';
 import { migratedDatabase } from './migrated-database.js';
 
 /** Receipts move onto the recipient's row (a receipt is a HOT update): down to their own table and up again, no time lost. */
 describe('migration ReceiptsOnRecipients1796400000000', () => {
-  const db = migratedDatabase();
+  const db = migratedDatabase(JobIdScheme1796500000000);
 
   const times = (jobId: string) =>
     db().query(`SELECT seq, delivered_at AS d, read_at AS r, replied_at AS p FROM jobs.job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId]);

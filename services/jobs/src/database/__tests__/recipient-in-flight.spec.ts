@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { JobIdScheme1796500000000 } from '../migrations/1796500000000-job-id-scheme.js';
 import { migratedDatabase } from './migrated-database.js';
 
 /** The in-flight flag's migration (a take is a HOT update) goes down to the `sending` state and up again without losing a send in flight. */
 describe('migration RecipientInFlight1796200000000', () => {
-  const db = migratedDatabase();
+  const db = migratedDatabase(JobIdScheme1796500000000);
 
   const recipients = (jobId: string) => db().query(`SELECT seq, state FROM jobs.job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId]);
   const options = async () => (await db().query(`SELECT reloptions FROM pg_class WHERE oid = 'jobs.job_recipients'::regclass`))[0].reloptions as string[] | null;
