@@ -11,6 +11,7 @@ import { runChecks, type ReadinessCheck } from './health/health.js';
 import { KitModule, type BaseEnv, type KitContext } from './kit.module.js';
 import type { QuietRoute } from './logging/logging.js';
 import { collectProcessMetrics, httpMetricsMiddleware } from './metrics/metrics.js';
+import { MetricsEndpoint } from './metrics/metrics-server.js';
 import { connectNats } from './nats/connection.js';
 import { ensureEventsStream, EventBus } from './nats/event-bus.js';
 import { KitNatsServer } from './nats/nats-server.strategy.js';
@@ -54,11 +55,11 @@ export interface ServiceDefinition<S extends Spec> {
 }
 
 const PORT_ENV = (defaultPort: number) => ({
-  PORT: envVar.int('HTTP port of this process (health probes; the public API on the gateway)', defaultPort, { min: 0, max: 65535 }),
+  PORT: envVar.int('HTTP port of this process (health probes; the public API on the gateway); metrics are on METRICS_PORT', defaultPort, { min: 0, max: 65535 }),
 });
 
 /**
- * Boots a service: env → telemetry → NATS → database + migrations → Nest (HTTP + NATS handlers) →
+ * Boots a service: env → telemetry → metrics port → NATS → database + migrations → Nest (HTTP + NATS handlers) →
  * ping responder. Every step that fails stops the process with a message saying which.
  */
 export async function runService<S extends Spec>(def: ServiceDefinition<S>): Promise<INestApplication> {
@@ -67,11 +68,16 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
   const env = loadEnvOrExit(spec, def.name) as ServiceEnv<S>;
   const base = env;
   const problems = def.validate?.(env) ?? [];
+  if (base.METRICS_PORT !== 0 && base.METRICS_PORT === base.PORT) problems.push(`METRICS_PORT must differ from PORT (both are ${base.PORT})`);
   if (problems.length > 0) {
     process.stderr.write(`${def.name}: Invalid environment:\n  ${problems.join('\n  ')}\n`);
     process.exit(1);
   }
   await startTelemetry(def.name);
+  // Before any connection: a metrics port that is taken stops the process at once, and the process
+  // metrics are there to scrape while it connects and migrates.
+  collectProcessMetrics({ bns_service: def.name });
+  const metricsEndpoint = await MetricsEndpoint.listen(base.METRICS_PORT, base.BIND_ADDRESS);
 
   const shard = def.shard?.(env);
   const instance = `${hostname()}:${process.pid}`;
@@ -111,11 +117,15 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
     natsHandlers: def.natsHandlers,
   };
   readiness.push(...(def.readiness?.(ctx) ?? []));
-  collectProcessMetrics({ bns_service: def.name });
   def.metrics?.(ctx);
 
   const app = await NestFactory.create(
-    { module: class AppRoot {}, imports: [KitModule.forService(ctx), def.module(env)] } as DynamicModule,
+    {
+      module: class AppRoot {},
+      imports: [KitModule.forService(ctx), def.module(env)],
+      // Closed with the app (its onApplicationShutdown).
+      providers: [{ provide: MetricsEndpoint, useFactory: () => metricsEndpoint }],
+    } as DynamicModule,
     { bufferLogs: true, bodyParser: def.bodyParser ?? true },
   );
   app.useLogger(app.get(Logger));
@@ -129,9 +139,17 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
     await app.startAllMicroservices();
     answerPings(ctx, def.name as Microservice, queue);
   }
-  // A number after the port is Node's `backlog` (the host stays the default, every address).
-  await (def.listenBacklog ? app.listen(base.PORT, def.listenBacklog(env) as unknown as string) : app.listen(base.PORT));
-  app.get(Logger).log(`${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on :${base.PORT}`);
+  // Node's listen(port[, host][, backlog]): without BIND_ADDRESS the host is left out (every address),
+  // and a number right after the port is the backlog.
+  const listenArgs: unknown[] = [
+    ...(base.BIND_ADDRESS === undefined ? [] : [base.BIND_ADDRESS]),
+    ...(def.listenBacklog ? [def.listenBacklog(env)] : []),
+  ];
+  await app.listen(base.PORT, ...(listenArgs as [string]));
+  const host = base.BIND_ADDRESS === undefined ? '' : base.BIND_ADDRESS.includes(':') ? `[${base.BIND_ADDRESS}]` : base.BIND_ADDRESS;
+  app.get(Logger).log(
+    `${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on ${host}:${base.PORT}, metrics on ${host}:${metricsEndpoint.port}/metrics`,
+  );
   return app;
 }
 

@@ -16,6 +16,7 @@ export * from './logging/logging.js';
 export * from './telemetry/telemetry.js';
 export * from './health/health.js';
 export * from './metrics/metrics.js';
+export * from './metrics/metrics-server.js';
 export * from './kit.module.js';
 export * from './bootstrap.js';
 export * from './outbox/outbox.js';

@@ -37,4 +37,12 @@ describe('loadEnv', () => {
   it('refuses a non-integer', () => {
     expect(() => loadEnv(spec, { DATABASE_URL: 'postgres://x', SHARDS: '2.5' })).toThrow(/SHARDS must be an integer/);
   });
+
+  it('takes an IP address to listen on, or none (every address)', () => {
+    const listen = { BIND_ADDRESS: env.optionalIp('address') };
+    expect(loadEnv(listen, {}).BIND_ADDRESS).toBeUndefined();
+    expect(loadEnv(listen, { BIND_ADDRESS: ' 127.0.0.1 ' }).BIND_ADDRESS).toBe('127.0.0.1');
+    expect(loadEnv(listen, { BIND_ADDRESS: '::' }).BIND_ADDRESS).toBe('::');
+    expect(() => loadEnv(listen, { BIND_ADDRESS: 'localhost' })).toThrow(/BIND_ADDRESS must be an IP address such as 127\.0\.0\.1, 0\.0\.0\.0 or ::, got "localhost"/);
+  });
 });

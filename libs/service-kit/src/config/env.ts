@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * Environment is read once at boot into a typed object. A missing or bad value stops the process with
  * a message that names the variable, before anything connects anywhere.
@@ -70,6 +72,15 @@ export const env = {
       return raw;
     }, defaultValue);
   },
+  /** An IP address (v4 or v6) to listen on, or unset (`undefined`: every address). */
+  optionalIp(doc: string): EnvVar<string | undefined> {
+    return variable<string | undefined>(doc, (raw) => {
+      const value = raw.trim();
+      if (value === '') return undefined;
+      if (isIP(value) === 0) throw new Error(`must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
+      return value;
+    }, undefined);
+  },
   list(doc: string, defaultValue: string[] = []): EnvVar<string[]> {
     return variable(doc, (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean), defaultValue);
   },
@@ -123,6 +134,17 @@ export const COMMON_ENV = {
   OTEL_EXPORTER_OTLP_ENDPOINT: env.optionalStr('OTLP/HTTP collector base URL; tracing is off when unset'),
   SESSIONS_SHARDS: env.int('number of sessions shards (replicas of the sessions service)', 2, { min: 1, max: 1024 }),
   RPC_TIMEOUT_MS: env.int('timeout of a request to another service over NATS', 10_000, { min: 100 }),
+  // Its own port, so that whatever reaches the HTTP port (the gateway's is public) cannot read it, and a
+  // NetworkPolicy can admit the scraper to this port alone. 9464 is the port OpenTelemetry's Prometheus
+  // exporter uses; each process has its own network namespace in a pod, so every service can share it.
+  METRICS_PORT: env.int(
+    'port of the Prometheus metrics endpoint (`/metrics`), kept off the HTTP port; must differ from PORT; 0 = a free port the system picks (logged at start)',
+    9464,
+    { min: 0, max: 65535 },
+  ),
+  BIND_ADDRESS: env.optionalIp(
+    'address the HTTP and metrics ports listen on: 127.0.0.1 = this machine only (what npm start and the tests use); unset = every address, IPv4 and IPv6 (containers, Kubernetes)',
+  ),
 };
 
 export const DATABASE_ENV = {

@@ -2,9 +2,10 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type Counte
 import type { NextFunction, Request, Response } from 'express';
 
 /**
- * One Prometheus registry per process, served at `/metrics` on the health port. Every metric is
- * `bns_*`; labels are bounded sets (subjects, route templates, outcomes, states, shards), never a user
- * id, phone number or job id: those would explode the series count and leak personal data.
+ * One Prometheus registry per process, served at `/metrics` on a port of its own (METRICS_PORT, see
+ * MetricsEndpoint). Every metric is `bns_*`; labels are bounded sets (subjects, route templates,
+ * outcomes, states, shards), never a user id, phone number or job id: those would explode the series
+ * count and leak personal data.
  */
 export const metricsRegistry = new Registry();
 
