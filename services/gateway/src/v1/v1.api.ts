@@ -101,12 +101,12 @@ export class V1Api {
     return this.rpc.call('jobs.optouts.remove', { userId, phone: value });
   }
 
-  /** One transactional message: a one-recipient job of the account, under its sending policy. */
+  /** One transactional message: a one-recipient job of the account, under its sending policy, taken before its campaigns. */
   async sendMessage(userId: string, body: unknown, idempotencyKey: string | undefined) {
     const input = checked(V1MessageCreateSchema, object(body));
     const text = input.text ?? (await this.rpc.call('templates.use', { userId, templateId: input.templateId! })).message_content;
     const recipients = input.variables ? [{ phone: input.to, variables: input.variables }] : undefined;
-    const started = await this.starter.start({ userId, message: text, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) }, JobStarterKey.of(idempotencyKey));
+    const started = await this.starter.start({ userId, message: text, transactional: true, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) }, JobStarterKey.of(idempotencyKey));
     return { id: started.jobId, status: 'queued' as const };
   }
 
