@@ -6,6 +6,7 @@ import { OptOutsModule } from '../optouts/opt-outs.module.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { LaneQueue } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
+import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { WorkersRepository } from '../queue/workers.repository.js';
 import { JobIdSchemeRepository } from '../store/job-id-scheme.repository.js';
@@ -25,6 +26,7 @@ export const JOBS_REPOSITORIES = [
   RecipientsRepository,
   JobLogsRepository,
   LaneRepository,
+  LaneStepRepository,
   WorkersRepository,
   OutboxRepository,
   PolicyRepository,

@@ -30,6 +30,7 @@ import { AppError, OutboxPublisher, rpcDeadlinePassed, RpcClient, SERVICE_ENV, T
 import type { JobsEnv } from '../config/env.js';
 import { JobJournals, type JobJournal, type OutboxRow } from '../events/job-journal.js';
 import { LaneRepository } from '../queue/lane.repository.js';
+import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { progressOf } from '../store/job-progress.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
@@ -66,6 +67,7 @@ export class JobsService {
     private readonly recipients: RecipientsRepository,
     private readonly logLines: JobLogsRepository,
     private readonly lanes: LaneRepository,
+    private readonly steps: LaneStepRepository,
     private readonly journals: JobJournals,
     private readonly policies: Policies,
     private readonly rpc: RpcClient,
@@ -116,7 +118,7 @@ export class JobsService {
       const policy = await this.policies.of(em, req.userId);
       const counters = await this.lanes.counters(em, req.userId);
       // Opted-out and not-on-WhatsApp recipients are skipped: recorded, not queued.
-      skips = await this.optOuts.suppressedAmong(em, req.userId, check.recipients.map((r) => r.phone), this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+      skips = await this.steps.suppressedAmong(em, req.userId, check.recipients.map((r) => r.phone), this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
       const queued = skips.size === 0 ? check.recipients : check.recipients.filter((r) => !skips.has(r.phone));
       const texts = check.personalised || varied ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text)) : [];
       estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });

@@ -8,7 +8,6 @@ import {
   type SkipReason,
 } from '@bns/contracts';
 import { rows } from '@bns/service-kit';
-import { waitingSql } from '../store/recipient-state.sql.js';
 
 /** Where a page starts: the (at, phone) of the last entry of the previous page, opaque to clients. */
 export interface ListCursor {
@@ -36,31 +35,10 @@ interface OptOutRow {
 const entryOf = (r: OptOutRow): OptOutEntry => ({ phoneNumber: r.phone, reason: r.reason, at: r.at.toISOString() });
 
 /**
- * A recipient phone is suppressed for an account when it is on the opt-out list, or WhatsApp said it
- * does not know it within the memory window. `user`, `phone` and `days` are SQL expressions (columns
- * qualified with their table, or `$n` parameters) of the statement this is put into.
- */
-export function suppressionReasonSql(user: string, phone: string, days: string): string {
-  return `CASE WHEN EXISTS (SELECT 1 FROM opt_outs o WHERE o.user_id = ${user} AND o.phone = ${phone}) THEN 'opted_out'
-               WHEN EXISTS (SELECT 1 FROM not_on_whatsapp n WHERE n.user_id = ${user} AND n.phone = ${phone}
-                              AND n.at > now() - make_interval(days => ${days})) THEN 'not_on_whatsapp' END`;
-}
-
-/**
- * The SQL condition "this recipient may be taken for sending", for the lane's take statement
- * (`RecipientsRepository.takeFirstOpen`): `recipientPhone` is the recipient's phone column, qualified with
- * its table (a bare `phone` would name the opt-out's own column inside the subquery), `user` and `days`
- * the statement's parameters, `inFlight` the recipient's in-flight condition (`inFlightSql`). Only
- * waiting recipients are held back: one left in flight by a dead worker may already be out, and its
- * idempotency key settles it.
- */
-export function sendableSql(recipientPhone: string, inFlight: string, user: string, days: string): string {
-  return `(${inFlight} OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
-}
-
-/**
  * Every statement of the opt-outs feature: the list, its settings, the not-on-WhatsApp memory and the
- * skips of jobs. Methods take the caller's EntityManager so a service composes them in one transaction.
+ * skips a start records. What sending does with them (the take passes over, a step moves to the skips,
+ * a refusal is remembered) is the lane step's: `LaneStepRepository`. Methods take the caller's
+ * EntityManager so a service composes them in one transaction.
  */
 @Injectable()
 export class OptOutsRepository {
@@ -111,68 +89,6 @@ export class OptOutsRepository {
     return gone.length > 0;
   }
 
-  /**
-   * Which of `phones` an account must not send to, and why (opted out wins over not on WhatsApp).
-   * The job-start check: one statement over the whole recipient list.
-   */
-  async suppressedAmong(em: EntityManager, userId: string, phones: readonly string[], notOnWhatsAppDays: number): Promise<Map<string, SkipReason>> {
-    if (phones.length === 0) return new Map();
-    const found = await rows<{ phone: string; reason: SkipReason }>(
-      em,
-      `SELECT s.phone, s.reason FROM (
-         SELECT p.phone, ${suppressionReasonSql('$1', 'p.phone', '$3')} AS reason FROM unnest($2::text[]) AS p(phone)
-       ) s WHERE s.reason IS NOT NULL`,
-      [userId, phones, notOnWhatsAppDays],
-    );
-    return new Map(found.map((r) => [r.phone, r.reason]));
-  }
-
-  /** Opted-out numbers among `phones`, and those remembered not on WhatsApp (the review step's question). */
-  async check(em: EntityManager, userId: string, phones: readonly string[], notOnWhatsAppDays: number): Promise<{ optedOut: string[]; notOnWhatsApp: string[] }> {
-    const suppressed = await this.suppressedAmong(em, userId, phones, notOnWhatsAppDays);
-    const optedOut: string[] = [];
-    const notOnWhatsApp: string[] = [];
-    for (const phone of phones) {
-      const reason = suppressed.get(phone);
-      if (reason === 'opted_out') optedOut.push(phone);
-      else if (reason === 'not_on_whatsapp') notOnWhatsApp.push(phone);
-    }
-    return { optedOut, notOnWhatsApp };
-  }
-
-  /**
-   * Moves the job's pending recipients that became suppressed (a STOP while the job runs) out of the
-   * queue into its skips. Runs in the lane step's transaction (`LaneQueue.take`), before it takes the
-   * next recipient; the caller adds them to the job's `skipped` count. Only
-   * entries made since the job was created are looked at (older ones were skipped at its start), so a
-   * step costs the few opt-outs of the last minutes, not a scan of the job's recipients.
-   */
-  async skipSuppressedRecipients(em: EntityManager, userId: string, jobId: string, notOnWhatsAppDays: number): Promise<{ phone: string; reason: SkipReason }[]> {
-    return rows<{ phone: string; reason: SkipReason }>(
-      em,
-      `WITH since AS (
-         -- A margin for an opt-out whose transaction began before the job's start and committed after it.
-         SELECT created_at - interval '5 minutes' AS t FROM jobs WHERE id = $1
-       ), suppressed AS (
-         SELECT o.phone, 'opted_out' AS reason FROM opt_outs o, since
-          WHERE o.user_id = $2 AND o.at >= since.t
-         UNION ALL
-         SELECT n.phone, 'not_on_whatsapp' FROM not_on_whatsapp n, since
-          WHERE n.user_id = $2 AND n.at >= since.t AND n.at > now() - make_interval(days => $3)
-       ), moved AS (
-         DELETE FROM job_recipients r
-          USING (SELECT DISTINCT ON (phone) phone, reason FROM suppressed ORDER BY phone, reason DESC) s
-          WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
-         RETURNING r.seq, r.phone, s.reason
-       )
-       INSERT INTO job_skips (job_id, phone, reason)
-       SELECT $1, m.phone, m.reason FROM moved m ORDER BY m.seq
-       ON CONFLICT (job_id, phone) DO NOTHING
-       RETURNING phone, reason`,
-      [jobId, userId, notOnWhatsAppDays],
-    );
-  }
-
   /** Skips decided at job start (those recipients are never queued); returns how many were recorded. */
   async recordSkips(em: EntityManager, jobId: string, skips: ReadonlyMap<string, SkipReason>): Promise<number> {
     if (skips.size === 0) return 0;
@@ -184,15 +100,6 @@ export class OptOutsRepository {
       [jobId, [...skips.keys()], [...skips.values()]],
     );
     return recorded.length;
-  }
-
-  /** WhatsApp said it does not know this number: remember it (again) from now. */
-  async rememberNotOnWhatsApp(em: EntityManager, userId: string, phone: string): Promise<void> {
-    await rows(
-      em,
-      `INSERT INTO not_on_whatsapp (user_id, phone) VALUES ($1, $2) ON CONFLICT (user_id, phone) DO UPDATE SET at = now()`,
-      [userId, phone],
-    );
   }
 
   /** The number wrote to us, so it is on WhatsApp after all. */

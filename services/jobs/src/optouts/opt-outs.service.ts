@@ -18,6 +18,7 @@ import {
   type RequestOf,
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { decodeCursor, encodeCursor, OptOutsRepository, type ListCursor } from './opt-outs.repository.js';
 import type { OptOutsEnv } from './opt-outs.env.js';
 
@@ -26,7 +27,7 @@ export type InboundOutcome = 'not_a_keyword' | 'not_a_recipient' | 'opted_out' |
 
 /**
  * The opt-out list of each account: what the user does with it (list, add, remove, export, keyword
- * settings) and what inbound messages do to it. Every statement is the repository's; a refusal is a
+ * settings) and what inbound messages do to it. Every statement is a repository's; a refusal is a
  * typed validation error with the text of contracts.
  */
 @Injectable()
@@ -36,6 +37,7 @@ export class OptOutsService {
   constructor(
     private readonly tx: Transactions,
     private readonly optOuts: OptOutsRepository,
+    private readonly steps: LaneStepRepository,
     private readonly rpc: RpcClient,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: OptOutsEnv,
@@ -81,7 +83,16 @@ export class OptOutsService {
   async check(req: RequestOf<'jobs.optouts.check'>): Promise<ReplyOf<'jobs.optouts.check'>> {
     const check = checkOptOutNumbers(req.phoneNumbers, OPT_OUT_LIMITS.checkMax);
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
-    return this.optOuts.check(this.tx.manager, req.userId, check.phones, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+    // The sender's own rule, so the review says exactly what the start will skip.
+    const suppressed = await this.steps.suppressedAmong(this.tx.manager, req.userId, check.phones, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+    const optedOut: string[] = [];
+    const notOnWhatsApp: string[] = [];
+    for (const phone of check.phones) {
+      const reason = suppressed.get(phone);
+      if (reason === 'opted_out') optedOut.push(phone);
+      else if (reason === 'not_on_whatsapp') notOnWhatsApp.push(phone);
+    }
+    return { optedOut, notOnWhatsApp };
   }
 
   getSettings(req: RequestOf<'jobs.optouts.settings.get'>): Promise<ReplyOf<'jobs.optouts.settings.get'>> {

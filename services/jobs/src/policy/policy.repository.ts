@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { SendingPolicy } from '@bns/contracts';
+import type { ColumnMap } from '../store/columns.js';
 import { PolicyEntity } from './policy.entity.js';
 
-const STORED = {
+/** The column map of `jobs.policies`: the policy's fields (the entity adds only the user and the update time). */
+export const POLICY_COLUMNS = {
   preset: 'preset',
   delayMs: 'delay_ms',
   jitterMs: 'jitter_ms',
@@ -13,22 +15,9 @@ const STORED = {
   window: 'send_window',
   timeZone: 'time_zone',
   warmUp: 'warm_up',
-} as const satisfies Record<keyof SendingPolicy, string>;
-
-/**
- * The stored policy's columns, from `jobs.policies` joined as `alias`, for a statement that reads the
- * policy along with something else (the lane step reads it with the lane's lock: one statement, not two).
- * Read the result with `storedPolicyOf`.
- */
-export function policyColumnsSql(alias: string): string {
-  return [`${alias}.user_id IS NOT NULL AS "policy_stored"`, ...Object.entries(STORED).map(([k, c]) => `${alias}.${c} AS "policy_${k}"`)].join(', ');
-}
-
-/** The policy `policyColumnsSql` read; undefined when the account never set one (it sends under `standard`). */
-export function storedPolicyOf(row: Record<string, unknown>): SendingPolicy | undefined {
-  if (row.policy_stored !== true) return undefined;
-  return Object.fromEntries(Object.keys(STORED).map((k) => [k, row[`policy_${k}`]])) as unknown as SendingPolicy;
-}
+} as const satisfies ColumnMap<SendingPolicy>;
+/** The policy's fields, in the map's order. */
+export const POLICY_KEYS = Object.keys(POLICY_COLUMNS) as (keyof SendingPolicy)[];
 
 /** Every statement on `jobs.policies`. */
 @Injectable()
@@ -37,8 +26,7 @@ export class PolicyRepository {
   async get(em: EntityManager, userId: string): Promise<SendingPolicy | undefined> {
     const found = await em.getRepository(PolicyEntity).findOneBy({ userId });
     if (!found) return undefined;
-    const { preset, delayMs, jitterMs, pauseEvery, pauseMs, dailyCap, window, timeZone, warmUp } = found;
-    return { preset, delayMs, jitterMs, pauseEvery, pauseMs, dailyCap, window, timeZone, warmUp };
+    return Object.fromEntries(POLICY_KEYS.map((k) => [k, found[k]])) as unknown as SendingPolicy;
   }
 
   async save(em: EntityManager, userId: string, policy: SendingPolicy): Promise<void> {
@@ -47,7 +35,7 @@ export class PolicyRepository {
       .insert()
       .into(PolicyEntity)
       .values({ userId, ...policy, window: policy.window as never, updatedAt: () => 'now()' })
-      .orUpdate(['preset', 'delay_ms', 'jitter_ms', 'pause_every', 'pause_ms', 'daily_cap', 'send_window', 'time_zone', 'warm_up', 'updated_at'], ['user_id'])
+      .orUpdate([...Object.values(POLICY_COLUMNS), 'updated_at'], ['user_id'])
       .updateEntity(false)
       .execute();
   }

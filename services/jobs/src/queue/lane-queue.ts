@@ -20,9 +20,8 @@ import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals, type OutboxRow } from '../events/job-journal.js';
 import { JobsRepository, type LaneJob } from '../store/jobs.repository.js';
 import { Policies } from '../policy/policy.service.js';
-import { RecipientsRepository, type OpenRecipient, type RecipientTake } from '../store/recipients.repository.js';
-import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
-import { LaneRepository, type LaneCounters, type LaneDue, type Rescheduled, type SentRecord } from './lane.repository.js';
+import { LaneRepository, type LaneCounters, type LaneDue } from './lane.repository.js';
+import { LaneStepRepository, type OpenRecipient, type RecipientTake, type Rescheduled, type SentRecord } from './lane-step.repository.js';
 import { WorkersRepository } from './workers.repository.js';
 import { paceMs, unlinkedRecheckMs } from './pacing.js';
 import { countStepBatch } from '../metrics/jobs.metrics.js';
@@ -96,12 +95,11 @@ export class LaneQueue {
   constructor(
     private readonly tx: Transactions,
     private readonly lanes: LaneRepository,
+    private readonly laneSteps: LaneStepRepository,
     private readonly workers: WorkersRepository,
     private readonly jobs: JobsRepository,
-    private readonly recipients: RecipientsRepository,
     private readonly policies: Policies,
     private readonly journals: JobJournals,
-    private readonly optOuts: OptOutsRepository,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {
     this.leadMs = Math.max(1, env.JOBS_SEND_LEAD_MS);
@@ -157,7 +155,7 @@ export class LaneQueue {
   }
 
   private async nextIn(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
-    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.lanes.lockMany(m, userIds, this.leadMs));
+    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.laneSteps.lockMany(m, userIds, this.leadMs));
     // The slot as this process's clock sees it: measured once the answer is here, so never early.
     const lockedAt = performance.now();
     if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
@@ -169,7 +167,7 @@ export class LaneQueue {
       // Checked again with a fresh snapshot: a start that held this lock committed a job the lock
       // statement could not see (see `afterNoJob`); then step again at once. A scheduled job: sleep
       // until it is due. Otherwise rest; a start from now on waits for this lock and reactivates the lane.
-      const after = await this.jobs.afterNoJob(em, userId, this.leadMs);
+      const after = await this.laneSteps.afterNoJob(em, userId, this.leadMs);
       if (after.workable) return { kind: 'wait', waitMs: 0, published: [] };
       if (after.nextStart) await this.lanes.sleep(em, userId, after.nextStart);
       else await this.lanes.deactivate(em, userId);
@@ -193,7 +191,7 @@ export class LaneQueue {
     if (job.status !== 'running') {
       // Its first message (it may have waited for its window first), or going on after a pause.
       const first = job.startedAt === null;
-      await batch.gather('jobs.markRunning', job.id, (m, jobIds: string[]) => this.jobs.markRunningMany(m, jobIds));
+      await batch.gather('jobs.markRunning', job.id, (m, jobIds: string[]) => this.laneSteps.markRunningMany(m, jobIds));
       await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
       job.status = 'running';
       journal.progress(job.id, 'running', progressOf(job));
@@ -247,14 +245,14 @@ export class LaneQueue {
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
     const days = this.env.NOT_ON_WHATSAPP_MEMORY_DAYS;
     const take = { jobId: job.id, message: job.message, userId, paceMs };
-    const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) => this.recipients.takeFirstOpenMany(m, takes, days));
+    const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) => this.laneSteps.takeFirstOpenMany(m, takes, days));
     const skipped = !recipient || recipient.passedOver ? await this.skipSuppressed(em, journal, userId, job) : [];
     return { recipient, skipped };
   }
 
   /** Moves the job's newly suppressed pending recipients to its skips; `job`'s count is updated in place. */
   private async skipSuppressed(em: EntityManager, journal: JobJournal, userId: string, job: LaneJob): Promise<SkipReason[]> {
-    const moved = await this.optOuts.skipSuppressedRecipients(em, userId, job.id, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+    const moved = await this.laneSteps.skipSuppressedRecipients(em, userId, job.id, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
     if (moved.length === 0) return [];
     for (const s of moved) await journal.log(job.id, 'warning', OPT_OUT_MESSAGES.skippedMidJob(s.phone, s.reason));
     job.skipped = (await this.jobs.countSkipped(em, job.id, moved.length)).skipped;
@@ -327,7 +325,7 @@ export class LaneQueue {
         // Recorded and rescheduled in one statement; the slot and counters apply only if the outcome did
         // (not when another worker recorded it after taking over).
         const record = { send, at: outcome.at, pacedMs: planned, slot, counters: sentCounters };
-        const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) => this.lanes.recordSentMany(m, workerId, records));
+        const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) => this.laneSteps.recordSentMany(m, workerId, records));
         lane = recorded.lane;
         rescheduled = true;
         const job = recorded.job;
@@ -342,7 +340,7 @@ export class LaneQueue {
       case 'permanent':
         await this.fail(em, journal, send, outcome.error);
         // WhatsApp does not know the number: remembered, so later jobs skip it.
-        if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.optOuts.rememberNotOnWhatsApp(em, send.userId, send.phone);
+        if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.laneSteps.rememberNotOnWhatsApp(em, send.userId, send.phone);
         break;
       case 'rate_limited':
         notBeforeMs = await this.backOff(em, journal, send);
@@ -362,7 +360,7 @@ export class LaneQueue {
         }
         // base, 2×base, 4×base, …
         notBeforeMs = backoffMs(retry, { baseMs: this.env.JOB_RETRY_BASE_MS });
-        if (await this.recipients.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
+        if (await this.laneSteps.retryLater(em, send.jobId, send.seq, outcome.error, notBeforeMs)) {
           await journal.log(
             send.jobId,
             'warning',
@@ -373,17 +371,17 @@ export class LaneQueue {
       }
       case 'busy':
         notBeforeMs = this.env.JOB_RETRY_BASE_MS;
-        await this.recipients.release(em, send.jobId, send.seq);
+        await this.laneSteps.release(em, send.jobId, send.seq);
         break;
       case 'unlinked':
         notBeforeMs = await this.pauseUnlinked(em, journal, send);
         break;
       case 'withheld':
         // Nothing went out and nothing changed for the job: the stop that withheld it said so already.
-        await this.recipients.release(em, send.jobId, send.seq);
+        await this.laneSteps.release(em, send.jobId, send.seq);
         break;
     }
-    if (!rescheduled) lane = await this.lanes.reschedule(em, send.userId, workerId, { notBeforeMs }, counters);
+    if (!rescheduled) lane = await this.laneSteps.reschedule(em, send.userId, workerId, { notBeforeMs }, counters);
     if (outcome.kind !== 'withheld') {
       const job = counted ?? (await this.jobs.get(em, send.jobId))!;
       const nextAtOnce = thenNext && lane !== undefined && lane.waitMs <= this.leadMs;
@@ -417,7 +415,7 @@ export class LaneQueue {
   }
 
   private async fail(em: EntityManager, journal: JobJournal, send: PlannedSend, error: string): Promise<void> {
-    const job = await this.jobs.recordFailed(em, send.jobId, send.seq, error);
+    const job = await this.laneSteps.recordFailed(em, send.jobId, send.seq, error);
     if (!job) return;
     await journal.log(send.jobId, 'error', JOB_MESSAGES.messageFailed(send.phone, error));
     this.messageStatus(journal, send, 'failed', new Date(), error);
@@ -435,7 +433,7 @@ export class LaneQueue {
    * step of JOB_BACKOFF_MS (the level grows with each hit within a day) and the job shows why and until when.
    */
   private async backOff(em: EntityManager, journal: JobJournal, send: PlannedSend): Promise<number> {
-    await this.recipients.release(em, send.jobId, send.seq);
+    await this.laneSteps.release(em, send.jobId, send.seq);
     const now = new Date();
     const { backoffAt, backoffLevel } = send.counters;
     const level = backoffAt && now.getTime() - backoffAt.getTime() < 86_400_000 ? backoffLevel + 1 : 1;
@@ -452,7 +450,7 @@ export class LaneQueue {
 
   /** Not linked: the recipient waits, the job pauses, and fails once the account stayed unlinked too long. */
   private async pauseUnlinked(em: EntityManager, journal: JobJournal, send: PlannedSend): Promise<number> {
-    await this.recipients.release(em, send.jobId, send.seq);
+    await this.laneSteps.release(em, send.jobId, send.seq);
     const job = await this.jobs.markUnlinked(em, send.jobId);
     if (!job || job.status !== 'running') return 0;
     const timeout = this.env.JOB_UNLINKED_TIMEOUT_MS;

@@ -1,35 +1,63 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { JOB_MESSAGES, type JobStatus, type PausedReason } from '@bns/contracts';
-import { row, rows } from '@bns/service-kit';
+import { row } from '@bns/service-kit';
+import { selectList, type ColumnMap } from './columns.js';
 import { JobEntity } from './job.entity.js';
-import { inFlightSql } from './recipient-state.sql.js';
-import { STEP_PREPARED } from '../queue/step-planning.js';
+
+/** The column map of `jobs.jobs`: every statement in this service that names a job's fields reads it from here. */
+export const JOB_COLUMNS = {
+  id: 'id',
+  userId: 'user_id',
+  clientId: 'client_id',
+  status: 'status',
+  message: 'message',
+  total: 'total',
+  sent: 'sent',
+  failed: 'failed',
+  skipped: 'skipped',
+  error: 'error',
+  delayMs: 'delay_ms',
+  estimatedMinutes: 'estimated_minutes',
+  unlinkedSince: 'unlinked_since',
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  startAt: 'start_at',
+  pausedReason: 'paused_reason',
+  resumesAt: 'resumes_at',
+  estimatedFinishAt: 'estimated_finish_at',
+  transactional: 'transactional',
+} as const satisfies ColumnMap<JobEntity>;
+
+/** Statuses in which a job still holds work for its lane. */
+export const OPEN_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as const satisfies readonly JobStatus[];
+const OPEN = `(${OPEN_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /** What the lane step reads of a job. */
-export type LaneJob = Pick<
-  JobEntity,
-  'id' | 'status' | 'message' | 'total' | 'sent' | 'failed' | 'skipped' | 'unlinkedSince' | 'pausedReason' | 'resumesAt' | 'startedAt'
->;
+export const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
+
+export type LaneJob = Pick<JobEntity, (typeof LANE_JOB_KEYS)[number]>;
+/** What the job view shows of a job's own row. */
+const SUMMARY_KEYS = [
+  'id',
+  'status',
+  'total',
+  'sent',
+  'failed',
+  'skipped',
+  'error',
+  'estimatedMinutes',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'startAt',
+  'pausedReason',
+  'resumesAt',
+  'estimatedFinishAt',
+] as const;
 /** What the job view shows, with the lane's next slot while the job is running. */
-export type JobSummary = Pick<
-  JobEntity,
-  | 'id'
-  | 'status'
-  | 'total'
-  | 'sent'
-  | 'failed'
-  | 'skipped'
-  | 'error'
-  | 'estimatedMinutes'
-  | 'createdAt'
-  | 'startedAt'
-  | 'finishedAt'
-  | 'startAt'
-  | 'pausedReason'
-  | 'resumesAt'
-  | 'estimatedFinishAt'
-> & { nextSendAt: Date | null };
+export type JobSummary = Pick<JobEntity, (typeof SUMMARY_KEYS)[number]> & { nextSendAt: Date | null };
 /**
  * A job's status answer as stored: its head, and its `results` as the answer shows them (the newest
  * entries of each list, oldest first), as JSON text made by Postgres: `{"skippedList":[...],
@@ -38,17 +66,18 @@ export type JobSummary = Pick<
  * cost more than the rest of the answer).
  */
 export type JobStatusRow = JobSummary & { resultsJson: string };
-export type NewJob = Pick<
+/**
+ * A job as its start stores it: every column but those its life sets later (counts, times, pauses),
+ * so a column added for the start is one the start must fill.
+ */
+export type NewJob = Omit<
   JobEntity,
-  'id' | 'userId' | 'clientId' | 'message' | 'total' | 'delayMs' | 'estimatedMinutes' | 'status' | 'startAt' | 'estimatedFinishAt'
+  'sent' | 'failed' | 'skipped' | 'error' | 'unlinkedSince' | 'createdAt' | 'startedAt' | 'finishedAt' | 'pausedReason' | 'resumesAt' | 'transactional'
 > &
   /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
   Partial<Pick<JobEntity, 'skipped' | 'transactional'>>;
 
-const JOB_SUMMARY = `j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.error, j.estimated_minutes AS "estimatedMinutes",
-  j.created_at AS "createdAt", j.started_at AS "startedAt", j.finished_at AS "finishedAt",
-  j.start_at AS "startAt", j.paused_reason AS "pausedReason", j.resumes_at AS "resumesAt",
-  j.estimated_finish_at AS "estimatedFinishAt",
+const JOB_SUMMARY = `${selectList(JOB_COLUMNS, SUMMARY_KEYS, 'j')},
   CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt"`;
 
 /** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */
@@ -85,69 +114,7 @@ const STATUS_OF_SQL = `SELECT ${JOB_SUMMARY}, ${RESULTS_JSON} AS "resultsJson"
          FROM jobs j LEFT JOIN lanes l ON l.user_id = j.user_id
         WHERE j.id = $1 AND j.user_id = $2`;
 
-const LANE_JOB = `id, status, message, total, sent, failed, skipped, unlinked_since AS "unlinkedSince", paused_reason AS "pausedReason",
-  resumes_at AS "resumesAt", started_at AS "startedAt"`;
-const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
-/** Statuses in which a job still holds work for its lane. */
-const OPEN = `('queued', 'scheduled', 'running', 'paused')`;
-/**
- * Jobs the lane may send for now: not paused by the user, and scheduled ones once their time is
- * within `leadSecsSql` (the step that prepares a send runs that long before its slot).
- */
-const workableSql = (leadSecsSql: string) =>
-  `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now() + make_interval(secs => ${leadSecsSql})))`;
-
-/**
- * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
- * order; a job the user paused steps aside, a scheduled one waits for its time. `userIdSql` is the
- * user's id as the enclosing statement has it (a parameter, or a column for a LATERAL join). NO KEY:
- * the rows that reference the job (log lines, receipts) are written meanwhile without waiting for the step.
- *
- * A scheduled job is taken up to `leadSecsSql` before its start, like any send prepared ahead of its
- * slot; its `slotFloor` (the start) says when its first message may leave, which the lane's slot must
- * not precede.
- */
-export function nextWorkableJobSql(userIdSql: string, leadSecsSql: string): string {
-  return `SELECT ${LANE_JOB}, CASE WHEN status = 'scheduled' THEN start_at END AS "slotFloor"
-            FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${workableSql(leadSecsSql)} ORDER BY transactional DESC, created_at, id LIMIT 1 FOR NO KEY UPDATE`;
-}
-
-/** The columns of `nextWorkableJobSql` read from its alias in an enclosing statement; read them with `laneJobOf`. */
-export function laneJobColumnsSql(alias: string): string {
-  return LANE_JOB_KEYS.map((k) => `${alias}."${k}" AS "job_${k}"`).join(', ');
-}
-
-/** The job `laneJobColumnsSql` read; undefined when there was none. */
-export function laneJobOf(found: Record<string, unknown>): LaneJob | undefined {
-  if (found.job_id == null) return undefined;
-  return Object.fromEntries(LANE_JOB_KEYS.map((k) => [k, found[`job_${k}`]])) as unknown as LaneJob;
-}
-
-/** The job's count of one more outcome, up to its FROM or WHERE; a send also clears the unlinked mark. */
-function countOutcomeSql(column: 'sent' | 'failed'): string {
-  const relinked =
-    column === 'sent'
-      ? `unlinked_since = NULL,
-              paused_reason = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
-              resumes_at = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,`
-      : '';
-  return `UPDATE jobs SET ${column} = ${column} + 1, ${relinked}
-              status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
-              finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END`;
-}
-
-/**
- * A batch of sends recorded, as two CTEs: `done` (the recipients) and `counted` (their jobs as counted), for every row of `req`, a CTE of the
- * sends (columns `p_job_id`, `p_seq`, `p_at`, `p_paced` and the row's index `p_i`); `counted`
- * returns `p_i` with the job's `LANE_JOB` columns, for the sends whose recipient was still in flight.
- * A batch holds one send per job (a lane steps one at a time), so each job counts one.
- */
-export function recordSentCtes(req: string): string {
-  return `done AS (
-      UPDATE job_recipients t SET state = 'sent', in_flight = false, done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
-       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id),
-    counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
-}
+const LANE_JOB = selectList(JOB_COLUMNS, LANE_JOB_KEYS);
 
 /** Every statement on `jobs.jobs`. */
 @Injectable()
@@ -185,39 +152,6 @@ export class JobsRepository {
     return row<LaneJob>(em, `SELECT ${LANE_JOB} FROM jobs WHERE id = $1`, [jobId]);
   }
 
-  /**
-   * What a lane whose step found no workable job should do, read in a statement of its own (so with a
-   * fresh snapshot, while the caller still holds the lane's lock): `workable` when a workable job is
-   * there after all, and when the user's next scheduled job is due, if any.
-   *
-   * The step's lock statement can miss a job: when a start held the lane's lock, the step waited for
-   * it, and under READ COMMITTED Postgres then re-reads only the lane row, not the job the start
-   * committed with it. Deciding "no more work" on that would leave the job queued with the lane at rest.
-   */
-  async afterNoJob(em: EntityManager, userId: string, leadMs: number): Promise<{ workable: boolean; nextStart: Date | undefined }> {
-    const found = await row<{ workable: boolean; at: Date | null }>(
-      em,
-      `SELECT EXISTS (SELECT 1 FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${workableSql('$2')}) AS workable,
-              (SELECT min(start_at) FROM jobs WHERE user_id = $1 AND status = 'scheduled') AS at`,
-      [userId, leadMs / 1000],
-    );
-    return { workable: found?.workable ?? false, nextStart: found?.at ?? undefined };
-  }
-
-  /** Sending (again), for a batch of lane steps: started now unless it had started before; any pause is over. */
-  async markRunningMany(em: EntityManager, jobIds: string[]): Promise<void[]> {
-    await rows(
-      em,
-      // A scheduled job taken ahead of its start has started at its start, when its first message leaves.
-      `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, CASE WHEN status = 'scheduled' THEN greatest(now(), start_at) ELSE now() END),
-              paused_reason = NULL, resumes_at = NULL
-        WHERE id IN (SELECT unnest($1::uuid[]))`,
-      [jobIds],
-      STEP_PREPARED,
-    );
-    return jobIds.map(() => undefined);
-  }
-
   /** Waits: for the user (`user`, no end) or for its policy until `resumesAt`. */
   async pause(em: EntityManager, jobId: string, reason: PausedReason, resumesAt: Date | null): Promise<void> {
     await this.update(em, jobId, { status: 'paused', pausedReason: reason, resumesAt });
@@ -242,24 +176,6 @@ export class JobsRepository {
 
   async fail(em: EntityManager, jobId: string, reason: string): Promise<void> {
     await this.update(em, jobId, { status: 'failed', error: reason, finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
-  }
-
-  /**
-   * Records a recipient's failure and counts it in its job, in one statement: the recipient (still
-   * in flight: a worker that lost its lane records nothing) becomes failed, and the job is counted: it
-   * completes with its last recipient, skipped ones counted (sent + failed + skipped reaches total; a
-   * cancelled job stays cancelled). Returns the job as counted, or undefined when the recipient was
-   * not in flight (nothing changed). Sends are recorded by `LaneRepository.recordSentMany`.
-   */
-  recordFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<LaneJob | undefined> {
-    return row<LaneJob>(
-      em,
-      `WITH done AS (UPDATE job_recipients r SET state = 'failed', in_flight = false, attempts = attempts + 1, error = $3, done_at = now()
-                      WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1),
-            counted AS (${countOutcomeSql('failed')} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})
-       SELECT * FROM counted`,
-      [jobId, seq, error],
-    );
   }
 
   /**

@@ -18,6 +18,7 @@ import { JobIdSchemeRepository } from '../../store/job-id-scheme.repository.js';
 import { JobLogsRepository } from '../../events/job-logs.repository.js';
 import { JobsRepository } from '../../store/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../../queue/lane-queue.js';
+import { LaneStepRepository } from '../../queue/lane-step.repository.js';
 import { OptOutsRepository } from '../opt-outs.repository.js';
 import { OptOutsService } from '../opt-outs.service.js';
 
@@ -35,6 +36,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
   let app: InProcess;
   let ds: DataSource;
   let repo: OptOutsRepository;
+  let steps: LaneStepRepository;
   let service: OptOutsService;
   let userId: string;
   const DAYS = 30;
@@ -56,6 +58,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     ]);
     ds = app.db;
     repo = app.get(OptOutsRepository);
+    steps = app.get(LaneStepRepository);
     service = app.get(OptOutsService);
   }, 60_000);
 
@@ -202,18 +205,18 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
   it('suppression: opted out beats not on WhatsApp; the not-on-WhatsApp memory lasts the window, and an inbound message clears it', async () => {
     const em = ds.manager;
     await repo.add(em, userId, ['91111111'], 'manual');
-    await repo.rememberNotOnWhatsApp(em, userId, '91111111');
-    await repo.rememberNotOnWhatsApp(em, userId, '92222222');
-    await repo.rememberNotOnWhatsApp(em, userId, '93333333');
+    await steps.rememberNotOnWhatsApp(em, userId, '91111111');
+    await steps.rememberNotOnWhatsApp(em, userId, '92222222');
+    await steps.rememberNotOnWhatsApp(em, userId, '93333333');
     await rows(em, `UPDATE not_on_whatsapp SET at = now() - interval '31 days' WHERE user_id = $1 AND phone = '93333333'`, [userId]);
 
-    const found = await repo.suppressedAmong(em, userId, ['91111111', '92222222', '93333333', '94444444'], DAYS);
+    const found = await steps.suppressedAmong(em, userId, ['91111111', '92222222', '93333333', '94444444'], DAYS);
     expect(Object.fromEntries(found)).toEqual({ '91111111': 'opted_out', '92222222': 'not_on_whatsapp' });
     expect(await service.check({ userId, phoneNumbers: ['92222222', '91111111', '94444444'] })).toEqual({ optedOut: ['91111111'], notOnWhatsApp: ['92222222'] });
-    expect((await repo.suppressedAmong(em, `${userId}-other`, ['91111111', '92222222'], DAYS)).size).toBe(0);
+    expect((await steps.suppressedAmong(em, `${userId}-other`, ['91111111', '92222222'], DAYS)).size).toBe(0);
 
     await service.handleInbound(inbound('hello', '92222222'));
-    expect((await repo.suppressedAmong(em, userId, ['92222222'], DAYS)).size).toBe(0);
+    expect((await steps.suppressedAmong(em, userId, ['92222222'], DAYS)).size).toBe(0);
   });
 
   it('lane step: a STOP mid-job moves that pending recipient to the skips; the take passes over it; one in flight is left alone', async () => {
@@ -229,9 +232,9 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     );
     await repo.add(em, userId, ['91000002', '91000004', '91000005'], 'keyword');
 
-    const moved = await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS));
+    const moved = await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
-    expect(await ds.transaction((tx) => repo.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
+    expect(await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
     expect(skippedOf(await app.get(JobsRepository).statusOf(em, userId, jobId, 10))).toEqual([{ phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) }]);
     // Those left in flight by a dead worker may already be out: they are not held back.
     expect(await rows(em, `SELECT phone, state, in_flight FROM job_recipients WHERE job_id = $1 AND phone IN ('91000002', '91000005') ORDER BY phone`, [jobId])).toEqual([
@@ -295,12 +298,12 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       await hold('w-nowa');
       const send = planned(await queue.next('w-nowa', userId));
       await queue.finish('w-nowa', send, { kind: 'permanent', error: 'not on WhatsApp', code: SessionsErrorCode.NotOnWhatsApp });
-      expect(Object.fromEntries(await repo.suppressedAmong(ds.manager, userId, ['91220001'], DAYS))).toEqual({ '91220001': 'not_on_whatsapp' });
+      expect(Object.fromEntries(await steps.suppressedAmong(ds.manager, userId, ['91220001'], DAYS))).toEqual({ '91220001': 'not_on_whatsapp' });
       // Any other permanent refusal says nothing about the number.
       await app.seedJob(userId, ['91220002']);
       const other = planned(await queue.next('w-nowa', userId));
       await queue.finish('w-nowa', other, { kind: 'permanent', error: 'refused', code: 'SOMETHING_ELSE' });
-      expect((await repo.suppressedAmong(ds.manager, userId, ['91220002'], DAYS)).size).toBe(0);
+      expect((await steps.suppressedAmong(ds.manager, userId, ['91220002'], DAYS)).size).toBe(0);
     });
   });
 });

@@ -6,7 +6,7 @@ import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../events/job-logs.repository.js';
 import { JobsRepository } from '../../store/jobs.repository.js';
-import { RecipientsRepository } from '../../store/recipients.repository.js';
+import { LaneStepRepository } from '../lane-step.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
 import { LaneRepository } from '../lane.repository.js';
 
@@ -51,7 +51,7 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
   it('marks the recipient it takes in flight with a HOT update (no index touched); a second take finds it in flight', async () => {
     const userId = user();
     const jobId = await app.seedJob(userId, ['91234567', '61234567']);
-    const recipients = app.get(RecipientsRepository);
+    const recipients = app.get(LaneStepRepository);
     const take = { jobId, message: 'hi', userId, paceMs: 0 };
     // This transaction's own row counts, before they reach pg_stat_user_tables.
     const updates = async (m: EntityManager) =>

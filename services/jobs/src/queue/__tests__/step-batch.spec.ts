@@ -6,7 +6,7 @@ import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobLogsRepository } from '../../events/job-logs.repository.js';
 import { JobsRepository } from '../../store/jobs.repository.js';
 import { LaneQueue, type NextStep, type PlannedSend } from '../lane-queue.js';
-import { LaneRepository, type SentRecord } from '../lane.repository.js';
+import { LaneStepRepository, type SentRecord } from '../lane-step.repository.js';
 
 /**
  * Lane steps of many accounts share one transaction (one commit for many is what lets one replica pace thousands). What must hold: one commit for many,
@@ -207,7 +207,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     const at = new Date();
     const floor = new Date(at.getTime() + 3_600_000);
     const records: SentRecord[] = sends.map((send) => ({ send, at, pacedMs: 3_600_000, slot: { notBeforeMs: 0, floor }, counters: { dayCount: 7, runCount: 3 } }));
-    const recorded = await app.get(Transactions).run((m) => app.get(LaneRepository).recordSentMany(m, 'w-rec', records));
+    const recorded = await app.get(Transactions).run((m) => app.get(LaneStepRepository).recordSentMany(m, 'w-rec', records));
 
     expect(recorded.map((r) => r.job?.sent)).toEqual([1, undefined, 1, 1]);
     expect(recorded.map((r) => r.lane !== undefined)).toEqual([true, true, true, false]);

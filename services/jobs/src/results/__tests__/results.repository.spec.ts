@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { RecipientsRepository } from '../../store/recipients.repository.js';
+import { LaneStepRepository } from '../../queue/lane-step.repository.js';
 import { ResultsRepository } from '../results.repository.js';
 import { toResult } from '../results.service.js';
 
@@ -58,7 +58,7 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
   it('folds receipts once: a repeat or a late delivered after read changes nothing; a reply marks the newest send', async () => {
     const list = phones(3, 51_000_000);
     const jobId = await ip.seedJob('user-b', list);
-    const recipients = ip.get(RecipientsRepository);
+    const recipients = ip.get(LaneStepRepository);
     await tx.run(async (em) => {
       for (const seq of [1, 2, 3]) {
         await recipients.markSending(em, jobId, seq);
@@ -95,7 +95,7 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
   it('folds a batch of receipts in one statement: several of one recipient count once, foreign and unknown ones change nothing', async () => {
     const list = phones(3, 53_000_000);
     const jobId = await ip.seedJob('user-g', list);
-    const recipients = ip.get(RecipientsRepository);
+    const recipients = ip.get(LaneStepRepository);
     await tx.run(async (em) => {
       for (const seq of [1, 2, 3]) {
         await recipients.markSending(em, jobId, seq);
@@ -132,7 +132,7 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
   it('two folds of one recipient at once (two replicas) count it delivered once and read once', async () => {
     const list = phones(2, 52_000_000);
     const jobId = await ip.seedJob('user-f', list);
-    const recipients = ip.get(RecipientsRepository);
+    const recipients = ip.get(LaneStepRepository);
     await tx.run(async (em) => {
       for (const seq of [1, 2]) {
         await recipients.markSending(em, jobId, seq);

@@ -1,0 +1,508 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { SendingPolicy, SkipReason } from '@bns/contracts';
+import { inInputOrder, row, rows } from '@bns/service-kit';
+import { POLICY_COLUMNS, POLICY_KEYS } from '../policy/policy.repository.js';
+import { fieldsOf, selectList } from '../store/columns.js';
+import type { JobRecipientEntity } from '../store/job-recipient.entity.js';
+import { JOB_COLUMNS, LANE_JOB_KEYS, OPEN_JOB_STATUSES, type LaneJob } from '../store/jobs.repository.js';
+import { LANE_COLUMNS, LANE_COUNTER_KEYS, type LaneCounters } from './lane.repository.js';
+import type { LaneEntity } from './lane.entity.js';
+import { STEP_PREPARED } from './step-planning.js';
+
+/**
+ * The lane step's statements, and the SQL they share, in one place. A step works on several tables at
+ * once (the lane, its account's policy, the job, its recipients, the opt-out list and the
+ * not-on-WhatsApp memory), each in one statement so a step costs few round trips; the pieces those
+ * statements have in common (what a workable job is, what "in flight" means, which recipients the
+ * account may send to, how a lane is booked and rescheduled) are private to this file. Everyone else
+ * calls these methods; nobody splices their SQL.
+ */
+
+// ---- what a step reads of the lane, the policy and the job
+
+/** The lane as its step sees it, locked: holder, time to its slot, and the policy's counters. */
+export type LockedLane = Pick<LaneEntity, 'holder'> &
+  LaneCounters & {
+    waitMs: number;
+    /** The account's stored sending policy, read with the lock; undefined when it never set one. */
+    policy: SendingPolicy | undefined;
+  };
+
+const secs = (ms: number) => ms / 1000;
+const OPEN = `(${OPEN_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+const LANE_JOB = selectList(JOB_COLUMNS, LANE_JOB_KEYS);
+/** The job the lock statement read (`nextWorkableJobSql` as `j`), its columns prefixed `job_`. */
+const LANE_JOB_OF_J = LANE_JOB_KEYS.map((k) => `j."${k}" AS "job_${k}"`).join(', ');
+
+/**
+ * Jobs the lane may send for now: not paused by the user, and scheduled ones once their time is
+ * within `leadSecsSql` (the step that prepares a send runs that long before its slot).
+ */
+const workableSql = (leadSecsSql: string) =>
+  `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now() + make_interval(secs => ${leadSecsSql})))`;
+
+/**
+ * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in
+ * order; a job the user paused steps aside, a scheduled one waits for its time. `userIdSql` is the
+ * user's id as the enclosing statement has it (a column of a LATERAL join). NO KEY: the rows that
+ * reference the job (log lines, receipts) are written meanwhile without waiting for the step.
+ *
+ * A scheduled job is taken up to `leadSecsSql` before its start, like any send prepared ahead of its
+ * slot; its `slotFloor` (the start) says when its first message may leave, which the lane's slot must
+ * not precede.
+ */
+const nextWorkableJobSql = (userIdSql: string, leadSecsSql: string) =>
+  `SELECT ${LANE_JOB}, CASE WHEN status = 'scheduled' THEN start_at END AS "slotFloor"
+            FROM jobs WHERE user_id = ${userIdSql} AND status IN ${OPEN} AND ${workableSql(leadSecsSql)} ORDER BY transactional DESC, created_at, id LIMIT 1 FOR NO KEY UPDATE`;
+
+// ---- recipients
+
+/**
+ * A recipient taken for sending whose outcome is not recorded yet ("sending"), as SQL on the row `r`.
+ * It is the `in_flight` flag, not a `state`: `state` is in the table's indexes, so a change of it is
+ * never a HOT update, and the take's mark cost a new row version in every index. A row a replica of an
+ * earlier version marked (`state = 'sending'`) counts as in flight too, so a rolling upgrade takes over
+ * its sends as they are.
+ */
+const inFlightSql = (r: string) => `(${r}.in_flight OR ${r}.state = 'sending')`;
+
+/** Waiting to be sent and not in flight (what a mid-job opt-out may still move to the skips), as SQL on the row `r`. */
+const waitingSql = (r: string) => `(${r}.state = 'pending' AND NOT ${r}.in_flight)`;
+
+/**
+ * A recipient phone is suppressed for an account when it is on the opt-out list, or WhatsApp said it
+ * does not know it within the memory window. `user`, `phone` and `days` are SQL expressions (columns
+ * qualified with their table, or `$n` parameters) of the statement this is put into.
+ */
+const suppressionReasonSql = (user: string, phone: string, days: string) =>
+  `CASE WHEN EXISTS (SELECT 1 FROM opt_outs o WHERE o.user_id = ${user} AND o.phone = ${phone}) THEN 'opted_out'
+               WHEN EXISTS (SELECT 1 FROM not_on_whatsapp n WHERE n.user_id = ${user} AND n.phone = ${phone}
+                              AND n.at > now() - make_interval(days => ${days})) THEN 'not_on_whatsapp' END`;
+
+/**
+ * "This recipient may be taken for sending": `recipientPhone` is the recipient's phone column, qualified
+ * with its table (a bare `phone` would name the opt-out's own column inside the subquery), `user` and
+ * `days` the statement's parameters, `inFlight` the recipient's in-flight condition. Only waiting
+ * recipients are held back: one left in flight by a dead worker may already be out, and its idempotency
+ * key settles it.
+ */
+const sendableSql = (recipientPhone: string, inFlight: string, user: string, days: string) =>
+  `(${inFlight} OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
+
+/** The next recipient to send to, with the text it receives. */
+export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & {
+  text: string;
+  /** Pending recipients before it were passed over: the account must not send to them (opted out, not on WhatsApp). */
+  passedOver: boolean;
+};
+
+/** One take of `takeFirstOpenMany`: the job, its message (for recipients without a text of their own), its user and the pace to book. */
+export interface RecipientTake {
+  jobId: string;
+  message: string;
+  userId: string;
+  paceMs: number;
+}
+
+// ---- outcomes
+
+/** The job's count of one more outcome, up to its FROM or WHERE; a send also clears the unlinked mark. */
+function countOutcomeSql(column: 'sent' | 'failed'): string {
+  const relinked =
+    column === 'sent'
+      ? `unlinked_since = NULL,
+              paused_reason = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE paused_reason END,
+              resumes_at = CASE WHEN paused_reason = 'unlinked' THEN NULL ELSE resumes_at END,`
+      : '';
+  return `UPDATE jobs SET ${column} = ${column} + 1, ${relinked}
+              status = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN 'completed' ELSE status END,
+              finished_at = CASE WHEN status IN ('running', 'paused') AND sent + failed + skipped + 1 >= total THEN now() ELSE finished_at END`;
+}
+
+/**
+ * A batch of sends recorded, as two CTEs: `done` (the recipients) and `counted` (their jobs as counted), for every row of `req`, a CTE of the
+ * sends (columns `p_job_id`, `p_seq`, `p_at`, `p_paced` and the row's index `p_i`); `counted`
+ * returns `p_i` with the job's lane-job columns, for the sends whose recipient was still in flight.
+ * A batch holds one send per job (a lane steps one at a time), so each job counts one.
+ */
+function recordSentCtes(req: string): string {
+  return `done AS (
+      UPDATE job_recipients t SET state = 'sent', in_flight = false, done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
+       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id),
+    counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
+}
+
+// ---- the lane's slot
+
+/** Where a send's outcome puts the lane's next slot (see `LaneStepRepository.reschedule`). */
+export interface LaneSlot {
+  notBeforeMs: number;
+  exactly?: Date;
+  floor?: Date;
+}
+export interface Rescheduled {
+  nextSendAt: Date;
+  waitMs: number;
+}
+
+/** What `rescheduleSql` reads: each a parameter (`$n`) or a column of a batch's request rows. */
+interface RescheduleValues {
+  userId: string;
+  workerId: string;
+  notBeforeSecs: string;
+  exactly: string;
+  floor: string;
+  setDay: string;
+  dayKey: string;
+  dayCount: string;
+  runCount: string;
+  warmUpFrom: string;
+  engineFailures: string;
+}
+const RESCHEDULE_KEYS = ['userId', 'workerId', 'notBeforeSecs', 'exactly', 'floor', 'setDay', 'dayKey', 'dayCount', 'runCount', 'warmUpFrom', 'engineFailures'] as const;
+
+/** `rescheduleParams` as $first, $first+1, …. */
+const rescheduleAt = (first: number): RescheduleValues =>
+  Object.fromEntries(RESCHEDULE_KEYS.map((k, i) => [k, `$${first + i}`])) as unknown as RescheduleValues;
+
+/**
+ * `reschedule`'s UPDATE: the slot's `exactly`/`floor` and the counters apply only where `appliedSql`
+ * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns.
+ */
+function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', returningSql = ''): string {
+  const when = (value: string, type = '') => (appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`);
+  return `UPDATE lanes SET updated_at = now(),
+            (next_send_at, paced_at) = (
+              SELECT slot, slot FROM (
+                SELECT CASE WHEN ${when(v.exactly, '::timestamptz')} IS NOT NULL THEN least(next_send_at, greatest(now(), ${v.exactly}::timestamptz))
+                            ELSE greatest(next_send_at, now() + make_interval(secs => ${v.notBeforeSecs}), coalesce(${when(v.floor, '::timestamptz')}, '-infinity')) END AS slot) s),
+            day_key = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.dayKey} ELSE day_key END,
+            day_count = coalesce(${when(v.dayCount, '::integer')}, day_count),
+            run_count = coalesce(${when(v.runCount, '::integer')}, run_count),
+            warm_up_from = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.warmUpFrom} ELSE warm_up_from END,
+            engine_failures = coalesce(${when(v.engineFailures, '::integer')}, engine_failures)
+       ${fromSql}
+      WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId}
+    RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
+}
+
+function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): unknown[] {
+  const c = counters ?? {};
+  return [
+    userId,
+    workerId,
+    secs(slot.notBeforeMs),
+    slot.exactly ?? null,
+    slot.floor ?? null,
+    c.dayKey !== undefined,
+    c.dayKey ?? null,
+    c.dayCount ?? null,
+    c.runCount ?? null,
+    c.warmUpFrom ?? null,
+    c.engineFailures ?? null,
+  ];
+}
+
+/**
+ * `recordSentMany`'s request rows, each with whether its outcome applied (`counted` has its row): one
+ * hash join, so the lanes' update reads each row's flag, instead of every flag looking through
+ * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH).
+ */
+const APPLIED_REQUESTS_SQL = 'FROM (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i) a';
+
+/** A sent message to record and its lane to reschedule, one of a batch (`LaneStepRepository.recordSentMany`). */
+export interface SentRecord {
+  send: { jobId: string; seq: number; userId: string };
+  at: Date;
+  pacedMs: number;
+  slot: LaneSlot;
+  counters: Partial<LaneCounters>;
+}
+
+/**
+ * Books the lane of each row of `fromSql` (its user in `userIdSql`) for its next slot `paceSecsSql`
+ * seconds after this one (taken ahead of it, or now when it is past), as an UPDATE the take runs in a
+ * CTE (it books in the same round trip).
+ */
+const bookLanesSql = (fromSql: string, userIdSql: string, paceSecsSql: string) =>
+  `UPDATE lanes SET updated_at = now(),
+            (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => ${paceSecsSql}) AS slot) s)
+      FROM ${fromSql}
+      WHERE lanes.user_id = ${userIdSql}`;
+
+/**
+ * Every statement of a lane step: the lock of the lane with its policy and job, the take of the next
+ * recipient, the records of outcomes with the lane's next slot, and the opt-outs the step applies.
+ * Times are the database's clock, so replicas with skewed clocks still pace one account alike. Outcome
+ * updates apply only to a recipient still in flight, so a worker that lost its lane cannot record over
+ * the one that took it; each says whether it applied.
+ */
+@Injectable()
+export class LaneStepRepository {
+  // ---- the lock
+
+  /**
+   * Locks the lanes of `userIds` for the caller's transaction (one round trip for a batch of steps):
+   * for each, who holds it, how long until its next slot (negative when past), its counters, the
+   * account's stored policy, and the user's next workable job, locked too (lane first, then job, as
+   * every step does). Answers in the order of `userIds`; undefined for a user with no lane.
+   */
+  async lockMany(em: EntityManager, userIds: string[], leadMs: number): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
+    // The slot is the lane's, or the start of a scheduled job taken ahead of it when that is later.
+    const found = await rows<LockedLane & Record<string, unknown> & { i: string }>(
+      em,
+      `SELECT r.i, l.holder, (extract(epoch FROM greatest(l.next_send_at, j."slotFloor") - clock_timestamp()) * 1000)::float8 AS "waitMs",
+              ${selectList(LANE_COLUMNS, LANE_COUNTER_KEYS, 'l')},
+              p.user_id IS NOT NULL AS "policy_stored", ${selectList(POLICY_COLUMNS, POLICY_KEYS, 'p', 'policy_')}, ${LANE_JOB_OF_J}
+         FROM unnest($1::text[]) WITH ORDINALITY AS r(user_id, i)
+         CROSS JOIN LATERAL (SELECT * FROM lanes WHERE lanes.user_id = r.user_id FOR NO KEY UPDATE) l
+         LEFT JOIN policies p ON p.user_id = l.user_id
+         LEFT JOIN LATERAL (${nextWorkableJobSql('l.user_id', '$2')}) j ON true`,
+      [userIds, secs(leadMs)],
+      STEP_PREPARED,
+    );
+    return inInputOrder(found, userIds.length).map((f) => {
+      if (!f) return undefined;
+      const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = f;
+      const policy = f.policy_stored === true ? (Object.fromEntries(POLICY_KEYS.map((k) => [k, f[`policy_${k}`]])) as unknown as SendingPolicy) : undefined;
+      return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy, job: fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_') };
+    });
+  }
+
+  /**
+   * What a lane whose step found no workable job should do, read in a statement of its own (so with a
+   * fresh snapshot, while the caller still holds the lane's lock): `workable` when a workable job is
+   * there after all, and when the user's next scheduled job is due, if any.
+   *
+   * The step's lock statement can miss a job: when a start held the lane's lock, the step waited for
+   * it, and under READ COMMITTED Postgres then re-reads only the lane row, not the job the start
+   * committed with it. Deciding "no more work" on that would leave the job queued with the lane at rest.
+   */
+  async afterNoJob(em: EntityManager, userId: string, leadMs: number): Promise<{ workable: boolean; nextStart: Date | undefined }> {
+    const found = await row<{ workable: boolean; at: Date | null }>(
+      em,
+      `SELECT EXISTS (SELECT 1 FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${workableSql('$2')}) AS workable,
+              (SELECT min(start_at) FROM jobs WHERE user_id = $1 AND status = 'scheduled') AS at`,
+      [userId, leadMs / 1000],
+    );
+    return { workable: found?.workable ?? false, nextStart: found?.at ?? undefined };
+  }
+
+  /** Sending (again), for a batch of lane steps: started now unless it had started before; any pause is over. */
+  async markRunningMany(em: EntityManager, jobIds: string[]): Promise<void[]> {
+    await rows(
+      em,
+      // A scheduled job taken ahead of its start has started at its start, when its first message leaves.
+      `UPDATE jobs SET status = 'running', started_at = coalesce(started_at, CASE WHEN status = 'scheduled' THEN greatest(now(), start_at) ELSE now() END),
+              paused_reason = NULL, resumes_at = NULL
+        WHERE id IN (SELECT unnest($1::uuid[]))`,
+      [jobIds],
+      STEP_PREPARED,
+    );
+    return jobIds.map(() => undefined);
+  }
+
+  // ---- the take
+
+  /**
+   * For each take of a batch of lane steps, in one statement: the job's first recipient not done yet,
+   * in list order, marked `sending`, and the user's lane booked for its next slot `paceMs` after this
+   * one. Its `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out
+   * again with the same key). A pending recipient the account must not send to (opted out, or not on
+   * WhatsApp within `notOnWhatsAppDays`) is passed over, so one who opted out a moment ago is never
+   * taken; `passedOver` says some were, so the caller moves them to the job's skips. Answers in the
+   * order of `takes`; undefined where the job has nobody left to send to (the lane is not booked).
+   */
+  async takeFirstOpenMany(em: EntityManager, takes: RecipientTake[], notOnWhatsAppDays: number): Promise<Array<OpenRecipient | undefined>> {
+    const found = await rows<OpenRecipient & { i: string }>(
+      em,
+      `WITH req AS (
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::float8[]) WITH ORDINALITY AS r(p_job_id, p_message, p_user_id, p_pace, p_i)
+       ), pick AS (
+         SELECT req.*, x.seq, x.state FROM req
+          CROSS JOIN LATERAL (
+            SELECT seq, CASE WHEN ${inFlightSql('job_recipients')} THEN 'sending' ELSE state END AS state FROM job_recipients
+             WHERE job_id = req.p_job_id AND state IN ('pending', 'sending')
+               AND ${sendableSql('job_recipients.phone', inFlightSql('job_recipients'), 'req.p_user_id', '$5')}
+             ORDER BY seq LIMIT 1) x
+       ), taken AS (
+         UPDATE job_recipients t SET state = 'pending', in_flight = true, next_attempt_at = NULL FROM pick
+          WHERE t.job_id = pick.p_job_id AND t.seq = pick.seq
+          RETURNING pick.p_i AS i, pick.p_user_id, pick.p_pace, t.seq, t.phone, coalesce(t.text, pick.p_message) AS text, t.attempts, pick.state,
+                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o')} AND o.seq < pick.seq) AS "passedOver"
+       ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
+       SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
+      [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
+      STEP_PREPARED,
+    );
+    return inInputOrder(found, takes.length).map((f) => {
+      if (!f) return undefined;
+      const { i: _i, ...recipient } = f;
+      return recipient;
+    });
+  }
+
+  /** Marks a recipient in flight outside a take (the take marks its own). */
+  async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
+    await rows(em, `UPDATE job_recipients SET state = 'pending', in_flight = true, next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
+  }
+
+  // ---- opt-outs the step applies
+
+  /**
+   * Which of `phones` an account must not send to, and why (opted out wins over not on WhatsApp): the
+   * rule the take applies, asked of a whole list at once (a job's start, the review step's check).
+   */
+  async suppressedAmong(em: EntityManager, userId: string, phones: readonly string[], notOnWhatsAppDays: number): Promise<Map<string, SkipReason>> {
+    if (phones.length === 0) return new Map();
+    const found = await rows<{ phone: string; reason: SkipReason }>(
+      em,
+      `SELECT s.phone, s.reason FROM (
+         SELECT p.phone, ${suppressionReasonSql('$1', 'p.phone', '$3')} AS reason FROM unnest($2::text[]) AS p(phone)
+       ) s WHERE s.reason IS NOT NULL`,
+      [userId, phones, notOnWhatsAppDays],
+    );
+    return new Map(found.map((r) => [r.phone, r.reason]));
+  }
+
+  /**
+   * Moves the job's pending recipients that became suppressed (a STOP while the job runs) out of the
+   * queue into its skips. Runs in the lane step's transaction, before it takes the next recipient; the
+   * caller adds them to the job's `skipped` count. Only entries made since the job was created are
+   * looked at (older ones were skipped at its start), so a step costs the few opt-outs of the last
+   * minutes, not a scan of the job's recipients.
+   */
+  async skipSuppressedRecipients(em: EntityManager, userId: string, jobId: string, notOnWhatsAppDays: number): Promise<{ phone: string; reason: SkipReason }[]> {
+    return rows<{ phone: string; reason: SkipReason }>(
+      em,
+      `WITH since AS (
+         -- A margin for an opt-out whose transaction began before the job's start and committed after it.
+         SELECT created_at - interval '5 minutes' AS t FROM jobs WHERE id = $1
+       ), suppressed AS (
+         SELECT o.phone, 'opted_out' AS reason FROM opt_outs o, since
+          WHERE o.user_id = $2 AND o.at >= since.t
+         UNION ALL
+         SELECT n.phone, 'not_on_whatsapp' FROM not_on_whatsapp n, since
+          WHERE n.user_id = $2 AND n.at >= since.t AND n.at > now() - make_interval(days => $3)
+       ), moved AS (
+         DELETE FROM job_recipients r
+          USING (SELECT DISTINCT ON (phone) phone, reason FROM suppressed ORDER BY phone, reason DESC) s
+          WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
+         RETURNING r.seq, r.phone, s.reason
+       )
+       INSERT INTO job_skips (job_id, phone, reason)
+       SELECT $1, m.phone, m.reason FROM moved m ORDER BY m.seq
+       ON CONFLICT (job_id, phone) DO NOTHING
+       RETURNING phone, reason`,
+      [jobId, userId, notOnWhatsAppDays],
+    );
+  }
+
+  /** WhatsApp said it does not know this number: remember it (again) from now, so later jobs skip it. */
+  async rememberNotOnWhatsApp(em: EntityManager, userId: string, phone: string): Promise<void> {
+    await rows(
+      em,
+      `INSERT INTO not_on_whatsapp (user_id, phone) VALUES ($1, $2) ON CONFLICT (user_id, phone) DO UPDATE SET at = now()`,
+      [userId, phone],
+    );
+  }
+
+  // ---- outcomes
+
+  /**
+   * Messages sent, recorded and their lanes rescheduled, for a batch of steps in one statement: each
+   * record's `slot` and `counters` apply only when its outcome did (the recipient was still `sending`);
+   * otherwise its lane is rescheduled as after nothing. Answers in the order of `records`: `job` is the
+   * job as counted (undefined when the outcome did not apply), `lane` undefined when `workerId` no
+   * longer holds it.
+   */
+  async recordSentMany(em: EntityManager, workerId: string, records: SentRecord[]): Promise<Array<{ job: LaneJob | undefined; lane: Rescheduled | undefined }>> {
+    // Per record, the reschedule's values as columns of `a`, the request rows with whether their outcome
+    // applied (the worker is one parameter for all).
+    const perRecord = RESCHEDULE_KEYS.filter((k) => k !== 'workerId');
+    const params = records.map((r) => rescheduleParams(r.send.userId, workerId, r.slot, r.counters));
+    const values = { ...Object.fromEntries(perRecord.map((k) => [k, `a."p_${k}"`])), workerId: '$1' } as RescheduleValues;
+    const types = { userId: 'text', notBeforeSecs: 'float8', exactly: 'timestamptz', floor: 'timestamptz', setDay: 'boolean', dayKey: 'text', dayCount: 'integer', runCount: 'integer', warmUpFrom: 'text', engineFailures: 'integer' };
+    const found = await rows<Record<string, unknown> & { i: string }>(
+      em,
+      `WITH req AS (
+         SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
+                WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
+       ), ${recordSentCtes('req')},
+       lane AS (${rescheduleSql(values, 'a.applied', APPLIED_REQUESTS_SQL, 'a.p_i, ')})
+       SELECT req.p_i AS i, ${LANE_JOB_KEYS.map((k) => `counted."${k}" AS "job_${k}"`).join(', ')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
+         FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN lane ON lane.p_i = req.p_i`,
+      [
+        workerId,
+        records.map((r) => r.send.jobId),
+        records.map((r) => r.send.seq),
+        records.map((r) => r.at),
+        records.map((r) => r.pacedMs),
+        ...perRecord.map((k) => params.map((p) => p[RESCHEDULE_KEYS.indexOf(k)])),
+      ],
+      STEP_PREPARED,
+    );
+    return inInputOrder(found, records.length).map((f) => {
+      const lane = f?.lane_nextSendAt ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number } : undefined;
+      return { job: f ? fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_') : undefined, lane };
+    });
+  }
+
+  /** One sent message recorded outside a step (`recordSentMany` records the step's); false when it was not in flight. `pacedMs`: the gap planned after it. */
+  async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
+    const done = await rows(
+      em,
+      `UPDATE job_recipients r SET state = 'sent', in_flight = false, done_at = $3, error = NULL, paced_ms = $4
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
+      [jobId, seq, at, pacedMs],
+    );
+    return done.length > 0;
+  }
+
+  /**
+   * Records a recipient's failure and counts it in its job, in one statement: the recipient (still
+   * in flight: a worker that lost its lane records nothing) becomes failed, and the job is counted: it
+   * completes with its last recipient, skipped ones counted (sent + failed + skipped reaches total; a
+   * cancelled job stays cancelled). Returns the job as counted, or undefined when the recipient was
+   * not in flight (nothing changed).
+   */
+  recordFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<LaneJob | undefined> {
+    return row<LaneJob>(
+      em,
+      `WITH done AS (UPDATE job_recipients r SET state = 'failed', in_flight = false, attempts = attempts + 1, error = $3, done_at = now()
+                      WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1),
+            counted AS (${countOutcomeSql('failed')} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})
+       SELECT * FROM counted`,
+      [jobId, seq, error],
+    );
+  }
+
+  /** A temporary failure: back to pending with one more attempt, not before `afterMs`. */
+  async retryLater(em: EntityManager, jobId: string, seq: number, error: string, afterMs: number): Promise<boolean> {
+    const back = await rows(
+      em,
+      `UPDATE job_recipients r SET state = 'pending', in_flight = false, attempts = attempts + 1, error = $3,
+              next_attempt_at = now() + make_interval(secs => $4)
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
+      [jobId, seq, error, afterMs / 1000],
+    );
+    return back.length > 0;
+  }
+
+  /** Back to pending without using an attempt (the account, not the number, was the problem). */
+  async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
+    await rows(em, `UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')}`, [jobId, seq]);
+  }
+
+  /**
+   * After a send's outcome, the lane's next slot: with `exactly`, that time (a duplicate: nothing left
+   * now, so only the gap to the earlier send counts; never in the past, never later than booked);
+   * otherwise the latest of what was booked, now + `notBeforeMs` (retries and pauses) and `floor` (the
+   * real send time plus the pace); the paced slot too, so a later sleep does not lose it. Undefined
+   * when `workerId` no longer holds the lane.
+   */
+  reschedule(em: EntityManager, userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): Promise<Rescheduled | undefined> {
+    return row(em, rescheduleSql(rescheduleAt(1), 'true'), rescheduleParams(userId, workerId, slot, counters));
+  }
+}
