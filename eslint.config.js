@@ -45,6 +45,23 @@ export default tseslint.config(
     },
   },
   {
+    // common/ is below every service's folder of the contracts: the cross-service maps (RequestMap,
+    // EventMap, the socket surface) live in registry/, so the jobs contracts can import common/ freely.
+    files: ['libs/contracts/src/common/**/*.ts'],
+    ignores: ['**/__tests__/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: SERVICES.map((s) => `@bns/${s}`), message: 'Libraries never depend on services.' },
+            { group: ['../jobs/*', '../registry/*'], message: 'common/ never imports the jobs contracts or the registry (jobs imports common/): move what it needs down into common/, or its user up.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['web/**/*.ts', 'web/**/*.tsx'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {

@@ -5,3 +5,4 @@ export * from './templates/index.js';
 export * from './dashboard/index.js';
 export * from './integrations/index.js';
 export * from './web/index.js';
+export * from './registry/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { estimateMinutes, LIMITS, pollIntervalMs, reviewEstimateMinutes } from '../common/limits.js';
 import { invalidPhoneNumbersMessage } from '../common/messages.js';
-import { subjectOf } from '../common/rpc.js';
+import { subjectOf } from '../registry/rpc.js';
 
 describe('estimates (SPEC §9)', () => {
   it('uses ceil(4(n-1)/60) with the default 4 s delay', () => {

@@ -1,4 +1,3 @@
-import { JOB_STATUSES } from '../jobs/types.js';
 import { SESSION_STATES } from '../sessions/types.js';
 import { z } from './schema.js';
 
@@ -57,51 +56,9 @@ export const MessageReceivedEventSchema = EventEnvelopeSchema.extend({
 });
 export type MessageReceivedEvent = z.output<typeof MessageReceivedEventSchema>;
 
-export const JobProgressEventSchema = EventEnvelopeSchema.extend({
-  jobId: z.string(),
-  status: z.enum(JOB_STATUSES),
-  progress: z.object({ total: z.int(), sent: z.int(), failed: z.int(), skipped: z.int().optional() }),
-  nextSendAt: z.string().nullable().optional(),
-});
-export type JobProgressEvent = z.output<typeof JobProgressEventSchema>;
-
+/** Kinds of a job log line (its event is jobs' `events.job.log`). */
 export const JOB_LOG_TYPES = ['info', 'success', 'warning', 'error'] as const;
 export type JobLogType = (typeof JOB_LOG_TYPES)[number];
-export const JobLogEventSchema = EventEnvelopeSchema.extend({
-  jobId: z.string(),
-  type: z.enum(JOB_LOG_TYPES),
-  message: z.string(),
-  timestamp: z.string(),
-});
-export type JobLogEvent = z.output<typeof JobLogEventSchema>;
-
-/** Each event subject's payload schema: a consumer checks what it receives with the same schema. */
-export const EVENT_SCHEMAS = {
-  'events.session.state': SessionStateEventSchema,
-  'events.message.status': MessageStatusEventSchema,
-  'events.message.received': MessageReceivedEventSchema,
-  'events.job.progress': JobProgressEventSchema,
-  'events.job.log': JobLogEventSchema,
-} as const;
-
-export interface EventMap {
-  'events.session.state': SessionStateEvent;
-  'events.message.status': MessageStatusEvent;
-  'events.message.received': MessageReceivedEvent;
-  'events.job.progress': JobProgressEvent;
-  'events.job.log': JobLogEvent;
-}
-export type EventKey = keyof EventMap;
-export type EventOf<K extends EventKey> = EventMap[K];
-
-export interface EventTransport {
-  publish(subject: EventKey, event: EventEnvelope): Promise<void>;
-}
-
-/** Typed publish: the event's shape is tied to its subject. */
-export function publish<K extends EventKey>(transport: EventTransport, key: K, event: EventOf<K>): Promise<void> {
-  return transport.publish(key, event);
-}
 
 /** Socket.io room of one user: every replica of the gateway joins sockets by the same name. */
 export function userRoom(userId: string): string {

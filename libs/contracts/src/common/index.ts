@@ -6,8 +6,6 @@ export * from './rpc.js';
 export * from './events.js';
 export * from './phone.js';
 export * from './schema.js';
-export * from './socket.js';
 export * from './retry.js';
 export * from './auth.js';
-export * from './requests.js';
 export * from './ids.js';

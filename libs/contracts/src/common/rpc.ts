@@ -1,9 +1,3 @@
-import type { DashboardRequests } from '../dashboard/rpc.js';
-import type { IntegrationsRequests } from '../integrations/rpc.js';
-import type { JobsRequests } from '../jobs/rpc.js';
-import type { OptOutsRequests } from '../jobs/opt-outs.js';
-import type { SessionsRequests } from '../sessions/rpc.js';
-import type { TemplatesRequests } from '../templates/rpc.js';
 import type { PingRequestSchema, z } from './schema.js';
 
 /** Services that answer request/reply over NATS. */
@@ -29,56 +23,13 @@ export interface PingRequests {
   'integrations.ping': { request: PingRequest; reply: PingReply };
 }
 
-/**
- * Every request/reply subject with its payload types. A key is the logical subject; sessions keys are
- * sharded on the wire (`sessions.<shard>.<verb>`, see `subjectOf`).
- */
-export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, OptOutsRequests, TemplatesRequests, DashboardRequests, IntegrationsRequests {}
-export type RequestKey = keyof RequestMap;
-export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
-export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];
-
 const SHARDED_SERVICE = 'sessions.';
 
+/** Sessions keys are sharded on the wire: `sessions.<shard>.<verb>` (registry `subjectOf`). */
 export function isSharded(key: string): boolean {
   return key.startsWith(SHARDED_SERVICE);
 }
 
-/** The NATS subject of a logical request key: `sessions.connect` on shard 2 is `sessions.2.connect`. */
-export function subjectOf(key: RequestKey, shard?: number): string {
-  if (!isSharded(key)) return key;
-  if (shard === undefined || !Number.isInteger(shard) || shard < 0) {
-    throw new RangeError(`${key} is sharded: a shard index is required`);
-  }
-  return `sessions.${shard}.${key.slice(SHARDED_SERVICE.length)}`;
-}
-
-/** Requests one service makes of another for itself (pings, the job id scheme): they name no user. */
-export function isServiceRequest(key: RequestKey): boolean {
-  return key.endsWith('.ping') || key === 'jobs.idScheme' || key === 'integrations.keys.verify';
-}
-
 export function pingKeyOf(service: (typeof SERVICES)[number]): keyof PingRequests {
   return `${service}.ping`;
-}
-
-export interface RpcOptions {
-  timeoutMs?: number;
-  /** Required for sessions keys unless the transport derives it from the payload's userId. */
-  shard?: number;
-}
-
-/** What a NATS client must offer for the typed helper below; service-kit implements it. */
-export interface RpcTransport {
-  request(key: RequestKey, payload: unknown, options?: RpcOptions): Promise<unknown>;
-}
-
-/** Typed request: the payload and the reply are tied to the subject, so they cannot drift apart. */
-export function request<K extends RequestKey>(
-  transport: RpcTransport,
-  key: K,
-  payload: RequestOf<K>,
-  options?: RpcOptions,
-): Promise<ReplyOf<K>> {
-  return transport.request(key, payload, options) as Promise<ReplyOf<K>>;
 }

@@ -9,3 +9,4 @@ export * from './policy.js';
 export * from './schedule.js';
 export * from './results.js';
 export * from './opt-outs.js';
+export * from './events.js';

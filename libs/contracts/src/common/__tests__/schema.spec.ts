@@ -129,7 +129,7 @@ describe('absent keys are absent, not errors', () => {
 describe('NATS payloads have schemas too', () => {
   it('sessions.send carries an explicit optional jobId; events check their shape', async () => {
     const { SessionSendRequestSchema } = await import('../../sessions/schemas.js');
-    const { EVENT_SCHEMAS } = await import('../events.js');
+    const { EVENT_SCHEMAS } = await import('../../registry/events.js');
     const send = { userId: 'u', to: '85291234567', text: 'Hi', idempotencyKey: idempotencyKeyOf('job-1', '91234567'), jobId: 'job-1' };
     expect(SessionSendRequestSchema.parse(send)).toEqual(send);
     expect(SessionSendRequestSchema.safeParse({ ...send, to: '123' }).success).toBe(false);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkRequest } from '../../common/requests.js';
+import { checkRequest } from '../../registry/requests.js';
 import { ifNoneMatchVersions, JOB_STATUS_REVALIDATION, jobStatusEtag } from '../job-status.js';
 
 const A = 'AAAAAAAAAAAAAAAAAAAA-_';

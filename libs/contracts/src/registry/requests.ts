@@ -36,9 +36,10 @@ import {
   TemplateUpdateRequestSchema,
   TemplateUserRequestSchema,
 } from '../templates/schemas.js';
-import { CommonErrorCode } from './errors.js';
-import { isSharded, type RequestKey, type RequestOf } from './rpc.js';
-import { PingRequestSchema, REQUEST_MESSAGES, z } from './schema.js';
+import { CommonErrorCode } from '../common/errors.js';
+import { isSharded } from '../common/rpc.js';
+import { PingRequestSchema, REQUEST_MESSAGES, z } from '../common/schema.js';
+import type { RequestKey, RequestOf } from './rpc.js';
 
 /**
  * The schema of every NATS request, by its logical key: the owning service checks each incoming

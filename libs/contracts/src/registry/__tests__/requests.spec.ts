@@ -1,9 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { SessionsErrorCode } from '../../sessions/rpc.js';
-import { CommonErrorCode } from '../errors.js';
+import { CommonErrorCode } from '../../common/errors.js';
 import { checkRequest, invalidRequestCodeOf, REQUEST_KEYS, REQUEST_SCHEMAS } from '../requests.js';
 import { isServiceRequest, type RequestKey } from '../rpc.js';
-import { LIMITS } from '../limits.js';
+import { LIMITS } from '../../common/limits.js';
 
 /** Every key of RequestMap, written out: the registry must hold exactly these (the type already insists on each). */
 const KEYS: Record<RequestKey, true> = {

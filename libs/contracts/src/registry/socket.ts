@@ -1,4 +1,5 @@
-import type { JobLogEvent, JobProgressEvent, MessageStatusEvent } from './events.js';
+import type { MessageStatusEvent } from '../common/events.js';
+import type { JobLogEvent, JobProgressEvent } from '../jobs/events.js';
 import type { SessionStatusReply } from '../sessions/rpc.js';
 import type { CreateSessionPayload } from '../sessions/schemas.js';
 
