@@ -10,7 +10,7 @@ import { JobIdSchemeRepository } from '../store/job-id-scheme.repository.js';
 import { JobsRepository } from '../store/jobs.repository.js';
 import { Policies } from '../policy/policy.service.js';
 import { RecipientsRepository } from '../store/recipients.repository.js';
-import { LaneQueue } from '../queue/lane-queue.js';
+import { LANE_QUEUE_PROVIDERS } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 
 /**
@@ -44,7 +44,7 @@ export async function startInProcess(envOverrides: Record<string, string> = {}, 
       Policies,
       JournalWriter,
       JobJournals,
-      LaneQueue,
+      ...LANE_QUEUE_PROVIDERS,
       ...(extraProviders as never[]),
     ],
   }).compile();

@@ -4,7 +4,7 @@ import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { countPublished } from '../metrics/jobs.metrics.js';
 import { OptOutsModule } from '../optouts/opt-outs.module.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
-import { LaneQueue } from '../queue/lane-queue.js';
+import { LANE_QUEUE_PROVIDERS } from '../queue/lane-queue.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
@@ -38,7 +38,7 @@ export const JOBS_REPOSITORIES = [
   // Campaign results and opt-outs: their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
-  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, LaneQueue, LaneWorker, OutboxPublisher],
+  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, ...LANE_QUEUE_PROVIDERS, LaneWorker, OutboxPublisher],
 })
 export class JobsModule implements OnModuleInit {
   constructor(private readonly outbox: OutboxPublisher) {}
