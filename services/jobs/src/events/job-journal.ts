@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import type { EventKey, EventOf, JobLogType, JobProgress, JobStatus } from '@bns/contracts';
 import type { Batch } from '@bns/service-kit';
 import { JobLogsRepository } from './job-logs.repository.js';
-import { OutboxRepository, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
+import { AppError, OutboxRepository, rpcDeadlinePassed, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
 
 export type { OutboxRow } from '@bns/service-kit';
 
@@ -126,4 +126,15 @@ export class JobJournals {
   open(em: EntityManager, userId: string, batch?: Batch): JobJournal {
     return new JobJournal(em, userId, this.writer, batch);
   }
+}
+
+/**
+ * Writes the journal and lets the transaction commit only while its caller still waits: when the
+ * gateway gave up on the request (Postgres or a queue held it past the deadline), it answered 503, so
+ * the change (a start, a pause, a resume) must not happen now; throwing rolls it back.
+ */
+export async function commitInTime(journal: JobJournal): Promise<OutboxRow[]> {
+  const published = await journal.commit();
+  if (rpcDeadlinePassed()) throw AppError.unavailable();
+  return published;
 }

@@ -3,6 +3,7 @@ import { Payload } from '@nestjs/microservices';
 import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { Rpc, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
+import { JobStarts } from '../admission/job-starts.service.js';
 import { JobIds } from '../store/job-ids.js';
 import { JobsService } from './jobs.service.js';
 
@@ -10,13 +11,14 @@ import { JobsService } from './jobs.service.js';
 export class JobsHandler {
   constructor(
     private readonly jobs: JobsService,
+    private readonly starts: JobStarts,
     private readonly ids: JobIds,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
   @Rpc('jobs.start')
   start(@Payload() req: RequestOf<'jobs.start'>): Promise<ReplyOf<'jobs.start'>> {
-    return this.jobs.start(req);
+    return this.starts.start(req);
   }
 
   @Rpc('jobs.status')

@@ -19,6 +19,9 @@ import { PolicyRepository } from '../policy/policy.repository.js';
 import { Policies } from '../policy/policy.service.js';
 import { RecipientsRepository } from '../store/recipients.repository.js';
 import { ResultsModule } from '../results/results.module.js';
+import { AdmissionRepository } from '../admission/admission.repository.js';
+import { JobStarts } from '../admission/job-starts.service.js';
+import { StartGuard } from '../admission/start-guard.js';
 
 /** The repositories: every SQL statement of the jobs schema (the opt-outs one serves the start and the lane step too). */
 export const JOBS_REPOSITORIES = [
@@ -32,13 +35,14 @@ export const JOBS_REPOSITORIES = [
   PolicyRepository,
   OptOutsRepository,
   JobIdSchemeRepository,
+  AdmissionRepository,
 ];
 
 @Module({
   // Campaign results and opt-outs: their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
-  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, ...LANE_QUEUE_PROVIDERS, LaneWorker, OutboxPublisher],
+  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, StartGuard, JobStarts, ...LANE_QUEUE_PROVIDERS, LaneWorker, OutboxPublisher],
 })
 export class JobsModule implements OnModuleInit {
   constructor(private readonly outbox: OutboxPublisher) {}

@@ -109,6 +109,11 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     for (const claimed of await this.queue.claim(this.id, 1, 0, userId)) this.adopt(claimed.userId, claimed.dueInMs);
   }
 
+  /** `kick` after a change that committed: a failure only costs the wait for the next poll, which takes the lane. */
+  async kickSoon(userId: string): Promise<void> {
+    await this.kick(userId).catch((err: unknown) => this.logger.warn({ err }, 'kick failed; the next poll takes the lane'));
+  }
+
   /**
    * A job's progress event: a stop is remembered for a while; a later one with any other status (a
    * resume) forgets it, but not an earlier one arriving late (a send recorded just before the stop).

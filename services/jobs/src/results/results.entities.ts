@@ -1,6 +1,5 @@
 import { JobReceiptsEntity } from './job-receipts.entity.js';
-import { JobStartEntity } from './job-start.entity.js';
 import { RecipientVariablesEntity } from './recipient-variables.entity.js';
 
 /** The tables of campaign results, registered in the jobs data source. */
-export const RESULTS_ENTITIES = [JobStartEntity, RecipientVariablesEntity, JobReceiptsEntity];
+export const RESULTS_ENTITIES = [RecipientVariablesEntity, JobReceiptsEntity];

@@ -4,7 +4,6 @@ import { CAPPED_JOB_STATUSES, type RecipientResultStatus } from '@bns/contracts'
 import { row, rows } from '@bns/service-kit';
 import type { JobEntity } from '../store/job.entity.js';
 import type { JobReceiptsEntity } from './job-receipts.entity.js';
-import type { JobStartEntity } from './job-start.entity.js';
 
 /** One recipient as the report reads it. */
 export interface ReportRow {
@@ -21,8 +20,6 @@ export interface ReportRow {
 
 export type HistoryRow = Pick<JobEntity, 'id' | 'status' | 'total' | 'sent' | 'failed' | 'createdAt' | 'startedAt' | 'finishedAt'> &
   Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> & Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
-
-export type StartedJob = Pick<JobEntity, 'id' | 'status' | 'total' | 'estimatedMinutes' | 'estimatedFinishAt'> & Pick<JobStartEntity, 'requestHash'>;
 
 /** A receipt to fold: which recipient (by job and number) and what happened when. */
 export interface ReceiptFold {
@@ -64,49 +61,11 @@ const SKIPPED_SEQ_BASE = 1_000_000_000;
 const CAPPED = `(${CAPPED_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /**
- * Every statement of campaign results: idempotency keys, caps, the report, the export, the history
+ * Every statement of campaign results: the recipients' variables, the report, the export, the history
  * and the receipts folded in from events.
  */
 @Injectable()
 export class ResultsRepository {
-  // ---- idempotent starts ----
-
-  /** The job a key already made, with the hash of the body it came with. */
-  findStart(em: EntityManager, userId: string, key: string): Promise<StartedJob | undefined> {
-    return row<StartedJob>(
-      em,
-      `SELECT j.id, j.status, j.total, j.estimated_minutes AS "estimatedMinutes", j.estimated_finish_at AS "estimatedFinishAt", s.request_hash AS "requestHash"
-         FROM job_starts s JOIN jobs j ON j.id = s.job_id
-        WHERE s.user_id = $1 AND s.idempotency_key = $2`,
-      [userId, key],
-    );
-  }
-
-  /**
-   * Claims the key for `jobId` in the caller's transaction. False when another start holds it: then
-   * that one committed first (or this waited for it to), and the caller replays it.
-   */
-  async claimStart(em: EntityManager, userId: string, key: string, requestHash: string, jobId: string): Promise<boolean> {
-    const claimed = await rows(
-      em,
-      `INSERT INTO job_starts (user_id, idempotency_key, request_hash, job_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (user_id, idempotency_key) DO NOTHING RETURNING 1`,
-      [userId, key, requestHash, jobId],
-    );
-    return claimed.length > 0;
-  }
-
-  /** The user's work in flight: active jobs and recipients not yet done in them. */
-  async inFlight(em: EntityManager, userId: string): Promise<{ jobs: number; recipients: number }> {
-    const found = await row<{ jobs: number; recipients: number }>(
-      em,
-      `SELECT count(*)::int AS jobs, coalesce(sum(total - sent - failed), 0)::int AS recipients
-         FROM jobs WHERE user_id = $1 AND status IN ${CAPPED}`,
-      [userId],
-    );
-    return found!;
-  }
-
   /** The variables of a personalised job's recipients, by list position. */
   async insertVariables(em: EntityManager, jobId: string, seqs: readonly number[], variables: readonly string[]): Promise<void> {
     if (seqs.length === 0) return;

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
@@ -8,7 +7,7 @@ import { toResult } from '../results.service.js';
 
 const phones = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
 
-/** The results repository in-process on a real Postgres: paging, folding, history, keys and caps. */
+/** The results repository in-process on a real Postgres: paging, folding, history. */
 describe('ResultsRepository (in-process, real Postgres)', () => {
   let ip: InProcess;
   let repo: ResultsRepository;
@@ -170,17 +169,5 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     expect(next.map((j) => j.id)).toEqual([mine[0]]);
     expect(await repo.ownsJob(tx.manager, 'user-d', mine[0]!)).toBe(false);
     expect(await repo.findJob(tx.manager, 'user-d', mine[0]!)).toBeUndefined();
-  });
-
-  it('an idempotency key is claimed once per user, and in-flight work is counted for the caps', async () => {
-    const jobId = await ip.seedJob('user-e', phones(10, 52_000_000));
-    const key = randomUUID();
-    expect(await tx.run((em) => repo.claimStart(em, 'user-e', key, 'h1', jobId))).toBe(true);
-    expect(await tx.run((em) => repo.claimStart(em, 'user-e', key, 'h2', jobId))).toBe(false);
-    // The same key of another user is another key.
-    const other = await ip.seedJob('user-f', ['61234567']);
-    expect(await tx.run((em) => repo.claimStart(em, 'user-f', key, 'h1', other))).toBe(true);
-    expect(await repo.findStart(tx.manager, 'user-e', key)).toMatchObject({ id: jobId, requestHash: 'h1', total: 10 });
-    expect(await tx.run((em) => repo.inFlight(em, 'user-e'))).toEqual({ jobs: 1, recipients: 10 });
   });
 });

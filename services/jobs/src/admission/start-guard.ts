@@ -17,7 +17,8 @@ import {
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { ResultsRepository } from './results.repository.js';
+import { ResultsRepository } from '../results/results.repository.js';
+import { AdmissionRepository } from './admission.repository.js';
 
 /** What `create` is handed to call inside its transaction. */
 export interface StartAdmission {
@@ -48,6 +49,7 @@ export class StartGuard {
 
   constructor(
     private readonly tx: Transactions,
+    private readonly starts: AdmissionRepository,
     private readonly results: ResultsRepository,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
@@ -119,7 +121,7 @@ export class StartGuard {
   private admission(userId: string, key?: string, hash?: string): StartAdmission {
     return {
       admit: async (em, jobId, total) => {
-        if (key && !(await this.results.claimStart(em, userId, key, hash!, jobId))) throw new KeyTaken();
+        if (key && !(await this.starts.claimStart(em, userId, key, hash!, jobId))) throw new KeyTaken();
         await this.checkCaps(em, userId, total);
       },
       variables: async (em, jobId, prepared) => {
@@ -138,7 +140,7 @@ export class StartGuard {
 
   /** The job an earlier start with this key made; 409 when that start had another body. */
   private async replay(userId: string, key: string, hash?: string): Promise<StartJobReply | undefined> {
-    const earlier = await this.results.findStart(this.tx.manager, userId, key);
+    const earlier = await this.starts.findStart(this.tx.manager, userId, key);
     if (!earlier) return undefined;
     if (hash !== undefined && earlier.requestHash !== hash) {
       throw AppError.conflict(JobResultsErrorCode.IdempotencyKeyReused, RESULTS_MESSAGES.idempotencyKeyReused);
@@ -157,7 +159,7 @@ export class StartGuard {
   private async checkCaps(em: EntityManager, userId: string, total: number): Promise<void> {
     const maxJobs = this.env.JOBS_MAX_ACTIVE_PER_USER;
     const maxQueued = this.env.JOBS_MAX_QUEUED_RECIPIENTS_PER_USER;
-    const now = await this.results.inFlight(em, userId);
+    const now = await this.starts.inFlight(em, userId);
     if (now.jobs >= maxJobs) {
       throw new AppError(ErrorKind.RateLimited, JobResultsErrorCode.TooManyActiveJobs, RESULTS_MESSAGES.tooManyActiveJobs(maxJobs), {
         details: { maxActiveJobs: maxJobs, activeJobs: now.jobs },

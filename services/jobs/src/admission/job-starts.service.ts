@@ -1,0 +1,150 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  checkStartAt,
+  checkStartJob,
+  estimateSend,
+  formatLocal,
+  JOB_MESSAGES,
+  JobsErrorCode,
+  OPT_OUT_MESSAGES,
+  PACING_LOG,
+  pickVariation,
+  PolicyErrorCode,
+  variantCount,
+  type SkipReason,
+  type StartJobReply,
+  type StartJobRequest,
+} from '@bns/contracts';
+import { AppError, OutboxPublisher, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import type { JobsEnv } from '../config/env.js';
+import { commitInTime, JobJournals } from '../events/job-journal.js';
+import { countSkipped } from '../metrics/jobs.metrics.js';
+import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
+import { Policies } from '../policy/policy.service.js';
+import { LaneStepRepository } from '../queue/lane-step.repository.js';
+import { LaneWorker } from '../queue/lane-worker.js';
+import { LaneRepository } from '../queue/lane.repository.js';
+import { JobIds } from '../store/job-ids.js';
+import { progressOf } from '../store/job-progress.js';
+import { JobsRepository } from '../store/jobs.repository.js';
+import { RecipientsRepository } from '../store/recipients.repository.js';
+import { StartGuard, type StartAdmission } from './start-guard.js';
+
+/** States of `sessions.status` in which the account can send. */
+const LINKED_STATES = new Set(['ready', 'exist']);
+
+/** A job's start (`jobs.start`): what is checked, what is stored, and the lane it wakes. */
+@Injectable()
+export class JobStarts {
+  private readonly logger = new Logger('JobStarts');
+
+  constructor(
+    private readonly tx: Transactions,
+    private readonly jobs: JobsRepository,
+    private readonly recipients: RecipientsRepository,
+    private readonly lanes: LaneRepository,
+    private readonly steps: LaneStepRepository,
+    private readonly journals: JobJournals,
+    private readonly policies: Policies,
+    private readonly rpc: RpcClient,
+    private readonly outbox: OutboxPublisher,
+    private readonly worker: LaneWorker,
+    private readonly guard: StartGuard,
+    private readonly optOuts: OptOutsRepository,
+    private readonly ids: JobIds,
+    @Inject(SERVICE_ENV) private readonly env: JobsEnv,
+  ) {}
+
+  /** The guard reads a staged body, runs a user's starts one at a time and replays a known key. */
+  start(req: StartJobRequest): Promise<StartJobReply> {
+    return this.guard.run(req, (body, admission) => this.create(body, admission));
+  }
+
+  /**
+   * Checks the request (SPEC §5 words), checks the account is linked, then stores the job and all its
+   * recipients in one transaction. Recipients on the account's opt-out list, or remembered not on
+   * WhatsApp, are recorded as skipped in that transaction and never queued. The user's lane
+   * is reactivated; the job queues behind a running one.
+   */
+  private async create(req: StartJobRequest, admission: StartAdmission): Promise<StartJobReply> {
+    const check = checkStartJob(req, { maxRecipients: this.env.MAX_RECIPIENTS_PER_JOB });
+    if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
+
+    const link = await this.rpc.call('sessions.status', { userId: req.userId });
+    if (!LINKED_STATES.has(link.state)) throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
+
+    const when = checkStartAt(req.startAt);
+    if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
+    const startAt = when.startAt ?? null;
+
+    const jobId = await this.ids.mint(req.userId);
+    const total = check.recipients.length;
+    const message = req.message as string;
+    const clientId = typeof req.clientId === 'string' ? req.clientId.slice(0, 200) : null;
+    // {Hello|Hi|Hey}: one option per recipient, chosen from job + number and stored, so a resend after a crash is the same text.
+    const varied = variantCount(message) > 1;
+    const status = startAt ? 'scheduled' : 'queued';
+    let estimate!: { estimatedTime: number; estimatedFinishAt: Date };
+    let skips = new Map<string, SkipReason>();
+    const published = await this.tx.run(async (em) => {
+      // The lane first: it serialises this user's starts with the worker's "no more work" decision.
+      await this.lanes.activate(em, req.userId, startAt);
+      await admission.admit(em, jobId, total);
+      const ahead = await this.jobs.countAhead(em, req.userId);
+      const policy = await this.policies.of(em, req.userId);
+      const counters = await this.lanes.counters(em, req.userId);
+      // Opted-out and not-on-WhatsApp recipients are skipped: recorded, not queued.
+      skips = await this.steps.suppressedAmong(em, req.userId, check.recipients.map((r) => r.phone), this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+      const queued = skips.size === 0 ? check.recipients : check.recipients.filter((r) => !skips.has(r.phone));
+      const texts = check.personalised || varied ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text)) : [];
+      estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });
+      await this.jobs.insert(em, {
+        id: jobId,
+        userId: req.userId,
+        clientId,
+        message,
+        total,
+        delayMs: policy.delayMs,
+        estimatedMinutes: estimate.estimatedTime,
+        status,
+        startAt,
+        estimatedFinishAt: estimate.estimatedFinishAt,
+        skipped: skips.size,
+        // Only a one-message job may go ahead of the account's campaigns.
+        transactional: req.transactional === true && total === 1,
+      });
+      await this.optOuts.recordSkips(em, jobId, skips);
+      await this.recipients.insertAll(
+        em,
+        jobId,
+        queued.map((r) => r.phone),
+        texts,
+      );
+      await admission.variables(em, jobId, queued);
+      const journal = this.journals.open(em, req.userId);
+      if (startAt) await journal.log(jobId, 'info', PACING_LOG.scheduled(formatLocal(startAt, policy.timeZone)));
+      else if (ahead > 0) await journal.log(jobId, 'info', JOB_MESSAGES.jobQueued);
+      // One log line says how many were skipped and why.
+      if (skips.size > 0) await journal.log(jobId, 'warning', OPT_OUT_MESSAGES.skippedAtStart(...countReasons(skips)));
+      journal.progress(jobId, status, progressOf({ total, sent: 0, failed: 0, skipped: skips.size }));
+      // A retry with the same key starts it, if the gateway gave up on this one.
+      return commitInTime(journal);
+    });
+    this.outbox.publish(published);
+    countSkipped(skips.values());
+    const [optedOut, notOnWhatsApp] = countReasons(skips);
+    this.logger.log(
+      { jobId, userId: req.userId, total, personalised: check.personalised, scheduled: startAt !== null, skippedOptedOut: optedOut, skippedNotOnWhatsApp: notOnWhatsApp },
+      'job accepted',
+    );
+    await this.worker.kickSoon(req.userId);
+    return { jobId, estimatedTime: estimate.estimatedTime, estimatedFinishAt: estimate.estimatedFinishAt.toISOString(), status, total };
+  }
+}
+
+/** How many were skipped for each reason, for the start's log line. */
+function countReasons(skips: ReadonlyMap<string, SkipReason>): [optedOut: number, notOnWhatsApp: number] {
+  let optedOut = 0;
+  for (const reason of skips.values()) if (reason === 'opted_out') optedOut++;
+  return [optedOut, skips.size - optedOut];
+}
