@@ -131,7 +131,7 @@ describe('endpoints', () => {
 describe('events', () => {
   it('a message sent with an API key reaches the endpoint as signed message.sent and campaign events', async () => {
     const cy = await linkedUser(sys.gateway.url, 'cy');
-    const hook = await cy.post('/api/webhooks', { url: `${receiver.url}/cy`, events: ['message.sent', 'campaign.completed', 'message.received'] });
+    const hook = await cy.post('/api/webhooks', { url: `${receiver.url}/cy`, events: ['message.sent', 'campaign.completed', 'message.received', 'contact.opted_out'] });
     receiver.secrets.set('/cy', hook.body.secret);
     const key = api(sys.gateway.url, (await createKey(cy, ALL_SCOPES)).secret);
     const sent = await key.post('/v1/messages', { to: '91234567', text: 'Your order has shipped' });
@@ -142,6 +142,10 @@ describe('events', () => {
     await simulatorInbound(sys.gateway.url, cy.token, '85291234567', 'Thanks!');
     const reply = await waitFor(() => receiver.hits.find((h) => h.type === 'message.received' && h.body.data.text === 'Thanks!'), 15_000);
     expect(reply.verified).toBe(true);
+    // A STOP reply puts the number on the opt-out list, and the endpoint hears of it.
+    await simulatorInbound(sys.gateway.url, cy.token, '85291234567', 'STOP');
+    const optedOut = await waitFor(() => receiver.hits.find((h) => h.type === 'contact.opted_out' && h.verified), 15_000);
+    expect(optedOut.body.data.phoneNumber).toMatch(/91234567$/);
     const status = await key.get(`/v1/messages/${sent.body.id}`);
     expect(status.status).toBe(200);
     expect(status.body.timeline.map((t: { status: string }) => t.status)).toEqual(expect.arrayContaining(['queued', 'sent']));

@@ -2,9 +2,10 @@ import { Module } from '@nestjs/common';
 import { Dispatcher } from './dispatcher.js';
 import { WebhookEventsConsumer } from './events.consumer.js';
 import { FanOutService } from './fan-out.service.js';
+import { OptOutNotices } from './opt-out-notices.js';
 import { WebhooksHandler } from './webhooks.handler.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
-@Module({ controllers: [WebhooksHandler], providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer] })
+@Module({ controllers: [WebhooksHandler], providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer, OptOutNotices] })
 export class WebhooksModule {}
