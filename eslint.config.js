@@ -9,16 +9,30 @@ const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard'];
  * Module boundaries (DESIGN §2): a service depends only on libs/*, never on another service; the web
  * depends only on @bns/contracts; libs never depend on services.
  */
-const serviceBoundary = (self) => ({
+const serviceBoundary = (self, extraPatterns = []) => ({
   'no-restricted-imports': [
     'error',
     {
       patterns: [
         { group: SERVICES.filter((s) => s !== self).map((s) => `@bns/${s}`), message: 'A service never imports another service: talk over NATS through @bns/contracts.' },
         { group: ['**/services/*/**', '../../*/src/**'], message: 'Reach other code through a workspace package (@bns/contracts, @bns/service-kit), not a relative path.' },
+        ...extraPatterns,
       ],
     },
   ],
+});
+
+/**
+ * The jobs service's feature folders, lowest first (STYLE "Feature folders depend one way"): a folder
+ * imports only the folders before it, never one after it, so no two folders depend on each other.
+ * When two folders need the same query, it gets one owner below both. `main.ts` and the in-process
+ * test harness (`src/__tests__`) compose every folder and stand outside the order.
+ */
+const JOBS_LAYERS = ['config', 'metrics', 'store', 'events', 'policy', 'queue', 'optouts', 'results', 'admission', 'jobs', 'database'];
+const jobsLayerRules = JOBS_LAYERS.map((layer, i) => {
+  const above = JOBS_LAYERS.slice(i + 1);
+  const patterns = above.length === 0 ? [] : [{ regex: `^(\\.\\./)+(${above.join('|')})/`, message: `services/jobs/src/${layer} sits below ${above.join(', ')}: it must not import them (see JOBS_LAYERS in eslint.config.js).` }];
+  return { files: [`services/jobs/src/${layer}/**/*.ts`], rules: serviceBoundary('jobs', patterns) };
 });
 
 export default tseslint.config(
@@ -38,6 +52,7 @@ export default tseslint.config(
     },
   },
   ...SERVICES.map((s) => ({ files: [`services/${s}/**/*.ts`], rules: serviceBoundary(s) })),
+  ...jobsLayerRules,
   {
     files: ['libs/**/*.ts'],
     rules: {
