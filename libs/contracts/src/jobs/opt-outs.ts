@@ -5,6 +5,7 @@ import { hasNul, ONE_NATS_MESSAGE, REQUEST_MESSAGES, z, type HttpCallRule } from
 import { normalizeHkPhone } from '../web/phone.js';
 import { JOB_MESSAGES } from './messages.js';
 import type { JobsUserRequest } from './rpc.js';
+import type { SkipReason } from './types.js';
 import type {
   OptOutExportRequestSchema,
   OptOutListRequestSchema,
@@ -52,10 +53,6 @@ export const DEFAULT_OPT_OUT_CONFIRMATION = 'You will no longer receive messages
 /** Why a number is on the list. */
 export const OPT_OUT_REASONS = ['keyword', 'manual'] as const;
 export type OptOutReason = (typeof OPT_OUT_REASONS)[number];
-
-/** Why a job did not send to a recipient. */
-export const SKIP_REASONS = ['opted_out', 'not_on_whatsapp'] as const;
-export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export enum OptOutsErrorCode {
   InvalidPhoneNumbers = 'OPT_OUT_PHONE_NUMBERS_INVALID',

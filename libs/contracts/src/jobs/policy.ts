@@ -1,8 +1,4 @@
 import { LIMITS } from '../common/limits.js';
-import type { z } from '../common/schema.js';
-import type { JobRef, JobsUserRequest } from './rpc.js';
-import type { PolicySetRequestSchema } from './schemas.js';
-import type { JobView } from './types.js';
 
 /**
  * The sending policy of one account (= one linked number): how the jobs service paces its messages.
@@ -302,17 +298,4 @@ export function checkStartAt(value: unknown, now: Date = new Date()): { ok: true
   if (at.getTime() <= now.getTime()) return { ok: false, message: POLICY_MESSAGES.startAtPast };
   if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs) return { ok: false, message: POLICY_MESSAGES.startAtTooFar };
   return { ok: true, startAt: at };
-}
-
-export type PolicySetRequest = z.output<typeof PolicySetRequestSchema>;
-
-/** NATS requests of the policy and of pause/resume (`jobs.*`). */
-export interface JobPolicyRequests {
-  'jobs.policy.get': { request: JobsUserRequest; reply: { policy: SendingPolicy } };
-  /** `policy` is a partial update; refusals are validation errors naming the field. */
-  'jobs.policy.set': { request: PolicySetRequest; reply: { policy: SendingPolicy } };
-  /** Owner only; 409 (conflict) when the job is finished or already paused by the user. */
-  'jobs.pause': { request: JobRef; reply: { job: JobView } };
-  /** Owner only; 409 when the job is not paused by the user. */
-  'jobs.resume': { request: JobRef; reply: { job: JobView } };
 }

@@ -1,8 +1,7 @@
 import type { PingRequest } from '../common/rpc.js';
 import type { z } from '../common/schema.js';
-import type { JobPolicyRequests } from './policy.js';
-import type { JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, StartJobRequestSchema } from './schemas.js';
-import type { JobLogEntry, JobView } from './types.js';
+import type { SendingPolicy } from './policy.js';
+import type { JobLogEntry, JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, JobView, PolicySetRequestSchema, StartJobRequestSchema } from './schemas.js';
 import type { JobStatusReply, JobStatusRequest } from './job-status.js';
 
 /** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user (schema: `StartJobRequestSchema`). */
@@ -47,4 +46,17 @@ export interface JobsRequests extends JobPolicyRequests {
   /** Entries strictly after `since` (ISO or epoch ms), oldest first. */
   'jobs.logs': { request: JobLogsRequest; reply: { logs: JobLogEntry[] } };
   'jobs.cancel': { request: JobRef; reply: { job: JobView } };
+}
+
+export type PolicySetRequest = z.output<typeof PolicySetRequestSchema>;
+
+/** NATS requests of the policy and of pause/resume (`jobs.*`). */
+export interface JobPolicyRequests {
+  'jobs.policy.get': { request: JobsUserRequest; reply: { policy: SendingPolicy } };
+  /** `policy` is a partial update; refusals are validation errors naming the field. */
+  'jobs.policy.set': { request: PolicySetRequest; reply: { policy: SendingPolicy } };
+  /** Owner only; 409 (conflict) when the job is finished or already paused by the user. */
+  'jobs.pause': { request: JobRef; reply: { job: JobView } };
+  /** Owner only; 409 when the job is not paused by the user. */
+  'jobs.resume': { request: JobRef; reply: { job: JobView } };
 }

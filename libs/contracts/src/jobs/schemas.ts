@@ -13,11 +13,10 @@ import {
   type HttpCallRule,
 } from '../common/schema.js';
 import { JOB_LOG_TYPES } from '../common/events.js';
-import { JOB_STATUSES } from './types.js';
+import { JOB_STATUSES, SKIP_REASONS } from './types.js';
 import { JOB_MESSAGES } from './messages.js';
 import { PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
-import { SKIP_REASONS } from './opt-outs.js';
-import { RESULTS_LIMITS } from './results.js';
+import { RESULTS_LIMITS } from './results-limits.js';
 
 /**
  * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
@@ -98,8 +97,12 @@ export const JobRecipientSchema = z.object(
   { error: JOB_MESSAGES.recipientsNotAList },
 );
 
-/** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
-export const StartJobBodySchema = z
+/**
+ * The start body's fields, each declared once: their type, their refusals and their OpenAPI entry. Every
+ * hop a start crosses (the web's form, the gateway, the staged body, the jobs service) takes the list of
+ * fields from here, so a field added here reaches the jobs service without a hop naming it.
+ */
+const StartJobObjectSchema = z
   .object({
     message: z
       .string({ error: JOB_MESSAGES.enterMessageFirst })
@@ -123,8 +126,27 @@ export const StartJobBodySchema = z
       .string({ error: POLICY_MESSAGES.startAtInvalid })
       .nullish()
       .meta({ description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then', example: '2026-01-31T09:00:00+08:00' }),
-  })
-  .superRefine((body, ctx) => {
+  });
+
+/** The acting user named in a body is the gateway's to check against the token; it is not the job's. */
+export type StartJobField = Exclude<keyof typeof StartJobObjectSchema.shape, 'clerkUserId'>;
+/** The job's own fields of a start, in the body's order: what the gateway forwards and the jobs service reads. */
+export const START_JOB_FIELDS = Object.keys(StartJobObjectSchema.shape).filter((k): k is StartJobField => k !== 'clerkUserId');
+/** The fields that can make a start too big for one NATS message: they travel in the staged body when it is staged. */
+export const STAGED_START_FIELDS = ['message', 'phoneNumbers', 'recipients'] as const satisfies readonly StartJobField[];
+/** A start's fields as they travel between services, not yet checked (the jobs service checks them). */
+export type StartJobFields = { [K in StartJobField]?: unknown };
+
+/** The start fields present in `source` (a body, a request, a staged body read back), in the body's order. */
+export function startFieldsOf(source: object): StartJobFields {
+  const from = source as Record<string, unknown>;
+  const out: StartJobFields = {};
+  for (const k of START_JOB_FIELDS) if (from[k] !== undefined) out[k] = from[k];
+  return out;
+}
+
+/** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
+export const StartJobBodySchema = StartJobObjectSchema.superRefine((body, ctx) => {
     if ((body.phoneNumbers ?? []).length > 0 && (body.recipients ?? []).length > 0) {
       // Which list is meant is anyone's guess: silently sending to one of them would be worse than asking.
       ctx.addIssue({ code: 'custom', path: ['recipients'], message: JOB_MESSAGES.phoneNumbersAndRecipients });
@@ -251,12 +273,8 @@ export const JobLogsRequestSchema = JobRefSchema.extend({ since: z.string().max(
  */
 export const StartJobRequestSchema = z.object({
   userId: RpcUserIdSchema,
-  message: z.unknown().optional(),
-  phoneNumbers: z.unknown().optional(),
-  recipients: z.unknown().optional(),
-  clientId: z.unknown().optional(),
-  /** See StartJobBody.startAt. */
-  startAt: z.unknown().optional(),
+  /** The start's own fields (START_JOB_FIELDS), unchecked: see StartJobBodySchema. */
+  ...(Object.fromEntries(START_JOB_FIELDS.map((k) => [k, z.unknown().optional()])) as { [K in StartJobField]: z.ZodOptional<z.ZodUnknown> }),
   /** The `Idempotency-Key` header; the gateway makes one when the client sent none. */
   idempotencyKey: z.string().min(1).max(RESULTS_LIMITS.idempotencyKeyMaxLength).optional(),
   /** The body was too big for one NATS message: read it from the object store. */
@@ -285,3 +303,21 @@ export const OptOutRemoveRequestSchema = z.object({ userId: RpcUserIdSchema, pho
 export const OptOutExportRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.string().max(LIMITS.rpcIdMaxLength).optional() });
 /** `jobs.optouts.settings.set`: a partial update, checked by the service with `optOutSchemas().settingsPatch`. */
 export const OptOutSettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, settings: z.unknown().optional() });
+
+// ---- the types of the payloads above
+export type JobProgress = z.output<typeof JobProgressSchema>;
+
+/** One personalised recipient: `{{name}}` in the message is filled from `variables.name`. */
+export type JobRecipientInput = z.input<typeof JobRecipientSchema>;
+
+/** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
+export type StartJobBody = z.input<typeof StartJobBodySchema>;
+
+export type SuccessEntry = z.output<typeof SuccessEntrySchema>;
+export type FailedEntry = z.output<typeof FailedEntrySchema>;
+
+/** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
+export type JobView = z.output<typeof JobViewSchema>;
+
+/** SPEC §3 Job log entry. */
+export type JobLogEntry = z.output<typeof JobLogEntrySchema>;
