@@ -3,6 +3,7 @@ import { ApiKeysApiModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
+import { JobStatusFastPathModule } from './job-status-fast-path/index.js';
 import { JobsApiModule } from './jobs/jobs-api.module.js';
 import { OptOutsApiModule } from './optouts/opt-outs-api.module.js';
 import { PublicConfigController } from './public-config/public-config.controller.js';
@@ -18,8 +19,9 @@ export class GatewayModule {
       // Express tries routes in the order they were added: the jobs routes (the pollers' job-status and
       // job-logs) go first so a poll is not matched against every other route's path on its way.
       // No jobs route shares a path with another module's, so the order changes no answer.
-      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule, ApiKeysApiModule],
+      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule, ApiKeysApiModule, JobStatusFastPathModule],
       controllers: [PublicConfigController],
+      // RealtimeGateway tells the job-status cache of every event it hears (JobStatusFastPathModule).
       providers: [RealtimeGateway],
     };
   }

@@ -1,7 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
-import type { Server } from 'node:http';
 import { RpcClient, runService, tracingEnabled } from '@bns/service-kit';
 import { AuthFailures } from './auth/auth-failures.js';
 import { TOKEN_VERIFIER } from './auth/auth.guard.js';
@@ -11,8 +10,7 @@ import type { TokenVerifier } from './auth/token-verifier.js';
 import { GATEWAY_ENV, publicConfigEnvProblems, type GatewayEnv } from './config/env.js';
 import { GatewayModule } from './gateway.module.js';
 import { servicePings } from './health/readiness.js';
-import { HOT_ROUTES, hotPathLog } from './http/hot-path-log.js';
-import { FrontDoor } from './http/front-door.js';
+import { HOT_ROUTES, installJobStatusFastPath } from './job-status-fast-path/index.js';
 import { verifyJsonBody } from './http/json-body.js';
 import { LoadShedder } from './http/load-shedding.js';
 import { lingerOnRefusal } from './http/refusal-linger.js';
@@ -20,14 +18,11 @@ import { trackShedding } from './metrics/gateway.metrics.js';
 import { addSchemaComponents } from './http/openapi.js';
 import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
 import { trustProxySetting } from './http/trust-proxy.js';
-import { JobIdCheck } from './jobs/job-id-check.js';
-import { JobStatusCache } from './jobs/job-status-cache.js';
 import { JobStarter } from './jobs/job-starter.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { KeyRateLimiter } from './v1/key-rate-limiter.js';
 import { v1OpenApiDocument } from './v1/openapi.js';
 import { v1Router } from './v1/v1.router.js';
-import { SharedRateLimiter } from './rate-limit/shared-rate-limiter.js';
 import { GatewayIoAdapter } from './realtime/io-adapter.js';
 import { httpTraceMiddleware } from './telemetry/http-trace.middleware.js';
 import { serveWebApp } from './web/web-app.js';
@@ -69,18 +64,6 @@ await runService({
     app.set('etag', false);
     app.set('trust proxy', trustProxySetting(env.TRUST_PROXY));
     const headers = securityHeaderSets({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined });
-    // Revalidations this replica can answer from memory skip Express altogether (FrontDoor). With
-    // CORS_ORIGINS set, every answer carries CORS headers: those are Express's to set, so no front door.
-    if (env.CORS_ORIGINS.length === 0) {
-      new FrontDoor({
-        verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),
-        limiter: app.get(SharedRateLimiter),
-        statusCache: app.get(JobStatusCache),
-        ids: app.get(JobIdCheck),
-        headers: headers.app,
-        tracing: tracingEnabled(),
-      }).install(app.getHttpServer() as Server);
-    }
     // First, so every later refusal of a request whose body is still arriving answers, never resets.
     app.use(lingerOnRefusal());
     app.use(securityHeaders(headers));
@@ -97,7 +80,8 @@ await runService({
     app.use(shedder.middleware);
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.
     if (tracingEnabled()) app.use(httpTraceMiddleware);
-    app.use(hotPathLog(app.get(Logger), env.SLOW_REQUEST_MS));
+    // Job-status polls answered before Express when this replica can (FrontDoor), and the hot routes' log.
+    installJobStatusFastPath(app, { env, headers: headers.app });
     // The /v1 API answers every /v1 path itself (API keys only, problem+json), before the web app and sign-in.
     app.use(
       '/v1',

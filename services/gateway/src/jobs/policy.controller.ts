@@ -1,11 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { carefulPolicy, POLICY_EXPLANATIONS } from '@bns/contracts';
-import { RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
-import { JobIdCheck } from './job-id-check.js';
-import { JobStatusCache } from './job-status-cache.js';
+import { JobsApi } from './jobs.api.js';
+import { PolicyApi } from './policy.api.js';
 
 const POLICY_EXAMPLE = carefulPolicy();
 
@@ -19,18 +18,16 @@ const POLICY_EXAMPLE = carefulPolicy();
 @Controller()
 export class PolicyController {
   constructor(
-    private readonly rpc: RpcClient,
-    private readonly statusCache: JobStatusCache,
-    private readonly ids: JobIdCheck,
+    private readonly policy: PolicyApi,
+    private readonly jobs: JobsApi,
   ) {}
 
   @Get('api/sending-policy/:userId')
   @ApiOperation({ summary: 'The sending policy in force: gaps, pauses, daily cap, sending window, time zone, warm-up' })
   @ApiParam({ name: 'userId', description: "The signed-in user's id" })
   @ApiOkResponse({ schema: { example: { success: true, policy: POLICY_EXAMPLE } } })
-  async get(@CurrentUser() user: AuthUser, @Param('userId') _userId: string) {
-    const { policy } = await this.rpc.call('jobs.policy.get', { userId: user.userId });
-    return { success: true, policy };
+  get(@CurrentUser() user: AuthUser, @Param('userId') _userId: string) {
+    return this.policy.get(user.userId);
   }
 
   @Put('api/sending-policy/:userId')
@@ -38,29 +35,21 @@ export class PolicyController {
   @ApiParam({ name: 'userId', description: "The signed-in user's id" })
   @ApiBody({ schema: { example: { preset: 'careful' } } })
   @ApiOkResponse({ schema: { example: { success: true, policy: POLICY_EXAMPLE } } })
-  async set(@CurrentUser() user: AuthUser, @Param('userId') _userId: string, @Body() body: unknown) {
-    // clerkUserId, when the client sends it, is who acts (AuthGuard checked it), not a policy setting.
-    const update = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
-    if (typeof update === 'object' && update !== null) delete (update as Record<string, unknown>).clerkUserId;
-    const { policy } = await this.rpc.call('jobs.policy.set', { userId: user.userId, policy: update ?? {} });
-    return { success: true, policy };
+  set(@CurrentUser() user: AuthUser, @Param('userId') _userId: string, @Body() body: unknown) {
+    return this.policy.set(user.userId, body);
   }
 
   @Post('pause-job/:jobId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Pause a queued, scheduled or running job; it keeps its place (409 when finished or already paused)' })
-  async pause(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
-    this.ids.check(user.userId, jobId);
-    const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.pause', { userId: user.userId, jobId }));
-    return { success: true, job };
+  pause(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
+    return this.jobs.pause(user.userId, jobId);
   }
 
   @Post('resume-job/:jobId')
   @HttpCode(200)
   @ApiOperation({ summary: 'Resume a job you paused (409 when it is not paused by you)' })
-  async resume(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
-    this.ids.check(user.userId, jobId);
-    const { job } = await this.statusCache.changing(user.userId, this.rpc.call('jobs.resume', { userId: user.userId, jobId }));
-    return { success: true, job };
+  resume(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
+    return this.jobs.resume(user.userId, jobId);
   }
 }

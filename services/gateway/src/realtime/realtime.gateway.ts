@@ -40,7 +40,7 @@ import type { GatewayEnv } from '../config/env.js';
 import { clientAddressOf, trustProxySetting } from '../http/trust-proxy.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { countSocketEvent, trackSockets } from '../metrics/gateway.metrics.js';
-import { JobStatusCache } from '../jobs/job-status-cache.js';
+import { JobStatusCache } from '../job-status-fast-path/index.js';
 import { toSocketEmission } from './socket-events.js';
 
 interface SocketData {
@@ -197,7 +197,7 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   }
 
   onModuleInit(): void {
-    void this.watchConnection();
+    // Events missed while NATS was away: JobStatusCacheReset forgets what the job-status cache knows.
     this.subscription = this.nc.subscribe(EVENTS_WILDCARD, {
       callback: (err, msg) => {
         if (err) return;
@@ -220,13 +220,6 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
         }
       },
     });
-  }
-
-  /** Events published while NATS was away never arrive here: what the job-status cache knows is forgotten. */
-  private async watchConnection(): Promise<void> {
-    for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect' || status.type === 'reconnect') this.statusCache.forgetAll();
-    }
   }
 
   private emitTo(userId: string, emission: SocketEmission): void {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { isUuid } from '@bns/contracts';
-import { RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { NATS_CONNECTION, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { GatewayEnv } from '../config/env.js';
 
 /** Taken before a job-status request goes to the jobs service: what the gateway had heard of the user by then. */
@@ -239,5 +240,28 @@ export class JobStatusRefresher implements OnModuleInit {
 
   onModuleInit(): void {
     this.cache.refreshWith(async (userId, jobId, version) => (await this.rpc.call('jobs.status', { userId, jobId, ifNoneMatch: [version] })).version);
+  }
+}
+
+/**
+ * Events published while NATS was away never arrive here: on a disconnect or a reconnect, everything
+ * JobStatusCache knows is forgotten. (The events themselves reach it through RealtimeGateway's one
+ * subscription to `events.>`, which says `changed` or `heardWhileEmpty` for each.)
+ */
+@Injectable()
+export class JobStatusCacheReset implements OnModuleInit {
+  constructor(
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly cache: JobStatusCache,
+  ) {}
+
+  onModuleInit(): void {
+    void this.watch();
+  }
+
+  private async watch(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect' || status.type === 'reconnect') this.cache.forgetAll();
+    }
   }
 }

@@ -4,8 +4,8 @@ import { ifNoneMatchVersions, JOB_STATUS_CACHE_CONTROL, jobStatusEtag } from '@b
 import { recordHttpRequest } from '@bns/service-kit';
 import { hasBody } from '../auth/authenticate.middleware.js';
 import { bearerToken, type TokenVerifier } from '../auth/token-verifier.js';
-import { jobNotFound, type JobIdCheck } from '../jobs/job-id-check.js';
-import type { JobStatusCache } from '../jobs/job-status-cache.js';
+import { jobNotFound, type JobIdCheck } from './job-id-check.js';
+import type { JobStatusCache } from './job-status-cache.js';
 import { countJobIdRefused, countRevalidation } from '../metrics/gateway.metrics.js';
 import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
 import { userLimitKey } from '../rate-limit/rate-limit.guard.js';
@@ -54,7 +54,7 @@ export interface FrontDoorOptions {
  * Anything else (no or unknown token, no lease left, a body, an encoded or odd path, a version the
  * replica does not hold, a CORS deployment, whose headers are the routes' to set) goes on to Express,
  * unchanged. Express and Nest routing cost as much as the rest of such an answer: doing without them
- * makes a revalidation from memory cost about half the gateway CPU (README, gateway-pollers).
+ * makes a revalidation from memory cost about half the gateway CPU (docs/benchmarks.md, gateway-pollers).
  * Load shedding stays in Express: a revalidation answered here costs less than the refusal would.
  */
 export class FrontDoor {
