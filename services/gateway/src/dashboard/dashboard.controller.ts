@@ -8,11 +8,12 @@ import {
   SetPreferencesBodySchema,
   type Infer,
 } from '@bns/contracts';
-import { AppError, RpcClient } from '@bns/service-kit';
+import { AppError } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
+import { DashboardApi } from './dashboard.api.js';
 
 const dashboardQuery = new SchemaPipe(DashboardQuerySchema, (r) => AppError.validation(DashboardErrorCode.InvalidLimit, r.message, { [r.field]: r.message }));
 // eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
@@ -25,15 +26,15 @@ const PIPES = { preferences: new SchemaPipe(SetPreferencesBodySchema, (r) =>
 @ApiBearerAuth()
 @Controller('api')
 export class DashboardController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(private readonly api: DashboardApi) {}
 
   @Get('dashboard/:userId')
   @ApiOperation({ summary: 'Dashboard: recent messages, sessions, monthly usage, all-time stats and preferences' })
   @ApiParam({ name: 'userId', description: "The signed-in user's id" })
   @ApiSchemaQuery(DashboardQuerySchema)
   @ApiSchemaOk(DashboardAnswerSchema)
-  async dashboard(@CurrentUser() user: AuthUser, @Query(dashboardQuery) query: Infer<typeof DashboardQuerySchema>) {
-    return { success: true, data: await this.rpc.call('dashboard.get', { userId: user.userId, limit: query.limit }) };
+  dashboard(@CurrentUser() user: AuthUser, @Query(dashboardQuery) query: Infer<typeof DashboardQuerySchema>) {
+    return this.api.dashboard(user.userId, query);
   }
 
   @Post('user/preferences')
@@ -41,7 +42,7 @@ export class DashboardController {
   @ApiOperation({ summary: 'Save the user preferences (the Auto-Login Success Message toggle)' })
   @ApiSchemaBody(SetPreferencesBodySchema)
   @ApiSchemaOk(PreferencesAnswerSchema)
-  async setPreferences(@CurrentUser() user: AuthUser, @Body(PIPES.preferences) body: Infer<typeof SetPreferencesBodySchema>) {
-    return { success: true, preferences: await this.rpc.call('dashboard.preferences.set', { userId: user.userId, preferences: body.preferences }) };
+  setPreferences(@CurrentUser() user: AuthUser, @Body(PIPES.preferences) body: Infer<typeof SetPreferencesBodySchema>) {
+    return this.api.setPreferences(user.userId, body);
   }
 }

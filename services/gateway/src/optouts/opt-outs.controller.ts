@@ -1,24 +1,22 @@
-import { once } from 'node:events';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
   DEFAULT_OPT_OUT_SETTINGS,
-  OPT_OUT_CSV_HEADER,
   OPT_OUT_HTTP,
   OPT_OUT_LIMITS,
   OPT_OUT_MESSAGES,
-  optOutCsvLine,
   optOutSchemas,
   OptOutsErrorCode,
   type Infer,
 } from '@bns/contracts';
-import { AppError, RpcClient } from '@bns/service-kit';
+import { AppError } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { BodyRule } from '../http/body-size.js';
 import { ApiSchemaBody, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
+import { OptOutsApi } from './opt-outs.api.js';
 
 const ENTRY_EXAMPLE = { phoneNumber: '91234567', reason: 'keyword', at: '2025-01-01T00:00:04.000Z' };
 
@@ -47,13 +45,13 @@ const phonesBody = new SchemaPipe(schemas.phoneNumbersBody, (r) =>
 @ApiParam({ name: 'userId', description: "The signed-in user's id (must be the token's subject)" })
 @Controller('api/opt-outs')
 export class OptOutsController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(private readonly api: OptOutsApi) {}
 
   @Get(':userId/settings')
   @ApiOperation({ summary: 'Opt-out keywords and the optional confirmation reply' })
   @ApiOkResponse({ schema: { example: { success: true, settings: DEFAULT_OPT_OUT_SETTINGS } } })
-  async settings(@CurrentUser() user: AuthUser) {
-    return { success: true, settings: await this.rpc.call('jobs.optouts.settings.get', { userId: user.userId }) };
+  settings(@CurrentUser() user: AuthUser) {
+    return this.api.settings(user.userId);
   }
 
   @Put(':userId/settings')
@@ -61,34 +59,16 @@ export class OptOutsController {
   @ApiOperation({ summary: 'Change any of keywords (1 to 20, each up to 30 characters), confirmationEnabled, confirmationText' })
   @ApiBody({ schema: { example: { keywords: ['STOP', '退訂'], confirmationEnabled: true, confirmationText: DEFAULT_OPT_OUT_SETTINGS.confirmationText } } })
   @ApiOkResponse({ schema: { example: { success: true, settings: DEFAULT_OPT_OUT_SETTINGS } } })
-  async setSettings(@CurrentUser() user: AuthUser, @Body(settingsBody) settings: Infer<Schemas['settingsPatch']>) {
-    // Only the three settings go on (a body clerkUserId was the AuthGuard's); the jobs service checks the merged whole.
-    return { success: true, settings: await this.rpc.call('jobs.optouts.settings.set', { userId: user.userId, settings }) };
+  setSettings(@CurrentUser() user: AuthUser, @Body(settingsBody) settings: Infer<Schemas['settingsPatch']>) {
+    return this.api.setSettings(user.userId, settings);
   }
 
   @Get(':userId/export')
   @ApiOperation({ summary: 'The whole list as CSV (phoneNumber,reason,at), newest first, streamed' })
   @ApiSchemaQuery(schemas.exportQuery)
   @ApiProduces('text/csv')
-  async export(@CurrentUser() user: AuthUser, @Query(exportQuery) _query: Infer<Schemas['exportQuery']>, @Res() res: Response): Promise<void> {
-    // The first page is asked for before anything is written, so a failure is still a clean error answer.
-    let page = await this.rpc.call('jobs.optouts.export', { userId: user.userId });
-    res.status(200);
-    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
-    res.setHeader('Content-Disposition', 'attachment; filename="opt-outs.csv"');
-    res.setHeader('Cache-Control', 'no-store');
-    try {
-      await this.write(res, `${OPT_OUT_CSV_HEADER}\r\n`);
-      for (;;) {
-        if (page.optOuts.length > 0) await this.write(res, page.optOuts.map((e) => `${optOutCsvLine(e)}\r\n`).join(''));
-        if (!page.nextCursor || res.destroyed) break;
-        page = await this.rpc.call('jobs.optouts.export', { userId: user.userId, cursor: page.nextCursor });
-      }
-      res.end();
-    } catch {
-      // Headers are out: the only honest signal left is a cut connection, never a CSV that looks complete.
-      res.destroy();
-    }
+  export(@CurrentUser() user: AuthUser, @Query(exportQuery) _query: Infer<Schemas['exportQuery']>, @Res() res: Response): Promise<void> {
+    return this.api.export(user.userId, res);
   }
 
   @Get(':userId')
@@ -98,9 +78,8 @@ export class OptOutsController {
     description: `limit: 1..${OPT_OUT_LIMITS.listPageMax} (default ${OPT_OUT_LIMITS.listPageDefault})`,
     schema: { example: { success: true, optOuts: [ENTRY_EXAMPLE], nextCursor: null, total: 1 } },
   })
-  async list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<Schemas['listHttpQuery']>) {
-    const reply = await this.rpc.call('jobs.optouts.list', { userId: user.userId, ...query });
-    return { success: true, ...reply };
+  list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<Schemas['listHttpQuery']>) {
+    return this.api.list(user.userId, query);
   }
 
   @Post(':userId')
@@ -109,9 +88,8 @@ export class OptOutsController {
   @BodyRule(OPT_OUT_HTTP.add)
   @ApiSchemaBody(schemas.phoneNumbersBody)
   @ApiOkResponse({ schema: { example: { success: true, added: 2, alreadyListed: 0 } } })
-  async add(@CurrentUser() user: AuthUser, @Body(phonesBody) body: Infer<Schemas['phoneNumbersBody']>) {
-    const reply = await this.rpc.call('jobs.optouts.add', { userId: user.userId, phoneNumbers: body.phoneNumbers });
-    return { success: true, ...reply };
+  add(@CurrentUser() user: AuthUser, @Body(phonesBody) body: Infer<Schemas['phoneNumbersBody']>) {
+    return this.api.add(user.userId, body);
   }
 
   @Post(':userId/check')
@@ -120,20 +98,15 @@ export class OptOutsController {
   @BodyRule(OPT_OUT_HTTP.check)
   @ApiSchemaBody(schemas.phoneNumbersBody)
   @ApiOkResponse({ schema: { example: { success: true, optedOut: ['91234567'], notOnWhatsApp: [] } } })
-  async check(@CurrentUser() user: AuthUser, @Body(phonesBody) body: Infer<Schemas['phoneNumbersBody']>) {
-    return { success: true, ...(await this.rpc.call('jobs.optouts.check', { userId: user.userId, phoneNumbers: body.phoneNumbers })) };
+  check(@CurrentUser() user: AuthUser, @Body(phonesBody) body: Infer<Schemas['phoneNumbersBody']>) {
+    return this.api.check(user.userId, body);
   }
 
   @Delete(':userId/:phone')
   @ApiOperation({ summary: 'Take a number off the list (404 when it is not on it)' })
   @ApiParam({ name: 'phone', example: '91234567' })
   @ApiOkResponse({ schema: { example: { success: true } } })
-  async remove(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
-    await this.rpc.call('jobs.optouts.remove', { userId: user.userId, phone });
-    return { success: true };
-  }
-
-  private async write(res: Response, chunk: string): Promise<void> {
-    if (!res.write(chunk)) await once(res, 'drain');
+  remove(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
+    return this.api.remove(user.userId, phone);
   }
 }

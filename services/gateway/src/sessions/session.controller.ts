@@ -1,11 +1,12 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { SESSION_MESSAGES, SessionCleanupAnswerSchema, SessionCleanupBodySchema, SessionsErrorCode, type Infer } from '@bns/contracts';
-import { AppError, RpcClient } from '@bns/service-kit';
+import { SessionCleanupAnswerSchema, SessionCleanupBodySchema, SessionsErrorCode, type Infer } from '@bns/contracts';
+import { AppError } from '@bns/service-kit';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import type { AuthUser } from '../auth/auth.types.js';
 import { ApiSchemaBody, ApiSchemaOk } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
+import { SessionsApi } from './sessions.api.js';
 
 // eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
 const PIPES = { cleanup: new SchemaPipe(SessionCleanupBodySchema, (r) => AppError.validation(SessionsErrorCode.InvalidRequest, r.message, { clerkUserId: r.message })) };
@@ -14,7 +15,7 @@ const PIPES = { cleanup: new SchemaPipe(SessionCleanupBodySchema, (r) => AppErro
 @ApiBearerAuth()
 @Controller('api/session')
 export class SessionController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(private readonly api: SessionsApi) {}
 
   @Post('cleanup')
   @HttpCode(200)
@@ -22,19 +23,7 @@ export class SessionController {
   @ApiSchemaBody(SessionCleanupBodySchema)
   @ApiSchemaOk(SessionCleanupAnswerSchema)
   // AuthGuard has already refused a clerkUserId that is not the caller.
-  async cleanup(@Body(PIPES.cleanup) _body: Infer<typeof SessionCleanupBodySchema>, @CurrentUser() user: AuthUser) {
-    const { sessionsCleanedUp, failures = [] } = await this.rpc.call('sessions.logout', { userId: user.userId });
-    if (failures.length > 0) {
-      // A partial cleanup is still a 200: sign-out goes on, and the web warns with what is left.
-      return {
-        success: false,
-        partial: true,
-        sessionsCleanedUp,
-        error: failures.map((f) => f.message).join('; '),
-        message: SESSION_MESSAGES.cleanupPartial,
-        failures,
-      };
-    }
-    return { success: true, sessionsCleanedUp, message: sessionsCleanedUp > 0 ? SESSION_MESSAGES.cleanupDone : SESSION_MESSAGES.cleanupNothing };
+  cleanup(@Body(PIPES.cleanup) _body: Infer<typeof SessionCleanupBodySchema>, @CurrentUser() user: AuthUser) {
+    return this.api.cleanup(user.userId);
   }
 }

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { devRoutesEnabled, type GatewayEnv } from '../config/env.js';
 import { SessionController } from './session.controller.js';
+import { SessionsApi, SimulatorApi } from './sessions.api.js';
 import { SimulatorController } from './simulator.controller.js';
 
 /**
@@ -10,6 +11,11 @@ import { SimulatorController } from './simulator.controller.js';
 @Module({})
 export class SessionsApiModule {
   static forRoot(env: GatewayEnv): DynamicModule {
-    return { module: SessionsApiModule, controllers: [SessionController, ...(devRoutesEnabled(env) ? [SimulatorController] : [])] };
+    const dev = devRoutesEnabled(env);
+    return {
+      module: SessionsApiModule,
+      controllers: [SessionController, ...(dev ? [SimulatorController] : [])],
+      providers: [SessionsApi, ...(dev ? [SimulatorApi] : [])],
+    };
   }
 }

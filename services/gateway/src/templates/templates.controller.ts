@@ -18,14 +18,14 @@ import {
   type Infer,
   type Schema,
 } from '@bns/contracts';
-import { AppError, RpcClient } from '@bns/service-kit';
+import { AppError } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { BodyRule } from '../http/body-size.js';
-import { idempotencyKeyOf } from '../http/idempotency-key.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi, registerSchema } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { ErrorAnswerSchema, SuccessAnswerSchema } from '../http/answers.js';
+import { TemplatesApi } from './templates.api.js';
 
 /** A form refusal as the templates service words it: "Please fix the form errors" with field → message. */
 const formPipe = <T>(schema: Schema<T>) =>
@@ -59,20 +59,20 @@ const LIMIT_REACHED = {
 @ApiNotFoundResponse({ description: 'No such template for this user', schema: ERROR })
 @Controller('api/templates')
 export class TemplatesController {
-  constructor(private readonly rpc: RpcClient) {}
+  constructor(private readonly api: TemplatesApi) {}
 
   @Get(':userId/categories')
   @ApiOperation({ summary: 'Every category with how many templates it holds' })
   @ApiSchemaOk(TemplateCategoriesAnswerSchema, 'TemplateCategoriesResponseDto')
-  async categories(@CurrentUser() user: AuthUser) {
-    return { success: true, categories: await this.rpc.call('templates.categories', { userId: user.userId }) };
+  categories(@CurrentUser() user: AuthUser) {
+    return this.api.categories(user.userId);
   }
 
   @Get(':userId/stats')
   @ApiOperation({ summary: 'Template stats: total_templates, favorite_templates, categories, total_usage' })
   @ApiSchemaOk(TemplateStatsAnswerSchema, 'TemplateStatsResponseDto')
-  async stats(@CurrentUser() user: AuthUser) {
-    return { success: true, stats: await this.rpc.call('templates.stats', { userId: user.userId }) };
+  stats(@CurrentUser() user: AuthUser) {
+    return this.api.stats(user.userId);
   }
 
   @Get(':userId')
@@ -80,9 +80,8 @@ export class TemplatesController {
   @ApiSchemaQuery(TemplateListQuerySchema)
   @ApiSchemaOk(TemplateListAnswerSchema, 'TemplateListResponseDto')
   @ApiBadRequestResponse({ description: 'Unknown category or is_favorite value', schema: ERROR })
-  async list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<typeof TemplateListQuerySchema>) {
-    const templates = await this.rpc.call('templates.list', { userId: user.userId, category: query.category, is_favorite: query.is_favorite });
-    return { success: true, templates };
+  list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<typeof TemplateListQuerySchema>) {
+    return this.api.list(user.userId, query);
   }
 
   @Post(':userId')
@@ -93,13 +92,12 @@ export class TemplatesController {
   @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
   @ApiConflictResponse(LIMIT_REACHED)
   @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'The same key again answers the template the first try stored (a retry after a 503 makes no second one)' })
-  async create(
+  create(
     @CurrentUser() user: AuthUser,
     @Body(createBody) body: Infer<typeof TemplateCreateSchema>,
     @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) header?: string | string[],
   ) {
-    const idempotencyKey = idempotencyKeyOf(header, TemplatesErrorCode.IdempotencyKeyInvalid);
-    return { success: true, template: await this.rpc.call('templates.create', { userId: user.userId, body, ...(idempotencyKey ? { idempotencyKey } : {}) }) };
+    return this.api.create(user.userId, body, header);
   }
 
   @Put(':userId/:templateId')
@@ -112,17 +110,16 @@ export class TemplatesController {
   // The body is judged by the templates service after it has found the template: an id that is not the
   // caller's answers 404 whatever the body, so a 400 never confirms that an id exists. Depth and size
   // are bounded here like every body's.
-  async update(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string, @Body() body: unknown) {
-    return { success: true, template: await this.rpc.call('templates.update', { userId: user.userId, templateId, body }) };
+  update(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string, @Body() body: unknown) {
+    return this.api.update(user.userId, templateId, body);
   }
 
   @Delete(':userId/:templateId')
   @ApiOperation({ summary: 'Delete a template' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
   @ApiSchemaOk(SuccessAnswerSchema, 'SuccessResponseDto')
-  async remove(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
-    await this.rpc.call('templates.delete', { userId: user.userId, templateId });
-    return { success: true };
+  remove(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
+    return this.api.remove(user.userId, templateId);
   }
 
   @Post(':userId/:templateId/use')
@@ -130,8 +127,8 @@ export class TemplatesController {
   @ApiOperation({ summary: 'Count one use of a template (atomic increment); answers the updated template' })
   @ApiParam({ name: 'templateId', format: 'uuid' })
   @ApiSchemaOk(TemplateAnswerSchema, TEMPLATE_ANSWER)
-  async use(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
-    return { success: true, template: await this.rpc.call('templates.use', { userId: user.userId, templateId }) };
+  use(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
+    return this.api.use(user.userId, templateId);
   }
 
   @Post(':userId/:templateId/duplicate')
@@ -139,7 +136,7 @@ export class TemplatesController {
   @ApiParam({ name: 'templateId', format: 'uuid' })
   @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
   @ApiConflictResponse(LIMIT_REACHED)
-  async duplicate(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
-    return { success: true, template: await this.rpc.call('templates.duplicate', { userId: user.userId, templateId }) };
+  duplicate(@CurrentUser() user: AuthUser, @Param('templateId') templateId: string) {
+    return this.api.duplicate(user.userId, templateId);
   }
 }
