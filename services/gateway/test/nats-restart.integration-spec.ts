@@ -46,7 +46,7 @@ describe('gateway across a NATS kill -9 and restart', () => {
     for (const email of ['nats-a@example.com', 'nats-b@example.com', 'nats-c@example.com']) users.push(await devSignIn(sys.gateway.url, email));
     // The gateway has staged a body before the restarts (it holds the object store's bucket).
     expect((await largeStart(users[2])).status).toBeLessThan(500);
-  });
+  }, 180_000);
   afterAll(async () => {
     await sys?.stop();
     await nats?.destroy();
@@ -75,7 +75,7 @@ describe('gateway across a NATS kill -9 and restart', () => {
     expect(after).toBeLessThanOrEqual(bound);
     expect(newcomer).toBeLessThanOrEqual(bound);
     process.stdout.write(`NATS restart on ${_what}: p99 before ${before.toFixed(1)} ms, after ${after.toFixed(1)} ms, new user ${newcomer.toFixed(1)} ms\n`);
-  });
+  }, 120_000);
 
   it('said in its log that the rate limit fell back to its own buckets, and that the shared store answers again', () => {
     expect(logs.some((l) => l.includes('rate-limit store (NATS KV) is not answering'))).toBe(true);

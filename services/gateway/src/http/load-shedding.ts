@@ -130,10 +130,11 @@ const READS = new Set(['GET', 'HEAD']);
  * Load shedding, fair first, then by what a request is worth when the replica is overloaded. A caller
  * (a token, or an address before sign-in) holding SHED_CALLER_SHARE of the limit its request meets
  * gets 429 + Retry-After at once: one user's burst is refused to that user, and never fills the
- * replica so that others are shed. Past SHED_MAX_IN_FLIGHT
- * requests in progress, or when the event loop lags more than SHED_MAX_LAG_MS behind, every new
- * request is answered 503 + Retry-After at once instead of joining a queue that would answer it
- * seconds later (and make every other caller wait too). Reads (GET, HEAD: polls, lists, exports) also
+ * replica so that others are shed. Past SHED_MAX_IN_FLIGHT requests in progress every new request is
+ * answered 503 + Retry-After at once instead of joining a queue that would answer it seconds later (and
+ * make every other caller wait too). When the event loop lags more than SHED_MAX_LAG_MS behind, a
+ * caller that already has a request in progress gets 429, and other callers 503 once the reads' floor
+ * of requests is in progress. Reads (GET, HEAD: polls, lists, exports) also
  * meet the adaptive limit (AdaptiveLimit, at most SHED_READS_MAX_IN_FLIGHT), so they are refused
  * first and admitted ones answer in about SHED_TARGET_MS; a write (a start, a pause, a template
  * saved) is what a user just asked for and waits its turn up to the hard bound. Health probes and
@@ -148,6 +149,8 @@ export class LoadShedder {
   private readonly timer: NodeJS.Timeout;
   private readonly maxLagMs: number;
   private readonly maxInFlight: number;
+  /** While the event loop lags, callers new to this replica are still admitted up to this many in progress (the reads' floor). */
+  private readonly floorUnderLag: number;
   shed = 0;
   /** Requests refused 429 because their caller held its share. */
   overShare = 0;
@@ -156,6 +159,7 @@ export class LoadShedder {
     this.limit = new AdaptiveLimit(options.reads);
     this.maxLagMs = options.maxLagMs;
     this.maxInFlight = options.maxInFlight;
+    this.floorUnderLag = Math.min(options.reads.floor, options.maxInFlight);
     const targetMs = options.reads.targetMs;
     let expected = performance.now() + SAMPLE_MS;
     let windowStart = performance.now();
@@ -190,11 +194,14 @@ export class LoadShedder {
     const bound = READS.has(req.method) ? this.readLimit : this.maxInFlight;
     const caller = callerOf(req);
     const held = this.byCaller.get(caller) ?? 0;
-    if (held >= Math.max(1, Math.floor(bound * SHED_CALLER_SHARE))) {
+    // A lagging event loop is everyone's: the callers that already have a request in progress make
+    // way first (429), so one caller's flood cannot get the others shed.
+    const lagging = this.lagMs > this.maxLagMs;
+    if (held >= (lagging ? 1 : Math.max(1, Math.floor(bound * SHED_CALLER_SHARE)))) {
       this.overShare++;
       return refuse(res, 429, TOO_MANY, TOO_MANY_BYTES);
     }
-    if (this.inFlight >= bound || this.lagMs > this.maxLagMs) {
+    if (this.inFlight >= bound || (lagging && this.inFlight >= this.floorUnderLag)) {
       this.shed++;
       return refuse(res, 503, OVERLOADED, OVERLOADED_BYTES);
     }

@@ -161,6 +161,38 @@ describe('LoadShedder fairness', () => {
   });
 });
 
+describe('LoadShedder under event-loop lag', () => {
+  let server: Server | undefined;
+  let shedder: LoadShedder | undefined;
+  afterEach(() => {
+    server?.close();
+    shedder?.stop();
+  });
+
+  it('refuses the callers that already have a request in progress (429) and still answers the others', async () => {
+    shedder = new LoadShedder({ maxInFlight: 100, reads: { max: 100, floor: 4, targetMs: 0 }, maxLagMs: 100 });
+    const held: Response[] = [];
+    const a = express();
+    a.use(shedder.middleware);
+    a.get('/hold', (_req, res) => void held.push(res));
+    a.get('/quick', (_req, res) => void res.json({ ok: true }));
+    server = a.listen(0, '127.0.0.1');
+    await new Promise((r) => server!.once('listening', r));
+    const port = (server.address() as AddressInfo).port;
+    const holding = get(port, '/hold', undefined, 'GET', 'noisy');
+    for (let i = 0; i < 100 && held.length < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    // Block the loop well past SHED_MAX_LAG_MS, then let the shedder's timer see it.
+    const until = performance.now() + 1500;
+    while (performance.now() < until);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(shedder.current.lagMs).toBeGreaterThan(100);
+    expect((await get(port, '/quick', undefined, 'GET', 'noisy')).status).toBe(429);
+    expect((await get(port, '/quick', undefined, 'GET', 'quiet')).status).toBe(200);
+    held[0]!.json({ released: true });
+    expect((await holding).status).toBe(200);
+  });
+});
+
 describe('AdaptiveLimit', () => {
   const window = (limit: AdaptiveLimit, ms: readonly number[], inFlight: number) => {
     for (const m of ms) limit.sample(m);
