@@ -61,3 +61,63 @@ export function ensureNatsServer(find) {
   }
   fail('nats-server is not installed: install it (Debian/Ubuntu: `sudo apt-get install -y nats-server`; macOS: `brew install nats-server`) or set NATS_URL to a running NATS with JetStream.');
 }
+
+/**
+ * Variables `npm start` checks itself, with their defaults (a service's own are in its env spec, and the
+ * launcher passes those through); the launcher group of `scripts/env-vars.mjs` documents them.
+ */
+export const LAUNCHER_ENV = {
+  GATEWAY_PORT: {
+    doc: "`npm start`: the gateway's port, where it serves the app and the API (http://localhost:<port>); a port in use stops the start with its name",
+    defaultValue: 8080,
+    parse: (raw) => portNumber(raw),
+  },
+  GATEWAY_BIND_ADDRESS: {
+    doc: "`npm start`: address the gateway listens on: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) = every address, so other machines reach it too (and its dev sign-in lets anyone who reaches it in); every other process listens on 127.0.0.1 whatever this says",
+    defaultValue: '127.0.0.1',
+    parse: (raw) => {
+      // The launcher checks the gateway at 127.0.0.1, which each of these includes.
+      if (!['127.0.0.1', '0.0.0.0', '::'].includes(raw.trim())) throw new Error(`must be 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
+      return raw.trim();
+    },
+  },
+  BNS_DATA_DIR: {
+    doc: '`npm start`: folder of its Postgres data, NATS store, logs and dev sign-in key (relative to the repository)',
+    defaultValue: '.data',
+    parse: (raw) => raw,
+  },
+  START_TIMEOUT_S: {
+    doc: '`npm start`: the longest it waits for a service that is still starting (writing output, using CPU or answering on its port) to be up, seconds; one that exits, or does none of these for 30 s, fails at once',
+    defaultValue: 180,
+    parse: (raw) => {
+      if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new Error(`must be a whole number of seconds ≥ 1, got "${raw}"`);
+      return Number(raw);
+    },
+  },
+};
+
+function portNumber(raw) {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || n < 1 || n > 65535) throw new Error(`must be a port number (1–65535), got "${raw}"`);
+  return n;
+}
+
+/** The launcher's variables from the environment, defaults filled in; a bad one stops it with its name. */
+export function launcherEnv(source = process.env) {
+  const out = {};
+  const problems = [];
+  for (const [name, v] of Object.entries(LAUNCHER_ENV)) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') {
+      out[name] = v.defaultValue;
+      continue;
+    }
+    try {
+      out[name] = v.parse(raw);
+    } catch (err) {
+      problems.push(`${name} ${err.message} (${v.doc})`);
+    }
+  }
+  if (problems.length > 0) fail(`Invalid environment:\n  ${problems.join('\n  ')}`);
+  return out;
+}

@@ -2,10 +2,11 @@
 // `npm start`: the whole system on this machine. Installs what is missing, builds, starts a private
 // Postgres (unless DATABASE_URL) and nats-server (unless NATS_URL) under .data/, every service (two
 // sessions shards by default) and the gateway serving the web app; prints `Ready: <url>`. Ctrl-C stops
-// everything it started.
+// everything it started. Everything listens on 127.0.0.1 (the gateway: GATEWAY_BIND_ADDRESS), and each
+// service's metrics are on a port of their own, printed beside it.
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { ensureDependencies, ensureNatsServer, fail, ROOT, run, useNode24 } from './lib.mjs';
+import { join, resolve } from 'node:path';
+import { ensureDependencies, ensureNatsServer, fail, launcherEnv, ROOT, run, useNode24 } from './lib.mjs';
 
 await useNode24();
 // Ctrl-C also ends `npm`, our parent, which closes our output pipe: keep shutting down regardless.
@@ -13,6 +14,7 @@ for (const stream of [process.stdout, process.stderr]) stream.on('error', () => 
 const fresh = process.argv.includes('--fresh');
 const skipBuild = process.argv.includes('--no-build');
 const started = Date.now();
+const settings = launcherEnv();
 
 ensureDependencies();
 if (!skipBuild) {
@@ -21,18 +23,28 @@ if (!skipBuild) {
 }
 
 const testing = await import('@bns/testing');
-const dataDir = process.env.BNS_DATA_DIR ?? join(ROOT, '.data');
+// Absolute: nats-server and Postgres show it in their command lines, which must work from anywhere.
+const dataDir = resolve(ROOT, settings.BNS_DATA_DIR);
 if (fresh) rmSync(dataDir, { recursive: true, force: true });
 const logDir = join(dataDir, 'logs');
 mkdirSync(logDir, { recursive: true });
 
-const gatewayPort = Number(process.env.GATEWAY_PORT ?? 8080);
-if (!Number.isInteger(gatewayPort) || gatewayPort < 1 || gatewayPort > 65535) fail(`GATEWAY_PORT must be a port number, got "${process.env.GATEWAY_PORT}"`);
+const gatewayPort = settings.GATEWAY_PORT;
 if (await testing.portInUse(gatewayPort)) {
   fail(`Port ${gatewayPort} (GATEWAY_PORT) is already in use: stop what is using it or set GATEWAY_PORT to another port.`);
 }
 const shards = Number(process.env.SESSIONS_SHARDS ?? 2);
 if (!Number.isInteger(shards) || shards < 1) fail(`SESSIONS_SHARDS must be a positive integer, got "${process.env.SESSIONS_SHARDS}"`);
+/**
+ * How a start is waited for (StartProgress in libs/testing): a service that is moving (output, CPU,
+ * its port answering) for up to START_TIMEOUT_S; one that exits, or stays silent for
+ * START_SILENCE_MS (30 s), fails at once with its last lines. A busy machine (load 12 on two cores)
+ * took a service past a fixed 30 s in 3 starts of 5.
+ */
+const startWait = { timeoutMs: settings.START_TIMEOUT_S * 1000, silenceMs: testing.START_SILENCE_MS };
+/** A process's line in the table: its pid, its HTTP address and its metrics address. */
+const tableLine = (handle, note = '') =>
+  `  ${handle.label.padEnd(12)} pid ${handle.process.pid}  ${note}${handle.url}  metrics ${handle.metricsUrl}\n`;
 
 const logs = new Map();
 const logTo = (label) => {
@@ -76,7 +88,14 @@ async function restart(index, why, inARow, tail) {
   await new Promise((r) => setTimeout(r, delay));
   if (stopping) return;
   let next;
-  const starting = testing.startService(handle.name, { env: handle.env, port: handle.port, label: handle.label, onLine: (line) => onLine(handle.label, line), timeoutMs: 60_000 });
+  const starting = testing.startService(handle.name, {
+    env: handle.env,
+    port: handle.port,
+    metricsPort: handle.metricsPort,
+    label: handle.label,
+    onLine: (line) => onLine(handle.label, line),
+    ...startWait,
+  });
   restarting.add(starting);
   try {
     next = await starting;
@@ -89,7 +108,7 @@ async function restart(index, why, inARow, tail) {
   // `system.stop()` stops what is in system.services: the new process takes the dead one's place.
   system.services[index] = next;
   if (stopping) return void next.stop();
-  process.stdout.write(`  ${next.label.padEnd(12)} pid ${next.process.pid}  restarted\n`);
+  process.stdout.write(tableLine(next, 'restarted  '));
   supervise(index, inARow);
 }
 
@@ -132,6 +151,10 @@ try {
     postgres,
     nats,
     gatewayPort,
+    startTimeoutMs: startWait.timeoutMs,
+    silenceMs: startWait.silenceMs,
+    // Every process listens on 127.0.0.1 (startService's default); the gateway where it is asked to.
+    serviceEnv: { gateway: { BIND_ADDRESS: settings.GATEWAY_BIND_ADDRESS } },
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       AUTH_MODE: process.env.AUTH_MODE ?? (clerk ? 'clerk' : 'dev'),
@@ -141,10 +164,26 @@ try {
     },
     onLine,
   });
-  for (const s of system.services) process.stdout.write(`  ${s.label.padEnd(12)} pid ${s.process.pid}  http://127.0.0.1:${s.port}\n`);
+  for (const s of system.services) process.stdout.write(tableLine(s));
   system.services.forEach((_, i) => supervise(i));
   const url = `http://localhost:${gatewayPort}`;
-  await testing.waitFor(async () => (await fetch(`${url}/readyz`)).status === 200, 60_000, 200, 'the gateway to be ready');
+  // Every process answers by now; the gateway's /readyz also needs each to answer its NATS ping. A
+  // process that dies meanwhile is restarted by its supervisor, so this waits on the whole limit.
+  let lastReadyz = '';
+  await testing
+    .waitFor(
+      async () => {
+        const res = await fetch(`${system.gateway.url}/readyz`, { signal: AbortSignal.timeout(5000) });
+        lastReadyz = `${res.status} ${await res.text()}`;
+        return res.status === 200;
+      },
+      startWait.timeoutMs,
+      200,
+      'the gateway to be ready',
+    )
+    .catch((err) => {
+      throw new Error(`${err.message}${lastReadyz ? `\nIts last /readyz: ${lastReadyz.slice(0, 2000)}` : ''}\n(START_TIMEOUT_S=${settings.START_TIMEOUT_S} s: raise it on a very busy machine)`);
+    });
   process.stdout.write(`Logs: ${logDir}\nReady: ${url}  (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
 } catch (err) {
   process.stderr.write(`Could not start: ${err.message}\n`);

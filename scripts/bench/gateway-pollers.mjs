@@ -236,7 +236,7 @@ async function main() {
    * time so far, from its /metrics: where a latency the gateway did not spend handling a request went.
    */
   const gatewayLoop = async () => {
-    const text = await (await fetch(`${url}/metrics`)).text();
+    const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
     const { value, gcByKind } = readMetrics(text);
     const gcS = sum(gcByKind);
     // The gateway's own view of each request (bns_http_request_duration_seconds: from its first
@@ -247,7 +247,7 @@ async function main() {
     // slow answer waited on the way to jobs and back, or in jobs.
     const jobsStatus = (labels) => (labels.includes('subject="jobs.status"') ? 'jobs.status' : undefined);
     const roundTrips = histogramBuckets(text, 'bns_rpc_client_duration_seconds', jobsStatus);
-    const jobsText = await (await fetch(`${jobsUrl}/metrics`)).text();
+    const jobsText = await (await fetch(`${jobsMetricsUrl}/metrics`)).text();
     const answered = histogramBuckets(jobsText, 'bns_rpc_server_duration_seconds', jobsStatus);
     const jobs = readMetrics(jobsText);
     return {
@@ -511,7 +511,7 @@ async function main() {
   /** Starts the V8 profiler in the gateway through its inspector; the returned function stops it and prints a summary. */
 
   const url = sys.gateway.url;
-  const jobsUrl = sys.services.find((s) => s.name === 'jobs').url;
+  const jobsMetricsUrl = sys.services.find((s) => s.name === 'jobs').metricsUrl;
   try {
     console.log(`${cpus().length} cores, load average ${load()}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
     const sessions = [];
@@ -576,11 +576,11 @@ async function main() {
     if (missing > 0) throw new Error(`${missing} pollers got no ETag in the warm-up`);
     await sleep(1000);
     console.log(`revalidating: each of ${POLLERS} users polls its own running job of ${JOB_RECIPIENTS} sent recipients with If-None-Match`);
-    let answeredBefore = await revalidationsAnswered(url);
+    let answeredBefore = await revalidationsAnswered(sys.gateway.metricsUrl);
     await measure(`${POLLERS} pollers at 1 Hz, revalidating`, 'gateway', oneHertz(pollers, {}));
-    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
+    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`);
     await sleep(2000);
-    answeredBefore = await revalidationsAnswered(url);
+    answeredBefore = await revalidationsAnswered(sys.gateway.metricsUrl);
     const stopRevalidatingProfile = PROFILE_REVALIDATING
       ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-revalidating.cpuprofile`) })
       : undefined;
@@ -590,7 +590,7 @@ async function main() {
       closedLoop(url, pollers.slice(0, SATURATION_CLIENTS), SATURATION_CLIENTS, SATURATION_S, {}),
     );
     await stopRevalidatingProfile?.();
-    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(url))}`);
+    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`);
     const bareAfterRevalidating = await bareNest('right after');
     await sleep(2000);
     // Full answers: no If-None-Match, so each poll is the jobs service's 200 with the job's lists.

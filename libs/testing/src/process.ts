@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
@@ -76,9 +77,87 @@ export function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void
   }
 }
 
+/**
+ * CPU time (user + system) a process has used since it started, in ms, from /proc/<pid>/stat (Linux;
+ * undefined elsewhere or once it is gone). Its fields 14 and 15 count clock ticks, 100 a second on Linux.
+ */
+export function cpuMsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count the fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * How long a start may go without progress before it is given up (see StartProgress). A service that is starting does something every second or so even on a loaded
+ * machine: it loads and compiles modules (CPU), logs, connects, migrates, binds its port. On two cores
+ * at load 12 a process gets about a sixth of a core, so 0.2 s of CPU takes it a little over a second.
+ * 30 s with no output, less than 0.2 s of CPU and its port not answering is therefore not a slow start
+ * but a stuck one (a connection that never completes, a lock never granted, a deadlock), and it fails as
+ * soon as a fixed 30 s limit would have failed it before, however long START_TIMEOUT_S is.
+ */
+export const START_SILENCE_MS = 30_000;
+/** CPU a starting process must use (with no output and no port) to count as moving: see START_SILENCE_MS. */
+export const MOVING_CPU_MS = 200;
+
+/** What one look at a starting process saw. */
+export interface StartSample {
+  /** Bytes it has written to stdout and stderr so far. */
+  outputBytes: number;
+  /** CPU it has used so far (ms), when the system says (cpuMsOf). */
+  cpuMs?: number;
+  /** Whether its port answered HTTP (any status). */
+  listening: boolean;
+}
+
+/**
+ * The launcher's rule for a process that is starting: it is moving while its output grows, it uses
+ * CPU (MOVING_CPU_MS since it last moved) or its port answers; it is silent once none of these has
+ * happened for `silenceMs`. A moving process is waited for (up to the caller's overall limit), a silent
+ * one is given up at once.
+ */
+export class StartProgress {
+  private lastMovedAt: number;
+  private outputBytes = 0;
+  private cpuMark: number | undefined;
+
+  constructor(
+    readonly silenceMs: number,
+    now: number,
+  ) {
+    this.lastMovedAt = now;
+  }
+
+  /** Takes one look; false once the process has been silent for `silenceMs`. */
+  observe(sample: StartSample, now: number): boolean {
+    const cpu = sample.cpuMs;
+    if (this.cpuMark === undefined) this.cpuMark = cpu;
+    const moved = sample.listening || sample.outputBytes > this.outputBytes || (cpu !== undefined && this.cpuMark !== undefined && cpu - this.cpuMark >= MOVING_CPU_MS);
+    this.outputBytes = Math.max(this.outputBytes, sample.outputBytes);
+    if (moved) {
+      this.lastMovedAt = now;
+      this.cpuMark = cpu;
+    }
+    return now - this.lastMovedAt < this.silenceMs;
+  }
+
+  /** How long it has been silent (ms). */
+  silentFor(now: number): number {
+    return now - this.lastMovedAt;
+  }
+}
+
 /** A child process with its output kept (last 400 lines) for error messages. */
 export class ManagedProcess {
   readonly lines: string[] = [];
+  /** Bytes of output (stdout + stderr) so far: whether it is still writing. */
+  outputBytes = 0;
   private exited: Promise<number | null>;
   exitCode: number | null | undefined = undefined;
   /** The signal that ended it (`SIGKILL`), when one did. */
@@ -90,6 +169,7 @@ export class ManagedProcess {
     onLine?: (line: string) => void,
   ) {
     const keep = (chunk: Buffer) => {
+      this.outputBytes += chunk.length;
       for (const line of chunk.toString().split('\n')) {
         if (line === '') continue;
         this.lines.push(line);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
-import { freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT, saysPortTaken } from './process.js';
+import { cpuMsOf, freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT, saysPortTaken, sleep, START_SILENCE_MS, StartProgress } from './process.js';
 
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
@@ -12,6 +12,10 @@ export interface ServiceHandle {
   label: string;
   port: number;
   url: string;
+  /** Its Prometheus endpoint's port (METRICS_PORT), apart from `port`. */
+  metricsPort: number;
+  /** `http://127.0.0.1:<metricsPort>`: scrape `${metricsUrl}/metrics`. */
+  metricsUrl: string;
   env: Record<string, string>;
   process: ManagedProcess;
   stop(): Promise<void>;
@@ -20,12 +24,37 @@ export interface ServiceHandle {
 
 export interface StartServiceOptions {
   env: Record<string, string>;
+  /** Its HTTP port; a free one when omitted. */
   port?: number;
+  /** Its metrics port, tried first (a restart keeps the one it had); a free one when omitted or taken. */
+  metricsPort?: number;
   label?: string;
   onLine?: (line: string) => void;
   /** Wait for /readyz instead of /healthz (the gateway's readyz needs every service). */
   waitReady?: boolean;
+  /** The longest wait for a start that is still making progress (default START_TIMEOUT_MS). */
   timeoutMs?: number;
+  /**
+   * The progress rule (StartProgress): a process that has made no progress this long (no output, no
+   * CPU, its port not answering) fails at once, however long `timeoutMs` is. Default START_SILENCE_MS.
+   */
+  silenceMs?: number;
+}
+
+/**
+ * The longest a start that keeps making progress is waited for (the launcher's START_TIMEOUT_S default):
+ * on two cores at load 12 a service took over 30 s, and a fixed 30 s failed 3 starts of 5. A start that
+ * stops making progress still fails after START_SILENCE_MS, as the fixed limit failed it before.
+ */
+export const START_TIMEOUT_MS = 180_000;
+
+/** The address spawned services listen on (BIND_ADDRESS): this machine only, unless the env says otherwise. */
+export const LOOPBACK = '127.0.0.1';
+
+/** The port an EADDRINUSE in a server's output names (`address already in use 127.0.0.1:8080`). */
+function takenPort(output: string): number | undefined {
+  const m = /EADDRINUSE[^\n]*?:(\d+)\b/.exec(output);
+  return m ? Number(m[1]) : undefined;
 }
 
 export function serviceEntry(name: ServiceName): string {
@@ -43,54 +72,95 @@ export function serviceEntry(name: ServiceName): string {
 export const COMPILE_CACHE_DIR = join(tmpdir(), 'bns-node-compile-cache');
 
 /**
- * Spawns a built service as its own process and waits until it answers /healthz. A process that exits
- * fails the start at once (not after the timeout). A port `freePort` chose can be taken by another
- * process (a parallel test's service, or an outgoing connection's local port) before the service
- * binds it: then the service starts again on another one (PORT_RACE_ATTEMPTS in all).
+ * Spawns a built service as its own process, listening on 127.0.0.1 (BIND_ADDRESS, unless `env` sets
+ * another) with its HTTP port and a metrics port of its own, and waits until it answers /healthz: as
+ * long as it makes progress (up to `timeoutMs`), so a loaded machine's slow start is not a failure. A
+ * process that exits fails the start at once, and so does one that has made no progress for
+ * `silenceMs`. A port `freePort` chose can be taken by another process (a parallel
+ * test's service, or an outgoing connection's local port) before the service binds it: then the
+ * service starts again on other ports (PORT_RACE_ATTEMPTS in all). A port the caller fixed is never
+ * replaced: its EADDRINUSE fails the start.
  */
 export async function startService(name: ServiceName, options: StartServiceOptions): Promise<ServiceHandle> {
   const label = options.label ?? name;
+  const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS;
+  const silenceMs = options.silenceMs ?? START_SILENCE_MS;
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
-    const env = { LOG_LEVEL: 'warn', NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR, ...options.env, PORT: String(port) };
+    // The metrics port a restart asks for is a wish: when it was taken meanwhile, another will do.
+    const metricsPort = attempt === 1 && options.metricsPort !== undefined ? options.metricsPort : await freePort();
+    const env = {
+      LOG_LEVEL: 'warn',
+      NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR,
+      BIND_ADDRESS: LOOPBACK,
+      ...options.env,
+      PORT: String(port),
+      METRICS_PORT: String(metricsPort),
+    };
     const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
       env: { ...process.env, ...env },
       cwd: REPO_ROOT,
       onLine: options.onLine,
     });
     const url = `http://127.0.0.1:${port}`;
-    const up = await untilUp(proc, `${url}/${options.waitReady ? 'readyz' : 'healthz'}`, options.timeoutMs ?? 30_000);
-    if (up === 'up') return handleOf(name, label, port, url, env, proc);
+    const up = await waitForStart(proc, `${url}/${options.waitReady ? 'readyz' : 'healthz'}`, { timeoutMs, silenceMs });
+    if (up === 'up') return handleOf(name, label, port, metricsPort, url, env, proc);
     proc.child.kill('SIGKILL');
     const output = await proc.finalTail(30);
-    if (up === 'exited' && options.port === undefined && attempt < PORT_RACE_ATTEMPTS && saysPortTaken(output)) continue;
-    const why = up === 'exited' ? `${label} exited (${proc.exitCode})` : `timed out after ${options.timeoutMs ?? 30_000} ms waiting for ${label} to come up`;
+    const lostAChosenPort = saysPortTaken(output) && (options.port === undefined || takenPort(output) !== options.port);
+    if (up === 'exited' && attempt < PORT_RACE_ATTEMPTS && lostAChosenPort) continue;
+    const why =
+      up === 'exited'
+        ? `${label} exited (${proc.exitCode})`
+        : up === 'silent'
+          ? `${label} made no progress for ${Math.round(silenceMs / 1000)} s (no output, almost no CPU, its port not answering): given up`
+          : `timed out after ${timeoutMs} ms waiting for ${label} to come up (it was still making progress)`;
     throw new Error(`${why}\n--- ${label} output ---\n${output}`);
   }
 }
 
-/** Polls `healthUrl` until it answers 200 ('up'), the process ends ('exited') or the time is out. */
-async function untilUp(proc: ManagedProcess, healthUrl: string, timeoutMs: number): Promise<'up' | 'exited' | 'timeout'> {
-  const deadline = Date.now() + timeoutMs;
+/**
+ * Polls `healthUrl` until it answers 200 ('up'), the process ends ('exited'), the time is out
+ * ('timeout') or, with `silenceMs`, the process has made no progress for that long ('silent', see
+ * StartProgress).
+ */
+export async function waitForStart(
+  proc: ManagedProcess,
+  healthUrl: string,
+  { timeoutMs, silenceMs }: { timeoutMs: number; silenceMs?: number },
+): Promise<'up' | 'exited' | 'timeout' | 'silent'> {
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const progress = silenceMs === undefined ? undefined : new StartProgress(silenceMs, started);
   for (;;) {
     if (!proc.running) return 'exited';
+    let listening = false;
     try {
       // Bounded: the port may belong to something that accepts and never answers (a race lost to it).
-      if ((await fetch(healthUrl, { signal: AbortSignal.timeout(2000) })).status === 200) return 'up';
+      const res = await fetch(healthUrl, { signal: AbortSignal.timeout(2000) });
+      listening = true;
+      await res.arrayBuffer();
+      if (res.status === 200) return 'up';
     } catch {
       // not listening yet
     }
+    if (progress && !progress.observe({ outputBytes: proc.outputBytes, cpuMs: cpuMsOf(proc.pid), listening }, Date.now())) {
+      // Exited meanwhile is the truer answer (its exit code and last lines say why).
+      return proc.running ? 'silent' : 'exited';
+    }
     if (Date.now() > deadline) return 'timeout';
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 
-function handleOf(name: ServiceName, label: string, port: number, url: string, env: Record<string, string>, proc: ManagedProcess): ServiceHandle {
+function handleOf(name: ServiceName, label: string, port: number, metricsPort: number, url: string, env: Record<string, string>, proc: ManagedProcess): ServiceHandle {
   return {
     name,
     label,
     port,
     url,
+    metricsPort,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
     env,
     process: proc,
     stop: () => proc.stop(),
@@ -110,6 +180,10 @@ export interface SystemOptions {
   nats?: Nats;
   gatewayPort?: number;
   onLine?: (label: string, line: string) => void;
+  /** Each service's longest start while it makes progress (StartServiceOptions.timeoutMs). */
+  startTimeoutMs?: number;
+  /** Each service's longest start without progress (StartServiceOptions.silenceMs). */
+  silenceMs?: number;
 }
 
 export interface System {
@@ -145,6 +219,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     startService(name, {
       env: { ...baseEnv, ...options.serviceEnv?.[name], ...extraEnv },
       label,
+      timeoutMs: options.startTimeoutMs,
+      silenceMs: options.silenceMs,
       onLine: options.onLine && ((line) => options.onLine!(label ?? name, line)),
     });
   const stopAll = async () => {
@@ -167,6 +243,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     const gatewayStarted = startService('gateway', {
       env: { ...baseEnv, ...options.serviceEnv?.gateway },
       port: options.gatewayPort,
+      timeoutMs: options.startTimeoutMs,
+      silenceMs: options.silenceMs,
       onLine: options.onLine && ((line) => options.onLine!('gateway', line)),
     });
     const started = await Promise.allSettled([...jobs, gatewayStarted]);

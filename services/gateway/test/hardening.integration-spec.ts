@@ -276,7 +276,7 @@ describe('gateway hardening', () => {
   it('cuts its in-flight limit while Postgres stalls the service behind it, refusing new requests in milliseconds instead of queueing them, and opens it again after', async () => {
     const g = await gateway({ SHED_READS_MAX_IN_FLIGHT: '200', SHED_READS_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
     const me = await devSignIn(g.url, 'stall@shop.hk');
-    const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.url}/metrics`)).text())?.[1]);
+    const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.metricsUrl}/metrics`)).text())?.[1]);
     const stats = async () => {
       const t = performance.now();
       const res = await api(g.url, me.token).get(`/api/templates/${me.userId}/stats`);

@@ -3,7 +3,7 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
-import { api, devSignIn, forgedSignature, revalidationsAnswered, simulatorInbound, sleep, startService, startSystem, waitFor, type DevSession, type System } from '@bns/testing';
+import { api, devSignIn, forgedSignature, revalidationsAnswered, simulatorInbound, sleep, startService, startSystem, waitFor, type DevSession, type ServiceHandle, type System } from '@bns/testing';
 import { linkedUser } from './linked-user.js';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
@@ -50,7 +50,7 @@ describe('job-status ETag / 304', () => {
         .on('error', reject)
         .end();
     });
-  const revalidations = () => revalidationsAnswered(sys.gateway.url);
+  const revalidations = () => revalidationsAnswered(sys.gateway.metricsUrl);
   const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
   const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
     const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', { clerkUserId: who.userId, message: 'Hi', ...body });
@@ -238,11 +238,11 @@ describe('job-status ETag / 304', () => {
   }, 60_000);
 
   /** Answers "not found" the gateway gave from a job id alone (JobIdCheck), without asking the jobs service. */
-  const refusedById = async (gatewayUrl = sys.gateway.url) =>
-    Number(/^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${gatewayUrl}/metrics`)).text())?.[1] ?? 0);
+  const refusedById = async (metricsUrl = sys.gateway.metricsUrl) =>
+    Number(/^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${metricsUrl}/metrics`)).text())?.[1] ?? 0);
   /** The gateway's NATS requests whose labels include `label` (`outcome="…"`, `subject="…"`), summed over the others. */
-  const rpcRequests = async (label: string, gatewayUrl = sys.gateway.url) => {
-    const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
+  const rpcRequests = async (label: string, metricsUrl = sys.gateway.metricsUrl) => {
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text();
     return text
       .split('\n')
       .filter((l) => l.startsWith('bns_rpc_client_requests_total{') && l.includes(label))
@@ -251,11 +251,11 @@ describe('job-status ETag / 304', () => {
   /** `not_found` answers the gateway had from the jobs service, over every subject. */
   const notFoundAsked = () => rpcRequests('outcome="not_found"');
   /** Until the gateway has the jobs service's id scheme, an id is passed on: wait for it to answer from ids. */
-  const idsChecked = (who: DevSession, gatewayUrl = sys.gateway.url) =>
+  const idsChecked = (who: DevSession, gateway: ServiceHandle = sys.gateway) =>
     waitFor(async () => {
-      const before = await refusedById(gatewayUrl);
-      await fetch(`${gatewayUrl}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${who.token}` } });
-      return (await refusedById(gatewayUrl)) > before;
+      const before = await refusedById(gateway.metricsUrl);
+      await fetch(`${gateway.url}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${who.token}` } });
+      return (await refusedById(gateway.metricsUrl)) > before;
     }, 15_000, 100, 'the gateway checking job ids');
 
   it("a job id that names no job of the user (made up, another user's, not a UUID) is a 404 from the id alone: the jobs service is never asked", async () => {
@@ -305,7 +305,7 @@ describe('job-status ETag / 304', () => {
     });
   /** `bns_http_requests_total` of the job-status route's answers of a status. */
   const routeAnswered = async (status: number) => {
-    const text = await (await fetch(`${sys.gateway.url}/metrics`)).text();
+    const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
     const line = text.split('\n').find((l) => l.startsWith('bns_http_requests_total{') && ['method="GET"', 'route="/job-status/:jobId"', `status="${status}"`].every((label) => l.includes(label)));
     return Number(line?.split(' ').at(-1) ?? 0);
   };
@@ -417,9 +417,9 @@ describe('job-status ETag / 304', () => {
       await ask(); // this replica learns the version
       let answer: Awaited<ReturnType<typeof ask>> | undefined;
       await waitFor(async () => {
-        const before = await revalidationsAnswered(cors.url);
+        const before = await revalidationsAnswered(cors.metricsUrl);
         answer = await ask();
-        return (await revalidationsAnswered(cors.url)).memory === before.memory + 1;
+        return (await revalidationsAnswered(cors.metricsUrl)).memory === before.memory + 1;
       }, 10_000, 100, 'a revalidation answered from memory');
       expect({ status: answer!.status, ...answer!.headers }).toMatchObject({ status: 304, etag, 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'cache-control': 'private, no-cache' });
     } finally {
@@ -433,9 +433,9 @@ describe('job-status ETag / 304', () => {
       const { who, jobId, etag } = await settled('ida@etag.test');
       const ida = await devSignIn(short.url, 'ida@etag.test');
       expect(ida.userId).toBe(who.userId);
-      const statusAsked = () => rpcRequests('subject="jobs.status"', short.url);
+      const statusAsked = () => rpcRequests('subject="jobs.status"', short.metricsUrl);
       expect((await raw(ida, jobId, etag, { gatewayUrl: short.url })).status).toBe(304); // this replica learns the version
-      const [before, askedBefore] = [await revalidationsAnswered(short.url), await statusAsked()];
+      const [before, askedBefore] = [await revalidationsAnswered(short.metricsUrl), await statusAsked()];
       // Three lifetimes of polls every 50 ms: without the refresh, each lifetime's end would send a poll to the jobs service.
       const statuses = new Set<number>();
       let polls = 0;
@@ -443,7 +443,7 @@ describe('job-status ETag / 304', () => {
         statuses.add((await raw(ida, jobId, etag, { gatewayUrl: short.url })).status);
         await sleep(50);
       }
-      const after = await revalidationsAnswered(short.url);
+      const after = await revalidationsAnswered(short.metricsUrl);
       const refreshes = (await statusAsked()) - askedBefore - (after.jobs - before.jobs);
       expect([...statuses]).toEqual([304]);
       // One poll may land between a refresh and its answer on a loaded machine, and be asked inline.

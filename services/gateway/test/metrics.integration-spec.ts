@@ -34,7 +34,7 @@ const total = (samples: Sample[], name: string, match: Record<string, string> = 
 
 async function scrape(h: ServiceHandle): Promise<{ text: string; samples: Sample[]; ms: number }> {
   const t0 = performance.now();
-  const res = await fetch(`${h.url}/metrics`);
+  const res = await fetch(`${h.metricsUrl}/metrics`);
   const text = await res.text();
   const ms = performance.now() - t0;
   expect(res.status).toBe(200);
@@ -168,6 +168,12 @@ describe('/metrics of every service after a small job', () => {
     expect(total(g, 'bns_http_request_duration_seconds_count', { route: '/api/dashboard/:userId' })).toBeGreaterThan(0);
     expect(total(g, 'bns_gateway_sockets_connected')).toBe(1);
     expect(total(g, 'bns_gateway_socket_events_sent_total')).toBeGreaterThan(0);
+  });
+
+  it('serves metrics on the metrics port only: the public port answers 404 for /metrics', async () => {
+    const res = await fetch(`${sys.gateway.url}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toMatch(/^process_cpu_user_seconds_total/m);
   });
 
   it('counts 429s of the rate limit by route', async () => {

@@ -125,10 +125,10 @@ describe('tracing', () => {
     // Revalidations until one is answered from memory (an event of the user's may send one to the jobs service first).
     let fromMemory: { status: number; traceId: string } | undefined;
     await waitFor(async () => {
-      const before = await revalidationsAnswered(sys.gateway.url);
+      const before = await revalidationsAnswered(sys.gateway.metricsUrl);
       const answer = await traced(me, `/job-status/${jobId}`, { 'if-none-match': whole.etag! });
       expect(answer.status).toBe(304);
-      if ((await revalidationsAnswered(sys.gateway.url)).memory === before.memory + 1) fromMemory = answer;
+      if ((await revalidationsAnswered(sys.gateway.metricsUrl)).memory === before.memory + 1) fromMemory = answer;
       return fromMemory !== undefined;
     }, 10_000, 100, 'a revalidation answered from memory');
     const [memorySpan] = await inTrace(fromMemory!.traceId, ['gateway']);
