@@ -66,6 +66,9 @@ describe('values.yaml and values.schema.json', () => {
       ['an unknown postgres mode', (v) => (v.postgres.mode = 'embedded')],
       ['a CPU target above 100%', (v) => (v.gateway.autoscaling.targetCPUUtilizationPercentage = 150)],
       ['an OTEL endpoint that is not a URL', (v) => (v.otel.endpoint = 'collector:4318')],
+      ['a metrics port out of range', (v) => (v.metrics.port = 70000)],
+      ['an empty monitoring namespace selector (every namespace)', (v) => (v.networkPolicy.monitoring.namespaceSelector = {})],
+      ['no monitoring namespace selector', (v) => delete v.networkPolicy.monitoring.namespaceSelector],
     ];
     for (const [what, mutate] of cases) {
       const v = clone(values);
@@ -109,7 +112,9 @@ describe('the chart passes every variable the services read', () => {
   // Either literally (`name: X`) or as a quoted name a template ranges over (`"X"`).
   const setByTemplates = (name) => new RegExp(`name: ${name}\\b|"${name}"`).test(allTemplateText);
   // WEB_DIST: the web is served by its own nginx image, so the gateway serves no files.
-  const notForKubernetes = new Set(['WEB_DIST']);
+  // BIND_ADDRESS: a pod listens on every address (unset), its own IP being what the kubelet and
+  // Prometheus reach; the NetworkPolicies, not the address, decide who may connect.
+  const notForKubernetes = new Set(['WEB_DIST', 'BIND_ADDRESS']);
 
   for (const service of [...SERVICES, 'integrations']) {
     test(`${service}: every variable of its env spec is set by the chart or settable in ${service}.env`, () => {
@@ -198,7 +203,7 @@ describe('templates carry the design', () => {
     assert.match(deny, /policyTypes: \[Ingress, Egress\]/);
     assert.doesNotMatch(deny, /ingress:|egress:/, 'the default policy must allow nothing');
     assert.match(np, /range \$component := list "gateway" "web"/);
-    assert.match(np, /range \$component := list "sessions" "jobs" "templates" "dashboard"[\s\S]*?ingress: \[\]/);
+    assert.match(np, /range \$component := list "sessions" "jobs" "templates" "dashboard"[\s\S]*?ingress:\s+\{\{- include "bns\.ingressMetrics" \$/);
     for (const rule of ['bns.egressDns', 'bns.egressNats', 'bns.egressPostgres', 'bns.egressOtel']) assert.ok(np.includes(rule), rule);
     assert.match(np, /values: \[gateway, sessions, jobs, templates, dashboard, integrations\]/, 'NATS admits the services only');
     assert.match(np, /values: \[sessions, jobs, templates, dashboard, integrations, db-roles\]/, 'Postgres admits the DB services only');
@@ -421,10 +426,84 @@ test('helm lint and helm template', async (t) => {
     const deny = policies.find((p) => p.metadata.name === 'bns-default-deny');
     assert.deepEqual(deny.spec.policyTypes, ['Ingress', 'Egress']);
     assert.equal(deny.spec.ingress, undefined);
-    for (const s of DB_SERVICES) {
+    // The metrics port admits the monitoring namespace only; a service's http port admits no pod.
+    const fromMonitoring = [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }];
+    for (const s of [...DB_SERVICES, 'integrations']) {
       const p = policies.find((x) => x.metadata.name === `bns-${s}`);
-      assert.deepEqual(p.spec.ingress, [], `${s} must not be reachable`);
+      assert.deepEqual(p.spec.ingress, [{ ports: [{ port: 'metrics', protocol: 'TCP' }], from: fromMonitoring }], `${s}: only Prometheus, only its metrics port`);
     }
+    const gatewayPolicy = policies.find((x) => x.metadata.name === 'bns-gateway');
+    assert.deepEqual(gatewayPolicy.spec.ingress, [
+      { ports: [{ port: 'http', protocol: 'TCP' }] },
+      { ports: [{ port: 'metrics', protocol: 'TCP' }], from: fromMonitoring },
+    ]);
+    // Nothing in the release may open a connection to a service's ports: no egress rule names them.
+    const servicePorts = new Set([...[...SERVICES, 'integrations'].map((s) => values[s].port), values.metrics.port, 'http', 'metrics']);
+    for (const p of policies) {
+      for (const rule of p.spec.egress ?? []) for (const port of rule.ports ?? []) assert.ok(!servicePorts.has(port.port), `${p.metadata.name} may reach port ${port.port}`);
+    }
+  });
+
+  await t.test('helm template: each service has a metrics port of its own, never in the gateway Service or the Ingress', () => {
+    for (const files of [['clerk.values.yaml'], ['clerk.values.yaml', 'monitoring.values.yaml']]) {
+      const docs = helmTemplate(files);
+      const workloads = docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind) && [...SERVICES, 'integrations'].some((s) => d.metadata.name === `bns-${s}`));
+      assert.equal(workloads.length, SERVICES.length + 1);
+      for (const w of workloads) {
+        const c = podSpecOf(w).containers[0];
+        assert.deepEqual(c.ports.find((p) => p.name === 'metrics'), { name: 'metrics', containerPort: values.metrics.port }, w.metadata.name);
+        assert.equal(c.env.find((e) => e.name === 'METRICS_PORT')?.value, String(values.metrics.port), w.metadata.name);
+        assert.notEqual(c.ports.find((p) => p.name === 'http').containerPort, values.metrics.port, w.metadata.name);
+      }
+      // The Services the Ingress or anyone in the cluster reaches by name carry the http port only.
+      for (const svc of docs.filter((d) => d.kind === 'Service' && !d.metadata.name.endsWith('-metrics'))) {
+        for (const p of svc.spec.ports) {
+          assert.notEqual(p.name, 'metrics', `${svc.metadata.name} exposes the metrics port`);
+          assert.notEqual(p.port, values.metrics.port, `${svc.metadata.name} exposes the metrics port`);
+          assert.notEqual(p.targetPort, 'metrics', `${svc.metadata.name} exposes the metrics port`);
+        }
+      }
+      const gatewayService = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'bns-gateway');
+      assert.deepEqual(gatewayService.spec.ports.map((p) => p.targetPort), ['http']);
+      for (const ingress of docs.filter((d) => d.kind === 'Ingress')) {
+        for (const rule of ingress.spec.rules) {
+          for (const path of rule.http.paths) {
+            const backend = docs.find((d) => d.kind === 'Service' && d.metadata.name === path.backend.service.name);
+            assert.ok(backend && !backend.metadata.name.endsWith('-metrics'), `${path.path} goes to ${path.backend.service.name}`);
+            assert.equal(path.backend.service.port.name, 'http', path.path);
+            assert.notEqual(path.path, '/metrics');
+          }
+        }
+      }
+      // Headless metrics Services exist only for the ServiceMonitor, one per component.
+      const metricsServices = docs.filter((d) => d.kind === 'Service' && d.metadata.name.endsWith('-metrics'));
+      if (files.includes('monitoring.values.yaml')) {
+        assert.deepEqual(metricsServices.map((d) => d.metadata.name).sort(), [...SERVICES, 'integrations'].map((s) => `bns-${s}-metrics`).sort());
+        for (const svc of metricsServices) assert.deepEqual(svc.spec.ports, [{ name: 'metrics', port: values.metrics.port, targetPort: 'metrics' }], svc.metadata.name);
+      } else {
+        assert.deepEqual(metricsServices, []);
+      }
+    }
+  });
+
+  await t.test('helm template: the monitoring namespace is a value, narrowed to its scraper pods when asked', () => {
+    const docs = helmTemplate(['clerk.values.yaml', 'monitoring.values.yaml']);
+    const jobsPolicy = docs.find((d) => d.kind === 'NetworkPolicy' && d.metadata.name === 'bns-jobs');
+    assert.deepEqual(jobsPolicy.spec.ingress, [
+      {
+        ports: [{ port: 'metrics', protocol: 'TCP' }],
+        from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } }, podSelector: { matchLabels: { 'app.kubernetes.io/name': 'prometheus' } } }],
+      },
+    ]);
+    const other = helmTemplate(['clerk.values.yaml'], ['--set', 'networkPolicy.monitoring.namespaceSelector.matchLabels.team=observability']);
+    const gatewayPolicy = other.find((d) => d.kind === 'NetworkPolicy' && d.metadata.name === 'bns-gateway');
+    assert.deepEqual(gatewayPolicy.spec.ingress[1].from, [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring', team: 'observability' } } }]);
+  });
+
+  await t.test('helm template refuses the old monitoringFrom and a metrics port equal to a service port, saying why', () => {
+    const render = (...set) => () => execFileSync(helm, ['template', 'bns', CHART_DIR, '-f', join(FIXTURES_DIR, 'clerk.values.yaml'), ...set.flatMap((s) => ['--set', s])], { encoding: 'utf8', stdio: 'pipe' });
+    assert.throws(render('networkPolicy.monitoringFrom[0].namespaceSelector.matchLabels.x=y'), /networkPolicy\.monitoringFrom was replaced by networkPolicy\.monitoring\.namespaceSelector/);
+    assert.throws(render('metrics.port=3002'), /jobs\.port and metrics\.port are both 3002/);
   });
 
   await t.test('helm template: external databases make the role Job a pre-install hook with the admin Secret', async () => {
@@ -447,7 +526,8 @@ test('helm lint and helm template', async (t) => {
     assert.equal(workloads.length, SERVICES.length);
     for (const w of workloads) {
       const a = w.spec.template.metadata.annotations ?? {};
-      const port = podSpecOf(w).containers[0].ports.find((p) => p.name === 'http').containerPort;
+      const port = podSpecOf(w).containers[0].ports.find((p) => p.name === 'metrics').containerPort;
+      assert.equal(port, values.metrics.port, w.metadata.name);
       assert.deepEqual([a['prometheus.io/scrape'], a['prometheus.io/port'], a['prometheus.io/path']], ['true', String(port), '/metrics'], w.metadata.name);
     }
   });
@@ -462,6 +542,9 @@ test('helm lint and helm template', async (t) => {
     const scraped = docs.filter((d) => d.kind === 'Service' && selects(d.metadata.labels));
     assert.deepEqual(scraped.map((d) => d.metadata.labels['app.kubernetes.io/component']).sort(), [...SERVICES].sort());
     for (const svc of scraped) assert.ok(svc.spec.ports.some((p) => p.name === monitor.spec.endpoints[0].port), svc.metadata.name);
+    // It scrapes the metrics port, through the headless metrics Services, never the gateway's own Service.
+    assert.equal(monitor.spec.endpoints[0].port, 'metrics');
+    assert.deepEqual(scraped.map((d) => d.metadata.name).sort(), SERVICES.map((s) => `bns-${s}-metrics`).sort());
     assert.equal(monitor.spec.endpoints[0].path, '/metrics');
     for (const w of docs.filter((d) => ['Deployment', 'StatefulSet'].includes(d.kind))) {
       assert.equal(w.spec.template.metadata.annotations?.['prometheus.io/scrape'], undefined, 'podAnnotations: false removes them');
@@ -495,8 +578,12 @@ test('helm lint and helm template', async (t) => {
     const v6 = egress.flatMap((e) => e.to ?? []).find((t) => t.ipBlock?.cidr === '::/0').ipBlock;
     for (const range of ['fc00::/7', 'fe80::/10', '::1/128']) assert.ok(v6.except.includes(range), range);
     const monitor = named('ServiceMonitor', 'bns-integrations');
-    const labels = named('Service', 'bns-integrations').metadata.labels;
+    // It scrapes the metrics port through the headless metrics Service, not the service's own.
+    const labels = named('Service', 'bns-integrations-metrics').metadata.labels;
     assert.ok(Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => labels[k] === v));
+    assert.equal(monitor.spec.endpoints[0].port, 'metrics');
+    const own = named('Service', 'bns-integrations').metadata.labels;
+    assert.ok(!Object.entries(monitor.spec.selector.matchLabels).every(([k, v]) => own[k] === v));
     const alerts = named('PrometheusRule', 'bns-integrations').spec.groups.flatMap((g) => g.rules);
     assert.deepEqual(alerts.map((r) => r.alert).sort(), ['BnsIntegrationsDown', 'BnsWebhookDeliveryLag', 'BnsWebhookEventsBacklog', 'BnsWebhookFailures']);
     const known = new Set(filesUnder(join(REPO_ROOT, 'services', 'integrations', 'src'), (n) => n.endsWith('.ts')).flatMap((f) => [...read(f).matchAll(/name: '(bns_[a-z0-9_]+)'/g)].map((m) => m[1])));

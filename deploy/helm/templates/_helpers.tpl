@@ -92,6 +92,8 @@ helm.sh/chart: {{ printf "%s-%s" (index . 0).Chart.Name (index . 0).Chart.Versio
   value: {{ $.Values.rpcTimeoutMs | quote }}
 - name: PORT
   value: {{ (index $.Values $component).port | quote }}
+- name: METRICS_PORT
+  value: {{ $.Values.metrics.port | quote }}
 {{- if $.Values.otel.endpoint }}
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ $.Values.otel.endpoint | quote }}
@@ -304,11 +306,73 @@ affinity:
 {{- end }}
 {{- end -}}
 
-{{- /* Prometheus scrape annotations of a service pod: /metrics on its http port. Args: (list $ port). */ -}}
+{{- /* Prometheus scrape annotations of a service pod: /metrics on its metrics port. Call with $. */ -}}
 {{- define "bns.metricsAnnotations" -}}
-{{- if (index . 0).Values.metrics.podAnnotations }}
+{{- if .Values.metrics.podAnnotations }}
 prometheus.io/scrape: "true"
-prometheus.io/port: {{ index . 1 | quote }}
+prometheus.io/port: {{ .Values.metrics.port | quote }}
 prometheus.io/path: /metrics
 {{- end }}
+{{- end -}}
+
+{{- /*
+The container ports of a service: `http` (API on the gateway, probes everywhere) and `metrics`
+(METRICS_PORT, Prometheus only). Refuses a component port equal to the metrics port. (list $ "jobs")
+*/ -}}
+{{- define "bns.servicePorts" -}}
+{{- $ := index . 0 -}}
+{{- $component := index . 1 -}}
+{{- $port := (index $.Values $component).port -}}
+{{- if eq (int $port) (int $.Values.metrics.port) }}
+{{- fail (printf "%s.port and metrics.port are both %v: a service's http and metrics ports must differ" $component $port) }}
+{{- end -}}
+- name: http
+  containerPort: {{ $port }}
+- name: metrics
+  containerPort: {{ $.Values.metrics.port }}
+{{- end -}}
+
+{{- /*
+A headless Service exposing only a component's metrics port, for the ServiceMonitor (label
+bns-endpoint: metrics). The component's own Service never carries that port: the gateway's is what the
+Ingress sends the public to. Call with (list $ "gateway").
+*/ -}}
+{{- define "bns.metricsService" -}}
+{{- $ := index . 0 -}}
+{{- $component := index . 1 -}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ include "bns.componentName" (list $ $component) }}-metrics
+  labels:
+    {{- include "bns.labels" (list $ $component) | nindent 4 }}
+    bns-endpoint: metrics
+spec:
+  clusterIP: None
+  selector:
+    {{- include "bns.selectorLabels" (list $ $component) | nindent 4 }}
+  ports:
+    - name: metrics
+      port: {{ $.Values.metrics.port }}
+      targetPort: metrics
+{{- end -}}
+
+{{- /*
+NetworkPolicy ingress rule of a pod's metrics port: from the monitoring namespace
+(networkPolicy.monitoring) only. Call with $.
+*/ -}}
+{{- define "bns.ingressMetrics" -}}
+{{- $m := .Values.networkPolicy.monitoring -}}
+{{- if .Values.networkPolicy.monitoringFrom }}
+{{- fail "networkPolicy.monitoringFrom was replaced by networkPolicy.monitoring.namespaceSelector (and .podSelector): only that namespace may reach the metrics ports, and no pod the services' http ports" }}
+{{- end -}}
+- ports:
+    - { port: metrics, protocol: TCP }
+  from:
+    - namespaceSelector:
+        {{- toYaml $m.namespaceSelector | nindent 8 }}
+      {{- with $m.podSelector }}
+      podSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
 {{- end -}}
