@@ -1,43 +1,100 @@
-import { useId, useMemo, useState, type DragEvent } from 'react';
-import { variableNameOf, WEB_MESSAGES } from '@bns/contracts';
+import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
+import { FILE_LIMITS, FILE_MESSAGES, variableNameOf, WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch } from '../../app/hooks.js';
-import { recipientsImported } from '../sender/slice.js';
+import { recipientColumnsImported } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
-import { downloadCsvTemplate, downloadXlsxTemplate, readSpreadsheetFile } from './files.js';
-import { applyMapping, guessMapping, toTable, type ColumnMapping, type SheetTable } from './mapping.js';
+import { downloadCsvTemplate, downloadXlsxTemplate } from './files.js';
+import type { MappingSummary, ReadProgress, TableInfo } from './importCore.js';
+import { ContactsFileReader, ReadCancelled } from './importClient.js';
+import type { ColumnMapping } from './mapping.js';
 
-const INVALID_SHOWN = 50;
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * Personalise from a file: download a CSV/XLSX template, upload it back (drag and drop or the picker),
- * map its columns to the phone number and {{variables}}, see the rows that cannot be used and why.
+ * map its columns to the phone number and {{variables}}, see the rows that cannot be used and why. The
+ * file is read in a Web Worker (a CSV a chunk at a time) with a progress bar and Cancel, so the page
+ * stays responsive whatever its size; the limits are stated by the drop zone.
  */
 export function FileImport() {
   const dispatch = useAppDispatch();
   const inputId = useId();
+  const limitsId = useId();
+  const reader = useRef<ContactsFileReader | null>(null);
   const [fileName, setFileName] = useState<string | null>(null);
-  const [table, setTable] = useState<SheetTable | null>(null);
+  const [progress, setProgress] = useState<ReadProgress | null>(null);
+  const [table, setTable] = useState<TableInfo | null>(null);
   const [mapping, setMapping] = useState<ColumnMapping | null>(null);
+  const [result, setResult] = useState<MappingSummary | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
+  const [using, setUsing] = useState(false);
 
-  const result = useMemo(() => (table && mapping ? applyMapping(table, mapping) : null), [table, mapping]);
+  const close = () => {
+    reader.current?.close();
+    reader.current = null;
+  };
+  // The worker goes with the component.
+  useEffect(() => close, []);
+
+  const reset = () => {
+    close();
+    setTable(null);
+    setMapping(null);
+    setResult(null);
+    setProgress(null);
+    setFileName(null);
+    setUsing(false);
+  };
 
   const load = async (file: File | undefined) => {
     if (!file) return;
+    reset();
     setError(null);
     setFileName(file.name);
-    try {
-      const cells = await readSpreadsheetFile(file);
-      if (cells.length === 0) throw new Error(WEB_MESSAGES.fileNoRows);
-      const t = toTable(cells);
-      setTable(t);
-      setMapping(guessMapping(t));
-    } catch (e) {
-      setTable(null);
-      setMapping(null);
-      setError(e instanceof Error ? e.message : WEB_MESSAGES.fileUnreadable);
+    // Refused at once, before a byte is read.
+    if (file.size > FILE_LIMITS.maxBytes) {
+      setError(FILE_MESSAGES.tooLarge(file.size));
+      return;
     }
+    const r = new ContactsFileReader();
+    reader.current = r;
+    setProgress({ bytes: 0, total: file.size, rows: 0 });
+    try {
+      const t = await r.read(file, (p) => {
+        if (reader.current === r) setProgress(p);
+      });
+      if (reader.current !== r) return;
+      setTable(t);
+      setMapping(t.mapping);
+      setResult(t.summary);
+    } catch (e) {
+      if (e instanceof ReadCancelled || reader.current !== r) return;
+      close();
+      setError(e instanceof Error ? e.message : WEB_MESSAGES.fileUnreadable);
+      setFileName(null);
+    } finally {
+      if (reader.current === r || reader.current === null) setProgress(null);
+    }
+  };
+
+  // A changed mapping is checked by the worker, which holds the rows.
+  const changeMapping = (next: ColumnMapping) => {
+    setMapping(next);
+    const r = reader.current;
+    if (!r) return;
+    void r.map(next).then(
+      (summary) => {
+        if (reader.current === r) setResult(summary);
+      },
+      () => undefined,
+    );
+  };
+
+  const cancel = () => {
+    reset();
+    setError(null);
+    toast.info(FILE_MESSAGES.cancelled);
   };
 
   const onDrop = (e: DragEvent) => {
@@ -48,20 +105,31 @@ export function FileImport() {
 
   const setPhoneColumn = (column: number) => {
     if (!table) return;
-    setMapping({
+    changeMapping({
       phoneColumn: column,
-      variables: table.header.map((h, c) => ({ column: c, name: variableNameOf(h), include: true })).filter((v) => v.column !== column),
+      variables: table.header
+        .map((h, c) => ({ column: c, name: variableNameOf(h), include: true }))
+        .filter((v) => v.column !== column),
     });
   };
 
-  const use = () => {
-    if (!result || result.recipients.length === 0) return;
-    dispatch(recipientsImported(result.recipients));
-    toast.success(`${result.recipients.length} recipients added from ${fileName ?? 'the file'}`);
-    setTable(null);
-    setMapping(null);
-    setFileName(null);
+  const use = async () => {
+    const r = reader.current;
+    if (!r || !mapping || !result || result.valid === 0) return;
+    setUsing(true);
+    try {
+      const columns = await r.recipients(mapping);
+      if (reader.current !== r) return;
+      dispatch(recipientColumnsImported(columns));
+      toast.success(`${plural(columns.phones.length, 'recipient')} added from ${fileName ?? 'the file'}`);
+      reset();
+    } catch (e) {
+      if (!(e instanceof ReadCancelled)) toast.error(e instanceof Error ? e.message : WEB_MESSAGES.fileUnreadable);
+      setUsing(false);
+    }
   };
+
+  const percent = progress && progress.total > 0 ? Math.round((progress.bytes / progress.total) * 100) : 0;
 
   return (
     <div className="file-import">
@@ -81,7 +149,8 @@ export function FileImport() {
         </div>
       </div>
       <p className="muted small">
-        Columns: <code>phone</code>, <code>name</code> and any others; use them in the message as <code>{'{{name}}'}</code>.
+        Columns: <code>phone</code>, <code>name</code> and any others; use them in the message as{' '}
+        <code>{'{{name}}'}</code>.
       </p>
       <label
         htmlFor={inputId}
@@ -96,6 +165,9 @@ export function FileImport() {
         <span>
           <strong>Drop a .csv or .xlsx file here</strong> or click to choose one
         </span>
+        <span id={limitsId} className="muted small" data-testid="file-limits">
+          {FILE_MESSAGES.limitsNote}
+        </span>
         {fileName && <span className="muted small">{fileName}</span>}
       </label>
       <input
@@ -104,11 +176,33 @@ export function FileImport() {
         type="file"
         accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
         aria-label="Upload contacts file"
+        aria-describedby={limitsId}
+        disabled={progress !== null}
         onChange={(e) => {
           void load(e.target.files?.[0]);
           e.target.value = '';
         }}
       />
+      {progress && (
+        <div className="file-progress" data-testid="file-progress">
+          <div
+            className="progress"
+            role="progressbar"
+            aria-label={`${FILE_MESSAGES.reading} ${fileName ?? ''}`}
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+          >
+            <div className="progress-bar" style={{ width: `${percent}%` }} />
+          </div>
+          <span className="small" aria-live="polite">
+            {FILE_MESSAGES.reading} {percent}% · {FILE_MESSAGES.rowsRead(progress.rows)}
+          </span>
+          <button type="button" className="button secondary small" onClick={cancel}>
+            {FILE_MESSAGES.cancel}
+          </button>
+        </div>
+      )}
       {error && (
         <p className="field-error" role="alert">
           {error}
@@ -136,7 +230,10 @@ export function FileImport() {
                     type="checkbox"
                     checked={v.include}
                     onChange={(e) =>
-                      setMapping({ ...mapping, variables: mapping.variables.map((x, j) => (j === k ? { ...x, include: e.target.checked } : x)) })
+                      changeMapping({
+                        ...mapping,
+                        variables: mapping.variables.map((x, j) => (j === k ? { ...x, include: e.target.checked } : x)),
+                      })
                     }
                   />
                   <span>Use “{table.header[v.column]}” as</span>
@@ -146,9 +243,11 @@ export function FileImport() {
                   value={v.name}
                   disabled={!v.include}
                   onChange={(e) =>
-                    setMapping({
+                    changeMapping({
                       ...mapping,
-                      variables: mapping.variables.map((x, j) => (j === k ? { ...x, name: variableNameOf(e.target.value) } : x)),
+                      variables: mapping.variables.map((x, j) =>
+                        j === k ? { ...x, name: variableNameOf(e.target.value) } : x,
+                      ),
                     })
                   }
                 />
@@ -156,11 +255,15 @@ export function FileImport() {
             ))}
           </div>
           {mapping.phoneColumn < 0 && <p className="field-error">{WEB_MESSAGES.fileNoPhoneColumn}</p>}
-          <p>
-            <strong>{result.recipients.length}</strong> valid recipient{result.recipients.length === 1 ? '' : 's'}
-            {result.invalid.length > 0 && (
+          <p data-testid="file-summary">
+            <strong>{fileName}</strong>:{' '}
+            <span data-testid="file-row-count">{FILE_MESSAGES.rowsRead(table.rowCount)}</span>
+            {' · '}
+            <strong>{result.valid.toLocaleString('en-US')}</strong> valid recipient{result.valid === 1 ? '' : 's'}
+            {result.invalidCount > 0 && (
               <>
-                , <strong>{result.invalid.length}</strong> row{result.invalid.length === 1 ? '' : 's'} skipped
+                , <strong>{result.invalidCount.toLocaleString('en-US')}</strong> row
+                {result.invalidCount === 1 ? '' : 's'} skipped
               </>
             )}
           </p>
@@ -175,7 +278,7 @@ export function FileImport() {
                 </tr>
               </thead>
               <tbody>
-                {result.invalid.slice(0, INVALID_SHOWN).map((r) => (
+                {result.invalid.map((r) => (
                   <tr key={r.row}>
                     <td>{r.row}</td>
                     <td>{r.value || '—'}</td>
@@ -185,20 +288,22 @@ export function FileImport() {
               </tbody>
             </table>
           )}
+          {result.invalidCount > result.invalid.length && (
+            <p className="muted small">
+              and {(result.invalidCount - result.invalid.length).toLocaleString('en-US')} more
+            </p>
+          )}
           <div className="button-row">
-            <button
-              type="button"
-              className="button secondary small"
-              onClick={() => {
-                setTable(null);
-                setMapping(null);
-                setFileName(null);
-              }}
-            >
+            <button type="button" className="button secondary small" onClick={reset}>
               Discard
             </button>
-            <button type="button" className="button primary small" disabled={result.recipients.length === 0} onClick={use}>
-              Use {result.recipients.length} recipient{result.recipients.length === 1 ? '' : 's'}
+            <button
+              type="button"
+              className="button primary small"
+              disabled={result.valid === 0 || using}
+              onClick={() => void use()}
+            >
+              Use {plural(result.valid, 'recipient')}
             </button>
           </div>
         </div>

@@ -1,10 +1,18 @@
 import { useId, useState } from 'react';
-import { LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { CHIPS_SHOWN, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { FileImport } from '../personalise/FileImport.js';
 import { toast } from '../toasts/toasts.js';
 import { PhoneSpreadsheetDialog } from './PhoneSpreadsheetDialog.js';
-import { messageChanged, numberRemoved, numbersAdded, numbersCleared, selectMessage, selectPhoneNumbers, selectVariables } from './slice.js';
+import {
+  messageChanged,
+  numberRemoved,
+  numbersAdded,
+  numbersCleared,
+  selectMessage,
+  selectPhoneNumbers,
+  selectVariables,
+} from './slice.js';
 
 /** Step 1: the message (with its count) and the recipients (chips, Clear All, the spreadsheet dialog, a file). */
 export function StepCompose() {
@@ -40,13 +48,18 @@ export function StepCompose() {
 
       <div className="recipients-head">
         <h3>
-          Phone numbers <span className="count-badge">{numbers.length}</span>
+          Phone numbers <span className="count-badge">{numbers.length.toLocaleString('en-US')}</span>
         </h3>
         <div className="button-row">
           <button type="button" className="button primary small" onClick={() => setSheetOpen(true)}>
             Add Phone Numbers
           </button>
-          <button type="button" className="button secondary small" disabled={numbers.length === 0} onClick={() => dispatch(numbersCleared())}>
+          <button
+            type="button"
+            className="button secondary small"
+            disabled={numbers.length === 0}
+            onClick={() => dispatch(numbersCleared())}
+          >
             Clear All
           </button>
         </div>
@@ -55,8 +68,18 @@ export function StepCompose() {
         <p className="muted small">{MESSAGES.addPhoneNumbersFirst}</p>
       ) : (
         <ul className="chips" aria-label="Phone numbers">
-          {numbers.map((n) => (
-            <li key={n} className="chip" title={variables[n] ? Object.entries(variables[n]).map(([k, v]) => `${k}: ${v}`).join(', ') : undefined}>
+          {numbers.slice(0, CHIPS_SHOWN).map((n) => (
+            <li
+              key={n}
+              className="chip"
+              title={
+                variables[n]
+                  ? Object.entries(variables[n])
+                      .map(([k, v]) => `${k}: ${v}`)
+                      .join(', ')
+                  : undefined
+              }
+            >
               <span>{n}</span>
               {variables[n]?.name && <span className="chip-name">{variables[n].name}</span>}
               <button type="button" aria-label={`Remove ${n}`} onClick={() => dispatch(numberRemoved(n))}>
@@ -64,6 +87,9 @@ export function StepCompose() {
               </button>
             </li>
           ))}
+          {numbers.length > CHIPS_SHOWN && (
+            <li className="chip chip-more">and {(numbers.length - CHIPS_SHOWN).toLocaleString('en-US')} more</li>
+          )}
         </ul>
       )}
 
@@ -80,7 +106,9 @@ export function StepCompose() {
               r.invalid.length ? `${r.invalid.length} invalid skipped` : '',
               r.duplicates ? `${r.duplicates} duplicate${r.duplicates === 1 ? '' : 's'} merged` : '',
             ].filter(Boolean);
-            toast.success(`${WEB_MESSAGES.numbersAdded}: ${r.valid.length}${notes.length ? ` (${notes.join(', ')})` : ''}`);
+            toast.success(
+              `${WEB_MESSAGES.numbersAdded}: ${r.valid.length}${notes.length ? ` (${notes.join(', ')})` : ''}`,
+            );
           }}
         />
       )}

@@ -1,4 +1,4 @@
-import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
+import { createSlice, original, type PayloadAction } from '@reduxjs/toolkit';
 import { isBlankText } from '@bns/contracts';
 import type { Recipient } from '../../api/types.js';
 
@@ -17,7 +17,13 @@ export interface SenderState {
   templateId: string | null;
 }
 
-export const initialSenderState: SenderState = { message: '', phoneNumbers: [], variables: {}, rows: {}, templateId: null };
+export const initialSenderState: SenderState = {
+  message: '',
+  phoneNumbers: [],
+  variables: {},
+  rows: {},
+  templateId: null,
+};
 
 function addUnique(list: string[], numbers: readonly string[]): void {
   const seen = new Set(list);
@@ -27,6 +33,40 @@ function addUnique(list: string[], numbers: readonly string[]): void {
       list.push(n);
     }
   }
+}
+
+/** Recipients by column: `values[k][i]` is variable `names[k]` of recipient i ('' for none); row 0 = none. */
+export interface RecipientColumns {
+  phones: string[];
+  rows: number[];
+  names: string[];
+  values: string[][];
+}
+
+/**
+ * Adds recipients to the draft. Everything is built as plain objects, frozen here and assigned whole:
+ * 200,000 writes through the draft's proxies, and Immer walking 200,000 new objects to freeze them,
+ * would hold the page for seconds (frozen values are passed over).
+ */
+function imported(s: SenderState, count: number, at: (i: number) => Recipient): void {
+  const before = original(s)!;
+  const phoneNumbers = [...before.phoneNumbers];
+  const seen = new Set(phoneNumbers);
+  const variables = { ...before.variables };
+  const rows = { ...before.rows };
+  for (let i = 0; i < count; i++) {
+    const r = at(i);
+    if (!seen.has(r.phone)) {
+      seen.add(r.phone);
+      phoneNumbers.push(r.phone);
+    }
+    variables[r.phone] = Object.freeze({ ...r.variables });
+    if (r.row !== undefined) rows[r.phone] = r.row;
+    else delete rows[r.phone];
+  }
+  s.phoneNumbers = Object.freeze(phoneNumbers) as string[];
+  s.variables = Object.freeze(variables);
+  s.rows = Object.freeze(rows);
 }
 
 export const senderSlice = createSlice({
@@ -66,17 +106,18 @@ export const senderSlice = createSlice({
       s.variables = {};
       s.rows = {};
     },
-    /** Rows of an uploaded file: their numbers join the list and carry their variables. */
+    /** Rows of an uploaded file (or a past campaign): their numbers join the list and carry their variables. */
     recipientsImported(s, a: PayloadAction<readonly Recipient[]>) {
-      addUnique(
-        s.phoneNumbers,
-        a.payload.map((r) => r.phone),
-      );
-      for (const r of a.payload) {
-        s.variables[r.phone] = { ...r.variables };
-        if (r.row !== undefined) s.rows[r.phone] = r.row;
-        else delete s.rows[r.phone];
-      }
+      imported(s, a.payload.length, (i) => a.payload[i]!);
+    },
+    /** The same, as the file reader hands a large file over: one array per column. */
+    recipientColumnsImported(s, a: PayloadAction<RecipientColumns>) {
+      const { phones, rows, names, values } = a.payload;
+      imported(s, phones.length, (i) => {
+        const variables: Record<string, string> = {};
+        for (let k = 0; k < names.length; k++) if (values[k]![i] !== '') variables[names[k]!] = values[k]![i]!;
+        return { phone: phones[i]!, variables, row: rows[i]! > 0 ? rows[i] : undefined };
+      });
     },
     /** A template's (or a past campaign's) message and numbers replace the send; `templateId` for a template's Use. */
     templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[]; templateId?: string }>) {
@@ -111,6 +152,7 @@ export const {
   missingValuesFilled,
   numbersCleared,
   recipientsImported,
+  recipientColumnsImported,
   templateLoaded,
   templateUseCounted,
   senderReset,
@@ -124,7 +166,11 @@ export function hasValue(vars: Record<string, string> | undefined, name: string)
 
 /** The recipients as the start call sends them: variables only when a file gave some, and each file row's number. */
 export function recipientsOf(s: SenderState): Recipient[] {
-  return s.phoneNumbers.map((phone) => ({ phone, variables: s.variables[phone] ?? {}, ...(s.rows[phone] !== undefined ? { row: s.rows[phone] } : {}) }));
+  return s.phoneNumbers.map((phone) => ({
+    phone,
+    variables: s.variables[phone] ?? {},
+    ...(s.rows[phone] !== undefined ? { row: s.rows[phone] } : {}),
+  }));
 }
 
 export function hasVariables(s: SenderState): boolean {
@@ -139,7 +185,10 @@ export interface MissingValues {
 }
 
 /** The recipients that have no value for a placeholder of the message (what the server would refuse). */
-export function missingValuesOf(s: Pick<SenderState, 'phoneNumbers' | 'variables' | 'rows'>, placeholders: readonly string[]): MissingValues[] {
+export function missingValuesOf(
+  s: Pick<SenderState, 'phoneNumbers' | 'variables' | 'rows'>,
+  placeholders: readonly string[],
+): MissingValues[] {
   if (placeholders.length === 0) return [];
   const out: MissingValues[] = [];
   for (const phone of s.phoneNumbers) {

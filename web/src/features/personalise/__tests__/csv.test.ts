@@ -3,7 +3,11 @@ import { parseCsv, toCsv } from '../csv.js';
 
 describe('parseCsv (RFC 4180, papaparse)', () => {
   it('keeps commas, quotes and line breaks inside quoted fields', () => {
-    expect(parseCsv('phone,note\r\n91234567,"Chan, Tai Man"\r\n61234567,"line one\r\nline two"\r\n51234567,"say ""hi"""\r\n')).toEqual([
+    expect(
+      parseCsv(
+        'phone,note\r\n91234567,"Chan, Tai Man"\r\n61234567,"line one\r\nline two"\r\n51234567,"say ""hi"""\r\n',
+      ),
+    ).toEqual([
       ['phone', 'note'],
       ['91234567', 'Chan, Tai Man'],
       ['61234567', 'line one\nline two'],
@@ -31,7 +35,10 @@ describe('parseCsv (RFC 4180, papaparse)', () => {
   });
 
   it('reads back what toCsv writes', () => {
-    const rows = [['phone', 'name'], ['91234567', 'Chan, "Big" Tai\nMan']];
+    const rows = [
+      ['phone', 'name'],
+      ['91234567', 'Chan, "Big" Tai\nMan'],
+    ];
     expect(toCsv(rows)).toBe('phone,name\r\n91234567,"Chan, ""Big"" Tai\nMan"\r\n');
     expect(parseCsv(toCsv(rows))).toEqual(rows);
   });

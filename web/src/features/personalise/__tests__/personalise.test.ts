@@ -20,7 +20,9 @@ describe('CSV', () => {
 });
 
 describe('column mapping', () => {
-  const cells = parseCsv('Name,Mobile Number,Discount\nAnn,9123 4567,10%\nBen,123,5%\nCat,,1%\nDan,+85291234567,2%\nEve,61234567,3%\n');
+  const cells = parseCsv(
+    'Name,Mobile Number,Discount\nAnn,9123 4567,10%\nBen,123,5%\nCat,,1%\nDan,+85291234567,2%\nEve,61234567,3%\n',
+  );
 
   it('finds the header and the phone column, the rest become variables', () => {
     const table = toTable(cells);
@@ -45,12 +47,7 @@ describe('column mapping', () => {
   });
 
   it('leaves blank cells out, so a recipient with a blank name has no name (as the server sees it)', () => {
-    const table = toTable([
-      ['phone', 'name'],
-      ['91230001', 'Bob'],
-      ['91230002', '   '],
-      ['91230003'],
-    ]);
+    const table = toTable([['phone', 'name'], ['91230001', 'Bob'], ['91230002', '   '], ['91230003']]);
     expect(applyMapping(table, guessMapping(table)).recipients).toEqual([
       { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
       { phone: '91230002', variables: {}, row: 3 },
@@ -69,6 +66,8 @@ describe('column mapping', () => {
 
   it('fills {{placeholders}} per recipient', () => {
     expect(placeholdersIn('Hi {{name}}, {{ discount }} off, {{name}}!')).toEqual(['name', 'discount']);
-    expect(fillPlaceholders('Hi {{name}}, {{ discount }} off {{other}}', { name: 'Ann', discount: '10%' })).toBe('Hi Ann, 10% off {{other}}');
+    expect(fillPlaceholders('Hi {{name}}, {{ discount }} off {{other}}', { name: 'Ann', discount: '10%' })).toBe(
+      'Hi Ann, 10% off {{other}}',
+    );
   });
 });

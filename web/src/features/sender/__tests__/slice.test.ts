@@ -10,6 +10,7 @@ import {
   numbersAdded,
   numbersCleared,
   numbersRemoved,
+  recipientColumnsImported,
   recipientsImported,
   recipientsOf,
   senderSlice,
@@ -22,15 +23,16 @@ const reduce = (...actions: Parameters<typeof senderSlice.reducer>[1][]): Sender
 
 describe('sender slice', () => {
   it('merges duplicates when numbers are added again', () => {
-    expect(reduce(numbersAdded(['91234567', '61234567']), numbersAdded(['61234567', '51234567'])).phoneNumbers).toEqual([
-      '91234567',
-      '61234567',
-      '51234567',
-    ]);
+    expect(reduce(numbersAdded(['91234567', '61234567']), numbersAdded(['61234567', '51234567'])).phoneNumbers).toEqual(
+      ['91234567', '61234567', '51234567'],
+    );
   });
 
   it('imports recipients with variables; removing or clearing drops their variables too', () => {
-    const s = reduce(numbersAdded(['91234567']), recipientsImported([{ phone: '61234567', variables: { name: 'Ann' } }]));
+    const s = reduce(
+      numbersAdded(['91234567']),
+      recipientsImported([{ phone: '61234567', variables: { name: 'Ann' } }]),
+    );
     expect(hasVariables(s)).toBe(true);
     expect(recipientsOf(s)).toEqual([
       { phone: '91234567', variables: {} },
@@ -55,7 +57,10 @@ describe('sender slice', () => {
     expect(missingValuesOf(s, [])).toEqual([]);
     expect(recipientsOf(s)[2]).toEqual({ phone: '61234567', variables: { name: ' ' }, row: 4 });
 
-    const filled = senderSlice.reducer(s, missingValuesFilled({ phones: ['51234567', '61234567'], names: ['name', 'shop'], value: 'friend' }));
+    const filled = senderSlice.reducer(
+      s,
+      missingValuesFilled({ phones: ['51234567', '61234567'], names: ['name', 'shop'], value: 'friend' }),
+    );
     expect(missingValuesOf(filled, ['name', 'shop'])).toEqual([]);
     expect(filled.variables['91234567']).toEqual({ name: 'Ann', shop: 'TST' });
     expect(filled.variables['61234567']).toEqual({ name: 'friend', shop: 'friend' });
@@ -66,12 +71,20 @@ describe('sender slice', () => {
   });
 
   it('takes a value of only invisible characters for no value, as the server does', () => {
-    const s = reduce(recipientsImported([{ phone: '91234567', variables: { name: '\u200b\u2060' }, row: 2 }, { phone: '61234567', variables: { name: 'A\u200bnn' }, row: 3 }]));
+    const s = reduce(
+      recipientsImported([
+        { phone: '91234567', variables: { name: '\u200b\u2060' }, row: 2 },
+        { phone: '61234567', variables: { name: 'A\u200bnn' }, row: 3 },
+      ]),
+    );
     expect(missingValuesOf(s, ['name'])).toEqual([{ phone: '91234567', row: 2, names: ['name'] }]);
   });
 
   it('a template replaces message and numbers', () => {
-    const s = reduce(numbersAdded(['91234567']), templateLoaded({ message: 'Hi', phoneNumbers: ['61234567', '61234567'] }));
+    const s = reduce(
+      numbersAdded(['91234567']),
+      templateLoaded({ message: 'Hi', phoneNumbers: ['61234567', '61234567'] }),
+    );
     expect(s).toMatchObject({ message: 'Hi', phoneNumbers: ['61234567'], variables: {} });
   });
 });
@@ -87,9 +100,39 @@ describe('activity slice', () => {
 
   it('shows a job log line once even when both the socket and polling deliver it', () => {
     let s = activitySlice.reducer(undefined, { type: 'init' });
-    const line = { type: 'success' as const, message: 'Sent to 91234567', timestamp: '2025-01-01T00:00:00Z', key: 'j1|2025-01-01T00:00:00Z|Sent to 91234567' };
+    const line = {
+      type: 'success' as const,
+      message: 'Sent to 91234567',
+      timestamp: '2025-01-01T00:00:00Z',
+      key: 'j1|2025-01-01T00:00:00Z|Sent to 91234567',
+    };
     s = activitySlice.reducer(s, logAdded(line));
     s = activitySlice.reducer(s, logAdded(line));
     expect(s.entries).toHaveLength(1);
+  });
+});
+
+describe('recipientColumnsImported', () => {
+  it('adds a file handed over by column: variables without blanks, rows, duplicates merged', () => {
+    const s0 = senderSlice.reducer(initialSenderState, numbersAdded(['91230001']));
+    const s1 = senderSlice.reducer(
+      s0,
+      recipientColumnsImported({
+        phones: ['91230001', '91230002'],
+        rows: [2, 3],
+        names: ['name', 'shop'],
+        values: [
+          ['Ann', 'Ben'],
+          ['', 'TST'],
+        ],
+      }),
+    );
+    expect(s1.phoneNumbers).toEqual(['91230001', '91230002']);
+    expect(s1.variables).toEqual({ '91230001': { name: 'Ann' }, '91230002': { name: 'Ben', shop: 'TST' } });
+    expect(s1.rows).toEqual({ '91230001': 2, '91230002': 3 });
+    // Later edits still work on what was frozen on the way in.
+    const s2 = senderSlice.reducer(s1, missingValuesFilled({ phones: ['91230001'], names: ['shop'], value: 'MK' }));
+    expect(s2.variables['91230001']).toEqual({ name: 'Ann', shop: 'MK' });
+    expect(senderSlice.reducer(s2, numberRemoved('91230001')).phoneNumbers).toEqual(['91230002']);
   });
 });
