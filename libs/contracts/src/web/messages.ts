@@ -12,7 +12,8 @@ export const WEB_MESSAGES = {
   whatsappDisconnected: 'WhatsApp disconnected. Connect again to keep sending.',
   keepAlive: 'Keep-alive: WhatsApp session is active',
   sessionCreating: 'Session is being created…',
-  monitoringStopped: 'Stopped monitoring the job because of connection errors; use Resume monitoring to follow it again.',
+  monitoringStopped:
+    'Stopped monitoring the job because of connection errors; use Resume monitoring to follow it again.',
   jobAccepted: 'Job accepted',
   cleanupPartial: 'Signed out, but not every WhatsApp session could be cleaned up.',
   cleanupFailed: 'Signed out, but the WhatsApp session could not be cleaned up.',
@@ -45,7 +46,8 @@ export const WEB_MESSAGES = {
   simulatorFailed: 'The simulated phone did not answer',
 
   // Monitoring that stopped while the server may still be sending (SPEC §4.5, §4.6)
-  monitoringStoppedNotice: 'Progress is no longer being followed, and the job may still be sending. Go Back is available once it has ended.',
+  monitoringStoppedNotice:
+    'Progress is no longer being followed, and the job may still be sending. Go Back is available once it has ended.',
   resumeMonitoring: 'Resume monitoring',
   monitoringResumed: 'Monitoring resumed',
   goBackWhileActive: 'Go Back is available once the job has ended',
@@ -56,13 +58,25 @@ export const WEB_MESSAGES = {
 
   // Uploaded files with blank cells
   rowsMissingValuesTitle: 'Rows with missing values',
-  rowsMissingValuesHint: 'These recipients have no value for a placeholder in the message. Send to the others, or fill in a default value.',
+  rowsMissingValuesHint:
+    'These recipients have no value for a placeholder in the message. Send to the others, or fill in a default value.',
   typedNumber: 'typed',
   sendToOthers: (n: number) => `Send to the other ${n}`,
   fillDefaultLabel: 'Default value',
   fillDefault: 'Fill in the default',
   missingValuesFilled: (n: number) => `Default value filled in for ${n} recipient${n === 1 ? '' : 's'}`,
   missingValuesDropped: (n: number) => `${n} recipient${n === 1 ? '' : 's'} without values removed`,
+
+  // The readiness checklist's check of a personalised message (Start Sending waits for it)
+  checkVariables: 'Every {{variable}} has a value',
+  /** "{{name}} missing in 4 rows" / "{{name}}, {{shop}} missing in 1 row". */
+  checkVariablesMissing: (names: readonly string[], rows: number) =>
+    `${names.map((n) => `{{${n}}}`).join(', ')} missing in ${rows.toLocaleString('en-US')} ${rows === 1 ? 'row' : 'rows'}`,
+  /** A template's Use whose message has placeholders its numbers have no values for. */
+  templateNeedsValues: (names: readonly string[]) =>
+    `This template uses ${names.map((n) => `{{${n}}}`).join(', ')}, and its numbers have no values for ${names.length === 1 ? 'it' : 'them'}. Open it in Send Messages and add a file with ${names.length === 1 ? 'a column' : 'columns'} for ${names.length === 1 ? 'it' : 'them'}.`,
+  openInSender: 'Open in Send Messages',
+  sendBlockedMissingValues: 'Every {{variable}} needs a value before sending',
 
   // Estimates from the server's pacing
   estimateUnknown: 'being calculated…',

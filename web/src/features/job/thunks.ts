@@ -1,4 +1,13 @@
-import { isBlankText, JOB_MESSAGES, LIMITS, MESSAGES, WEB_MESSAGES, type JobHistoryItem, type JobStatus } from '@bns/contracts';
+import {
+  isBlankText,
+  JOB_MESSAGES,
+  LIMITS,
+  MESSAGES,
+  placeholdersIn,
+  WEB_MESSAGES,
+  type JobHistoryItem,
+  type JobStatus,
+} from '@bns/contracts';
 import { api } from '../../api/api.js';
 import { errorMessage, httpStatus, isNetworkError } from '../../api/errors.js';
 import { fetchOnce } from '../../api/fetchOnce.js';
@@ -6,7 +15,7 @@ import type { StartJobBody } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { logAdded } from '../activity/slice.js';
 import { newIdempotencyKey } from '../results/idempotency.js';
-import { hasVariables, recipientsOf, templateUseCounted } from '../sender/slice.js';
+import { hasVariables, missingValuesOf, recipientsOf, templateUseCounted } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { checkSchedule, scheduleRefusalText } from '../pacing/schedule.js';
 import { scheduleUsed } from '../pacing/slice.js';
@@ -34,6 +43,11 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
   }
   if (job.phase !== 'setup') {
     toast.error(WEB_MESSAGES.useWhileSending);
+    return false;
+  }
+  // The checklist's rule, again here: a send whose {{variable}} has no value for someone does not start.
+  if (missingValuesOf(sender, placeholdersIn(sender.message.slice(0, LIMITS.messageMaxLength))).length > 0) {
+    toast.error(WEB_MESSAGES.sendBlockedMissingValues);
     return false;
   }
 
@@ -64,7 +78,9 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     // so it returns the job it may have made instead of making a second one.
     const idempotencyKey = newIdempotencyKey();
     const send = () => dispatch(api.endpoints.startBulkMessages.initiate({ ...body, idempotencyKey })).unwrap();
-    const answer = await send().catch((e: unknown) => (isNetworkError(e) || httpStatus(e) === 503 ? send() : Promise.reject(e)));
+    const answer = await send().catch((e: unknown) =>
+      isNetworkError(e) || httpStatus(e) === 503 ? send() : Promise.reject(e),
+    );
     dispatch(jobStarted({ jobId: answer.jobId, estimatedTime: answer.estimatedTime, total }));
     if (sender.templateId) void dispatch(countTemplateUse(sender.templateId));
     if (startAt) dispatch(scheduleUsed());
@@ -95,7 +111,9 @@ const countTemplateUse =
   async (dispatch, getState) => {
     dispatch(templateUseCounted());
     try {
-      await dispatch(api.endpoints.useTemplate.initiate({ userId: getState().session.userId, id: templateId })).unwrap();
+      await dispatch(
+        api.endpoints.useTemplate.initiate({ userId: getState().session.userId, id: templateId }),
+      ).unwrap();
     } catch (e) {
       console.warn('Template usage was not counted', e);
     }
@@ -132,7 +150,11 @@ export const resumeActiveJob = (): AppThunk => async (dispatch, getState) => {
   let jobs: readonly JobHistoryItem[];
   try {
     // Only the unfinished ones (at most JOBS_MAX_ACTIVE_PER_USER), however many finished jobs came after them.
-    ({ jobs } = await fetchOnce(dispatch(resultsApi.endpoints.getJobHistory.initiate({ userId: session.userId, active: true }, { forceRefetch: true }))));
+    ({ jobs } = await fetchOnce(
+      dispatch(
+        resultsApi.endpoints.getJobHistory.initiate({ userId: session.userId, active: true }, { forceRefetch: true }),
+      ),
+    ));
   } catch {
     return;
   }

@@ -48,23 +48,49 @@ export function StepReview() {
   const connected = useAppSelector(selectIsConnected);
   const running = useAppSelector(selectJobInProgress);
   const scheduleReady = useAppSelector(selectScheduleReady);
-  const [confirming, setConfirming] = useState(false);
+  /** The confirm, for everyone or (Send to the others) for the recipients that have every value. */
+  const [confirming, setConfirming] = useState<'all' | 'others' | null>(null);
 
   const hasMessage = !isBlankText(message);
   const hasNumbers = numbers.length > 0;
   // SPEC §5: Start is disabled when the message or numbers are missing, a send runs, or WhatsApp is not
   // connected; and while "Send later" has no valid time (the pacing box says why).
-  const canStart = hasMessage && hasNumbers && connected && !running && scheduleReady;
+  const placeholders = useMemo(() => placeholdersIn(message), [message]);
+  // The recipients the server would refuse for a placeholder without a value, by their spreadsheet row.
+  const missing = useMemo(
+    () => missingValuesOf({ phoneNumbers: numbers, variables, rows }, placeholders),
+    [placeholders, numbers, variables, rows],
+  );
+  const missingNames = useMemo(
+    () => placeholders.filter((p) => missing.some((m) => m.names.includes(p))),
+    [placeholders, missing],
+  );
+  const everyValue = missing.length === 0;
+  // …and while a {{variable}} has no value for some recipient: the confirm must not be the first to say so.
+  const canStart = hasMessage && hasNumbers && connected && !running && scheduleReady && everyValue;
+  const others = useMemo(() => {
+    if (confirming !== 'others') return numbers;
+    const gone = new Set(missing.map((m) => m.phone));
+    return numbers.filter((n) => !gone.has(n));
+  }, [confirming, numbers, missing]);
   const first = numbers[0];
   // The first recipient's text with the first option of each {A|B} (the server picks one per recipient).
   const previewText = firstVariation(first && variables[first] ? fillPlaceholders(message, variables[first]) : message);
-  // The recipients the server would refuse for a placeholder without a value, by their spreadsheet row.
-  const missing = useMemo(() => missingValuesOf({ phoneNumbers: numbers, variables, rows }, placeholdersIn(message)), [message, numbers, variables, rows]);
 
-  const checklist = [
+  const checklist: { ok: boolean; label: string; detail?: string }[] = [
     { ok: hasMessage, label: 'Message entered' },
     { ok: hasNumbers, label: 'Phone numbers added' },
     { ok: connected, label: 'WhatsApp connected' },
+    // A personalised message: every recipient has a value for each {{variable}} it uses.
+    ...(placeholders.length > 0
+      ? [
+          {
+            ok: everyValue,
+            label: WEB_MESSAGES.checkVariables,
+            detail: everyValue ? undefined : WEB_MESSAGES.checkVariablesMissing(missingNames, missing.length),
+          },
+        ]
+      : []),
   ];
 
   return (
@@ -80,11 +106,8 @@ export function StepReview() {
             <MissingValuesPanel
               missing={missing}
               others={numbers.length - missing.length}
-              onSendToOthers={() => {
-                dispatch(numbersRemoved(missing.map((m) => m.phone)));
-                toast.info(WEB_MESSAGES.missingValuesDropped(missing.length));
-                setConfirming(true);
-              }}
+              // Nothing leaves the list until the send is confirmed: Cancel leaves the sender as it was.
+              onSendToOthers={() => setConfirming('others')}
               onFill={(value) => {
                 const names = [...new Set(missing.flatMap((m) => m.names))];
                 dispatch(missingValuesFilled({ phones: missing.map((m) => m.phone), names, value }));
@@ -104,7 +127,9 @@ export function StepReview() {
                 {numbers.slice(0, LIMITS.reviewRecipientsShown).map((n) => (
                   <li key={n}>{n}</li>
                 ))}
-                {numbers.length > LIMITS.reviewRecipientsShown && <li className="muted">and {numbers.length - LIMITS.reviewRecipientsShown} more</li>}
+                {numbers.length > LIMITS.reviewRecipientsShown && (
+                  <li className="muted">and {numbers.length - LIMITS.reviewRecipientsShown} more</li>
+                )}
               </ul>
             )}
             <p className="muted small">Estimated time: about {minutes(reviewEstimateMinutes(numbers.length))}</p>
@@ -114,29 +139,45 @@ export function StepReview() {
           <OptOutsReviewNote numbers={numbers} />
           <ul className="checklist" aria-label="Ready to send">
             {checklist.map((c) => (
-              <li key={c.label} className={c.ok ? 'ok' : 'missing'}>
-                <span aria-hidden="true">{c.ok ? '✓' : '○'}</span> {c.label}
+              <li
+                key={c.label}
+                className={c.ok ? 'ok' : 'missing'}
+                data-testid={c.label === WEB_MESSAGES.checkVariables ? 'check-variables' : undefined}
+              >
+                <span aria-hidden="true">{c.ok ? '✓' : c.detail ? '✗' : '○'}</span> {c.label}
                 <span className="visually-hidden">{c.ok ? ': done' : ': not yet'}</span>
+                {c.detail && <span className="check-detail">{c.detail}</span>}
               </li>
             ))}
           </ul>
-          <button type="button" className="button primary large block" disabled={!canStart} onClick={() => setConfirming(true)}>
+          <button
+            type="button"
+            className="button primary large block"
+            disabled={!canStart}
+            onClick={() => setConfirming('all')}
+          >
             Start Sending
           </button>
           {!hasMessage ? (
             <p className="muted small">{MESSAGES.enterMessageFirst}</p>
           ) : !hasNumbers ? (
             <p className="muted small">{MESSAGES.addPhoneNumbersFirst}</p>
+          ) : !everyValue ? (
+            <p className="muted small">{WEB_MESSAGES.sendBlockedMissingValues}</p>
           ) : null}
         </div>
       </div>
       {confirming && (
         <ConfirmSendDialog
           message={previewText}
-          numbers={numbers}
-          onCancel={() => setConfirming(false)}
+          numbers={others}
+          onCancel={() => setConfirming(null)}
           onConfirm={() => {
-            setConfirming(false);
+            setConfirming(null);
+            if (confirming === 'others') {
+              dispatch(numbersRemoved(missing.map((m) => m.phone)));
+              toast.info(WEB_MESSAGES.missingValuesDropped(missing.length));
+            }
             void dispatch(startSending());
           }}
         />
@@ -168,8 +209,8 @@ function MissingValuesPanel({
       <ul aria-label={WEB_MESSAGES.rowsMissingValuesTitle}>
         {missing.slice(0, MISSING_SHOWN).map((m) => (
           <li key={m.phone}>
-            {m.row !== undefined ? `Row ${m.row}` : `${WEB_MESSAGES.typedNumber}`} · {m.phone} · {WEB_MESSAGES.placeholderMissing}{' '}
-            {m.names.map((n) => `{{${n}}}`).join(', ')}
+            {m.row !== undefined ? `Row ${m.row}` : `${WEB_MESSAGES.typedNumber}`} · {m.phone} ·{' '}
+            {WEB_MESSAGES.placeholderMissing} {m.names.map((n) => `{{${n}}}`).join(', ')}
           </li>
         ))}
         {missing.length > MISSING_SHOWN && <li className="muted">and {missing.length - MISSING_SHOWN} more</li>}
@@ -182,7 +223,12 @@ function MissingValuesPanel({
           <span>{WEB_MESSAGES.fillDefaultLabel}</span>
           <input value={value} onChange={(e) => setValue(e.target.value)} />
         </label>
-        <button type="button" className="button secondary small" disabled={value.trim() === ''} onClick={() => onFill(value.trim())}>
+        <button
+          type="button"
+          className="button secondary small"
+          disabled={value.trim() === ''}
+          onClick={() => onFill(value.trim())}
+        >
           {WEB_MESSAGES.fillDefault}
         </button>
       </div>
@@ -200,12 +246,18 @@ export function ConfirmSendDialog({
   numbers,
   onCancel,
   onConfirm,
+  blockedReason,
+  extraAction,
 }: {
   title?: string;
   message: string;
   numbers: readonly string[];
   onCancel: () => void;
   onConfirm: () => void;
+  /** Why this send cannot go (Send Messages is disabled and the reason shown). */
+  blockedReason?: string;
+  /** A button between Cancel and Send Messages (e.g. Open in Send Messages). */
+  extraAction?: { label: string; onClick: () => void };
 }) {
   // The jobs service's own delay (SEND_DELAY_MS): the estimate here is the one the start answers with.
   const pacing = useGetJobPacingQuery();
@@ -225,7 +277,18 @@ export function ConfirmSendDialog({
           <button type="button" className="button secondary" onClick={onCancel}>
             Cancel
           </button>
-          <button type="button" className="button primary" disabled={count === 0} title={count === 0 ? 'Every recipient would be skipped' : undefined} onClick={onConfirm}>
+          {extraAction && (
+            <button type="button" className="button secondary" onClick={extraAction.onClick}>
+              {extraAction.label}
+            </button>
+          )}
+          <button
+            type="button"
+            className="button primary"
+            disabled={count === 0 || blockedReason !== undefined}
+            title={blockedReason ?? (count === 0 ? 'Every recipient would be skipped' : undefined)}
+            onClick={onConfirm}
+          >
             Send Messages
           </button>
         </>
@@ -238,6 +301,11 @@ export function ConfirmSendDialog({
         </strong>
         .
       </p>
+      {blockedReason && (
+        <p className="notice notice-warning" role="alert" data-testid="confirm-blocked">
+          {blockedReason}
+        </p>
+      )}
       {(optedOut > 0 || notOnWhatsApp > 0) && (
         <div className="notice notice-warning" data-testid="confirm-skipped">
           {optedOut > 0 && <p>{OPT_OUT_MESSAGES.willBeSkipped(optedOut)}.</p>}
@@ -255,7 +323,9 @@ export function ConfirmSendDialog({
           <li key={n}>{n}</li>
         ))}
       </ul>
-      {count > LIMITS.confirmRecipientsShown && <p className="muted small">and {count - LIMITS.confirmRecipientsShown} more</p>}
+      {count > LIMITS.confirmRecipientsShown && (
+        <p className="muted small">and {count - LIMITS.confirmRecipientsShown} more</p>
+      )}
     </Dialog>
   );
 }

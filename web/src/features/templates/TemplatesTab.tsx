@@ -2,6 +2,7 @@ import { useRef, useState } from 'react';
 import {
   LIMITS,
   MESSAGES,
+  placeholdersIn,
   TemplatesErrorCode,
   WEB_MESSAGES,
   type Template,
@@ -31,7 +32,8 @@ import { toast } from '../toasts/toasts.js';
 import { categoryFilterChanged, favoritesOnlyToggled, selectTemplateFilters } from './slice.js';
 import { TemplateCard } from './TemplateCard.js';
 import { TemplateFormDialog } from './TemplateFormDialog.js';
-import { loadTemplate, sendTemplate } from './thunks.js';
+import { checkTemplate, loadTemplate, sendTemplate } from './thunks.js';
+import { tabSelected } from '../ui/slice.js';
 import { useDebouncedValue } from './useDebouncedValue.js';
 
 const titleCase = (c: string) => c[0]!.toUpperCase() + c.slice(1);
@@ -94,7 +96,7 @@ export function TemplatesTab() {
     onDelete: (t: Template) => setDeleting(t),
     onUse: (t: Template) => {
       try {
-        const numbers = dispatch(loadTemplate(t));
+        const numbers = dispatch(checkTemplate(t));
         if (numbers) setSending({ template: t, numbers });
       } catch {
         toast.error(MESSAGES.errorUsingTemplate);
@@ -124,7 +126,11 @@ export function TemplatesTab() {
       },
       (e: unknown) => {
         setFormErrors(fieldErrors(e));
-        toast.error(isNew ? `${MESSAGES.failedToSaveTemplate}: ${errorMessage(e)}` : `${MESSAGES.errorUpdatingTemplate}: ${errorMessage(e)}`);
+        toast.error(
+          isNew
+            ? `${MESSAGES.failedToSaveTemplate}: ${errorMessage(e)}`
+            : `${MESSAGES.errorUpdatingTemplate}: ${errorMessage(e)}`,
+        );
       },
     );
   };
@@ -154,9 +160,12 @@ export function TemplatesTab() {
   ];
   const templates = list.data ?? [];
   // The categories the user has: a server that lists every category with 0 for the unused ones is filtered.
-  const categoryOptions: CategoryOption[] = (categories.data ?? []).filter((c: CategoryOption) => typeof c.count !== 'number' || c.count > 0);
+  const categoryOptions: CategoryOption[] = (categories.data ?? []).filter(
+    (c: CategoryOption) => typeof c.count !== 'number' || c.count > 0,
+  );
   // The chosen category stays selectable after its last template went (the list then says none match).
-  if (filters.category !== 'all' && !categoryOptions.some((c) => c.category === filters.category)) categoryOptions.push({ category: filters.category });
+  if (filters.category !== 'all' && !categoryOptions.some((c) => c.category === filters.category))
+    categoryOptions.push({ category: filters.category });
 
   return (
     <div className="templates">
@@ -172,7 +181,10 @@ export function TemplatesTab() {
       <div className="toolbar">
         <label className="field inline">
           <span>Category</span>
-          <select value={filters.category} onChange={(e) => dispatch(categoryFilterChanged(e.target.value as TemplateCategory | 'all'))}>
+          <select
+            value={filters.category}
+            onChange={(e) => dispatch(categoryFilterChanged(e.target.value as TemplateCategory | 'all'))}
+          >
             <option value="all">{WEB_MESSAGES.allCategories}</option>
             {categoryOptions.map((c) => (
               <option key={c.category} value={c.category}>
@@ -182,7 +194,11 @@ export function TemplatesTab() {
           </select>
         </label>
         <label className="inline-check">
-          <input type="checkbox" checked={filters.favoritesOnly} onChange={(e) => dispatch(favoritesOnlyToggled(e.target.checked))} />
+          <input
+            type="checkbox"
+            checked={filters.favoritesOnly}
+            onChange={(e) => dispatch(favoritesOnlyToggled(e.target.checked))}
+          />
           <span>Favorites Only</span>
         </label>
         <span className="toolbar-spacer" />
@@ -221,7 +237,13 @@ export function TemplatesTab() {
           )}
           <div className={`template-grid ${list.isFetching ? 'refreshing' : ''}`}>
             {templates.map((t) => (
-              <TemplateCard key={t.id} template={t} actions={actions} useDisabled={running} useDisabledReason={running ? 'use-disabled-reason' : undefined} />
+              <TemplateCard
+                key={t.id}
+                template={t}
+                actions={actions}
+                useDisabled={running}
+                useDisabledReason={running ? 'use-disabled-reason' : undefined}
+              />
             ))}
           </div>
         </>
@@ -262,13 +284,27 @@ export function TemplatesTab() {
           title={`Send “${sending.template.name}”`}
           message={sending.template.message_content}
           numbers={sending.numbers}
-          onCancel={() => {
-            setSending(null);
-            toast.info(WEB_MESSAGES.templateLoaded);
+          // A template's numbers carry no values: a message with {{variables}} cannot go from here.
+          blockedReason={
+            placeholdersIn(sending.template.message_content).length > 0
+              ? WEB_MESSAGES.templateNeedsValues(placeholdersIn(sending.template.message_content))
+              : undefined
+          }
+          extraAction={{
+            label: WEB_MESSAGES.openInSender,
+            onClick: () => {
+              dispatch(loadTemplate(sending.template, sending.numbers));
+              dispatch(tabSelected('send'));
+              setSending(null);
+              toast.info(WEB_MESSAGES.templateLoaded);
+            },
           }}
+          // Nothing was loaded: the sender is as it was.
+          onCancel={() => setSending(null)}
           onConfirm={() => {
+            const { template, numbers } = sending;
             setSending(null);
-            dispatch(sendTemplate()).catch(() => toast.error(MESSAGES.errorUsingTemplate));
+            dispatch(sendTemplate(template, numbers)).catch(() => toast.error(MESSAGES.errorUsingTemplate));
           }}
         />
       )}

@@ -17,14 +17,14 @@ export function sendableNumbers(template: Pick<Template, 'phone_numbers'>): stri
 }
 
 /**
- * Use: needs a message and numbers (SPEC §5 "Template send errors"); loads both into a fresh send. A
- * finished job still on screen is put away first (as Go Back would), so the send that follows is a new
- * one; while a job is in progress nothing is loaded (the button is disabled with the reason).
- * Returns the numbers to confirm, or null when the template cannot be sent.
+ * Use: needs a message and numbers (SPEC §5 "Template send errors"). Nothing is loaded yet: the send
+ * confirm shows the template, and only Send Messages (or Open in Send Messages) puts it into the sender,
+ * so Cancel leaves the sender exactly as it was. While a job is in progress Use does nothing (the button
+ * is disabled with the reason). Returns the numbers to confirm, or null when the template cannot be sent.
  */
-export const loadTemplate =
+export const checkTemplate =
   (template: Template): AppThunk<string[] | null> =>
-  (dispatch, getState) => {
+  (_dispatch, getState) => {
     if (template.message_content.trim() === '') {
       toast.error(MESSAGES.templateMessageEmpty);
       return null;
@@ -39,20 +39,33 @@ export const loadTemplate =
       toast.error(WEB_MESSAGES.useWhileSending);
       return null;
     }
-    if (job.phase === 'progress') dispatch(jobReset());
-    dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers, templateId: template.id }));
     return numbers;
   };
 
 /**
- * After the send confirm: send from Tab 1. The use is counted by the send itself once the job is
- * accepted (startSending), so a send refused now and started later from Step 1 still counts once.
+ * The template's message and numbers replace the send. A finished job still on screen is put away first
+ * (as Go Back would), so the send that follows is a new one.
  */
-export const sendTemplate = (): AppThunk => async (dispatch) => {
-  dispatch(tabSelected('send'));
-  try {
-    await dispatch(startSending());
-  } catch {
-    toast.error(MESSAGES.errorUsingTemplate);
-  }
-};
+export const loadTemplate =
+  (template: Template, numbers: readonly string[]): AppThunk<void> =>
+  (dispatch, getState) => {
+    if (getState().job.phase === 'progress') dispatch(jobReset());
+    dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers, templateId: template.id }));
+  };
+
+/**
+ * After the send confirm: load the template and send from Tab 1. The use is counted by the send itself
+ * once the job is accepted (startSending), so a send refused now and started later from Step 1 still
+ * counts once.
+ */
+export const sendTemplate =
+  (template: Template, numbers: readonly string[]): AppThunk =>
+  async (dispatch) => {
+    dispatch(loadTemplate(template, numbers));
+    dispatch(tabSelected('send'));
+    try {
+      await dispatch(startSending());
+    } catch {
+      toast.error(MESSAGES.errorUsingTemplate);
+    }
+  };

@@ -1,13 +1,14 @@
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { JOB_MESSAGES, LIMITS, MESSAGES, OPT_OUT_MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
+import { LIMITS, MESSAGES, OPT_OUT_MESSAGES, standardPolicy, WEB_MESSAGES } from '@bns/contracts';
 import { resetWebConfig } from '../../config/publicConfig.js';
 import { resetSimulatorProbe } from '../../connection/SimulatorControls.js';
 import { OPT_OUT_RECHECK_MS } from '../../../app/listeners.js';
 import { inboundMessageReceived } from '../../connection/socketMiddleware.js';
 import { inputValueOf } from '../../pacing/schedule.js';
-import { recipientsImported } from '../slice.js';
+import { numbersAdded, recipientsImported } from '../slice.js';
+import { startSending } from '../../job/thunks.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { SendTab } from '../SendTab.js';
 
@@ -28,7 +29,9 @@ describe('Send Messages tab', () => {
 
     await user.type(cells[0]!, '9123 4567{Enter}');
     expect(document.activeElement).toBe(cells[1]);
-    await user.paste('61234567\tAnn\n12\n91234567\n+852 5123 4567\n55550001\n55550002\n55550003\n55550004\n55550005\n55550006\n');
+    await user.paste(
+      '61234567\tAnn\n12\n91234567\n+852 5123 4567\n55550001\n55550002\n55550003\n55550004\n55550005\n55550006\n',
+    );
     // Ten pasted lines from row 2 need 11 rows.
     expect(within(dialog).getAllByRole('textbox')).toHaveLength(11);
     await user.click(within(dialog).getByRole('button', { name: 'Add Numbers' }));
@@ -67,7 +70,11 @@ describe('Send Messages tab', () => {
 
   it('enables Start Sending only with a message and numbers, and confirms with up to 10 recipients', async () => {
     // The server sends every 10 s (SEND_DELAY_MS): the confirm's estimate uses that, not 4 s.
-    const server = fakeFetch((_m, url) => (url.pathname === '/api/jobs/pacing' ? { body: { success: true, sendDelayMs: 10_000, sendJitterMs: 0 } } : { status: 404, body: {} }));
+    const server = fakeFetch((_m, url) =>
+      url.pathname === '/api/jobs/pacing'
+        ? { body: { success: true, sendDelayMs: 10_000, sendJitterMs: 0 } }
+        : { status: 404, body: {} },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     const numbers = Array.from({ length: 12 }, (_, i) => String(91234500 + i));
@@ -102,7 +109,9 @@ describe('Send Messages tab', () => {
 
     await user.click(start);
     const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
-    expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem')).toHaveLength(LIMITS.confirmRecipientsShown);
+    expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem')).toHaveLength(
+      LIMITS.confirmRecipientsShown,
+    );
     expect(within(dialog).getByText('and 2 more')).toBeTruthy();
     // ceil(10 s × 11 / 60) = 2 minutes.
     expect(await within(dialog).findByText('2 minutes')).toBeTruthy();
@@ -112,13 +121,25 @@ describe('Send Messages tab', () => {
   });
 
   it('shows the QR card with its steps and attempt, then the blurred QR and refresh message after max attempts', () => {
-    const qr = { status: 'qr' as const, qr: '2@abc,def,ghi', attempts: 2, maxAttemptsMessage: null, creatingMessage: null, sessionId: null, phoneNumber: null, socket: 'connected' as const };
+    const qr = {
+      status: 'qr' as const,
+      qr: '2@abc,def,ghi',
+      attempts: 2,
+      maxAttemptsMessage: null,
+      creatingMessage: null,
+      sessionId: null,
+      phoneNumber: null,
+      socket: 'connected' as const,
+    };
     const { store } = renderWithProviders(<SendTab />, { preloadedState: { connection: qr } });
     expect(screen.getByText('Attempt 2 of 5')).toBeTruthy();
     expect(screen.getByText('Tap Linked Devices')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Start Sending' })).toBeNull();
     act(() => {
-      store.dispatch({ type: 'connection/qrMaxAttempts', payload: { message: 'Maximum QR code attempts reached', attempts: 5 } });
+      store.dispatch({
+        type: 'connection/qrMaxAttempts',
+        payload: { message: 'Maximum QR code attempts reached', attempts: 5 },
+      });
     });
     expect(screen.getByRole('alert').textContent).toContain(MESSAGES.qrMaxAttemptsRefresh);
     expect(document.querySelector('.qr-frame.blurred')).not.toBeNull();
@@ -130,7 +151,11 @@ describe('Send Messages tab', () => {
   });
 
   it('lists the rows with blank cells by their spreadsheet row; fill a default or send to the others', async () => {
-    const server = fakeFetch((_m, url) => (url.pathname === '/api/jobs/pacing' ? { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } } : { status: 404, body: {} }));
+    const server = fakeFetch((_m, url) =>
+      url.pathname === '/api/jobs/pacing'
+        ? { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } }
+        : { status: 404, body: {} },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
@@ -145,7 +170,11 @@ describe('Send Messages tab', () => {
       );
     });
     const panel = screen.getByRole('group', { name: WEB_MESSAGES.rowsMissingValuesTitle });
-    expect(within(panel).getAllByRole('listitem').map((li) => li.textContent)).toEqual([`Row 4 · 91230002 · ${WEB_MESSAGES.placeholderMissing} {{name}}`]);
+    expect(
+      within(panel)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual([`Row 4 · 91230002 · ${WEB_MESSAGES.placeholderMissing} {{name}}`]);
 
     await user.type(within(panel).getByLabelText(WEB_MESSAGES.fillDefaultLabel), 'friend');
     await user.click(within(panel).getByRole('button', { name: WEB_MESSAGES.fillDefault }));
@@ -156,47 +185,71 @@ describe('Send Messages tab', () => {
       store.dispatch(recipientsImported([{ phone: '91230004', variables: { name: ' ' }, row: 9 }]));
     });
     const again = screen.getByRole('group', { name: WEB_MESSAGES.rowsMissingValuesTitle });
-    expect(within(again).getByRole('listitem').textContent).toBe(`Row 9 · 91230004 · ${WEB_MESSAGES.placeholderMissing} {{name}}, {{shop}}`);
+    expect(within(again).getByRole('listitem').textContent).toBe(
+      `Row 9 · 91230004 · ${WEB_MESSAGES.placeholderMissing} {{name}}, {{shop}}`,
+    );
     await user.click(within(again).getByRole('button', { name: WEB_MESSAGES.sendToOthers(3) }));
-    expect(store.getState().sender.phoneNumbers).toEqual(['91230001', '91230002', '91230003']);
-    // Straight to the confirm, with the three that have values.
+    // Straight to the confirm, with the three that have values; the list itself is untouched until Send.
     const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
     expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem')).toHaveLength(3);
+    const before = store.getState().sender;
+    await user.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(store.getState().sender).toBe(before);
+    expect(store.getState().sender.phoneNumbers).toHaveLength(4);
   });
 
-  it('a start the server refuses for a blank cell names the same spreadsheet row', async () => {
-    const server = fakeFetch((_m, url) => {
-      if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
-      if (url.pathname === '/start-bulk-messages') return { status: 400, body: { success: false, error: JOB_MESSAGES.missingVariable('name', [4]), code: 'MISSING_VARIABLE' } };
-      return { status: 404, body: {} };
-    });
+  it('the checklist says which {{variable}} has no value in how many rows, and Start Sending waits for it', async () => {
+    const server = fakeFetch((_m, url) =>
+      url.pathname === '/api/jobs/pacing'
+        ? { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } }
+        : { status: 404, body: {} },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
     await user.type(screen.getByLabelText('Message'), 'Hi {{{{name}}');
     act(() => {
+      store.dispatch(numbersAdded(['91230001', '91230002', '91230003', '91230004']));
+    });
+    const check = screen.getByTestId('check-variables');
+    expect(check.textContent).toContain(WEB_MESSAGES.checkVariables);
+    expect(check.textContent).toContain('{{name}} missing in 4 rows');
+    expect(check.className).toBe('missing');
+    expect((screen.getByRole('button', { name: 'Start Sending' }) as HTMLButtonElement).disabled).toBe(true);
+    // The rule holds in the start itself too.
+    expect(await store.dispatch(startSending())).toBe(false);
+    expect(server.calls.some((c) => c.url.pathname === '/start-bulk-messages')).toBe(false);
+
+    act(() => {
       store.dispatch(
-        recipientsImported([
-          { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
-          { phone: '91230002', variables: {}, row: 4 },
-        ]),
+        recipientsImported(
+          ['91230001', '91230002', '91230003', '91230004'].map((phone, i) => ({
+            phone,
+            variables: { name: `N${i}` },
+            row: i + 2,
+          })),
+        ),
       );
     });
-    await user.click(screen.getByRole('button', { name: 'Start Sending' }));
-    await user.click(within(screen.getByRole('dialog', { name: 'Confirm Bulk Send' })).getByRole('button', { name: 'Send Messages' }));
-    expect(await screen.findByText(`${MESSAGES.errorStartingJob}: Placeholder {{name}} has no value in row 4`)).toBeTruthy();
-    const body = server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body as { recipients: unknown[] };
-    expect(body.recipients).toEqual([
-      { phone: '91230001', variables: { name: 'Bob' }, row: 2 },
-      { phone: '91230002', variables: {}, row: 4 },
-    ]);
+    expect(screen.getByTestId('check-variables').className).toBe('ok');
+    expect((screen.getByRole('button', { name: 'Start Sending' }) as HTMLButtonElement).disabled).toBe(false);
     store.listener.clearListeners();
   });
 
   it('shows "Simulate scan" on the QR card only when the server says WhatsApp is simulated', async () => {
-    const qr = { status: 'qr' as const, qr: '2@abc', attempts: 1, maxAttemptsMessage: null, creatingMessage: null, sessionId: null, phoneNumber: null, socket: 'connected' as const };
+    const qr = {
+      status: 'qr' as const,
+      qr: '2@abc',
+      attempts: 1,
+      maxAttemptsMessage: null,
+      creatingMessage: null,
+      sessionId: null,
+      phoneNumber: null,
+      socket: 'connected' as const,
+    };
     const server = fakeFetch((method, url) => {
-      if (url.pathname === '/api/config') return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
+      if (url.pathname === '/api/config')
+        return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
       if (url.pathname === '/dev/simulator/scan' && method === 'POST') return { body: { success: true } };
       return { status: 404, body: {} };
     });
@@ -208,7 +261,11 @@ describe('Send Messages tab', () => {
     first.unmount();
 
     resetWebConfig();
-    const real = fakeFetch((_m, url) => (url.pathname === '/api/config' ? { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'webjs' } } : { status: 404, body: {} }));
+    const real = fakeFetch((_m, url) =>
+      url.pathname === '/api/config'
+        ? { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'webjs' } }
+        : { status: 404, body: {} },
+    );
     vi.stubGlobal('fetch', real.fn);
     renderWithProviders(<SendTab />, { preloadedState: { connection: qr } });
     await waitFor(() => expect(real.calls.some((c) => c.url.pathname === '/api/config')).toBe(true));
@@ -219,10 +276,16 @@ describe('Send Messages tab', () => {
   it('once linked with the simulated engine: Simulate unlink, and Simulate a reply only where the gateway has the route (gone on a 404)', async () => {
     let inboundStatus = 200;
     const server = fakeFetch((method, url) => {
-      if (url.pathname === '/api/config') return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
+      if (url.pathname === '/api/config')
+        return { body: { donationUrl: null, supportEmail: 'a@b.hk', whatsappEngine: 'simulated' } };
       if (url.pathname === '/api/docs-json') return { body: { paths: { '/dev/simulator/inbound': { post: {} } } } };
-      if (url.pathname === '/dev/simulator/inbound' && method === 'POST') return { status: inboundStatus, body: inboundStatus === 200 ? { success: true } : { success: false, error: 'Not found' } };
-      if (url.pathname === '/dev/simulator/disconnect' && method === 'POST') return { body: { success: true, disconnected: true } };
+      if (url.pathname === '/dev/simulator/inbound' && method === 'POST')
+        return {
+          status: inboundStatus,
+          body: inboundStatus === 200 ? { success: true } : { success: false, error: 'Not found' },
+        };
+      if (url.pathname === '/dev/simulator/disconnect' && method === 'POST')
+        return { body: { success: true, disconnected: true } };
       return { status: 404, body: {} };
     });
     vi.stubGlobal('fetch', server.fn);
@@ -237,7 +300,10 @@ describe('Send Messages tab', () => {
     await user.type(within(reply).getByLabelText(WEB_MESSAGES.simulateReplyText), 'STOP');
     await user.click(within(reply).getByRole('button', { name: WEB_MESSAGES.simulateReply }));
     expect(await screen.findByText(WEB_MESSAGES.simulateReplySent)).toBeTruthy();
-    expect(server.calls.find((c) => c.url.pathname === '/dev/simulator/inbound')!.body).toEqual({ from: '91234567', text: 'STOP' });
+    expect(server.calls.find((c) => c.url.pathname === '/dev/simulator/inbound')!.body).toEqual({
+      from: '91234567',
+      text: 'STOP',
+    });
 
     // A gateway without the route answers 404: the control goes away.
     inboundStatus = 404;
@@ -250,8 +316,10 @@ describe('Send Messages tab', () => {
   it('Send later: Start waits for a valid time, the confirm says the send is scheduled and for when', async () => {
     const server = fakeFetch((_m, url) => {
       if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
-      if (url.pathname === '/api/sending-policy/user_test_1') return { body: { success: true, policy: standardPolicy() } };
-      if (url.pathname === '/start-bulk-messages') return { body: { success: true, jobId: 'job-later', estimatedTime: 1 } };
+      if (url.pathname === '/api/sending-policy/user_test_1')
+        return { body: { success: true, policy: standardPolicy() } };
+      if (url.pathname === '/start-bulk-messages')
+        return { body: { success: true, jobId: 'job-later', estimatedTime: 1 } };
       return { status: 404, body: { success: false, error: 'Not found' } };
     });
     vi.stubGlobal('fetch', server.fn);
@@ -287,7 +355,8 @@ describe('Send Messages tab', () => {
   it('the confirm counts only the numbers that will be sent to and says how many are skipped', async () => {
     const server = fakeFetch((_m, url) => {
       if (url.pathname === '/api/jobs/pacing') return { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } };
-      if (url.pathname === '/api/opt-outs/user_test_1/check') return { body: { success: true, optedOut: ['91230002'], notOnWhatsApp: [] } };
+      if (url.pathname === '/api/opt-outs/user_test_1/check')
+        return { body: { success: true, optedOut: ['91230002'], notOnWhatsApp: [] } };
       return { status: 404, body: { success: false, error: 'Not found' } };
     });
     vi.stubGlobal('fetch', server.fn);
@@ -300,15 +369,24 @@ describe('Send Messages tab', () => {
     expect(await screen.findByText(OPT_OUT_MESSAGES.willBeSkipped(1))).toBeTruthy();
     await user.click(screen.getByRole('button', { name: 'Start Sending' }));
     const dialog = screen.getByRole('dialog', { name: 'Confirm Bulk Send' });
-    await waitFor(() => expect(within(dialog).getByText(/^Send this message to/).textContent).toMatch(/^Send this message to 1 recipient\? Estimated time: 0 minutes\.$/));
+    await waitFor(() =>
+      expect(within(dialog).getByText(/^Send this message to/).textContent).toMatch(
+        /^Send this message to 1 recipient\? Estimated time: 0 minutes\.$/,
+      ),
+    );
     expect(within(dialog).getByTestId('confirm-skipped').textContent).toBe(`${OPT_OUT_MESSAGES.willBeSkipped(1)}.`);
-    expect(within(within(dialog).getByRole('list', { name: 'Recipients' })).getAllByRole('listitem').map((li) => li.textContent)).toEqual(['91230001']);
+    expect(
+      within(within(dialog).getByRole('list', { name: 'Recipients' }))
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['91230001']);
   });
 
   it('Step 2 asks about opt-outs again when it opens and after a reply comes in (a STOP), not only after switching tabs', async () => {
     let optedOut: string[] = [];
     const server = fakeFetch((_m, url) => {
-      if (url.pathname === '/api/opt-outs/user_test_1/check') return { body: { success: true, optedOut, notOnWhatsApp: [] } };
+      if (url.pathname === '/api/opt-outs/user_test_1/check')
+        return { body: { success: true, optedOut, notOnWhatsApp: [] } };
       return { status: 404, body: { success: false, error: 'Not found' } };
     });
     vi.stubGlobal('fetch', server.fn);
@@ -324,7 +402,9 @@ describe('Send Messages tab', () => {
     act(() => {
       store.dispatch(inboundMessageReceived({ from: '85291230002', at: new Date().toISOString() }));
     });
-    expect(await screen.findByText(OPT_OUT_MESSAGES.willBeSkipped(1), undefined, { timeout: OPT_OUT_RECHECK_MS + 3000 })).toBeTruthy();
+    expect(
+      await screen.findByText(OPT_OUT_MESSAGES.willBeSkipped(1), undefined, { timeout: OPT_OUT_RECHECK_MS + 3000 }),
+    ).toBeTruthy();
     expect(checks()).toBe(2);
 
     // Opening Step 2 again (e.g. back from another tab) asks again rather than showing a cached answer.
@@ -344,6 +424,8 @@ describe('Send Messages tab', () => {
     });
     expect(screen.getByLabelText('Message preview').textContent).toBe('Hi there, sale today');
     await user.click(screen.getByRole('button', { name: 'Start Sending' }));
-    expect(within(screen.getByRole('dialog', { name: 'Confirm Bulk Send' })).getByLabelText('Message preview').textContent).toBe('Hi there, sale today');
+    expect(
+      within(screen.getByRole('dialog', { name: 'Confirm Bulk Send' })).getByLabelText('Message preview').textContent,
+    ).toBe('Hi there, sale today');
   });
 });

@@ -1,10 +1,10 @@
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LIMITS, MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, WEB_MESSAGES, type Template } from '@bns/contracts';
 import { initialJobState } from '../../job/slice.js';
 import { startSending } from '../../job/thunks.js';
-import { messageChanged } from '../../sender/slice.js';
+import { messageChanged, recipientsImported } from '../../sender/slice.js';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { TemplatesTab } from '../TemplatesTab.js';
 
@@ -46,7 +46,9 @@ describe('Templates tab', () => {
     expect(within(screen.getByRole('article', { name: 'Promo' })).getByText('+1 more')).toBeTruthy();
     await user.click(star);
     // Optimistic: the star is on before the server answered.
-    expect(screen.getByRole('button', { name: 'Remove Promo from favorites' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByRole('button', { name: 'Remove Promo from favorites' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
     const put = server.calls.find((c) => c.method === 'PUT')!;
     expect(put.url.pathname).toBe('/api/templates/user_test_1/t1');
     expect(put.body).toEqual({ is_favorite: true });
@@ -55,7 +57,9 @@ describe('Templates tab', () => {
     release();
     expect(await screen.findByText(MESSAGES.failedToUpdateFavorite)).toBeTruthy();
     // The toast and the rollback land in separate renders: wait for the star, don't sample it once.
-    expect((await screen.findByRole('button', { name: 'Add Promo to favorites' })).getAttribute('aria-pressed')).toBe('false');
+    expect((await screen.findByRole('button', { name: 'Add Promo to favorites' })).getAttribute('aria-pressed')).toBe(
+      'false',
+    );
   });
 
   it('shows the copy at once on duplicate and removes it with "Failed to duplicate template" on refusal', async () => {
@@ -72,7 +76,10 @@ describe('Templates tab', () => {
     renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
     await user.click(await screen.findByRole('button', { name: 'Duplicate Promo' }));
     expect(screen.getByRole('article', { name: 'Promo (Copy)' })).toBeTruthy();
-    expect(server.calls.find((c) => c.method === 'POST')!.body).toMatchObject({ name: 'Promo (Copy)', is_favorite: false });
+    expect(server.calls.find((c) => c.method === 'POST')!.body).toMatchObject({
+      name: 'Promo (Copy)',
+      is_favorite: false,
+    });
     release();
     expect(await screen.findByText(MESSAGES.failedToDuplicateTemplate)).toBeTruthy();
     // The toast and the rollback land in separate renders: wait for the copy to go.
@@ -80,7 +87,10 @@ describe('Templates tab', () => {
   });
 
   describe('at the limit of templates a user keeps', () => {
-    const full = { status: 409, body: { success: false, error: TEMPLATE_MESSAGES.limitReached, code: TemplatesErrorCode.LimitReached } };
+    const full = {
+      status: 409,
+      body: { success: false, error: TEMPLATE_MESSAGES.limitReached, code: TemplatesErrorCode.LimitReached },
+    };
     const serverAtLimit = () =>
       fakeFetch(async (method, url) => {
         if (url.pathname.endsWith('/stats')) return { body: stats };
@@ -98,8 +108,12 @@ describe('Templates tab', () => {
       await user.type(within(dialog).getByLabelText(/Template name/), 'One more');
       await user.type(within(dialog).getByLabelText(/Message content/), 'Hello');
       await user.click(within(dialog).getByRole('button', { name: 'Create Template' }));
-      expect(await screen.findByText(`${MESSAGES.failedToSaveTemplate}: ${TEMPLATE_MESSAGES.limitReached}`)).toBeTruthy();
-      expect(TEMPLATE_MESSAGES.limitReached).toBe(`You can keep up to ${LIMITS.templatesPerUserMax} templates. Delete one to add another.`);
+      expect(
+        await screen.findByText(`${MESSAGES.failedToSaveTemplate}: ${TEMPLATE_MESSAGES.limitReached}`),
+      ).toBeTruthy();
+      expect(TEMPLATE_MESSAGES.limitReached).toBe(
+        `You can keep up to ${LIMITS.templatesPerUserMax} templates. Delete one to add another.`,
+      );
       expect(screen.getByRole('dialog', { name: 'Create Template' })).toBeTruthy();
     });
 
@@ -109,7 +123,9 @@ describe('Templates tab', () => {
       const user = userEvent.setup();
       renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
       await user.click(await screen.findByRole('button', { name: 'Duplicate Promo' }));
-      expect(await screen.findByText(`${MESSAGES.failedToDuplicateTemplate}: ${TEMPLATE_MESSAGES.limitReached}`)).toBeTruthy();
+      expect(
+        await screen.findByText(`${MESSAGES.failedToDuplicateTemplate}: ${TEMPLATE_MESSAGES.limitReached}`),
+      ).toBeTruthy();
       await waitFor(() => expect(screen.queryByRole('article', { name: 'Promo (Copy)' })).toBeNull());
     });
   });
@@ -168,7 +184,9 @@ describe('Templates tab', () => {
   });
 
   it('validates the form with the spec messages', async () => {
-    const server = fakeFetch(async (_m, url) => (url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [] } }));
+    const server = fakeFetch(async (_m, url) =>
+      url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [] } },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
@@ -184,17 +202,25 @@ describe('Templates tab', () => {
   });
 
   it('the delete confirm quotes the template name', async () => {
-    const server = fakeFetch((_m, url) => (url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [tpl({ name: 'Promo copy' })] } }));
+    const server = fakeFetch((_m, url) =>
+      url.pathname.endsWith('/stats')
+        ? { body: stats }
+        : { body: { success: true, templates: [tpl({ name: 'Promo copy' })] } },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
     await user.click(await screen.findByRole('button', { name: 'Delete Promo copy' }));
-    expect(within(screen.getByRole('dialog', { name: 'Delete template' })).getByText(/cannot be undone/).textContent).toBe('Delete “Promo copy”? This cannot be undone.');
+    expect(
+      within(screen.getByRole('dialog', { name: 'Delete template' })).getByText(/cannot be undone/).textContent,
+    ).toBe('Delete “Promo copy”? This cannot be undone.');
   });
 
   it('Use needs phone numbers', async () => {
     const server = fakeFetch(async (_m, url) =>
-      url.pathname.endsWith('/stats') ? { body: stats } : { body: { success: true, templates: [tpl({ phone_numbers: [] })] } },
+      url.pathname.endsWith('/stats')
+        ? { body: stats }
+        : { body: { success: true, templates: [tpl({ phone_numbers: [] })] } },
     );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
@@ -225,7 +251,9 @@ describe('Templates tab', () => {
     vi.stubGlobal('fetch', server.fn);
     renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
     await screen.findByRole('option', { name: 'Marketing (3)' });
-    const options = within(screen.getByLabelText('Category')).getAllByRole('option').map((o) => [o.getAttribute('value'), o.textContent]);
+    const options = within(screen.getByLabelText('Category'))
+      .getAllByRole('option')
+      .map((o) => [o.getAttribute('value'), o.textContent]);
     expect(options).toEqual([
       ['all', 'All categories'],
       ['marketing', 'Marketing (3)'],
@@ -263,39 +291,108 @@ describe('Templates tab', () => {
         if (url.pathname === '/start-bulk-messages') return start;
         if (url.pathname.endsWith('/use')) return { body: { success: true, template: tpl({ usage_count: 1 }) } };
         if (url.pathname.startsWith('/job-')) return { status: 404, body: { success: false, error: 'Job not found' } };
-        if (method === 'GET') return { body: { success: true, templates: [tpl({ phone_numbers: ['91234567', '61234567'] })] } };
+        if (method === 'GET')
+          return { body: { success: true, templates: [tpl({ phone_numbers: ['91234567', '61234567'] })] } };
         return { status: 404, body: {} };
       });
 
-    it('loads the template into a fresh send, starts it, and only then counts the use', async () => {
+    it('loads the template into a fresh send only on Send Messages, starts it, and only then counts the use', async () => {
       const server = serverFor({ body: { success: true, jobId: 'new-job', estimatedTime: 1 } });
       vi.stubGlobal('fetch', server.fn);
       const user = userEvent.setup();
-      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      const { store } = renderWithProviders(<TemplatesTab />, {
+        preloadedState: { ...connectedState(), job: finishedJob },
+      });
       await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
-      // The finished job is put away at once: the send that follows is a new one.
-      expect(store.getState().job).toMatchObject({ phase: 'setup', jobId: null });
-      expect(store.getState().sender).toMatchObject({ message: 'Sale *today*', phoneNumbers: ['91234567', '61234567'] });
+      // Nothing changes before the confirm: Cancel would leave everything as it was.
+      expect(store.getState().job).toMatchObject({ phase: 'progress', jobId: 'old-job' });
+      expect(store.getState().sender.phoneNumbers).toEqual([]);
       expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(false);
       const confirm = screen.getByRole('dialog', { name: 'Send “Promo”' });
       await user.click(within(confirm).getByRole('button', { name: 'Send Messages' }));
       await waitFor(() => expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(true));
       // The confirm's opt-outs check is a POST too (a read): not part of the send.
-      const paths = server.calls.filter((c) => c.method === 'POST' && !c.url.pathname.endsWith('/check')).map((c) => c.url.pathname);
+      const paths = server.calls
+        .filter((c) => c.method === 'POST' && !c.url.pathname.endsWith('/check'))
+        .map((c) => c.url.pathname);
       expect(paths).toEqual(['/start-bulk-messages', '/api/templates/user_test_1/t1/use']);
-      expect(server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body).toMatchObject({ message: 'Sale *today*', phoneNumbers: ['91234567', '61234567'] });
+      expect(server.calls.find((c) => c.url.pathname === '/start-bulk-messages')!.body).toMatchObject({
+        message: 'Sale *today*',
+        phoneNumbers: ['91234567', '61234567'],
+      });
       expect(store.getState().job).toMatchObject({ phase: 'progress', jobId: 'new-job' });
       expect(store.getState().ui.activeTab).toBe('send');
       store.listener.clearListeners();
     });
 
-    it('does not count a use when the send is refused', async () => {
-      const server = serverFor({ status: 400, body: { success: false, error: 'WhatsApp is not connected', code: 'NOT_LINKED' } });
+    it('Cancel leaves the sender exactly as it was', async () => {
+      const server = serverFor({ body: { success: true, jobId: 'new-job', estimatedTime: 1 } });
       vi.stubGlobal('fetch', server.fn);
       const user = userEvent.setup();
-      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+      act(() => {
+        store.dispatch(messageChanged('My own words for {{name}}'));
+        store.dispatch(recipientsImported([{ phone: '51230001', variables: { name: 'Kim' }, row: 2 }]));
+      });
+      const before = store.getState().sender;
       await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
-      await user.click(within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }));
+      await user.click(
+        within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Cancel' }),
+      );
+      expect(screen.queryByRole('dialog')).toBeNull();
+      expect(store.getState().sender).toBe(before);
+      expect(server.calls.some((c) => c.url.pathname === '/start-bulk-messages')).toBe(false);
+      store.listener.clearListeners();
+    });
+
+    it('a template with a {{variable}} cannot be sent from its confirm; Open in Send Messages loads it', async () => {
+      const server = fakeFetch(async (method, url) => {
+        if (url.pathname.endsWith('/stats')) return { body: stats };
+        if (url.pathname.endsWith('/categories')) return { body: { success: true, categories: [] } };
+        if (method === 'GET' && url.pathname === '/api/templates/user_test_1') {
+          return {
+            body: {
+              success: true,
+              templates: [
+                tpl({ message_content: 'Hi {{name}}, your order is ready', phone_numbers: ['91234567', '61234567'] }),
+              ],
+            },
+          };
+        }
+        return { status: 404, body: {} };
+      });
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: connectedState() });
+      await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
+      const confirm = screen.getByRole('dialog', { name: 'Send “Promo”' });
+      expect(within(confirm).getByRole('alert').textContent).toBe(WEB_MESSAGES.templateNeedsValues(['name']));
+      expect((within(confirm).getByRole('button', { name: 'Send Messages' }) as HTMLButtonElement).disabled).toBe(true);
+      await user.click(within(confirm).getByRole('button', { name: WEB_MESSAGES.openInSender }));
+      expect(store.getState().sender).toMatchObject({
+        message: 'Hi {{name}}, your order is ready',
+        phoneNumbers: ['91234567', '61234567'],
+        templateId: 't1',
+      });
+      expect(store.getState().ui.activeTab).toBe('send');
+      expect(server.calls.some((c) => c.url.pathname === '/start-bulk-messages')).toBe(false);
+      store.listener.clearListeners();
+    });
+
+    it('does not count a use when the send is refused', async () => {
+      const server = serverFor({
+        status: 400,
+        body: { success: false, error: 'WhatsApp is not connected', code: 'NOT_LINKED' },
+      });
+      vi.stubGlobal('fetch', server.fn);
+      const user = userEvent.setup();
+      const { store } = renderWithProviders(<TemplatesTab />, {
+        preloadedState: { ...connectedState(), job: finishedJob },
+      });
+      await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
+      await user.click(
+        within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }),
+      );
       expect(await screen.findByText(/Error starting job: WhatsApp is not connected/)).toBeTruthy();
       expect(server.calls.some((c) => c.url.pathname.endsWith('/use'))).toBe(false);
       store.listener.clearListeners();
@@ -307,17 +404,24 @@ describe('Templates tab', () => {
         if (url.pathname.endsWith('/stats')) return { body: stats };
         if (url.pathname.endsWith('/categories')) return { body: { success: true, categories: [] } };
         if (url.pathname === '/start-bulk-messages') {
-          return refuse ? { status: 400, body: { success: false, error: 'Message is too long', code: 'INVALID' } } : { body: { success: true, jobId: 'fixed-job', estimatedTime: 1 } };
+          return refuse
+            ? { status: 400, body: { success: false, error: 'Message is too long', code: 'INVALID' } }
+            : { body: { success: true, jobId: 'fixed-job', estimatedTime: 1 } };
         }
         if (url.pathname.endsWith('/use')) return { body: { success: true, template: tpl({ usage_count: 1 }) } };
-        if (method === 'GET' && url.pathname === '/api/templates/user_test_1') return { body: { success: true, templates: [tpl({})] } };
+        if (method === 'GET' && url.pathname === '/api/templates/user_test_1')
+          return { body: { success: true, templates: [tpl({})] } };
         return { status: 404, body: { success: false, error: 'Not found' } };
       });
       vi.stubGlobal('fetch', server.fn);
       const user = userEvent.setup();
-      const { store } = renderWithProviders(<TemplatesTab />, { preloadedState: { ...connectedState(), job: finishedJob } });
+      const { store } = renderWithProviders(<TemplatesTab />, {
+        preloadedState: { ...connectedState(), job: finishedJob },
+      });
       await user.click(await screen.findByRole('button', { name: 'Use Promo' }));
-      await user.click(within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }));
+      await user.click(
+        within(screen.getByRole('dialog', { name: 'Send “Promo”' })).getByRole('button', { name: 'Send Messages' }),
+      );
       expect(await screen.findByText(/Error starting job: Message is too long/)).toBeTruthy();
       expect(store.getState().sender.templateId).toBe('t1');
 
@@ -338,7 +442,9 @@ describe('Templates tab', () => {
       });
       const use = await screen.findByRole('button', { name: 'Use Promo' });
       expect((use as HTMLButtonElement).disabled).toBe(true);
-      expect(document.getElementById(use.getAttribute('aria-describedby') ?? '')?.textContent).toBe(WEB_MESSAGES.useWhileSending);
+      expect(document.getElementById(use.getAttribute('aria-describedby') ?? '')?.textContent).toBe(
+        WEB_MESSAGES.useWhileSending,
+      );
       store.listener.clearListeners();
     });
   });
