@@ -4,11 +4,15 @@ import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { Rpc } from '@bns/service-kit';
 import { countSend } from '../metrics/sessions.metrics.js';
 import { SessionManager } from './session-manager.service.js';
+import { SimulatorControls } from './simulator-controls.service.js';
 
 /** Logical keys; the kit listens on `sessions.<SHARD_INDEX>.<verb>`, so each user reaches its own shard. */
 @Controller()
 export class SessionsHandler {
-  constructor(private readonly sessions: SessionManager) {}
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly simulator: SimulatorControls,
+  ) {}
 
   @Rpc('sessions.connect')
   connect(@Payload() req: RequestOf<'sessions.connect'>): Promise<ReplyOf<'sessions.connect'>> {
@@ -32,21 +36,21 @@ export class SessionsHandler {
 
   @Rpc('sessions.simulator.scan')
   scan(@Payload() req: RequestOf<'sessions.simulator.scan'>): Promise<ReplyOf<'sessions.simulator.scan'>> {
-    return this.sessions.simulatorScan(req.userId);
+    return this.simulator.scan(req.userId);
   }
 
   @Rpc('sessions.simulator.disconnect')
   disconnect(@Payload() req: RequestOf<'sessions.simulator.disconnect'>): Promise<ReplyOf<'sessions.simulator.disconnect'>> {
-    return this.sessions.simulatorDisconnect(req.userId);
+    return this.simulator.disconnect(req.userId);
   }
 
   @Rpc('sessions.simulator.inbound')
   inbound(@Payload() req: RequestOf<'sessions.simulator.inbound'>): Promise<ReplyOf<'sessions.simulator.inbound'>> {
-    return this.sessions.simulatorInbound(req);
+    return this.simulator.inbound(req);
   }
 
   @Rpc('sessions.simulator.outbox')
   outbox(@Payload() req: RequestOf<'sessions.simulator.outbox'>): Promise<ReplyOf<'sessions.simulator.outbox'>> {
-    return this.sessions.simulatorOutbox(req.userId);
+    return this.simulator.outbox(req.userId);
   }
 }

@@ -8,8 +8,11 @@ import { MessageEvents } from './message-events.service.js';
 import { SendLedger } from './send-ledger.service.js';
 import { SendsRepository } from './sends.repository.js';
 import { SessionEvents } from './session-events.js';
+import { EngineListeners } from './engine-listeners.js';
 import { SessionManager } from './session-manager.service.js';
 import { SessionsHandler } from './sessions.handler.js';
+import { SimulatorControls } from './simulator-controls.service.js';
+import { UserSessions } from './user-sessions.js';
 
 @Module({
   controllers: [SessionsHandler],
@@ -24,7 +27,10 @@ import { SessionsHandler } from './sessions.handler.js';
     SendLedger,
     SessionEvents,
     MessageEvents,
+    UserSessions,
+    EngineListeners,
     SessionManager,
+    SimulatorControls,
   ],
 })
 export class SessionsModule {}
