@@ -30,7 +30,11 @@ export const TEST_ENV: Partial<SessionsEnv> = {
   SESSIONS_LEDGER_STATEMENTS: SESSIONS_ENV.SESSIONS_LEDGER_STATEMENTS.defaultValue,
 };
 
-export async function startHarness(providers: Provider[], options: { nats?: boolean; env?: Partial<SessionsEnv> } = {}): Promise<Harness> {
+/** `extra`: providers made with the NATS connection (an RpcClient), when `nats` is on. */
+export async function startHarness(
+  providers: Provider[],
+  options: { nats?: boolean; env?: Partial<SessionsEnv>; extra?: (nc: NatsConnection) => Provider[] } = {},
+): Promise<Harness> {
   const [pg, nats] = await Promise.all([startPostgres(), options.nats ? startNats() : Promise.resolve(undefined)]);
   const db = await openDatabase({ url: pg.url, schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS });
   const nc = nats ? await connectNats(nats.url, 'sessions-in-process') : undefined;
@@ -40,7 +44,7 @@ export async function startHarness(providers: Provider[], options: { nats?: bool
       { provide: DataSource, useValue: db },
       { provide: Transactions, useValue: new Transactions(db) },
       { provide: SERVICE_ENV, useValue: { ...TEST_ENV, ...options.env } },
-      ...(nc ? [{ provide: EventBus, useValue: new EventBus(nc) }] : []),
+      ...(nc ? [{ provide: EventBus, useValue: new EventBus(nc) }, ...(options.extra?.(nc) ?? [])] : []),
       ...providers,
     ],
   }).compile();
