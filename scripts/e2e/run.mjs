@@ -88,7 +88,10 @@ async function startSystem() {
     detached: false,
   });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)), STARTUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)),
+      STARTUP_TIMEOUT_MS,
+    );
     const onData = (chunk) => {
       const text = chunk.toString();
       launcherLog = (launcherLog + text).slice(-20_000);
@@ -137,8 +140,11 @@ async function step(page, name, fn) {
   } catch (err) {
     results.push({ name, ok: false, ms: Date.now() - started, error: err.message });
     process.stdout.write(`  ✗ ${name}: ${err.message}\n`);
-    if (pageErrors.length > 0) process.stdout.write(`    page errors so far:\n${pageErrors.map((e) => `    ${e}`).join('\n')}\n`);
-    await page?.screenshot({ path: join(OUT, `failure-${name.replace(/\W+/g, '-')}.png`), fullPage: true }).catch(() => undefined);
+    if (pageErrors.length > 0)
+      process.stdout.write(`    page errors so far:\n${pageErrors.map((e) => `    ${e}`).join('\n')}\n`);
+    await page
+      ?.screenshot({ path: join(OUT, `failure-${name.replace(/\W+/g, '-')}.png`), fullPage: true })
+      .catch(() => undefined);
     throw err;
   }
 }
@@ -167,7 +173,15 @@ async function journey(url) {
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-dev-shm-usage'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
   const page = await context.newPage();
@@ -190,7 +204,10 @@ async function journey(url) {
     check(await page.getByText('99.9%').first().isVisible(), 'the statistics strip is missing');
     check(await page.getByText('All systems operational').isVisible(), 'the status indicator is missing');
     const favicon = await fetch(`${url}/favicon.ico`);
-    check(favicon.status === 200 && /image/.test(favicon.headers.get('content-type') ?? ''), `/favicon.ico answered ${favicon.status} ${favicon.headers.get('content-type')}`);
+    check(
+      favicon.status === 200 && /image/.test(favicon.headers.get('content-type') ?? ''),
+      `/favicon.ico answered ${favicon.status} ${favicon.headers.get('content-type')}`,
+    );
     check((await page.locator('a[href="#donate"]').count()) === 0, 'a donation link leads nowhere (#donate)');
     await shot(page, '01-landing', true);
   });
@@ -213,7 +230,10 @@ async function journey(url) {
     await dialog.getByLabel('First name (optional)').fill('Ann');
     await dialog.getByRole('button', { name: 'Sign In' }).click();
     await page.getByText('Welcome,').waitFor();
-    check((await page.locator('.welcome').innerText()).includes('Ann'), 'the header does not welcome the user by first name');
+    check(
+      (await page.locator('.welcome').innerText()).includes('Ann'),
+      'the header does not welcome the user by first name',
+    );
     token = await page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
     check(token.length > 20, 'no token in localStorage after sign-in');
   });
@@ -222,33 +242,49 @@ async function journey(url) {
     const second = await context.newPage();
     await second.goto(url);
     await second.getByText('Welcome,').waitFor({ timeout: 15_000 });
-    check((await second.locator('.welcome').innerText()).includes('Ann'), 'the second tab does not welcome the same user');
+    check(
+      (await second.locator('.welcome').innerText()).includes('Ann'),
+      'the second tab does not welcome the same user',
+    );
     await second.close();
   });
 
-  await step(page, `session check gives up after ${SESSION_CHECK_TIMEOUT_MS / 1000} s when the socket never connects`, async () => {
-    // Another tab of the same user whose socket.io requests never get through (a proxy that blocks them).
-    const blocked = await context.newPage();
-    blocked.on('pageerror', (e) => consoleErrors.push(e.message));
-    await blocked.route('**/socket.io/**', (route) => route.abort('connectionrefused'));
-    // The page's clock is Playwright's, so the 30 s pass in a jump instead of being waited out: the
-    // page's own timers (the check's time-out among them) fire as they would after 30 real seconds.
-    await blocked.clock.install();
-    await blocked.goto(url);
-    await blocked.getByText('Checking for an existing WhatsApp session…').waitFor({ timeout: 15_000 });
-    const connect = blocked.getByRole('button', { name: 'Connect WhatsApp' });
-    // Two seconds short of the time-out the page still checks…
-    await blocked.clock.fastForward(SESSION_CHECK_TIMEOUT_MS - 2_000);
-    await blocked.waitForTimeout(300);
-    check(!(await connect.isVisible()), 'the Connect button came before the 30 s check ended');
-    check(await blocked.getByText('Checking for an existing WhatsApp session…').isVisible(), 'the page stopped checking before the 30 s check ended');
-    // …and once they have passed, it gives up and offers to connect.
-    await blocked.clock.fastForward(2_500);
-    await connect.waitFor({ timeout: 15_000 });
-    await blocked.screenshot({ path: join(OUT, '02b-check-timed-out.png') });
-    check(await blocked.getByText(/Checking for an existing session timed out/).first().isVisible(), 'the time-out is not in the Activity Log');
-    await blocked.close();
-  });
+  await step(
+    page,
+    `session check gives up after ${SESSION_CHECK_TIMEOUT_MS / 1000} s when the socket never connects`,
+    async () => {
+      // Another tab of the same user whose socket.io requests never get through (a proxy that blocks them).
+      const blocked = await context.newPage();
+      blocked.on('pageerror', (e) => consoleErrors.push(e.message));
+      await blocked.route('**/socket.io/**', (route) => route.abort('connectionrefused'));
+      // The page's clock is Playwright's, so the 30 s pass in a jump instead of being waited out: the
+      // page's own timers (the check's time-out among them) fire as they would after 30 real seconds.
+      await blocked.clock.install();
+      await blocked.goto(url);
+      await blocked.getByText('Checking for an existing WhatsApp session…').waitFor({ timeout: 15_000 });
+      const connect = blocked.getByRole('button', { name: 'Connect WhatsApp' });
+      // Two seconds short of the time-out the page still checks…
+      await blocked.clock.fastForward(SESSION_CHECK_TIMEOUT_MS - 2_000);
+      await blocked.waitForTimeout(300);
+      check(!(await connect.isVisible()), 'the Connect button came before the 30 s check ended');
+      check(
+        await blocked.getByText('Checking for an existing WhatsApp session…').isVisible(),
+        'the page stopped checking before the 30 s check ended',
+      );
+      // …and once they have passed, it gives up and offers to connect.
+      await blocked.clock.fastForward(2_500);
+      await connect.waitFor({ timeout: 15_000 });
+      await blocked.screenshot({ path: join(OUT, '02b-check-timed-out.png') });
+      check(
+        await blocked
+          .getByText(/Checking for an existing session timed out/)
+          .first()
+          .isVisible(),
+        'the time-out is not in the Activity Log',
+      );
+      await blocked.close();
+    },
+  );
 
   await step(page, 'connect WhatsApp by QR (simulated scan)', async () => {
     await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 40_000 });
@@ -264,20 +300,26 @@ async function journey(url) {
     const banner = await page.locator('.connected-banner').innerText();
     check(/Connected/.test(banner) && /\d{8}/.test(banner), `the banner does not show the number: ${banner}`);
     check(await page.getByText('simulated WhatsApp').isVisible(), 'the simulated WhatsApp badge is missing');
-    for (const tab of ['Send Messages', 'Dashboard', 'Templates']) check(await page.getByRole('tab', { name: new RegExp(tab) }).isVisible(), `tab ${tab} missing`);
+    for (const tab of ['Send Messages', 'Dashboard', 'Templates'])
+      check(await page.getByRole('tab', { name: new RegExp(tab) }).isVisible(), `tab ${tab} missing`);
   });
 
   const typed = ['91230001', '91230002'];
   const pasted = ['61230001', '61230002', FAIL_NUMBER];
   await step(page, 'add numbers by typing and by pasting a column', async () => {
-    await page.getByLabel('Message', { exact: true }).fill('Hello from the *e2e* run: _paced_ and tracked, see https://example.com/track');
+    await page
+      .getByLabel('Message', { exact: true })
+      .fill('Hello from the *e2e* run: _paced_ and tracked, see https://example.com/track');
     await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
     check((await dialog.getByRole('textbox').count()) === 10, 'the spreadsheet does not start with 10 rows');
     await dialog.getByLabel('Phone number row 1', { exact: true }).fill(typed[0]);
     await dialog.getByLabel('Phone number row 1', { exact: true }).press('Enter');
     await page.keyboard.type(typed[1]);
-    await pasteInto(dialog.getByLabel('Phone number row 3', { exact: true }), `${pasted.join('\n')}\n12345\n${typed[0]}\n`);
+    await pasteInto(
+      dialog.getByLabel('Phone number row 3', { exact: true }),
+      `${pasted.join('\n')}\n12345\n${typed[0]}\n`,
+    );
     await dialog.getByRole('button', { name: 'Add Numbers' }).click();
     await dialog.waitFor({ state: 'detached' });
     const chips = await page.getByRole('list', { name: 'Phone numbers' }).getByRole('listitem').allInnerTexts();
@@ -290,9 +332,14 @@ async function journey(url) {
   ];
   await step(page, 'upload a CSV with names (invalid rows shown with reasons)', async () => {
     const csv = `phone,name,discount\n${csvPeople.map(([p, n]) => `${p},${n},10%`).join('\n')}\nabc,Bad,1%\n`;
-    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page
+      .getByLabel('Upload contacts file')
+      .setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByText('Rows that will be skipped').waitFor();
-    check(await page.getByText('Phone number must be exactly 8 digits (Hong Kong)').isVisible(), 'the invalid row reason is missing');
+    check(
+      await page.getByText('Phone number must be exactly 8 digits (Hong Kong)').isVisible(),
+      'the invalid row reason is missing',
+    );
     await page.getByRole('button', { name: 'Use 2 recipients' }).click();
     const chips = await page.getByRole('list', { name: 'Phone numbers' }).getByRole('listitem').count();
     check(chips === 7, `expected 7 recipients after the file, got ${chips}`);
@@ -300,10 +347,16 @@ async function journey(url) {
   });
 
   await step(page, 'download the CSV and XLSX templates and read the XLSX back', async () => {
-    const [csvDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Template (CSV)' }).click()]);
+    const [csvDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Template (CSV)' }).click(),
+    ]);
     const csvPath = join(OUT, csvDownload.suggestedFilename());
     await csvDownload.saveAs(csvPath);
-    const [xlsxDownload] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download Template (XLSX)' }).click()]);
+    const [xlsxDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download Template (XLSX)' }).click(),
+    ]);
     const xlsxPath = join(OUT, xlsxDownload.suggestedFilename());
     await xlsxDownload.saveAs(xlsxPath);
     const { readFileSync } = await import('node:fs');
@@ -321,7 +374,10 @@ async function journey(url) {
     check(await start.isEnabled(), 'Start Sending is disabled');
     await start.click();
     const confirm = page.getByRole('dialog', { name: 'Confirm Bulk Send' });
-    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 7, 'the confirm does not list the recipients');
+    check(
+      (await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 7,
+      'the confirm does not list the recipients',
+    );
     await confirm.getByRole('button', { name: 'Send Messages' }).click();
     await page.getByRole('heading', { name: /Send Messages/ }).waitFor();
     check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while sending');
@@ -333,11 +389,18 @@ async function journey(url) {
     check(sent === '6' && failed === '1', `expected 6 sent and 1 failed, got ${sent} / ${failed}`);
     await page.getByRole('list', { name: 'Failed numbers' }).getByText(FAIL_NUMBER).waitFor();
     await page
-      .waitForFunction(() => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 6, undefined, { timeout: 5000 })
+      .waitForFunction(
+        () => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 6,
+        undefined,
+        { timeout: 5000 },
+      )
       .catch(() => check(false, 'the success list is incomplete'));
     const donation = page.getByRole('dialog', { name: /on their way/ });
     await donation.waitFor();
-    check((await donation.getByRole('link', { name: 'Donate' }).getAttribute('href')) === DONATION_URL, 'the donation prompt does not link to DONATION_URL');
+    check(
+      (await donation.getByRole('link', { name: 'Donate' }).getAttribute('href')) === DONATION_URL,
+      'the donation prompt does not link to DONATION_URL',
+    );
     await shot(page, '06-progress-completed');
     await page.keyboard.press('Escape');
     await donation.waitFor({ state: 'detached' });
@@ -345,7 +408,10 @@ async function journey(url) {
     const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
     const texts = (outbox.body.messages ?? []).map((m) => `${m.to}|${m.text}`);
     for (const n of [...typed, ...pasted.slice(0, 2), ...csvPeople.map(([p]) => p)]) {
-      check(texts.some((t) => t.includes(n) && t.includes('Hello from the *e2e* run')), `the simulated phone did not receive the message for ${n}`);
+      check(
+        texts.some((t) => t.includes(n) && t.includes('Hello from the *e2e* run')),
+        `the simulated phone did not receive the message for ${n}`,
+      );
     }
     await page.getByRole('button', { name: 'Go Back' }).click();
     await page.getByRole('button', { name: 'Start Sending' }).waitFor();
@@ -354,62 +420,96 @@ async function journey(url) {
   await step(page, 'personalised send from the CSV names', async () => {
     await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, your discount is {{discount}}');
     const csv = `phone,name,discount\n${csvPeople.map(([p, n], i) => `${p},${n},${10 + i}%`).join('\n')}\n`;
-    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page
+      .getByLabel('Upload contacts file')
+      .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Use 2 recipients' }).click();
-    check((await page.getByLabel('Message preview').innerText()).includes('Hi Bob, your discount is 10%'), 'the preview is not the first recipient’s text');
+    check(
+      (await page.getByLabel('Message preview').innerText()).includes('Hi Bob, your discount is 10%'),
+      'the preview is not the first recipient’s text',
+    );
     await page.getByRole('button', { name: 'Start Sending' }).click();
-    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
+    await page
+      .getByRole('dialog', { name: 'Confirm Bulk Send' })
+      .getByRole('button', { name: 'Send Messages' })
+      .click();
     await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
     const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
     const texts = (outbox.body.messages ?? []).map((m) => m.text);
-    check(texts.includes('Hi Bob, your discount is 10%') && texts.includes('Hi Cat, your discount is 11%'), 'personalised texts did not arrive');
+    check(
+      texts.includes('Hi Bob, your discount is 10%') && texts.includes('Hi Cat, your discount is 11%'),
+      'personalised texts did not arrive',
+    );
     await page.getByRole('button', { name: 'Go Back' }).click();
   });
 
-  await step(page, 'Go Back stays disabled after monitoring stopped while the job is active; Resume monitoring', async () => {
-    await page.getByLabel('Message', { exact: true }).fill('Monitoring check');
-    // 50 × SEND_DELAY_MS (300 ms) ≈ 15 s: long enough to look at the stopped state while it runs.
-    const many = Array.from({ length: 50 }, (_, i) => String(92340000 + i));
-    await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
-    await pasteInto(dialog.getByLabel('Phone number row 1', { exact: true }), many.join('\n'));
-    await dialog.getByRole('button', { name: 'Add Numbers' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    // The status calls answer 429 (Too Many Requests): monitoring stops (SPEC §4.6) while the job runs on.
-    const limited = (route) => route.fulfill({ status: 429, headers: { 'Retry-After': '30', 'Content-Type': 'application/json' }, body: JSON.stringify({ success: false, error: 'Too Many Requests' }) });
-    await page.route('**/job-status/**', limited);
-    await page.getByRole('button', { name: 'Start Sending' }).click();
-    const started = page.waitForResponse((r) => r.url().endsWith('/start-bulk-messages') && r.request().method() === 'POST');
-    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
-    const jobId = (await (await started).json().catch(() => ({})))?.jobId;
-    const resume = page.getByRole('button', { name: 'Resume monitoring' });
-    await resume.waitFor({ timeout: 15_000 });
-    check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while the server says the job is active');
-    await shot(page, '06b-monitoring-stopped');
-    await page.unroute('**/job-status/**', limited);
-    await resume.click();
-    // The job itself takes about 15 s; on a loaded machine much longer. Wait for the server to say it
-    // ended (the test's own question, not the page's), then for the page to show it.
-    const deadline = Date.now() + 150_000;
-    let job = {};
-    while (Date.now() < deadline) {
-      job = (await api(url, token, 'GET', `/job-status/${jobId}`)).body?.job ?? {};
-      if (['completed', 'failed', 'cancelled'].includes(job.status)) break;
-      await new Promise((r) => setTimeout(r, 1000));
-    }
-    check(job.status === 'completed', `the 50-number job did not complete within 150 s: ${JSON.stringify({ status: job.status, pausedReason: job.pausedReason, progress: job.progress })}`);
-    await page.locator('.status-pill.status-completed').waitFor({ timeout: 30_000 });
-    // The list is virtualised (only the rows in view are in the DOM): its heading carries the count.
-    await page
-      .getByRole('heading', { name: `Successful (${many.length})` })
-      .waitFor({ timeout: 15_000 })
-      .catch(() => check(false, 'the result list did not fill after Resume monitoring'));
-    check((await page.locator('[aria-label="Successful numbers"] li').count()) > 0, 'the successful list shows no rows after Resume monitoring');
-    const goBack = page.getByRole('button', { name: 'Go Back' });
-    check(await goBack.isEnabled(), 'Go Back stays disabled after the job ended');
-    await goBack.click();
-    await page.getByRole('button', { name: 'Start Sending' }).waitFor();
-  });
+  await step(
+    page,
+    'Go Back stays disabled after monitoring stopped while the job is active; Resume monitoring',
+    async () => {
+      await page.getByLabel('Message', { exact: true }).fill('Monitoring check');
+      // 50 × SEND_DELAY_MS (300 ms) ≈ 15 s: long enough to look at the stopped state while it runs.
+      const many = Array.from({ length: 50 }, (_, i) => String(92340000 + i));
+      await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add Phone Numbers' });
+      await pasteInto(dialog.getByLabel('Phone number row 1', { exact: true }), many.join('\n'));
+      await dialog.getByRole('button', { name: 'Add Numbers' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      // The status calls answer 429 (Too Many Requests): monitoring stops (SPEC §4.6) while the job runs on.
+      const limited = (route) =>
+        route.fulfill({
+          status: 429,
+          headers: { 'Retry-After': '30', 'Content-Type': 'application/json' },
+          body: JSON.stringify({ success: false, error: 'Too Many Requests' }),
+        });
+      await page.route('**/job-status/**', limited);
+      await page.getByRole('button', { name: 'Start Sending' }).click();
+      const started = page.waitForResponse(
+        (r) => r.url().endsWith('/start-bulk-messages') && r.request().method() === 'POST',
+      );
+      await page
+        .getByRole('dialog', { name: 'Confirm Bulk Send' })
+        .getByRole('button', { name: 'Send Messages' })
+        .click();
+      const jobId = (await (await started).json().catch(() => ({})))?.jobId;
+      const resume = page.getByRole('button', { name: 'Resume monitoring' });
+      await resume.waitFor({ timeout: 15_000 });
+      check(
+        await page.getByRole('button', { name: 'Go Back' }).isDisabled(),
+        'Go Back is enabled while the server says the job is active',
+      );
+      await shot(page, '06b-monitoring-stopped');
+      await page.unroute('**/job-status/**', limited);
+      await resume.click();
+      // The job itself takes about 15 s; on a loaded machine much longer. Wait for the server to say it
+      // ended (the test's own question, not the page's), then for the page to show it.
+      const deadline = Date.now() + 150_000;
+      let job = {};
+      while (Date.now() < deadline) {
+        job = (await api(url, token, 'GET', `/job-status/${jobId}`)).body?.job ?? {};
+        if (['completed', 'failed', 'cancelled'].includes(job.status)) break;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      check(
+        job.status === 'completed',
+        `the 50-number job did not complete within 150 s: ${JSON.stringify({ status: job.status, pausedReason: job.pausedReason, progress: job.progress })}`,
+      );
+      await page.locator('.status-pill.status-completed').waitFor({ timeout: 30_000 });
+      // The list is virtualised (only the rows in view are in the DOM): its heading carries the count.
+      await page
+        .getByRole('heading', { name: `Successful (${many.length})` })
+        .waitFor({ timeout: 15_000 })
+        .catch(() => check(false, 'the result list did not fill after Resume monitoring'));
+      check(
+        (await page.locator('[aria-label="Successful numbers"] li').count()) > 0,
+        'the successful list shows no rows after Resume monitoring',
+      );
+      const goBack = page.getByRole('button', { name: 'Go Back' });
+      check(await goBack.isEnabled(), 'Go Back stays disabled after the job ended');
+      await goBack.click();
+      await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+    },
+  );
 
   await step(page, 'a reload during a running job shows the job again (and says WhatsApp connected once)', async () => {
     await page.getByLabel('Message', { exact: true }).fill('Reload check');
@@ -421,84 +521,139 @@ async function journey(url) {
     await dialog.getByRole('button', { name: 'Add Numbers' }).click();
     await dialog.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'Start Sending' }).click();
-    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
-    await page.waitForFunction(() => Number(document.querySelector('[data-testid="count-sent"]')?.textContent ?? 0) >= 1, undefined, { timeout: 30_000 });
+    await page
+      .getByRole('dialog', { name: 'Confirm Bulk Send' })
+      .getByRole('button', { name: 'Send Messages' })
+      .click();
+    await page.waitForFunction(
+      () => Number(document.querySelector('[data-testid="count-sent"]')?.textContent ?? 0) >= 1,
+      undefined,
+      { timeout: 30_000 },
+    );
     await page.reload();
     await page.getByRole('heading', { name: /Send Messages/ }).waitFor({ timeout: 20_000 });
-    check((await page.getByRole('heading', { name: /Create message/ }).count()) === 0, 'Step 1 is shown after the reload instead of the job');
-    check((await page.getByTestId('count-total').innerText()) === String(numbers.length), 'the reloaded progress view does not count the job’s recipients');
-    check(await page.getByRole('button', { name: 'Go Back' }).isDisabled(), 'Go Back is enabled while the reloaded job runs');
+    check(
+      (await page.getByRole('heading', { name: /Create message/ }).count()) === 0,
+      'Step 1 is shown after the reload instead of the job',
+    );
+    check(
+      (await page.getByTestId('count-total').innerText()) === String(numbers.length),
+      'the reloaded progress view does not count the job’s recipients',
+    );
+    check(
+      await page.getByRole('button', { name: 'Go Back' }).isDisabled(),
+      'Go Back is enabled while the reloaded job runs',
+    );
     await shot(page, '06a-reloaded-running-job');
     await page.locator('.status-pill.status-completed').waitFor({ timeout: 90_000 });
-    await page.waitForFunction((n) => document.querySelector('[data-testid="count-sent"]')?.textContent === String(n), numbers.length, { timeout: 15_000 });
+    await page.waitForFunction(
+      (n) => document.querySelector('[data-testid="count-sent"]')?.textContent === String(n),
+      numbers.length,
+      { timeout: 15_000 },
+    );
     const connectedLines = await page.locator('.activity-log .log-entry', { hasText: 'WhatsApp connected' }).count();
     check(connectedLines === 1, `"WhatsApp connected" is logged ${connectedLines} times after the reload`);
     // Newest first: the job's end above its start.
     const lines = await page.locator('.activity-log .log-entry span').allInnerTexts();
     const end = lines.findIndex((t) => t.startsWith('Job completed'));
     const begin = lines.findIndex((t) => t.startsWith('Job started'));
-    check(end !== -1 && (begin === -1 || end < begin), `the Activity Log is out of order: ${JSON.stringify(lines.slice(0, 8))}`);
+    check(
+      end !== -1 && (begin === -1 || end < begin),
+      `the Activity Log is out of order: ${JSON.stringify(lines.slice(0, 8))}`,
+    );
     await page.keyboard.press('Escape');
     await page.getByRole('button', { name: 'Go Back' }).click();
     await page.getByRole('button', { name: 'Start Sending' }).waitFor();
   });
 
-  await step(page, 'a file with blank cells: rows listed by spreadsheet row, the server names the same row, send to the others', async () => {
-    await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, blank-cell check');
-    const csv = 'phone,name\n73450001,Eve\n73450002,\n73450003,Fay\n';
-    await page.getByLabel('Upload contacts file').setInputFiles({ name: 'blanks.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
-    await page.getByRole('button', { name: 'Use 3 recipients' }).click();
-    const panel = page.getByRole('group', { name: 'Rows with missing values' });
-    await panel.waitFor();
-    const listed = await panel.getByRole('listitem').allInnerTexts();
-    check(listed.length === 1 && listed[0].startsWith('Row 3 · 73450002'), `the blank row is not listed as spreadsheet row 3: ${JSON.stringify(listed)}`);
-    // Sending anyway: the server refuses with the same row number the panel shows.
-    await page.getByRole('button', { name: 'Start Sending' }).click();
-    await page.getByRole('dialog', { name: 'Confirm Bulk Send' }).getByRole('button', { name: 'Send Messages' }).click();
-    await page.locator('.toast', { hasText: 'Placeholder {{name}} has no value in row 3' }).first().waitFor({ timeout: 15_000 });
-    await shot(page, '06c-blank-cells');
-    await panel.getByRole('button', { name: 'Send to the other 2' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Confirm Bulk Send' });
-    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2, 'the confirm does not list the other 2');
-    await confirm.getByRole('button', { name: 'Send Messages' }).click();
-    await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
-    const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
-    const texts = (outbox.body.messages ?? []).map((m) => m.text);
-    check(texts.includes('Hi Eve, blank-cell check') && texts.includes('Hi Fay, blank-cell check'), 'the others did not get their messages');
-    check(!texts.some((t) => t.startsWith('Hi , blank-cell') || t.includes('{{name}}, blank-cell')), 'a blank name was sent');
-    await page.getByRole('button', { name: 'Go Back' }).click();
-  });
+  await step(
+    page,
+    'a file with blank cells: rows listed by spreadsheet row, the server names the same row, send to the others',
+    async () => {
+      await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, blank-cell check');
+      const csv = 'phone,name\n73450001,Eve\n73450002,\n73450003,Fay\n';
+      await page
+        .getByLabel('Upload contacts file')
+        .setInputFiles({ name: 'blanks.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.getByRole('button', { name: 'Use 3 recipients' }).click();
+      const panel = page.getByRole('group', { name: 'Rows with missing values' });
+      await panel.waitFor();
+      const listed = await panel.getByRole('listitem').allInnerTexts();
+      check(
+        listed.length === 1 && listed[0].startsWith('Row 3 · 73450002'),
+        `the blank row is not listed as spreadsheet row 3: ${JSON.stringify(listed)}`,
+      );
+      // The checklist says so before any confirm, and Start Sending waits for it (the server's check stays).
+      check(
+        (await page.getByTestId('check-variables').innerText()).includes('{{name}} missing in 1 row'),
+        'the checklist does not name the missing {{name}}',
+      );
+      check(
+        await page.getByRole('button', { name: 'Start Sending' }).isDisabled(),
+        'Start Sending is enabled with a blank {{name}}',
+      );
+      await shot(page, '06c-blank-cells');
+      await panel.getByRole('button', { name: 'Send to the other 2' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Confirm Bulk Send' });
+      check(
+        (await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2,
+        'the confirm does not list the other 2',
+      );
+      await confirm.getByRole('button', { name: 'Send Messages' }).click();
+      await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+      const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+      const texts = (outbox.body.messages ?? []).map((m) => m.text);
+      check(
+        texts.includes('Hi Eve, blank-cell check') && texts.includes('Hi Fay, blank-cell check'),
+        'the others did not get their messages',
+      );
+      check(
+        !texts.some((t) => t.startsWith('Hi , blank-cell') || t.includes('{{name}}, blank-cell')),
+        'a blank name was sent',
+      );
+      await page.getByRole('button', { name: 'Go Back' }).click();
+    },
+  );
 
   await step(page, 'dashboard shows the messages', async () => {
     await page.getByRole('tab', { name: 'Dashboard' }).click();
     await page.getByRole('heading', { name: 'Recent messages' }).waitFor();
     // The read model follows the events; give it a moment to catch up with the last sends.
-    await page.waitForFunction(
-      () => [...document.querySelectorAll('.message-content')].some((el) => el.textContent?.includes('Hi Fay, blank-cell check')),
-      undefined,
-      { timeout: 20_000, polling: 500 },
-    ).catch(async () => {
-      await page.getByRole('button', { name: 'Refresh' }).click();
-      await page.getByText('Hi Fay, blank-cell check').waitFor({ timeout: 10_000 });
-    });
+    await page
+      .waitForFunction(
+        () =>
+          [...document.querySelectorAll('.message-content')].some((el) =>
+            el.textContent?.includes('Hi Fay, blank-cell check'),
+          ),
+        undefined,
+        { timeout: 20_000, polling: 500 },
+      )
+      .catch(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await page.getByText('Hi Fay, blank-cell check').waitFor({ timeout: 10_000 });
+      });
     const statsText = await page.locator('.stats-grid').innerText();
     check(/Total Messages/.test(statsText), 'stats cards missing');
     check(await page.getByRole('img', { name: /Messages per month/ }).isVisible(), 'the monthly chart is missing');
     // The Opt-outs card has a switch of its own: name the one meant.
     const autoLogin = page.getByRole('switch', { name: 'Auto-Login Success Message' });
     const settings = page.locator('.settings-card');
-    check(await autoLogin.getAttribute('aria-checked') !== null, 'the Auto-Login toggle is missing');
+    check((await autoLogin.getAttribute('aria-checked')) !== null, 'the Auto-Login toggle is missing');
     await autoLogin.click();
     await settings.getByText('Disabled').waitFor();
     await autoLogin.click();
     await settings.getByText('Enabled', { exact: true }).waitFor();
-    check(await page.getByRole('heading', { name: 'Opt-outs' }).isVisible(), 'the Opt-outs card is missing');
     await shot(page, '07-dashboard');
     // Sending pace: the settings show under Custom only (picking Custom saves nothing by itself).
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('tab', { name: 'Sending pace' }).click();
     const pace = page.locator('.pacing-card').first();
     await pace.scrollIntoViewIfNeeded();
     const preset = await pace.locator('.pacing-preset.selected strong').innerText();
-    check((await pace.getByLabel(/Gap between messages/).count()) === (preset === 'Custom' ? 1 : 0), `the custom settings show under ${preset}`);
+    check(
+      (await pace.getByLabel(/Gap between messages/).count()) === (preset === 'Custom' ? 1 : 0),
+      `the custom settings show under ${preset}`,
+    );
     await pace.screenshot({ path: join(OUT, '07c-sending-pace.png') });
     await pace.getByRole('radio', { name: /^Custom/ }).check();
     await pace.getByLabel(/Gap between messages/).waitFor();
@@ -506,6 +661,7 @@ async function journey(url) {
   });
 
   await step(page, 'opt-outs card: add a number, find it, remove it', async () => {
+    await page.getByRole('tab', { name: 'Opt-outs' }).click();
     const card = page.locator('.opt-outs-card');
     await card.getByLabel(/Add numbers/).fill('+852 6123 9999');
     await card.getByRole('button', { name: 'Add to opt-outs' }).click();
@@ -556,11 +712,20 @@ async function journey(url) {
     await note.getByRole('button', { name: 'Create Template' }).click();
     await note.waitFor({ state: 'detached' });
     const category = page.getByLabel('Category');
-    await page.waitForFunction(() => [...document.querySelectorAll('.toolbar select option')].some((o) => o.textContent === 'Personal (1)'));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.toolbar select option')].some((o) => o.textContent === 'Personal (1)'),
+    );
     const options = await category.locator('option').allInnerTexts();
-    check(JSON.stringify(options) === JSON.stringify(['All categories', 'Marketing (2)', 'Personal (1)']), `category options: ${JSON.stringify(options)}`);
+    check(
+      JSON.stringify(options) === JSON.stringify(['All categories', 'Marketing (2)', 'Personal (1)']),
+      `category options: ${JSON.stringify(options)}`,
+    );
     await category.selectOption('personal');
-    await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 1 && document.querySelector('.template-card h3')?.textContent === 'E2E Note');
+    await page.waitForFunction(
+      () =>
+        document.querySelectorAll('.template-card').length === 1 &&
+        document.querySelector('.template-card h3')?.textContent === 'E2E Note',
+    );
     await category.selectOption('all');
     await page.waitForFunction(() => document.querySelectorAll('.template-card').length === 3);
     await shot(page, '08-templates');
@@ -578,94 +743,133 @@ async function journey(url) {
 
     await card.getByRole('button', { name: 'Use E2E Promo' }).click();
     const confirm = page.getByRole('dialog', { name: /Send “E2E Promo”/ });
-    check((await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2, 'the template send confirm does not list its 2 numbers');
+    check(
+      (await confirm.getByRole('list', { name: 'Recipients' }).getByRole('listitem').count()) === 2,
+      'the template send confirm does not list its 2 numbers',
+    );
     await confirm.getByRole('button', { name: 'Send Messages' }).click();
     await page.getByRole('tab', { name: 'Send Messages', selected: true }).waitFor();
     await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
     await page
-      .waitForFunction(() => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 2, undefined, { timeout: 10_000 })
+      .waitForFunction(
+        () => document.querySelectorAll('[aria-label="Successful numbers"] li').length === 2,
+        undefined,
+        { timeout: 10_000 },
+      )
       .catch(() => check(false, 'the template send did not reach its 2 numbers'));
 
     // Use again while the finished job is still on screen (no Go Back): a fresh send starts, counted once.
     await page.getByRole('tab', { name: /Templates/ }).click();
     await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByText('Used 1×').waitFor();
     const outboxBefore = (await api(url, token, 'GET', '/dev/simulator/outbox')).body.messages.length;
-    await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByRole('button', { name: 'Use E2E Promo' }).click();
+    await page
+      .getByRole('article', { name: 'E2E Promo', exact: true })
+      .getByRole('button', { name: 'Use E2E Promo' })
+      .click();
     const again = page.getByRole('dialog', { name: /Send “E2E Promo”/ });
     await again.getByRole('button', { name: 'Send Messages' }).click();
     await page.getByRole('tab', { name: 'Send Messages', selected: true }).waitFor();
     await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
     await page.waitForFunction(() => document.querySelector('[data-testid="count-sent"]')?.textContent === '2');
     const outboxAfter = (await api(url, token, 'GET', '/dev/simulator/outbox')).body.messages.length;
-    check(outboxAfter === outboxBefore + 2, `Use after a finished job sent ${outboxAfter - outboxBefore} messages instead of 2`);
+    check(
+      outboxAfter === outboxBefore + 2,
+      `Use after a finished job sent ${outboxAfter - outboxBefore} messages instead of 2`,
+    );
     await page.getByRole('button', { name: 'Go Back' }).click();
     await page.getByRole('tab', { name: /Templates/ }).click();
     await page.getByRole('article', { name: 'E2E Promo', exact: true }).getByText('Used 2×').waitFor();
   });
 
-  await step(page, 'API & Webhooks: create a key, send with it, see the message and a signed webhook, revoke it', async () => {
-    // A local receiver that verifies every delivery with the standardwebhooks package.
-    const hits = [];
-    let signingSecret = '';
-    const receiver = createHttpServer((req, res) => {
-      let raw = '';
-      req.on('data', (c) => (raw += c));
-      req.on('end', () => {
-        try {
-          hits.push({ verified: true, body: new Webhook(signingSecret).verify(raw, req.headers) });
-        } catch {
-          hits.push({ verified: false, body: JSON.parse(raw) });
+  await step(
+    page,
+    'API & Webhooks: create a key, send with it, see the message and a signed webhook, revoke it',
+    async () => {
+      // A local receiver that verifies every delivery with the standardwebhooks package.
+      const hits = [];
+      let signingSecret = '';
+      const receiver = createHttpServer((req, res) => {
+        let raw = '';
+        req.on('data', (c) => (raw += c));
+        req.on('end', () => {
+          try {
+            hits.push({ verified: true, body: new Webhook(signingSecret).verify(raw, req.headers) });
+          } catch {
+            hits.push({ verified: false, body: JSON.parse(raw) });
+          }
+          res.end('ok');
+        });
+      });
+      await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
+      try {
+        await page.getByRole('tab', { name: 'Settings' }).click();
+        await page.getByRole('tab', { name: 'API & Webhooks' }).click();
+        await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${receiver.address().port}/hook`);
+        await page.getByRole('checkbox', { name: 'message.sent' }).check();
+        await page.getByRole('button', { name: 'Add endpoint' }).click();
+        signingSecret = await page.getByRole('status', { name: 'Signing secret' }).locator('code').innerText();
+        check(signingSecret.startsWith('whsec_'), `no signing secret shown: ${signingSecret}`);
+        await page.getByLabel('Key name').fill('e2e shop');
+        await page.getByRole('button', { name: 'Create key' }).click();
+        const key = (await page.getByTestId('new-key-secret').innerText()).trim();
+        check(/^bns_[A-Za-z0-9_-]{43}$/.test(key), 'the new key is not shown');
+        await shot(page, '08b-api-webhooks');
+        const sent = await api(url, key, 'POST', '/v1/messages', {
+          to: '91230001',
+          text: 'Your order has shipped (sent with an API key)',
+        });
+        check(
+          sent.status === 202 && sent.body.status === 'queued',
+          `POST /v1/messages: ${sent.status} ${JSON.stringify(sent.body)}`,
+        );
+        const deadline = Date.now() + 30_000;
+        while (!hits.some((h) => h.body.type === 'message.sent' && h.body.data?.campaignId === sent.body.id)) {
+          check(Date.now() < deadline, 'no message.sent webhook arrived within 30 s');
+          await new Promise((r) => setTimeout(r, 200));
         }
-        res.end('ok');
-      });
-    });
-    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
-    try {
-      await page.getByRole('tab', { name: 'API & Webhooks' }).click();
-      await page.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${receiver.address().port}/hook`);
-      await page.getByRole('checkbox', { name: 'message.sent' }).check();
-      await page.getByRole('button', { name: 'Add endpoint' }).click();
-      signingSecret = await page.getByRole('status', { name: 'Signing secret' }).locator('code').innerText();
-      check(signingSecret.startsWith('whsec_'), `no signing secret shown: ${signingSecret}`);
-      await page.getByLabel('Key name').fill('e2e shop');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const key = (await page.getByTestId('new-key-secret').innerText()).trim();
-      check(/^bns_[A-Za-z0-9_-]{43}$/.test(key), 'the new key is not shown');
-      await shot(page, '08b-api-webhooks');
-      const sent = await api(url, key, 'POST', '/v1/messages', { to: '91230001', text: 'Your order has shipped (sent with an API key)' });
-      check(sent.status === 202 && sent.body.status === 'queued', `POST /v1/messages: ${sent.status} ${JSON.stringify(sent.body)}`);
-      const deadline = Date.now() + 30_000;
-      while (!hits.some((h) => h.body.type === 'message.sent' && h.body.data?.campaignId === sent.body.id)) {
-        check(Date.now() < deadline, 'no message.sent webhook arrived within 30 s');
-        await new Promise((r) => setTimeout(r, 200));
+        check(
+          hits.every((h) => h.verified),
+          'a webhook did not verify with its signing secret',
+        );
+        // The message shows in the history like any other.
+        await page.getByRole('tab', { name: 'Dashboard' }).click();
+        await page.getByRole('heading', { name: 'Recent messages' }).waitFor();
+        await page
+          .getByText('Your order has shipped (sent with an API key)')
+          .first()
+          .waitFor({ timeout: 20_000 })
+          .catch(async () => {
+            await page.getByRole('button', { name: 'Refresh' }).click();
+            await page.getByText('Your order has shipped (sent with an API key)').first().waitFor({ timeout: 10_000 });
+          });
+        // Revoked, the key is refused.
+        await page.getByRole('tab', { name: 'Settings' }).click();
+        await page.getByRole('tab', { name: 'API & Webhooks' }).click();
+        page.once('dialog', (d) => void d.accept());
+        await page.getByRole('button', { name: 'Revoke e2e shop' }).click();
+        await page.getByText('No API keys yet.').waitFor();
+        const refused = await api(url, key, 'GET', '/v1/account');
+        check(refused.status === 401, `a revoked key still works: ${refused.status}`);
+      } finally {
+        receiver.close();
       }
-      check(hits.every((h) => h.verified), 'a webhook did not verify with its signing secret');
-      // The message shows in the history like any other.
-      await page.getByRole('tab', { name: 'Dashboard' }).click();
-      await page.getByRole('heading', { name: 'Recent messages' }).waitFor();
-      await page.getByText('Your order has shipped (sent with an API key)').first().waitFor({ timeout: 20_000 }).catch(async () => {
-        await page.getByRole('button', { name: 'Refresh' }).click();
-        await page.getByText('Your order has shipped (sent with an API key)').first().waitFor({ timeout: 10_000 });
-      });
-      // Revoked, the key is refused.
-      await page.getByRole('tab', { name: 'API & Webhooks' }).click();
-      page.once('dialog', (d) => void d.accept());
-      await page.getByRole('button', { name: 'Revoke e2e shop' }).click();
-      await page.getByText('No API keys yet.').waitFor();
-      const refused = await api(url, key, 'GET', '/v1/account');
-      check(refused.status === 401, `a revoked key still works: ${refused.status}`);
-    } finally {
-      receiver.close();
-    }
-  });
+    },
+  );
 
   await step(page, 'toasts close after 3 s; the tool fits a 360 px screen', async () => {
     await page.getByRole('tab', { name: 'Send Messages' }).click();
-    await page.locator('.toast').first().waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+    await page
+      .locator('.toast')
+      .first()
+      .waitFor({ state: 'detached', timeout: 5_000 })
+      .catch(() => undefined);
     await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
     await page.getByRole('dialog', { name: 'Add Phone Numbers' }).getByRole('button', { name: 'Add Numbers' }).click();
     const alert = page.getByRole('dialog', { name: 'Add Phone Numbers' }).getByRole('alert');
-    check((await alert.innerText()) === 'No valid phone numbers found in spreadsheet', 'an empty spreadsheet is not refused in the spec words');
+    check(
+      (await alert.innerText()) === 'No valid phone numbers found in spreadsheet',
+      'an empty spreadsheet is not refused in the spec words',
+    );
     await page.keyboard.press('Escape');
     await page.getByLabel('Message', { exact: true }).fill('x');
     await page.getByRole('button', { name: 'Add Phone Numbers' }).click();
@@ -678,13 +882,19 @@ async function journey(url) {
     const overlap = await page.evaluate(() => {
       const a = document.querySelector('.toaster .toast')?.getBoundingClientRect();
       const b = document.querySelector('.activity-log .card-title-row')?.getBoundingClientRect();
-      return a && b ? Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)) * Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left)) : -1;
+      return a && b
+        ? Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top)) *
+            Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left))
+        : -1;
     });
     check(overlap === 0, `a toast covers the Activity Log's title row (${overlap} px²)`);
     await toast.waitFor({ state: 'detached', timeout: 6_000 });
     const ms = Date.now() - shown;
     check(ms > 2_000 && ms < 6_000, `the toast stayed ${ms} ms instead of about 3 s`);
-    check(await page.evaluate(() => document.querySelector('.toaster')?.getBoundingClientRect().right ?? 0) > 1200, 'toasts are not top-right');
+    check(
+      (await page.evaluate(() => document.querySelector('.toaster')?.getBoundingClientRect().right ?? 0)) > 1200,
+      'toasts are not top-right',
+    );
     await page.setViewportSize({ width: 360, height: 780 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     await shot(page, '09-send-360px', true);
@@ -708,18 +918,29 @@ async function journey(url) {
     const layout = await tab.evaluate(() => {
       const top = (sel) => document.querySelector(sel)?.getBoundingClientRect().top ?? -1;
       const welcome = document.querySelector('.welcome');
-      return { brand: top('.app-header .brand'), signOut: top('.app-header .header-user button'), truncated: welcome.scrollWidth > welcome.clientWidth, height: document.querySelector('.app-header').getBoundingClientRect().height };
+      return {
+        brand: top('.app-header .brand'),
+        signOut: top('.app-header .header-user button'),
+        truncated: welcome.scrollWidth > welcome.clientWidth,
+        height: document.querySelector('.app-header').getBoundingClientRect().height,
+      };
     });
     await tab.screenshot({ path: join(OUT, '09b-header-1366px.png') });
     await wide.close();
-    check(Math.abs(layout.brand - layout.signOut) < 20 && layout.height < 90, `the header wraps at 1366 px: ${JSON.stringify(layout)}`);
+    check(
+      Math.abs(layout.brand - layout.signOut) < 20 && layout.height < 90,
+      `the header wraps at 1366 px: ${JSON.stringify(layout)}`,
+    );
     check(layout.truncated, 'the long e-mail is not cut with an ellipsis');
   });
 
   await step(page, 'Simulate unlink, then link again with Connect WhatsApp and Simulate scan', async () => {
     await page.getByRole('button', { name: 'Simulate unlink' }).click();
     await page.getByRole('button', { name: 'Connect WhatsApp' }).waitFor({ timeout: 15_000 });
-    check((await page.getByRole('tab', { name: /Dashboard|Templates/ }).count()) === 0, 'Dashboard and Templates are still shown without a connection');
+    check(
+      (await page.getByRole('tab', { name: /Dashboard|Templates/ }).count()) === 0,
+      'Dashboard and Templates are still shown without a connection',
+    );
     await page.getByRole('button', { name: 'Connect WhatsApp' }).click();
     await page.getByRole('button', { name: 'Simulate scan' }).click({ timeout: 30_000 });
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
@@ -733,7 +954,10 @@ async function journey(url) {
     await page.getByRole('link', { name: 'Start Messaging' }).waitFor();
     const left = await page.evaluate(() => localStorage.getItem('bns.devSession'));
     check(left === null, 'the token is still in localStorage after sign-out');
-    await other.getByRole('link', { name: 'Start Messaging' }).waitFor({ timeout: 5_000 }).catch(() => check(false, 'the other tab is still signed in after sign-out'));
+    await other
+      .getByRole('link', { name: 'Start Messaging' })
+      .waitFor({ timeout: 5_000 })
+      .catch(() => check(false, 'the other tab is still signed in after sign-out'));
     await other.close();
     // The signed-out token is refused from now on.
     const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url'));
@@ -741,11 +965,18 @@ async function journey(url) {
     check(stale.status === 401, `the token still works after sign-out: ${stale.status}`);
     // Cleanup logged the WhatsApp account out: a new sign-in (the same e-mail is the same user) finds no session.
     const fresh = await (
-      await fetch(`${url}/auth/dev/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: claims.email }) })
+      await fetch(`${url}/auth/dev/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: claims.email }),
+      })
     ).json();
     check(fresh.userId === claims.sub, `a new sign-in with ${claims.email} is another user`);
     const again = await api(url, fresh.token, 'POST', '/api/session/cleanup', { clerkUserId: fresh.userId });
-    check(again.status === 200 && again.body.sessionsCleanedUp === 0, `the session was not cleaned up at sign-out: ${JSON.stringify(again.body)}`);
+    check(
+      again.status === 200 && again.body.sessionsCleanedUp === 0,
+      `the session was not cleaned up at sign-out: ${JSON.stringify(again.body)}`,
+    );
     await shot(page, '10-signed-out', true);
   });
 
@@ -764,7 +995,8 @@ try {
   exitCode = 1;
   process.stderr.write(`e2e failed: ${err.message}\n`);
   // The services' own lines explain a stall (they carry no phone numbers or message text).
-  if (launcherLog) process.stderr.write(`launcher output (last lines):\n${launcherLog.split('\n').slice(-60).join('\n')}\n`);
+  if (launcherLog)
+    process.stderr.write(`launcher output (last lines):\n${launcherLog.split('\n').slice(-60).join('\n')}\n`);
 } finally {
   await browser?.close().catch(() => undefined);
   await stopSystem();
@@ -773,7 +1005,20 @@ try {
 const passed = results.filter((r) => r.ok).length;
 const failed = results.filter((r) => !r.ok).length || (exitCode ? 1 : 0);
 mkdirSync(RESULTS, { recursive: true });
-writeFileSync(join(RESULTS, 'e2e.json'), JSON.stringify({ name: 'e2e', passed, failed, skipped: 0, failures: results.filter((r) => !r.ok).map((r) => `e2e › ${r.name}: ${String(r.error).split('\n')[0].slice(0, 300)}`) }));
+writeFileSync(
+  join(RESULTS, 'e2e.json'),
+  JSON.stringify({
+    name: 'e2e',
+    passed,
+    failed,
+    skipped: 0,
+    failures: results
+      .filter((r) => !r.ok)
+      .map((r) => `e2e › ${r.name}: ${String(r.error).split('\n')[0].slice(0, 300)}`),
+  }),
+);
 writeFileSync(join(OUT, 'steps.json'), JSON.stringify(results, null, 2));
-process.stdout.write(`e2e: ${passed} passed, ${failed} failed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${OUT}\n`);
+process.stdout.write(
+  `e2e: ${passed} passed, ${failed} failed in ${Math.round((Date.now() - started) / 1000)} s; screenshots in ${OUT}\n`,
+);
 process.exit(exitCode);

@@ -1,5 +1,5 @@
-import { useRef, type KeyboardEvent } from 'react';
-import { WEB_MESSAGES } from '@bns/contracts';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
+import { SETTINGS_MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { useGetSimulatorOutboxQuery } from '../api/api.js';
 import { ActivityLog } from '../features/activity/ActivityLog.js';
 import { useAuth } from '../features/auth/auth-context.js';
@@ -10,18 +10,27 @@ import { selectIsConnected } from '../features/connection/slice.js';
 import { DashboardTab } from '../features/dashboard/DashboardTab.js';
 import { SendTab } from '../features/sender/SendTab.js';
 import { TemplatesTab } from '../features/templates/TemplatesTab.js';
-import { ApiWebhooksTab } from '../features/integrations/ApiWebhooksTab.js';
+import { CampaignsTab } from '../features/campaigns/CampaignsTab.js';
+import { signOutStarted } from '../features/connection/slice.js';
+import { ComingSoonTab } from '../features/placeholders/ComingSoonTab.js';
+import { SettingsTab } from '../features/settings/SettingsTab.js';
 import { selectActiveTab, tabSelected, type TabId } from '../features/ui/slice.js';
 import { Brand } from '../components/Brand.js';
 import { ErrorBoundary } from '../components/ErrorBoundary.js';
 import { useAppDispatch, useAppSelector, useAppStore } from './hooks.js';
 
+/**
+ * The spec's three tabs first and as the spec has them; then what came since, each reachable without a
+ * linked phone (history, keys and data do not need one; what in them does says so).
+ */
 const TABS: { id: TabId; label: string; beta?: boolean; needsConnection: boolean }[] = [
   { id: 'send', label: 'Send Messages', needsConnection: false },
   { id: 'dashboard', label: 'Dashboard', needsConnection: true },
   { id: 'templates', label: 'Templates', beta: true, needsConnection: true },
-  // Keys and webhooks are set up before or without a linked WhatsApp too.
-  { id: 'integrations', label: 'API & Webhooks', needsConnection: false },
+  { id: 'campaigns', label: 'Campaigns', needsConnection: false },
+  { id: 'contacts', label: 'Contacts', needsConnection: false },
+  { id: 'inbox', label: 'Inbox', needsConnection: false },
+  { id: 'settings', label: 'Settings', needsConnection: false },
 ];
 
 export function ToolShell() {
@@ -38,6 +47,11 @@ export function ToolShell() {
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   const { supportEmail, donationUrl } = useWebConfig();
 
+  // On a narrow screen the tab bar scrolls: the chosen tab is brought into view.
+  useEffect(() => {
+    tabRefs.current[current]?.scrollIntoView?.({ block: 'nearest', inline: 'nearest' });
+  }, [current]);
+
   const onTabKey = (e: KeyboardEvent, index: number) => {
     const delta = e.key === 'ArrowRight' ? 1 : e.key === 'ArrowLeft' ? -1 : 0;
     if (!delta) return;
@@ -53,7 +67,10 @@ export function ToolShell() {
         <div className="container header-row">
           <Brand />
           {simulator.isSuccess && (
-            <span className="badge badge-sim" title="WA_ENGINE=simulated: messages go to a simulated phone, not to WhatsApp">
+            <span
+              className="badge badge-sim"
+              title="WA_ENGINE=simulated: messages go to a simulated phone, not to WhatsApp"
+            >
               simulated WhatsApp
             </span>
           )}
@@ -67,7 +84,11 @@ export function ToolShell() {
             <button
               type="button"
               className="button secondary small"
-              onClick={() => void dispatch(signOut(auth.signOut, () => store.listener.clearListeners()))}
+              onClick={() => {
+                // The cleanup unlinks WhatsApp on purpose: no "disconnected" warning for it.
+                dispatch(signOutStarted());
+                void dispatch(signOut(auth.signOut, () => store.listener.clearListeners()));
+              }}
             >
               Sign Out
             </button>
@@ -120,9 +141,16 @@ export function ToolShell() {
               <TemplatesTab />
             </ErrorBoundary>
           )}
-          {current === 'integrations' && (
-            <ErrorBoundary name="integrations">
-              <ApiWebhooksTab />
+          {current === 'campaigns' && (
+            <ErrorBoundary name="campaigns">
+              <CampaignsTab />
+            </ErrorBoundary>
+          )}
+          {current === 'contacts' && <ComingSoonTab title="Contacts">{SETTINGS_MESSAGES.contactsSoon}</ComingSoonTab>}
+          {current === 'inbox' && <ComingSoonTab title="Inbox">{SETTINGS_MESSAGES.inboxSoon}</ComingSoonTab>}
+          {current === 'settings' && (
+            <ErrorBoundary name="settings">
+              <SettingsTab />
             </ErrorBoundary>
           )}
         </section>

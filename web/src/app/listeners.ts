@@ -19,7 +19,15 @@ import {
 } from '../features/connection/slice.js';
 import { createSessionRequested, inboundMessageReceived } from '../features/connection/socketMiddleware.js';
 import { monitorJob } from '../features/job/monitor.js';
-import { activeJobFound, isTerminal, jobProgressEvent, jobStarted, jobStatusReceived, monitoringResumed, monitoringStopped } from '../features/job/slice.js';
+import {
+  activeJobFound,
+  isTerminal,
+  jobProgressEvent,
+  jobStarted,
+  jobStatusReceived,
+  monitoringResumed,
+  monitoringStopped,
+} from '../features/job/slice.js';
 import { optOutsApi } from '../features/optouts/optOutsApi.js';
 import { patchJobHistory, resultsApi } from '../features/results/resultsApi.js';
 import { toast } from '../features/toasts/toasts.js';
@@ -35,10 +43,16 @@ export function registerListeners(startListening: StartListening): void {
   // SPEC §4.1: checking lasts at most 30 s, then the manual Connect button.
   // The timer starts once, when checking begins (on load); a socket connecting later does not restart it.
   startListening({
-    predicate: (action, current, previous) => checkStarted.match(action) && previous.connection.status === 'unknown' && current.connection.status === 'checking',
+    predicate: (action, current, previous) =>
+      checkStarted.match(action) &&
+      previous.connection.status === 'unknown' &&
+      current.connection.status === 'checking',
     effect: async (_a, l) => {
       l.cancelActiveListeners();
-      const answered = await l.condition((_action, s) => s.connection.status !== 'checking', LIMITS.sessionCheckTimeoutMs);
+      const answered = await l.condition(
+        (_action, s) => s.connection.status !== 'checking',
+        LIMITS.sessionCheckTimeoutMs,
+      );
       if (!answered && l.getState().connection.status === 'checking') {
         l.dispatch(checkTimedOut());
         l.dispatch(logAdded({ type: 'warning', message: WEB_MESSAGES.sessionCheckTimedOut }));
@@ -48,7 +62,9 @@ export function registerListeners(startListening: StartListening): void {
 
   // SPEC §4.3: the connecting spinner (and "creating") lasts at most 30 s.
   startListening({
-    predicate: (action, s) => (connectRequested.match(action) || sessionCreating.match(action)) && (s.connection.status === 'connecting' || s.connection.status === 'creating'),
+    predicate: (action, s) =>
+      (connectRequested.match(action) || sessionCreating.match(action)) &&
+      (s.connection.status === 'connecting' || s.connection.status === 'creating'),
     effect: async (action, l) => {
       l.cancelActiveListeners();
       if (connectRequested.match(action)) {
@@ -70,14 +86,21 @@ export function registerListeners(startListening: StartListening): void {
   startListening({
     actionCreator: qrReceived,
     effect: (a, l) => {
-      l.dispatch(logAdded({ type: 'info', message: `QR code ready (attempt ${a.payload.attempts} of ${LIMITS.qrMaxAttempts})` }));
+      l.dispatch(
+        logAdded({ type: 'info', message: `QR code ready (attempt ${a.payload.attempts} of ${LIMITS.qrMaxAttempts})` }),
+      );
     },
   });
 
   startListening({
     actionCreator: qrMaxAttempts,
     effect: (a, l) => {
-      l.dispatch(logAdded({ type: 'warning', message: `${a.payload.message} (${a.payload.attempts} attempts). ${MESSAGES.qrMaxAttemptsRefresh}` }));
+      l.dispatch(
+        logAdded({
+          type: 'warning',
+          message: `${a.payload.message} (${a.payload.attempts} attempts). ${MESSAGES.qrMaxAttemptsRefresh}`,
+        }),
+      );
     },
   });
 
@@ -98,7 +121,11 @@ export function registerListeners(startListening: StartListening): void {
 
   startListening({
     predicate: (action, current, previous) =>
-      (sessionDisconnected.match(action) || noSession.match(action)) && previous.connection.status === 'connected' && current.connection.status !== 'connected',
+      (sessionDisconnected.match(action) || noSession.match(action)) &&
+      previous.connection.status === 'connected' &&
+      current.connection.status !== 'connected' &&
+      // A normal sign-out unlinks on purpose: the landing page is not greeted with a warning.
+      !current.connection.signingOut,
     effect: (_a, l) => {
       l.dispatch(logAdded({ type: 'warning', message: WEB_MESSAGES.whatsappDisconnected }));
       toast.warning(WEB_MESSAGES.whatsappDisconnected);
@@ -110,23 +137,34 @@ export function registerListeners(startListening: StartListening): void {
   // A job picked up after a reload (activeJobFound) is followed the same way, its earlier log lines first.
   startListening({
     predicate: (action, current) =>
-      jobStarted.match(action) || (activeJobFound.match(action) && current.job.jobId === action.payload.jobId) || (monitoringResumed.match(action) && current.job.monitoring),
+      jobStarted.match(action) ||
+      (activeJobFound.match(action) && current.job.jobId === action.payload.jobId) ||
+      (monitoringResumed.match(action) && current.job.monitoring),
     effect: async (action, l) => {
       l.cancelActiveListeners();
-      const jobId = jobStarted.match(action) || activeJobFound.match(action) ? action.payload.jobId : l.getState().job.jobId;
+      const jobId =
+        jobStarted.match(action) || activeJobFound.match(action) ? action.payload.jobId : l.getState().job.jobId;
       if (!jobId) return;
-      if (monitoringResumed.match(action)) l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.monitoringResumed }));
+      if (monitoringResumed.match(action))
+        l.dispatch(logAdded({ type: 'info', message: WEB_MESSAGES.monitoringResumed }));
       const addLogs = (logs: readonly JobLog[]) => {
-        for (const log of logs) l.dispatch(logAdded({ type: log.type, message: log.message, timestamp: log.timestamp, key: jobLogKey(jobId, log) }));
+        for (const log of logs)
+          l.dispatch(
+            logAdded({ type: log.type, message: log.message, timestamp: log.timestamp, key: jobLogKey(jobId, log) }),
+          );
       };
       if (activeJobFound.match(action)) {
         // What the log showed before the reload (the socket only pushes what comes next).
-        await fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId }, { forceRefetch: true }))).then(addLogs, () => undefined);
+        await fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId }, { forceRefetch: true }))).then(
+          addLogs,
+          () => undefined,
+        );
       }
       const ours = () => l.getState().job.jobId === jobId;
       const outcome = await monitorJob({
         fetchStatus: () => fetchOnce(l.dispatch(api.endpoints.getJobStatus.initiate(jobId, { forceRefetch: true }))),
-        fetchLogs: (since) => fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { forceRefetch: true }))),
+        fetchLogs: (since) =>
+          fetchOnce(l.dispatch(api.endpoints.getJobLogs.initiate({ jobId, since }, { forceRefetch: true }))),
         socketLive: () => l.getState().connection.socket === 'connected',
         wait: async (ms, wakeOnEvent) => {
           // Once the socket said the job ended, fetch the final lists almost at once: the counters
@@ -196,7 +234,10 @@ export function registerListeners(startListening: StartListening): void {
   // even if the user goes back before the monitor's last fetch.
   startListening({
     predicate: (_action, current, previous) =>
-      current.job.jobId !== null && current.job.jobId === previous.job.jobId && !isTerminal(previous.job.status) && isTerminal(current.job.status),
+      current.job.jobId !== null &&
+      current.job.jobId === previous.job.jobId &&
+      !isTerminal(previous.job.status) &&
+      isTerminal(current.job.status),
     effect: (_action, l) => {
       const job = l.getState().job;
       const recent = l.getState().activity.entries.slice(0, 20);

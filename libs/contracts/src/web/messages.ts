@@ -74,8 +74,8 @@ export const WEB_MESSAGES = {
     `${names.map((n) => `{{${n}}}`).join(', ')} missing in ${rows.toLocaleString('en-US')} ${rows === 1 ? 'row' : 'rows'}`,
   /** A template's Use whose message has placeholders its numbers have no values for. */
   templateNeedsValues: (names: readonly string[]) =>
-    `This template uses ${names.map((n) => `{{${n}}}`).join(', ')}, and its numbers have no values for ${names.length === 1 ? 'it' : 'them'}. Open it in Send Messages and add a file with ${names.length === 1 ? 'a column' : 'columns'} for ${names.length === 1 ? 'it' : 'them'}.`,
-  openInSender: 'Open in Send Messages',
+    `This template uses ${names.map((n) => `{{${n}}}`).join(', ')}, and its numbers have no values for ${names.length === 1 ? 'it' : 'them'}. Load it into the sender and add a file with ${names.length === 1 ? 'a column' : 'columns'} for ${names.length === 1 ? 'it' : 'them'}.`,
+  openInSender: 'Load into the sender',
   sendBlockedMissingValues: 'Every {{variable}} needs a value before sending',
 
   // Estimates from the server's pacing
@@ -92,3 +92,16 @@ export const WEB_MESSAGES = {
  * a deployment sets its own with SUPPORT_EMAIL (served by GET /api/config).
  */
 export const CONTACT_EMAIL = 'support@business-notification.app';
+
+/** The navigation's newer tabs (Campaigns, Contacts, Inbox, Settings): reachable with or without a linked phone. */
+export const SETTINGS_MESSAGES = {
+  notLinked: 'Not linked.',
+  linkInSend: 'Link it in Send Messages',
+  reportsData: 'Each campaign’s report (every recipient, its status, replies) can be exported as CSV or XLSX from',
+  optOutsData: 'The numbers that opted out can be listed, searched and removed in',
+  signOutData: 'Signing out unlinks WhatsApp from this tool and ends the session on this device.',
+  campaignsNeedLink: 'History and reports need no phone. To send a campaign again, link WhatsApp in Send Messages.',
+  contactsSoon:
+    'Your customers in one list, with their names and tags, to pick from when you send. Until then, add numbers in Send Messages or from a CSV/XLSX file.',
+  inboxSoon: 'Read and answer your customers’ replies here. Until then, replies are counted in each campaign’s report.',
+} as const;

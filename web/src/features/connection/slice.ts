@@ -2,14 +2,7 @@ import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 
 /** The WhatsApp link as Tab 1 shows it (SPEC §4 "WhatsApp connection"). */
 export type ConnectionStatus =
-  | 'unknown'
-  | 'checking'
-  | 'no_session'
-  | 'connecting'
-  | 'creating'
-  | 'qr'
-  | 'max_attempts'
-  | 'connected';
+  'unknown' | 'checking' | 'no_session' | 'connecting' | 'creating' | 'qr' | 'max_attempts' | 'connected';
 
 export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
@@ -22,6 +15,8 @@ export interface ConnectionState {
   sessionId: string | null;
   phoneNumber: string | null;
   socket: SocketStatus;
+  /** Sign Out was pressed: the link it ends is not a lost connection. */
+  signingOut?: boolean;
 }
 
 export const initialConnectionState: ConnectionState = {
@@ -41,6 +36,9 @@ export const connectionSlice = createSlice({
   name: 'connection',
   initialState: initialConnectionState,
   reducers: {
+    signOutStarted(s) {
+      s.signingOut = true;
+    },
     socketStatusChanged(s, a: PayloadAction<SocketStatus>) {
       s.socket = a.payload;
     },
@@ -111,6 +109,7 @@ export const connectionSlice = createSlice({
 });
 
 export const {
+  signOutStarted,
   socketStatusChanged,
   checkStarted,
   checkTimedOut,

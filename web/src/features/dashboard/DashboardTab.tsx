@@ -8,9 +8,6 @@ import { Spinner } from '../../components/Spinner.js';
 import { selectUserId } from '../auth/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { UsageChart } from './UsageChart.js';
-import { OptOutsCard } from '../optouts/OptOutsCard.js';
-import { SendingPaceCard } from '../pacing/SendingPaceCard.js';
-import { CampaignsCard } from '../campaigns/CampaignsCard.js';
 
 function MessageRow({ m }: { m: DashboardMessage }) {
   const [expanded, setExpanded] = useState(false);
@@ -28,7 +25,12 @@ function MessageRow({ m }: { m: DashboardMessage }) {
       <p className="message-content">{text}</p>
       {m.error && <p className="muted small">{m.error}</p>}
       {long && (
-        <button type="button" className="button link small" aria-expanded={expanded} onClick={() => setExpanded(!expanded)}>
+        <button
+          type="button"
+          className="button link small"
+          aria-expanded={expanded}
+          onClick={() => setExpanded(!expanded)}
+        >
           {expanded ? 'Show less' : 'Show more'}
         </button>
       )}
@@ -39,7 +41,9 @@ function MessageRow({ m }: { m: DashboardMessage }) {
 /** Tab 2: stats, 12 months of usage, the 10 most recent messages and the Settings card. */
 export function DashboardTab() {
   const userId = useAppSelector(selectUserId);
-  const { data, error, isLoading, isFetching, refetch } = useGetDashboardQuery(userId, { refetchOnMountOrArgChange: true });
+  const { data, error, isLoading, isFetching, refetch } = useGetDashboardQuery(userId, {
+    refetchOnMountOrArgChange: true,
+  });
   const [setPreferences] = useSetPreferencesMutation();
   const toggleId = useId();
 
@@ -109,7 +113,6 @@ export function DashboardTab() {
         </section>
 
         <div className="dashboard-side">
-          <SendingPaceCard />
           <section className="card settings-card" aria-labelledby="settings-title">
             <h2 id="settings-title">Settings</h2>
             <div className="toggle-row">
@@ -141,12 +144,6 @@ export function DashboardTab() {
           </section>
         </div>
       </div>
-
-      {/* Campaigns: past and current jobs, their reports and Send again. */}
-      <CampaignsCard />
-
-      {/* opt-outs: */}
-      <OptOutsCard />
     </div>
   );
 }

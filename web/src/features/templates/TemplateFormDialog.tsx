@@ -1,7 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import {
+  invalidPhoneNumbersMessage,
   LIMITS,
   MESSAGES,
+  normalizePhone,
   TEMPLATE_CATEGORIES,
   validateTemplateCreate,
   type Template,
@@ -56,7 +58,13 @@ export function TemplateFormDialog({
       is_favorite: favorite,
     });
     if (!result.ok) {
-      setErrors(result.errors);
+      // One bad number gets the spec's "Phone number must be 8-15 digits": the form names it too.
+      const bad = splitNumbers(numbers).filter((n) => normalizePhone(n, 'stored') === undefined);
+      const errors =
+        result.errors.phone_numbers === MESSAGES.phoneNumberInvalid && bad.length > 0
+          ? { ...result.errors, phone_numbers: `${MESSAGES.phoneNumberInvalid}. ${invalidPhoneNumbersMessage(bad)}` }
+          : result.errors;
+      setErrors(errors);
       toast.error(MESSAGES.fixFormErrors);
       return;
     }
@@ -70,7 +78,8 @@ export function TemplateFormDialog({
         {shown[field]}
       </span>
     ) : null;
-  const described = (field: keyof TemplateFieldErrors) => (shown[field] ? { 'aria-invalid': true, 'aria-describedby': `tf-${field}-error` } : {});
+  const described = (field: keyof TemplateFieldErrors) =>
+    shown[field] ? { 'aria-invalid': true, 'aria-describedby': `tf-${field}-error` } : {};
   const count = splitNumbers(numbers).length;
 
   return (
@@ -94,7 +103,12 @@ export function TemplateFormDialog({
         </label>
         <label className="field">
           <span>Message content</span>
-          <textarea rows={5} value={message} onChange={(e) => setMessage(e.target.value)} {...described('message_content')} />
+          <textarea
+            rows={5}
+            value={message}
+            onChange={(e) => setMessage(e.target.value)}
+            {...described('message_content')}
+          />
           <span className="hint">
             {message.length}/{LIMITS.templateMessageMax}
           </span>
@@ -117,8 +131,16 @@ export function TemplateFormDialog({
           </label>
         </div>
         <label className="field">
-          <span>Phone numbers (one per line, {LIMITS.templatePhoneMinDigits}–{LIMITS.templatePhoneMaxDigits} digits, up to {LIMITS.templatePhoneNumbersMax})</span>
-          <textarea rows={4} value={numbers} onChange={(e) => setNumbers(e.target.value)} {...described('phone_numbers')} />
+          <span>
+            Phone numbers (one per line, {LIMITS.templatePhoneMinDigits}–{LIMITS.templatePhoneMaxDigits} digits, up to{' '}
+            {LIMITS.templatePhoneNumbersMax})
+          </span>
+          <textarea
+            rows={4}
+            value={numbers}
+            onChange={(e) => setNumbers(e.target.value)}
+            {...described('phone_numbers')}
+          />
           <span className="hint">{count} numbers</span>
           {err('phone_numbers')}
         </label>

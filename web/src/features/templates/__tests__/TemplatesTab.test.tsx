@@ -196,7 +196,7 @@ describe('Templates tab', () => {
     await user.click(within(dialog).getByRole('button', { name: 'Create Template' }));
     expect(within(dialog).getByText(MESSAGES.templateNameRequired)).toBeTruthy();
     expect(within(dialog).getByText(MESSAGES.messageContentRequired)).toBeTruthy();
-    expect(within(dialog).getByText(MESSAGES.phoneNumberInvalid)).toBeTruthy();
+    expect(within(dialog).getByText(`${MESSAGES.phoneNumberInvalid}. Invalid phone numbers: 1234`)).toBeTruthy();
     expect(await screen.findByText(MESSAGES.fixFormErrors)).toBeTruthy();
     expect(server.calls.some((c) => c.method === 'POST')).toBe(false);
   });
@@ -345,7 +345,7 @@ describe('Templates tab', () => {
       store.listener.clearListeners();
     });
 
-    it('a template with a {{variable}} cannot be sent from its confirm; Open in Send Messages loads it', async () => {
+    it('a template with a {{variable}} cannot be sent from its confirm; Load into the sender loads it', async () => {
       const server = fakeFetch(async (method, url) => {
         if (url.pathname.endsWith('/stats')) return { body: stats };
         if (url.pathname.endsWith('/categories')) return { body: { success: true, categories: [] } };
