@@ -6,7 +6,9 @@ import {
   ErrorKind,
   JobResultsErrorCode,
   RESULTS_LIMITS,
+  STAGED_START_FIELDS,
   STAGED_STARTS_BUCKET,
+  startFieldsOf,
   type StartJobReply,
   type StartJobRequest,
 } from '@bns/contracts';
@@ -16,6 +18,9 @@ import { idempotencyKeyOf } from '../http/idempotency-key.js';
 /** Tries of `jobs.start` when the jobs service does not answer in time (the key makes them safe). */
 const START_TRIES = 3;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** The request without the fields a staged body carries. */
+const withoutStaged = (request: StartJobRequest): StartJobRequest =>
+  Object.fromEntries(Object.entries(request).filter(([k]) => !(STAGED_START_FIELDS as readonly string[]).includes(k))) as StartJobRequest;
 
 /**
  * The gateway's half of a job start. Every start carries an idempotency key (the client's
@@ -44,11 +49,12 @@ export class JobStarter {
 
   async start(request: StartJobRequest, clientKey: string | undefined): Promise<StartJobReply> {
     const idempotencyKey = clientKey ?? `gw-${randomUUID()}`;
-    const { userId, clientId, message, phoneNumbers, recipients } = request;
-    const text = JSON.stringify({ message, phoneNumbers, recipients, clientId });
+    // The staged body is the whole start (every start field); the request keeps all but the big ones, so a
+    // jobs replica that reads only some of them from the staged body still finds the rest.
+    const text = JSON.stringify(startFieldsOf(request));
     const payload: StartJobRequest =
       Buffer.byteLength(text) > RESULTS_LIMITS.stageAboveBytes
-        ? { userId, message: undefined, clientId, idempotencyKey, staged: await this.stage(text), ...(request.startAt ? { startAt: request.startAt } : {}) }
+        ? { ...withoutStaged(request), idempotencyKey, staged: await this.stage(text) }
         : { ...request, idempotencyKey };
     for (let attempt = 1; ; attempt++) {
       try {

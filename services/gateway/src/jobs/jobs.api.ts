@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { parseSince, type Infer, type JobLogsQuerySchema, type StartJobHttpBodySchema } from '@bns/contracts';
+import { parseSince, startFieldsOf, type Infer, type JobLogsQuerySchema, type StartJobHttpBodySchema } from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import { JobIdCheck, JobStatusCache } from '../job-status-fast-path/index.js';
 import { JobStarter } from './job-starter.js';
@@ -15,8 +15,8 @@ export class JobsApi {
   ) {}
 
   async start(userId: string, body: Infer<typeof StartJobHttpBodySchema>, idempotencyKeyHeader: unknown) {
-    const { message, phoneNumbers, recipients, clientId, startAt } = body;
-    const request = { userId, message, phoneNumbers, recipients, clientId, ...(startAt ? { startAt } : {}) };
+    // Every start field as the schema lists them (the jobs service checks them again); the user is the token's.
+    const request = { userId, ...startFieldsOf(body) };
     // The idempotency key, staging of big bodies and retries are the starter's.
     const { jobId, estimatedTime } = await this.starter.start(request, JobStarter.keyOf(idempotencyKeyHeader));
     return { success: true, jobId, estimatedTime };

@@ -10,6 +10,7 @@ import {
   RESULTS_LIMITS,
   REQUEST_MESSAGES,
   RESULTS_MESSAGES,
+  startFieldsOf,
   type PreparedRecipient,
   type StartJobReply,
   type StagedBodyRef,
@@ -225,7 +226,7 @@ export class StartGuard {
     return this.store;
   }
 
-  /** The body the gateway staged: `{message, phoneNumbers?, recipients?}`; the user is the request's. */
+  /** The start the gateway staged, with the request's own fields; the user is the request's. */
   private async readStaged(req: StartJobRequest): Promise<StartJobRequest | undefined> {
     const { bucket, name } = req.staged!;
     let bytes: Uint8Array | null;
@@ -242,16 +243,11 @@ export class StartGuard {
     } catch {
       throw AppError.validation(CommonErrorCode.BadRequest, REQUEST_MESSAGES.invalidJson);
     }
-    const b = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as Record<string, unknown>;
-    return {
-      userId: req.userId,
-      message: b.message,
-      phoneNumbers: b.phoneNumbers,
-      recipients: b.recipients,
-      clientId: b.clientId ?? req.clientId,
-      ...(req.startAt ? { startAt: req.startAt } : {}),
-      ...(req.idempotencyKey ? { idempotencyKey: req.idempotencyKey } : {}),
-    };
+    const body = typeof parsed === 'object' && parsed !== null ? parsed : {};
+    // The start fields the request carried, and over them those of the staged body (the whole start; a
+    // gateway of an earlier version staged only the big ones and `clientId`). The user is the request's.
+    const { staged: _staged, ...inline } = req;
+    return { ...inline, ...startFieldsOf(body) };
   }
 
   private async dropStaged({ bucket, name }: StagedBodyRef): Promise<void> {
