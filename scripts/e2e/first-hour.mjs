@@ -118,7 +118,7 @@ export async function firstHour(url, browser, { step }) {
       );
     });
 
-    await step(page, 'Use adds the 200,000 recipients without freezing the page', async () => {
+    await step(page, 'Use adds the 200,000 recipients (its time and longest main-thread stall are printed, not yet held to 500 ms)', async () => {
       const stall = await startTicker(page);
       const started = Date.now();
       await page.getByRole('button', { name: 'Use 200,000 recipients' }).click();
