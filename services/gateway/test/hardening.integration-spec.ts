@@ -263,8 +263,10 @@ describe('gateway hardening', () => {
 
   it('sheds load with 503 + Retry-After past SHED_MAX_IN_FLIGHT', async () => {
     const g = await gateway({ SHED_MAX_IN_FLIGHT: '2', RATE_LIMIT_BURST: '1000' });
-    const me = await devSignIn(g.url, 'shed@shop.hk');
-    const all = await Promise.all(Array.from({ length: 40 }, () => api(g.url, me.token).get(`/api/templates/${me.userId}/stats`)));
+    // Many callers at once (one caller alone is held to its share with 429 before anyone is shed).
+    const callers = [];
+    for (let i = 0; i < 10; i++) callers.push(await devSignIn(g.url, `shed-${i}@shop.hk`));
+    const all = await Promise.all(callers.flatMap((me) => Array.from({ length: 4 }, () => api(g.url, me.token).get(`/api/templates/${me.userId}/stats`))));
     const shed = all.filter((r) => r.status === 503);
     expect(shed.length).toBeGreaterThan(0);
     expect(shed[0]!.headers.get('retry-after')).toBe('1');
@@ -276,10 +278,14 @@ describe('gateway hardening', () => {
   it('cuts its in-flight limit while Postgres stalls the service behind it, refusing new requests in milliseconds instead of queueing them, and opens it again after', async () => {
     const g = await gateway({ SHED_READS_MAX_IN_FLIGHT: '200', SHED_READS_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
     const me = await devSignIn(g.url, 'stall@shop.hk');
+    const other = await devSignIn(g.url, 'stall-other@shop.hk');
     const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.metricsUrl}/metrics`)).text())?.[1]);
-    const stats = async () => {
+    // One caller per stalled request: a caller holding more than its share of a cut limit gets 429.
+    const stallers = [];
+    for (let i = 0; i < 20; i++) stallers.push(await devSignIn(g.url, `stall-${i}@shop.hk`));
+    const stats = async (who = me) => {
       const t = performance.now();
-      const res = await api(g.url, me.token).get(`/api/templates/${me.userId}/stats`);
+      const res = await api(g.url, who.token).get(`/api/templates/${who.userId}/stats`);
       return { status: res.status, code: (res.body as { code?: string }).code, ms: performance.now() - t };
     };
     expect(await gauge('bns_gateway_shed_read_limit')).toBe(200);
@@ -288,12 +294,12 @@ describe('gateway hardening', () => {
     await db.connect();
     await db.query('BEGIN');
     await db.query('LOCK TABLE templates.templates IN ACCESS EXCLUSIVE MODE');
-    const stalled = Array.from({ length: 20 }, () => stats());
+    const stalled = stallers.map((who) => stats(who));
     try {
       await waitFor(async () => (await gauge('bns_gateway_requests_in_flight')) === 20, 5_000, 20, '20 requests in progress');
       // Nothing comes back, and they wait past the target: the limit falls to the floor.
       await waitFor(async () => (await gauge('bns_gateway_shed_read_limit')) === 4, 5_000, 20, 'the limit cut to SHED_READS_MIN_IN_FLIGHT');
-      const refused = await stats();
+      const refused = await stats(other);
       expect(refused).toMatchObject({ status: 503, code: 'OVERLOADED' });
       expect(refused.ms).toBeLessThan(500);
     } finally {

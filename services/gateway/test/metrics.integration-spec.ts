@@ -113,7 +113,7 @@ describe('/metrics of every service after a small job', () => {
   const sessions = () => [...scrapes].filter(([l]) => l.startsWith('sessions-')).flatMap(([, s]) => s.samples);
 
   it('every service serves process metrics and its NATS request metrics', () => {
-    expect([...scrapes.keys()].sort()).toEqual(['dashboard', 'gateway', 'jobs', 'sessions-0', 'sessions-1', 'templates']);
+    expect([...scrapes.keys()].sort()).toEqual(['dashboard', 'gateway', 'integrations', 'jobs', 'sessions-0', 'sessions-1', 'templates']);
     for (const [label, { samples }] of scrapes) {
       expect({ label, cpu: samples.some((s) => s.name === 'process_cpu_user_seconds_total') }).toEqual({ label, cpu: true });
       expect({ label, service: samples.every((s) => s.labels.bns_service === label.replace(/-\d+$/, '')) }).toEqual({ label, service: true });
