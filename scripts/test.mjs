@@ -76,7 +76,9 @@ await step('launcher', () =>
   }),
 );
 await step('fault suite (kill -9, NATS and Postgres restarts)', () => run(process.execPath, ['scripts/chaos/run.mjs']));
-if (existsSync(join(ROOT, 'scripts', 'e2e', 'run.mjs'))) await step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], { env: { ...process.env, E2E_NO_BUILD: '1' } }));
+const e2e = { env: { ...process.env, E2E_NO_BUILD: '1' } };
+await step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], e2e));
+await step('end-to-end: the first hour (big files, checks, navigation, axe)', () => run(process.execPath, ['scripts/e2e/first-hour.mjs'], e2e));
 
 const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
 if (existsSync(resultsDir)) {
