@@ -1,16 +1,18 @@
 /**
- * Answer shapes the web reads. The services' own types come from @bns/contracts; only what no service
- * defines (the web's filter state, the cleanup and start answers) is declared here.
+ * Types the web reads. Every answer's shape comes from @bns/contracts (the schema the gateway answers
+ * with); only what no service defines (the sender's rows, the templates filter) is declared here.
  */
-import type { CleanupFailure, TemplateCategory } from '@bns/contracts';
+import type { Infer, SessionCleanupAnswerSchema, TemplateCategory } from '@bns/contracts';
 
 export type {
   DashboardData,
   DashboardMessage,
   JobLogEntry as JobLog,
   JobRecipientInput,
+  JobPacingReply as JobPacing,
   JobView,
   MonthlyUsage,
+  StartJobAnswer,
   StartJobBody,
 } from '@bns/contracts';
 
@@ -22,28 +24,10 @@ export interface Recipient {
   row?: number;
 }
 
-export interface StartJobAnswer {
-  success: boolean;
-  jobId: string;
-  estimatedTime: number;
-}
-
 export interface TemplateFilters {
   category: TemplateCategory | 'all';
   favoritesOnly: boolean;
 }
 
-export interface CleanupAnswer {
-  success: boolean;
-  sessionsCleanedUp: number;
-  message?: string;
-  /** A partial cleanup: some steps failed (`error` says which), the rest ran. */
-  partial?: boolean;
-  error?: string;
-  failures?: CleanupFailure[];
-}
-
-export interface JobPacing {
-  sendDelayMs: number;
-  sendJitterMs: number;
-}
+/** `POST /api/session/cleanup`: all cleaned up, or a partial cleanup (`partial`, with the steps that failed). */
+export type CleanupAnswer = Infer<typeof SessionCleanupAnswerSchema>;

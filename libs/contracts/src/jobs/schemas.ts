@@ -321,3 +321,6 @@ export type JobView = z.output<typeof JobViewSchema>;
 
 /** SPEC §3 Job log entry. */
 export type JobLogEntry = z.output<typeof JobLogEntrySchema>;
+
+/** The answer of `POST /start-bulk-messages`. */
+export type StartJobAnswer = z.output<typeof StartJobAnswerSchema>;
