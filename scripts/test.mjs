@@ -66,7 +66,8 @@ async function unitAndIntegration() {
 }
 
 if ((await step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']))) !== 0) fail('Build failed: no test was run.');
-await step('lint', () => run('npx', ['eslint', 'libs', 'services', 'web/src']));
+// Formatting is Prettier's (an unformatted file fails the run), the rest is ESLint's.
+await step('lint', () => (run('npx', ['prettier', '--check', '--log-level=warn', '.']) === 0 ? run('npx', ['eslint', 'libs', 'services', 'web/src']) : 1));
 await step(`unit + integration (nx test${TEST_LANES === 2 ? ', two lanes' : ''})`, unitAndIntegration);
 await step('launcher', () =>
   // Node 22+ reads --test arguments as files or globs, not folders; the totals reporter prints nothing
