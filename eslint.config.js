@@ -14,8 +14,15 @@ const serviceBoundary = (self, extraPatterns = []) => ({
     'error',
     {
       patterns: [
-        { group: SERVICES.filter((s) => s !== self).map((s) => `@bns/${s}`), message: 'A service never imports another service: talk over NATS through @bns/contracts.' },
-        { group: ['**/services/*/**', '../../*/src/**'], message: 'Reach other code through a workspace package (@bns/contracts, @bns/service-kit), not a relative path.' },
+        {
+          group: SERVICES.filter((s) => s !== self).map((s) => `@bns/${s}`),
+          message: 'A service never imports another service: talk over NATS through @bns/contracts.',
+        },
+        {
+          group: ['**/services/*/**', '../../*/src/**'],
+          message:
+            'Reach other code through a workspace package (@bns/contracts, @bns/service-kit), not a relative path.',
+        },
         ...extraPatterns,
       ],
     },
@@ -28,15 +35,46 @@ const serviceBoundary = (self, extraPatterns = []) => ({
  * When two folders need the same query, it gets one owner below both. `main.ts` and the in-process
  * test harness (`src/__tests__`) compose every folder and stand outside the order.
  */
-const JOBS_LAYERS = ['config', 'metrics', 'store', 'events', 'policy', 'queue', 'optouts', 'results', 'admission', 'jobs', 'database'];
+const JOBS_LAYERS = [
+  'config',
+  'metrics',
+  'store',
+  'events',
+  'policy',
+  'queue',
+  'optouts',
+  'results',
+  'admission',
+  'jobs',
+  'database',
+];
 const jobsLayerRules = JOBS_LAYERS.map((layer, i) => {
   const above = JOBS_LAYERS.slice(i + 1);
-  const patterns = above.length === 0 ? [] : [{ regex: `^(\\.\\./)+(${above.join('|')})/`, message: `services/jobs/src/${layer} sits below ${above.join(', ')}: it must not import them (see JOBS_LAYERS in eslint.config.js).` }];
+  const patterns =
+    above.length === 0
+      ? []
+      : [
+          {
+            regex: `^(\\.\\./)+(${above.join('|')})/`,
+            message: `services/jobs/src/${layer} sits below ${above.join(', ')}: it must not import them (see JOBS_LAYERS in eslint.config.js).`,
+          },
+        ];
   return { files: [`services/jobs/src/${layer}/**/*.ts`], rules: serviceBoundary('jobs', patterns) };
 });
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', 'test-output/**', '.data/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/coverage/**',
+      'test-output/**',
+      '.data/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -56,7 +94,10 @@ export default tseslint.config(
   {
     files: ['libs/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: SERVICES.map((s) => `@bns/${s}`), message: 'Libraries never depend on services.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: SERVICES.map((s) => `@bns/${s}`), message: 'Libraries never depend on services.' }] },
+      ],
     },
   },
   {
@@ -70,7 +111,11 @@ export default tseslint.config(
         {
           patterns: [
             { group: SERVICES.map((s) => `@bns/${s}`), message: 'Libraries never depend on services.' },
-            { group: ['../jobs/*', '../registry/*'], message: 'common/ never imports the jobs contracts or the registry (jobs imports common/): move what it needs down into common/, or its user up.' },
+            {
+              group: ['../jobs/*', '../registry/*'],
+              message:
+                'common/ never imports the jobs contracts or the registry (jobs imports common/): move what it needs down into common/, or its user up.',
+            },
           ],
         },
       ],

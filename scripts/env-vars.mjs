@@ -28,16 +28,24 @@ export const README = join(ROOT, 'README.md');
 export const GROUPS = {
   production: {
     title: 'Set in production',
-    intro: 'A production deployment sets these (the Helm chart sets most of them from its values); the defaults suit a laptop, not a cluster.',
+    intro:
+      'A production deployment sets these (the Helm chart sets most of them from its values); the defaults suit a laptop, not a cluster.',
   },
   tuning: { title: 'Tuning', intro: 'Safe defaults; change one when a measurement says so.' },
   test: {
     title: 'Tests and local development only',
-    intro: 'The simulated WhatsApp engine and the dev sign-in. They have no effect with `WA_ENGINE=webjs` and `AUTH_MODE=clerk`.',
+    intro:
+      'The simulated WhatsApp engine and the dev sign-in. They have no effect with `WA_ENGINE=webjs` and `AUTH_MODE=clerk`.',
   },
-  launcher: { title: 'Launcher (`npm start`)', intro: 'Read by `scripts/start.mjs` only; it also passes every variable above to the services it starts.' },
+  launcher: {
+    title: 'Launcher (`npm start`)',
+    intro: 'Read by `scripts/start.mjs` only; it also passes every variable above to the services it starts.',
+  },
   runner: { title: 'Test runner', intro: 'Read by `npm test`, the end-to-end run and the fault tests.' },
-  bench: { title: 'Benchmarks only', intro: 'Read by the scripts in `scripts/bench/` (see [benchmarks.md](benchmarks.md)).' },
+  bench: {
+    title: 'Benchmarks only',
+    intro: 'Read by the scripts in `scripts/bench/` (see [benchmarks.md](benchmarks.md)).',
+  },
 };
 
 /**
@@ -95,46 +103,178 @@ const PLACES = {
  * row of the same name here.
  */
 const SCRIPT_VARS = [
-  ['launcher', 'GATEWAY_PORT', 'npm start', 8080, 'port of the gateway (web app and API); a taken port stops the start with its name'],
-  ['launcher', 'BNS_DATA_DIR', 'npm start', '.data', 'folder of the private Postgres and NATS data, the logs and the dev issuer key'],
+  [
+    'launcher',
+    'GATEWAY_PORT',
+    'npm start',
+    8080,
+    'port of the gateway (web app and API); a taken port stops the start with its name',
+  ],
+  [
+    'launcher',
+    'BNS_DATA_DIR',
+    'npm start',
+    '.data',
+    'folder of the private Postgres and NATS data, the logs and the dev issuer key',
+  ],
   ['launcher', 'DATABASE_URL', 'npm start', undefined, 'use this Postgres instead of starting a private one'],
   ['launcher', 'NATS_URL', 'npm start', undefined, 'use this NATS instead of starting a private nats-server'],
   ['launcher', 'SESSIONS_SHARDS', 'npm start', 2, 'sessions shards to start'],
-  ['launcher', 'AUTH_MODE', 'npm start', undefined, '`clerk` when CLERK_ISSUER and CLERK_JWKS_URL (or CLERK_JWT_KEY) are set, else `dev`'],
+  [
+    'launcher',
+    'AUTH_MODE',
+    'npm start',
+    undefined,
+    '`clerk` when CLERK_ISSUER and CLERK_JWKS_URL (or CLERK_JWT_KEY) are set, else `dev`',
+  ],
   ['launcher', 'WA_ENGINE', 'npm start', 'simulated', 'WhatsApp engine of the sessions replicas and the gateway'],
-  ['launcher', 'DEV_ISSUER_KEY_FILE', 'npm start', '$BNS_DATA_DIR/dev-issuer-key.json', 'the dev issuer key, kept so a restart keeps users signed in'],
-  ['runner', 'TEST_LANES', 'npm test', 2, 'lanes of project tests run side by side; 1 runs the projects one after another'],
+  [
+    'launcher',
+    'DEV_ISSUER_KEY_FILE',
+    'npm start',
+    '$BNS_DATA_DIR/dev-issuer-key.json',
+    'the dev issuer key, kept so a restart keeps users signed in',
+  ],
+  [
+    'runner',
+    'TEST_LANES',
+    'npm test',
+    2,
+    'lanes of project tests run side by side; 1 runs the projects one after another',
+  ],
   ['runner', 'E2E_URL', 'e2e', undefined, 'drive a system already running at this URL instead of starting one'],
   ['runner', 'E2E_NO_BUILD', 'e2e', undefined, 'skip the build before the end-to-end run'],
-  ['runner', 'E2E_STARTUP_TIMEOUT_MS', 'e2e', 900000, 'longest wait for the system to start (install and build included)'],
+  [
+    'runner',
+    'E2E_STARTUP_TIMEOUT_MS',
+    'e2e',
+    900000,
+    'longest wait for the system to start (install and build included)',
+  ],
   ['runner', 'CHROMIUM_PATH', 'e2e, CSP test', '/usr/bin/chromium', 'the Chromium playwright-core drives'],
-  ['runner', 'NATS_SERVER_BIN', 'libs/testing', undefined, 'the nats-server to run (else /usr/sbin, /usr/bin, /usr/local/bin)'],
-  ['runner', 'NODE_COMPILE_CACHE', 'libs/testing', '$TMPDIR/bns-node-compile-cache', "V8's compiled code of spawned services, reused across starts"],
+  [
+    'runner',
+    'NATS_SERVER_BIN',
+    'libs/testing',
+    undefined,
+    'the nats-server to run (else /usr/sbin, /usr/bin, /usr/local/bin)',
+  ],
+  [
+    'runner',
+    'NODE_COMPILE_CACHE',
+    'libs/testing',
+    '$TMPDIR/bns-node-compile-cache',
+    "V8's compiled code of spawned services, reused across starts",
+  ],
   ['runner', 'CHAOS_RECIPIENTS', 'fault tests', 30, 'recipients of each tenant’s job in every fault scenario'],
   ['runner', 'FUZZ_SEED', 'gateway fuzz test', 152026, 'seed of the malformed requests'],
   ['runner', 'TEST_RESULTS_NAME', 'test reporters', 'node-test', 'name of the results file under test-output/results'],
-  ['bench', 'BENCH_PROFILE', 'jobs-throughput, pacing, pgboss-compare', undefined, 'CPU-profile `jobs`, `gateway`, `sessions-0` or `sessions-1` over each measured stretch (`JOBS_PROFILE=1` = `jobs`)'],
-  ['bench', 'BENCH_PG_FLAGS', 'jobs-throughput, pacing, pgboss-compare', undefined, 'extra Postgres server flags, e.g. `-c pg_stat_statements.track_planning=on`'],
-  ['bench', 'BENCH_PG_LOG', 'jobs-throughput, pacing, pgboss-compare', undefined, "file the benchmark Postgres writes its log to (e.g. auto_explain's plans)"],
-  ['bench', 'JOBS_STEP_*', 'jobs-throughput, pacing, pgboss-compare', undefined, 'passed on to the jobs service (`JOBS_STEP_BATCH`, `JOBS_STEP_TRANSACTIONS`), to compare batching'],
-  ['bench', 'BENCH_ROUNDS', 'pgboss-compare', 0, 'extra rounds of "send only" against pg-boss → sessions, order alternating'],
-  ['bench', 'BENCH_SCHEDULE_LEAD_MS', 'pgboss-compare', 15000, 'how far ahead the "send only" jobs are scheduled, so they are all created in time'],
+  [
+    'bench',
+    'BENCH_PROFILE',
+    'jobs-throughput, pacing, pgboss-compare',
+    undefined,
+    'CPU-profile `jobs`, `gateway`, `sessions-0` or `sessions-1` over each measured stretch (`JOBS_PROFILE=1` = `jobs`)',
+  ],
+  [
+    'bench',
+    'BENCH_PG_FLAGS',
+    'jobs-throughput, pacing, pgboss-compare',
+    undefined,
+    'extra Postgres server flags, e.g. `-c pg_stat_statements.track_planning=on`',
+  ],
+  [
+    'bench',
+    'BENCH_PG_LOG',
+    'jobs-throughput, pacing, pgboss-compare',
+    undefined,
+    "file the benchmark Postgres writes its log to (e.g. auto_explain's plans)",
+  ],
+  [
+    'bench',
+    'JOBS_STEP_*',
+    'jobs-throughput, pacing, pgboss-compare',
+    undefined,
+    'passed on to the jobs service (`JOBS_STEP_BATCH`, `JOBS_STEP_TRANSACTIONS`), to compare batching',
+  ],
+  [
+    'bench',
+    'BENCH_ROUNDS',
+    'pgboss-compare',
+    0,
+    'extra rounds of "send only" against pg-boss → sessions, order alternating',
+  ],
+  [
+    'bench',
+    'BENCH_SCHEDULE_LEAD_MS',
+    'pgboss-compare',
+    15000,
+    'how far ahead the "send only" jobs are scheduled, so they are all created in time',
+  ],
   ['bench', 'PGBOSS_WORKERS', 'pgboss-compare', 1, 'pg-boss workers side by side (its localConcurrency)'],
   ['bench', 'PGBOSS_BATCH', 'pgboss-compare', 20, 'jobs one pg-boss fetch takes'],
   ['bench', 'PGBOSS_SERIAL', 'pgboss-compare', undefined, "`1`: a batch's round trips one after another"],
-  ['bench', 'PGBOSS_TARGETS', 'pgboss-compare', 'sessions,echo', 'what pg-boss jobs call: the sessions service, an echo responder, or both'],
-  ['bench', 'GATEWAY_PROFILE', 'gateway-pollers, dashboard-read, realtime-progress', undefined, 'CPU-profile the gateway (`1`; gateway-pollers also `revalidating`, `1hz`, `full`)'],
-  ['bench', 'BENCH_PROFILE_SERVICE', 'gateway-pollers', 'gateway', '`jobs`: GATEWAY_PROFILE profiles the jobs service instead'],
+  [
+    'bench',
+    'PGBOSS_TARGETS',
+    'pgboss-compare',
+    'sessions,echo',
+    'what pg-boss jobs call: the sessions service, an echo responder, or both',
+  ],
+  [
+    'bench',
+    'GATEWAY_PROFILE',
+    'gateway-pollers, dashboard-read, realtime-progress',
+    undefined,
+    'CPU-profile the gateway (`1`; gateway-pollers also `revalidating`, `1hz`, `full`)',
+  ],
+  [
+    'bench',
+    'BENCH_PROFILE_SERVICE',
+    'gateway-pollers',
+    'gateway',
+    '`jobs`: GATEWAY_PROFILE profiles the jobs service instead',
+  ],
   ['bench', 'BENCH_SHED_MAX_IN_FLIGHT', 'gateway-pollers', undefined, "the gateway's SHED_MAX_IN_FLIGHT for the run"],
-  ['bench', 'BENCH_SHED_READS_MAX_IN_FLIGHT', 'gateway-pollers', undefined, "the gateway's SHED_READS_MAX_IN_FLIGHT for the run"],
-  ['bench', 'BENCH_SHED_TARGET_MS', 'gateway-pollers', undefined, "the gateway's SHED_TARGET_MS for the run (`0`: a fixed bound)"],
+  [
+    'bench',
+    'BENCH_SHED_READS_MAX_IN_FLIGHT',
+    'gateway-pollers',
+    undefined,
+    "the gateway's SHED_READS_MAX_IN_FLIGHT for the run",
+  ],
+  [
+    'bench',
+    'BENCH_SHED_TARGET_MS',
+    'gateway-pollers',
+    undefined,
+    "the gateway's SHED_TARGET_MS for the run (`0`: a fixed bound)",
+  ],
   ['bench', 'BENCH_JOB_RECIPIENTS', 'gateway-pollers', 500, 'recipients of each polled running job'],
-  ['bench', 'BENCH_OVERLOAD_RUNS', 'gateway-pollers', 1, 'times the overload pair (connect at once, open connections) runs'],
+  [
+    'bench',
+    'BENCH_OVERLOAD_RUNS',
+    'gateway-pollers',
+    1,
+    'times the overload pair (connect at once, open connections) runs',
+  ],
   ['bench', 'BENCH_ONLY', 'gateway-pollers', undefined, '`overload`: stop after the overload phase'],
-  ['bench', 'DASHBOARD_PROFILE', 'dashboard-read', undefined, '`1`: CPU-profile the dashboard service over the first read run'],
+  [
+    'bench',
+    'DASHBOARD_PROFILE',
+    'dashboard-read',
+    undefined,
+    '`1`: CPU-profile the dashboard service over the first read run',
+  ],
   ['bench', 'JOBS_PROFILE', 'realtime-progress', undefined, '`1`: CPU-profile the jobs service'],
   ['bench', 'PG_STATS', 'realtime-progress', undefined, "`1`: print Postgres's statement counts"],
-  ['bench', 'TRANSPORTS', 'realtime-progress', undefined, "socket.io transports of the clients, comma-separated (default: the web app's)"],
+  [
+    'bench',
+    'TRANSPORTS',
+    'realtime-progress',
+    undefined,
+    "socket.io transports of the clients, comma-separated (default: the web app's)",
+  ],
   ['bench', 'BENCH_ONLY_ACCEPT', 'job-results', undefined, 'stop after the 50,000-row start'],
   ['bench', 'JOBS_LOG_LEVEL', 'job-results', 'warn', "the jobs service's LOG_LEVEL"],
 ];
@@ -150,15 +290,18 @@ const cell = (text) => String(text).replace(/\|/g, '\\|');
 export async function envVars() {
   const kit = await import('@bns/service-kit');
   const rows = [];
-  const add = (name, v, who) => rows.push({ name, who, defaultValue: v.defaultValue, doc: v.doc, group: PLACES[name]?.group ?? 'tuning' });
+  const add = (name, v, who) =>
+    rows.push({ name, who, defaultValue: v.defaultValue, doc: v.doc, group: PLACES[name]?.group ?? 'tuning' });
   for (const [name, v] of Object.entries(kit.COMMON_ENV)) add(name, v, 'all services');
   for (const [name, v] of Object.entries(kit.DATABASE_ENV)) add(name, v, 'every service with a schema');
   for (const [service, exportName] of Object.entries(SERVICES)) {
     const source = join(ROOT, 'services', service, 'src', 'config', 'env.ts');
     const built = join(ROOT, 'services', service, 'dist', 'config', 'env.js');
     if (!existsSync(source)) continue;
-    if (!existsSync(built)) throw new Error(`services/${service} is not built: run \`npx nx run @bns/${service}:build\` first`);
-    if (statSync(source).mtimeMs > statSync(built).mtimeMs) process.stderr.write(`warning: services/${service}/src/config/env.ts is newer than its build\n`);
+    if (!existsSync(built))
+      throw new Error(`services/${service} is not built: run \`npx nx run @bns/${service}:build\` first`);
+    if (statSync(source).mtimeMs > statSync(built).mtimeMs)
+      process.stderr.write(`warning: services/${service}/src/config/env.ts is newer than its build\n`);
     const spec = (await import(pathToFileURL(built).href))[exportName];
     if (!spec) throw new Error(`services/${service}/dist/config/env.js exports no ${exportName}`);
     for (const [name, v] of Object.entries(spec)) add(name, v, service);
@@ -168,7 +311,13 @@ export async function envVars() {
 
 /** The variables the launcher, the test runner and the benchmarks read (no service reads them). */
 export function scriptVars() {
-  const launcher = Object.entries(lib.LAUNCHER_ENV ?? {}).map(([name, v]) => ({ group: 'launcher', name, who: 'npm start', defaultValue: v.defaultValue, doc: v.doc }));
+  const launcher = Object.entries(lib.LAUNCHER_ENV ?? {}).map(([name, v]) => ({
+    group: 'launcher',
+    name,
+    who: 'npm start',
+    defaultValue: v.defaultValue,
+    doc: v.doc,
+  }));
   const checked = new Set(launcher.map((r) => r.name));
   const listed = SCRIPT_VARS.map(([group, name, who, defaultValue, doc]) => ({ group, name, who, defaultValue, doc }));
   return [...launcher, ...listed.filter((r) => !(r.group === 'launcher' && checked.has(r.name)))];
@@ -218,11 +367,13 @@ ${scriptVars().length} more by the launcher, the test runner and the benchmarks.
 export async function readmeTable() {
   const rows = merged(await envVars());
   const missing = rows.filter((r) => r.group === 'production' && !PLACES[r.name]?.readme).map((r) => r.name);
-  if (missing.length) throw new Error(`scripts/env-vars.mjs: give these production variables a README line: ${missing.join(', ')}`);
+  if (missing.length)
+    throw new Error(`scripts/env-vars.mjs: give these production variables a README line: ${missing.join(', ')}`);
   const shown = rows.filter((r) => PLACES[r.name]?.readme);
   shown.sort((a, b) => (a.group === 'production' ? 0 : 1) - (b.group === 'production' ? 0 : 1));
   let out = '| Variable | Default | What it is |\n|---|---|---|\n';
-  for (const r of shown) out += `| \`${r.name}\` | ${show(r.defaultValue)} | ${cell(PLACES[r.name].readme)}${r.group === 'production' ? ' ¹' : ''} |\n`;
+  for (const r of shown)
+    out += `| \`${r.name}\` | ${show(r.defaultValue)} | ${cell(PLACES[r.name].readme)}${r.group === 'production' ? ' ¹' : ''} |\n`;
   return out;
 }
 

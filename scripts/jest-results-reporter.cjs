@@ -29,7 +29,8 @@ class ResultsReporter {
       if (file.testExecError || (file.failureMessage && file.testResults.length === 0)) {
         failures.push(`${where}: ${firstLine(file.testExecError?.message ?? file.failureMessage)}`);
       }
-      for (const t of file.testResults) if (t.status === 'failed') failures.push(`${where} › ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
+      for (const t of file.testResults)
+        if (t.status === 'failed') failures.push(`${where} › ${t.fullName}: ${firstLine(t.failureMessages[0])}`);
     }
     writeFileSync(
       join(dir, `${name}.json`),

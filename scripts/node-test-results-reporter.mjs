@@ -11,8 +11,12 @@ export default async function* reporter(source) {
       else totals.passed++;
     } else if (event.type === 'test:fail' && event.data.details?.type !== 'suite') {
       totals.failed++;
-      const reason = String(event.data.details?.error?.cause?.message ?? event.data.details?.error?.message ?? '').split('\n')[0].slice(0, 300);
-      totals.failures.push(`${event.data.file ? relative(ROOT, event.data.file) : '?'} › ${event.data.name}: ${reason}`);
+      const reason = String(event.data.details?.error?.cause?.message ?? event.data.details?.error?.message ?? '')
+        .split('\n')[0]
+        .slice(0, 300);
+      totals.failures.push(
+        `${event.data.file ? relative(ROOT, event.data.file) : '?'} › ${event.data.name}: ${reason}`,
+      );
     }
   }
   const dir = join(ROOT, 'test-output', 'results');

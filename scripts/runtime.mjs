@@ -28,19 +28,40 @@ const major = (version) => Number(String(version).replace(/^v/, '').split('.')[0
 /** Folder with a Node 24 `node` binary, fetched into .runtime/ when missing. Throws with the reason. */
 export function node24BinDir() {
   const pkg = platformPackage();
-  if (!pkg) throw new Error(`no Node ${NODE_MAJOR} package for ${process.platform}-${process.arch}: install Node ${NODE_MAJOR} (https://nodejs.org)`);
+  if (!pkg)
+    throw new Error(
+      `no Node ${NODE_MAJOR} package for ${process.platform}-${process.arch}: install Node ${NODE_MAJOR} (https://nodejs.org)`,
+    );
   const bin = join(RUNTIME_DIR, 'node_modules', pkg, 'bin');
   const node = join(bin, process.platform === 'win32' ? 'node.exe' : 'node');
   if (existsSync(node) && major(spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout) === NODE_MAJOR) return bin;
   mkdirSync(RUNTIME_DIR, { recursive: true });
   // A package.json of its own, so npm installs here and not into the project's workspaces.
-  writeFileSync(join(RUNTIME_DIR, 'package.json'), `${JSON.stringify({ name: 'bns-node-runtime', private: true }, null, 2)}\n`);
-  const npm = spawnSync('npm', ['install', '--prefix', RUNTIME_DIR, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', `${pkg}@${NODE_MAJOR}`], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'ignore', 'pipe'],
-    shell: process.platform === 'win32',
-  });
-  if (npm.status !== 0 || !existsSync(node)) throw new Error(`could not fetch ${pkg}@${NODE_MAJOR} from the npm registry:\n${npm.stderr ?? ''}`);
+  writeFileSync(
+    join(RUNTIME_DIR, 'package.json'),
+    `${JSON.stringify({ name: 'bns-node-runtime', private: true }, null, 2)}\n`,
+  );
+  const npm = spawnSync(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      RUNTIME_DIR,
+      '--no-save',
+      '--no-package-lock',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      `${pkg}@${NODE_MAJOR}`,
+    ],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'ignore', 'pipe'],
+      shell: process.platform === 'win32',
+    },
+  );
+  if (npm.status !== 0 || !existsSync(node))
+    throw new Error(`could not fetch ${pkg}@${NODE_MAJOR} from the npm registry:\n${npm.stderr ?? ''}`);
   return bin;
 }
 
@@ -59,7 +80,9 @@ export async function useNode24() {
   }
   const node = join(bin, process.platform === 'win32' ? 'node.exe' : 'node');
   const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  process.stdout.write(`Node ${process.versions.node} is older than ${NODE_MAJOR}: running under Node ${version.replace(/^v/, '')} from ${join('.runtime', `node${NODE_MAJOR}`)} (npm registry).\n`);
+  process.stdout.write(
+    `Node ${process.versions.node} is older than ${NODE_MAJOR}: running under Node ${version.replace(/^v/, '')} from ${join('.runtime', `node${NODE_MAJOR}`)} (npm registry).\n`,
+  );
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: 'inherit',
     // Every `node`, `npm` and `npx` the script starts picks Node 24 from the PATH.
@@ -68,7 +91,9 @@ export async function useNode24() {
   // Passed on, so a signal sent to this process alone also stops the child (a terminal's Ctrl-C reaches
   // both; the launcher and the test runner take a second one calmly).
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
-  const code = await new Promise((resolve) => child.on('exit', (c, s) => resolve(c ?? (s ? 128 + (s === 'SIGKILL' ? 9 : 15) : 1))));
+  const code = await new Promise((resolve) =>
+    child.on('exit', (c, s) => resolve(c ?? (s ? 128 + (s === 'SIGKILL' ? 9 : 15) : 1))),
+  );
   process.exit(code);
 }
 

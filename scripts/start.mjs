@@ -19,7 +19,8 @@ const settings = launcherEnv();
 ensureDependencies();
 if (!skipBuild) {
   process.stdout.write('Building…\n');
-  if (run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']) !== 0) fail('Build failed: see the output above.');
+  if (run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']) !== 0)
+    fail('Build failed: see the output above.');
 }
 
 const testing = await import('@bns/testing');
@@ -31,10 +32,13 @@ mkdirSync(logDir, { recursive: true });
 
 const gatewayPort = settings.GATEWAY_PORT;
 if (await testing.portInUse(gatewayPort)) {
-  fail(`Port ${gatewayPort} (GATEWAY_PORT) is already in use: stop what is using it or set GATEWAY_PORT to another port.`);
+  fail(
+    `Port ${gatewayPort} (GATEWAY_PORT) is already in use: stop what is using it or set GATEWAY_PORT to another port.`,
+  );
 }
 const shards = Number(process.env.SESSIONS_SHARDS ?? 2);
-if (!Number.isInteger(shards) || shards < 1) fail(`SESSIONS_SHARDS must be a positive integer, got "${process.env.SESSIONS_SHARDS}"`);
+if (!Number.isInteger(shards) || shards < 1)
+  fail(`SESSIONS_SHARDS must be a positive integer, got "${process.env.SESSIONS_SHARDS}"`);
 /**
  * How a start is waited for (StartProgress in libs/testing): a service that is moving (output, CPU,
  * its port answering) for up to START_TIMEOUT_S; one that exits, or stays silent for
@@ -72,7 +76,12 @@ function supervise(index, crashes = 0) {
   void handle.process.waitExit().then((code) => {
     const inARow = Date.now() - startedAt < FAST_CRASH_MS ? crashes + 1 : 1;
     const signal = handle.process.exitSignal;
-    return restart(index, code === null && signal ? `killed by ${signal}` : `code ${code}`, inARow, handle.process.tail(15));
+    return restart(
+      index,
+      code === null && signal ? `killed by ${signal}` : `code ${code}`,
+      inARow,
+      handle.process.tail(15),
+    );
   });
 }
 
@@ -80,11 +89,15 @@ async function restart(index, why, inARow, tail) {
   if (stopping) return;
   const handle = system.services[index];
   if (inARow >= GIVE_UP_AFTER) {
-    process.stderr.write(`${handle.label} crashed ${inARow} times in a row, each within ${FAST_CRASH_MS / 1000} s of its start (${why}); last lines:\n${tail}\nGiving up: stopping everything.\n`);
+    process.stderr.write(
+      `${handle.label} crashed ${inARow} times in a row, each within ${FAST_CRASH_MS / 1000} s of its start (${why}); last lines:\n${tail}\nGiving up: stopping everything.\n`,
+    );
     return void shutdown(1);
   }
   const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (inARow - 1));
-  process.stderr.write(`${handle.label} exited unexpectedly (${why}); restarting it in ${delay / 1000} s (crash ${inARow} in a row). Last lines:\n${tail}\n`);
+  process.stderr.write(
+    `${handle.label} exited unexpectedly (${why}); restarting it in ${delay / 1000} s (crash ${inARow} in a row). Last lines:\n${tail}\n`,
+  );
   await new Promise((r) => setTimeout(r, delay));
   if (stopping) return;
   let next;
@@ -124,7 +137,14 @@ async function shutdown(code) {
   stopping = true;
   process.stdout.write('\nStopping…\n');
   await system?.stop().catch(() => undefined);
-  await Promise.all([...restarting].map((p) => p.then((h) => h.stop(), () => undefined)));
+  await Promise.all(
+    [...restarting].map((p) =>
+      p.then(
+        (h) => h.stop(),
+        () => undefined,
+      ),
+    ),
+  );
   await nats?.stop().catch(() => undefined);
   await postgres?.stop().catch(() => undefined);
   for (const stream of logs.values()) stream.end();
@@ -137,7 +157,10 @@ try {
   if (process.env.DATABASE_URL) {
     postgres = { url: process.env.DATABASE_URL, stop: async () => undefined };
   } else {
-    postgres = await testing.startPostgres({ dataDir: join(dataDir, 'postgres'), onLog: (l) => logTo('postgres').write(`${l}\n`) });
+    postgres = await testing.startPostgres({
+      dataDir: join(dataDir, 'postgres'),
+      onLog: (l) => logTo('postgres').write(`${l}\n`),
+    });
   }
   if (process.env.NATS_URL) {
     nats = { url: process.env.NATS_URL, stop: async () => undefined };
@@ -182,7 +205,9 @@ try {
       'the gateway to be ready',
     )
     .catch((err) => {
-      throw new Error(`${err.message}${lastReadyz ? `\nIts last /readyz: ${lastReadyz.slice(0, 2000)}` : ''}\n(START_TIMEOUT_S=${settings.START_TIMEOUT_S} s: raise it on a very busy machine)`);
+      throw new Error(
+        `${err.message}${lastReadyz ? `\nIts last /readyz: ${lastReadyz.slice(0, 2000)}` : ''}\n(START_TIMEOUT_S=${settings.START_TIMEOUT_S} s: raise it on a very busy machine)`,
+      );
     });
   process.stdout.write(`Logs: ${logDir}\nReady: ${url}  (${((Date.now() - started) / 1000).toFixed(1)} s)\n`);
 } catch (err) {

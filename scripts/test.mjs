@@ -14,7 +14,11 @@ const resultsDir = join(ROOT, 'test-output', 'results');
 rmSync(resultsDir, { recursive: true, force: true });
 
 /** The *.test.mjs files of a folder, relative to the root. */
-const testFiles = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => join(dir, f));
+const testFiles = (dir) =>
+  readdirSync(join(ROOT, dir))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => join(dir, f));
 
 const steps = [];
 const step = async (name, fn) => {
@@ -38,7 +42,17 @@ if (TEST_LANES !== 1 && TEST_LANES !== 2) fail('TEST_LANES: 1 (one project after
 const FIRST_LANE = ['@bns/jobs', '@bns/dashboard', '@bns/templates'];
 // The build step above built every project: without --exclude-task-dependencies, --skip-nx-cache
 // would build all nine again (about a minute on two cores) before the first test.
-const nxTest = (...select) => ['nx', 'run-many', '-t', 'test', '--output-style=static', '--parallel=1', '--skip-nx-cache', '--exclude-task-dependencies', ...select];
+const nxTest = (...select) => [
+  'nx',
+  'run-many',
+  '-t',
+  'test',
+  '--output-style=static',
+  '--parallel=1',
+  '--skip-nx-cache',
+  '--exclude-task-dependencies',
+  ...select,
+];
 
 /** Runs a command with its output kept, and prints it in one piece when it ends. */
 function runQuietly(command, args, label) {
@@ -60,26 +74,48 @@ async function unitAndIntegration() {
   if (TEST_LANES === 1) return run('npx', nxTest());
   const [first, second] = await Promise.all([
     runAsync('npx', nxTest(`--projects=${FIRST_LANE.join(',')}`)),
-    runQuietly('npx', nxTest(`--exclude=${FIRST_LANE.join(',')}`), 'unit + integration, second lane (every project but those of the first)'),
+    runQuietly(
+      'npx',
+      nxTest(`--exclude=${FIRST_LANE.join(',')}`),
+      'unit + integration, second lane (every project but those of the first)',
+    ),
   ]);
   return first !== 0 ? first : second;
 }
 
-if ((await step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']))) !== 0) fail('Build failed: no test was run.');
+if ((await step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']))) !== 0)
+  fail('Build failed: no test was run.');
 // Formatting is Prettier's (an unformatted file fails the run), the rest is ESLint's.
-await step('lint', () => (run('npx', ['prettier', '--check', '--log-level=warn', '.']) === 0 ? run('npx', ['eslint', 'libs', 'services', 'web/src']) : 1));
+await step('lint', () =>
+  run('npx', ['prettier', '--check', '--log-level=warn', '.']) === 0
+    ? run('npx', ['eslint', 'libs', 'services', 'web/src'])
+    : 1,
+);
 await step(`unit + integration (nx test${TEST_LANES === 2 ? ', two lanes' : ''})`, unitAndIntegration);
 await step('launcher', () =>
   // Node 22+ reads --test arguments as files or globs, not folders; the totals reporter prints nothing
   // (a /dev/null destination fails: Node 24 fsyncs it on close).
-  run(process.execPath, ['--test', '--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${join(ROOT, 'scripts/node-test-results-reporter.mjs')}`, '--test-reporter-destination=stdout', ...testFiles('scripts/test')], {
-    env: { ...process.env, TEST_RESULTS_NAME: 'launcher' },
-  }),
+  run(
+    process.execPath,
+    [
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(ROOT, 'scripts/node-test-results-reporter.mjs')}`,
+      '--test-reporter-destination=stdout',
+      ...testFiles('scripts/test'),
+    ],
+    {
+      env: { ...process.env, TEST_RESULTS_NAME: 'launcher' },
+    },
+  ),
 );
 await step('fault suite (kill -9, NATS and Postgres restarts)', () => run(process.execPath, ['scripts/chaos/run.mjs']));
 const e2e = { env: { ...process.env, E2E_NO_BUILD: '1' } };
 await step('end-to-end (headless Chromium)', () => run(process.execPath, ['scripts/e2e/run.mjs'], e2e));
-await step('end-to-end: the first hour (big files, checks, navigation, axe)', () => run(process.execPath, ['scripts/e2e/first-hour.mjs'], e2e));
+await step('end-to-end: the first hour (big files, checks, navigation, axe)', () =>
+  run(process.execPath, ['scripts/e2e/first-hour.mjs'], e2e),
+);
 
 const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
 if (existsSync(resultsDir)) {
@@ -98,6 +134,9 @@ for (const s of steps) process.stdout.write(`${s.status === 0 ? 'ok  ' : 'FAIL'}
 for (const f of totals.failures) process.stdout.write(`  ✕ ${f}\n`);
 process.stdout.write(`total ${Math.round((Date.now() - started) / 1000)} s\n`);
 // A failed step with no failed test (a crash, a lint error) still fails the run.
-const failed = Math.max(totals.failed, failedSteps.length > 0 && totals.failed === 0 ? failedSteps.length : totals.failed);
+const failed = Math.max(
+  totals.failed,
+  failedSteps.length > 0 && totals.failed === 0 ? failedSteps.length : totals.failed,
+);
 process.stdout.write(`${totals.passed} passed, ${failed} failed, ${totals.skipped} skipped\n`);
 process.exit(failedSteps.length > 0 || failed > 0 ? 1 : 0);

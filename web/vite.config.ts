@@ -17,13 +17,16 @@ const resultsReporter: Reporter = {
         if (state === 'passed') totals.passed++;
         else if (state === 'failed') {
           totals.failed++;
-          totals.failures.push(`web/${m.relativeModuleId} › ${t.fullName}: ${(t.result().errors?.[0]?.message ?? '').split('\n')[0].slice(0, 300)}`);
-        }
-        else totals.skipped++;
+          totals.failures.push(
+            `web/${m.relativeModuleId} › ${t.fullName}: ${(t.result().errors?.[0]?.message ?? '').split('\n')[0].slice(0, 300)}`,
+          );
+        } else totals.skipped++;
       }
       if (m.state() === 'failed' && [...m.children.allTests()].length === 0) {
         totals.failed++;
-        totals.failures.push(`web/${m.relativeModuleId}: ${(m.errors()[0]?.message ?? '').split('\n')[0].slice(0, 300)}`);
+        totals.failures.push(
+          `web/${m.relativeModuleId}: ${(m.errors()[0]?.message ?? '').split('\n')[0].slice(0, 300)}`,
+        );
       }
     }
     const dir = fileURLToPath(new URL('../test-output/results', import.meta.url));

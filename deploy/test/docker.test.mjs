@@ -77,14 +77,16 @@ export function dockerfileProblems(text) {
       const parts = ins.args.split(/\s+/).filter((p) => !p.startsWith('--'));
       const sources = parts.slice(0, -1);
       for (const src of sources) {
-        if (src === '.' || src === './' || src === '*') problems.push(`${ins.op} ${ins.args}: copies the whole build context`);
+        if (src === '.' || src === './' || src === '*')
+          problems.push(`${ins.op} ${ins.args}: copies the whole build context`);
         if (SECRET_FILE.test(src)) problems.push(`${ins.op} ${src}: copies a secret file`);
         if (ins.op === 'ADD' && /^https?:/.test(src)) problems.push(`ADD ${src}: downloads unpinned content`);
       }
     }
     if (ins.op === 'ENV' || ins.op === 'ARG') {
       for (const [, name] of ins.args.matchAll(/(?:^|\s)([A-Za-z_][A-Za-z0-9_]*)(?==|\s|$)/g)) {
-        if (SECRET_NAME.test(name) && !PUBLIC_NAMES.has(name)) problems.push(`${ins.op} ${name}: a secret must not be baked into an image`);
+        if (SECRET_NAME.test(name) && !PUBLIC_NAMES.has(name))
+          problems.push(`${ins.op} ${name}: a secret must not be baked into an image`);
       }
     }
   }
@@ -100,18 +102,28 @@ export function productionDepsProblems(text) {
   for (const ins of final.instructions.filter((i) => i.op === 'COPY' && /--from=/.test(i.args))) {
     const from = ins.args.match(/--from=(\S+)/)[1].toLowerCase();
     const source = byName.get(from);
-    const paths = ins.args.split(/\s+/).filter((p) => !p.startsWith('--')).slice(0, -1);
-    const installs = (source?.instructions ?? []).filter((i) => i.op === 'RUN' && /npm (ci|install)\b/.test(i.args)).map((i) => i.args);
+    const paths = ins.args
+      .split(/\s+/)
+      .filter((p) => !p.startsWith('--'))
+      .slice(0, -1);
+    const installs = (source?.instructions ?? [])
+      .filter((i) => i.op === 'RUN' && /npm (ci|install)\b/.test(i.args))
+      .map((i) => i.args);
     for (const path of paths) {
       if (/node_modules/.test(path)) {
         if (installs.length === 0) problems.push(`node_modules copied from ${from}, which installs nothing`);
-        for (const cmd of installs) if (!/--omit=dev/.test(cmd)) problems.push(`node_modules copied from ${from}, whose install keeps devDependencies: ${cmd}`);
+        for (const cmd of installs)
+          if (!/--omit=dev/.test(cmd))
+            problems.push(`node_modules copied from ${from}, whose install keeps devDependencies: ${cmd}`);
       } else if (installs.some((cmd) => !/--omit=dev/.test(cmd)) && !/(\/dist\/?$|package\.json$)/.test(path)) {
-        problems.push(`${path} copied from ${from}, a stage with devDependencies (only dist/ and package.json may come from there)`);
+        problems.push(
+          `${path} copied from ${from}, a stage with devDependencies (only dist/ and package.json may come from there)`,
+        );
       }
     }
   }
-  if (!final.instructions.some((i) => i.op === 'COPY' && /node_modules/.test(i.args))) problems.push('the runtime stage gets no node_modules');
+  if (!final.instructions.some((i) => i.op === 'COPY' && /node_modules/.test(i.args)))
+    problems.push('the runtime stage gets no node_modules');
   return problems;
 }
 
@@ -128,7 +140,9 @@ describe('Dockerfiles', () => {
       });
 
       test('Node stages run Node 24 LTS, the runtime of CI and of npm start (scripts/runtime.mjs)', () => {
-        const node = parseDockerfile(text).stages.map((s) => s.image).filter((i) => /^node:/.test(i));
+        const node = parseDockerfile(text)
+          .stages.map((s) => s.image)
+          .filter((i) => /^node:/.test(i));
         assert.ok(node.length > 0, 'no node base image');
         for (const image of node) assert.match(image, /^node:24\.\d+\.\d+-/, image);
       });
@@ -136,7 +150,10 @@ describe('Dockerfiles', () => {
       test('every file it copies from the repository exists', () => {
         const { instructions } = parseDockerfile(text);
         for (const ins of instructions.filter((i) => (i.op === 'COPY' || i.op === 'ADD') && !/--from=/.test(i.args))) {
-          const sources = ins.args.split(/\s+/).filter((p) => !p.startsWith('--')).slice(0, -1);
+          const sources = ins.args
+            .split(/\s+/)
+            .filter((p) => !p.startsWith('--'))
+            .slice(0, -1);
           for (const src of sources) assert.ok(existsSync(join(REPO_ROOT, src)), `${src} (${ins.op} ${ins.args})`);
         }
       });
@@ -165,7 +182,9 @@ describe('Dockerfiles', () => {
 
       test('builds and ships every workspace library the service depends on', () => {
         const pkg = JSON.parse(read(join(REPO_ROOT, 'services', image, 'package.json')));
-        const libs = Object.keys(pkg.dependencies ?? {}).filter((d) => d.startsWith('@bns/')).map((d) => d.slice('@bns/'.length));
+        const libs = Object.keys(pkg.dependencies ?? {})
+          .filter((d) => d.startsWith('@bns/'))
+          .map((d) => d.slice('@bns/'.length));
         assert.ok(libs.length > 0);
         for (const lib of libs) {
           assert.match(text, new RegExp(`tsc -p libs/${lib}/tsconfig\\.build\\.json`), `${lib} not compiled`);
@@ -180,12 +199,19 @@ describe('Dockerfiles', () => {
   test('sessions carries the Debian Chromium and never lets puppeteer download one', () => {
     const text = read(join(DOCKER_DIR, 'sessions.Dockerfile'));
     const { stages } = parseDockerfile(text);
-    const runtime = stages.at(-1).instructions.map((i) => `${i.op} ${i.args}`).join('\n');
+    const runtime = stages
+      .at(-1)
+      .instructions.map((i) => `${i.op} ${i.args}`)
+      .join('\n');
     assert.match(runtime, /apt-get install [^\n]*\bchromium\b/);
     assert.match(runtime, /CHROMIUM_PATH=\/usr\/bin\/chromium/);
     for (const stage of stages) {
-      const env = stage.instructions.filter((i) => i.op === 'ENV').map((i) => i.args).join(' ');
-      if (stage.instructions.some((i) => /npm (ci|install)/.test(i.args))) assert.match(env, /PUPPETEER_SKIP_DOWNLOAD=true/, stage.name);
+      const env = stage.instructions
+        .filter((i) => i.op === 'ENV')
+        .map((i) => i.args)
+        .join(' ');
+      if (stage.instructions.some((i) => /npm (ci|install)/.test(i.args)))
+        assert.match(env, /PUPPETEER_SKIP_DOWNLOAD=true/, stage.name);
     }
     assert.match(runtime, /tini/, 'Chromium children need an init process to be reaped');
   });
@@ -198,9 +224,21 @@ describe('Dockerfiles', () => {
 describe('the rule checks catch what they are for', () => {
   const good = read(join(DOCKER_DIR, 'jobs.Dockerfile'));
   const cases = [
-    ['a latest base image', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:latest AS runtime'), /uses latest/],
-    ['a floating major tag', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:20-bookworm-slim AS runtime'), /not pinned to a version/],
-    ['an untagged base image', (t) => t.replace('FROM node:24.21.0-bookworm-slim AS build', 'FROM node AS build'), /has no tag/],
+    [
+      'a latest base image',
+      (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:latest AS runtime'),
+      /uses latest/,
+    ],
+    [
+      'a floating major tag',
+      (t) => t.replace('FROM node:24.21.0-bookworm-slim AS runtime', 'FROM node:20-bookworm-slim AS runtime'),
+      /not pinned to a version/,
+    ],
+    [
+      'an untagged base image',
+      (t) => t.replace('FROM node:24.21.0-bookworm-slim AS build', 'FROM node AS build'),
+      /has no tag/,
+    ],
     ['running as root', (t) => t.replace('USER 1000:1000', 'USER root'), /not numeric/],
     ['uid 0', (t) => t.replace('USER 1000:1000', 'USER 0'), /USER is root/],
     ['no USER', (t) => t.replace(/^USER .*$/m, ''), /no USER/],
@@ -208,7 +246,11 @@ describe('the rule checks catch what they are for', () => {
     ['HEALTHCHECK NONE', (t) => t.replace(/^HEALTHCHECK .*$/m, 'HEALTHCHECK NONE'), /no HEALTHCHECK/],
     ['COPY . .', (t) => t.replace('COPY libs/contracts/ libs/contracts/', 'COPY . .'), /whole build context/],
     ['COPY .env', (t) => t.replace('COPY libs/contracts/ libs/contracts/', 'COPY .env ./'), /secret file/],
-    ['a baked password', (t) => t.replace('ENV NODE_ENV=production', 'ENV DATABASE_PASSWORD=hunter2 NODE_ENV=production'), /DATABASE_PASSWORD/],
+    [
+      'a baked password',
+      (t) => t.replace('ENV NODE_ENV=production', 'ENV DATABASE_PASSWORD=hunter2 NODE_ENV=production'),
+      /DATABASE_PASSWORD/,
+    ],
     ['a single stage', (t) => t.slice(t.indexOf('FROM node:24.21.0-bookworm-slim AS runtime')), /not multi-stage/],
   ];
   for (const [what, mutate, expected] of cases) {
@@ -219,12 +261,18 @@ describe('the rule checks catch what they are for', () => {
     });
   }
   test('node_modules from a stage with devDependencies', () => {
-    const broken = good.replace('COPY --from=prod-deps /app/node_modules node_modules/', 'COPY --from=build /app/node_modules node_modules/');
+    const broken = good.replace(
+      'COPY --from=prod-deps /app/node_modules node_modules/',
+      'COPY --from=build /app/node_modules node_modules/',
+    );
     assert.notEqual(broken, good);
     assert.match(productionDepsProblems(broken).join('\n'), /keeps devDependencies/);
   });
   test('sources copied from the build stage', () => {
-    const broken = good.replace('COPY --from=build /app/services/jobs/dist services/jobs/dist/', 'COPY --from=build /app/services/jobs services/jobs/');
+    const broken = good.replace(
+      'COPY --from=build /app/services/jobs/dist services/jobs/dist/',
+      'COPY --from=build /app/services/jobs services/jobs/',
+    );
     assert.notEqual(broken, good);
     assert.match(productionDepsProblems(broken).join('\n'), /only dist\/ and package\.json/);
   });
@@ -263,7 +311,8 @@ describe('docker/compose.yaml', () => {
       const known = envVariablesOf(service);
       const unknown = Object.keys(s.environment).filter((v) => !known.includes(v) && !v.startsWith('OTEL_'));
       assert.deepEqual(unknown, [], `${name} sets variables it does not read`);
-      if (service !== 'gateway') assert.match(s.environment.DATABASE_URL, new RegExp(`^postgres://bns_${service}:`), name);
+      if (service !== 'gateway')
+        assert.match(s.environment.DATABASE_URL, new RegExp(`^postgres://bns_${service}:`), name);
     }
   });
 });

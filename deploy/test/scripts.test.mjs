@@ -37,8 +37,10 @@ describe('probe.mjs', () => {
   };
   before(async () => {
     server = createServer((req, res) => {
-      if (req.url === '/healthz') return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
-      if (req.url === '/readyz') return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(readyz));
+      if (req.url === '/healthz')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
+      if (req.url === '/readyz')
+        return res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify(readyz));
       if (req.url === '/slow') return setTimeout(() => res.end('late'), 3000);
       res.writeHead(404).end();
     });
@@ -120,7 +122,10 @@ describe('prune-workspaces.mjs', () => {
     await prune(['--build', 'libs/contracts', 'web']);
     const dev = Object.keys(pkg().devDependencies);
     assert.ok(dev.includes('typescript'));
-    assert.ok(dev.every((d) => d === 'typescript' || d.startsWith('@types/')), dev.join(','));
+    assert.ok(
+      dev.every((d) => d === 'typescript' || d.startsWith('@types/')),
+      dev.join(','),
+    );
     assert.ok(!dev.includes('jest') && !dev.includes('kubernetes-models'));
   });
 
@@ -137,7 +142,9 @@ describe('wait-for.mjs', () => {
     const nats = createTcpServer((s) => s.end());
     await new Promise((r) => nats.listen(0, '127.0.0.1', r));
     try {
-      const ok = await outcome('node', [script('wait-for.mjs')], { NATS_URL: `nats://127.0.0.1:${nats.address().port}` });
+      const ok = await outcome('node', [script('wait-for.mjs')], {
+        NATS_URL: `nats://127.0.0.1:${nats.address().port}`,
+      });
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(ok.stdout, /NATS 127\.0\.0\.1:\d+ is up/);
     } finally {
@@ -151,7 +158,10 @@ describe('wait-for.mjs', () => {
     const port = closed.address().port;
     await new Promise((r) => closed.close(r));
     const started = Date.now();
-    const res = await outcome('node', [script('wait-for.mjs')], { NATS_URL: `nats://127.0.0.1:${port}`, WAIT_TIMEOUT_S: '1' });
+    const res = await outcome('node', [script('wait-for.mjs')], {
+      NATS_URL: `nats://127.0.0.1:${port}`,
+      WAIT_TIMEOUT_S: '1',
+    });
     assert.equal(res.code, 1);
     assert.match(res.stderr, /gave up on NATS 127\.0\.0\.1:\d+ after 1 s/);
     assert.ok(Date.now() - started < 10_000);

@@ -23,29 +23,32 @@ function fail(why) {
   process.exit(1);
 }
 
-const req = request({ host: '127.0.0.1', port, path, timeout: timeoutMs, headers: { accept: 'application/json' } }, (res) => {
-  let body = '';
-  res.setEncoding('utf8');
-  res.on('data', (chunk) => (body += chunk));
-  res.on('end', () => {
-    if (only.length === 0) {
-      if (res.statusCode >= 200 && res.statusCode < 300) process.exit(0);
-      fail(`HTTP ${res.statusCode}`);
-    }
-    let checks;
-    try {
-      checks = JSON.parse(body).checks ?? [];
-    } catch {
-      fail(`HTTP ${res.statusCode}, body is not JSON`);
-    }
-    for (const name of only) {
-      const check = checks.find((c) => c.name === name);
-      if (!check) fail(`no check named "${name}"`);
-      if (!check.ok) fail(`${name}: ${check.error ?? 'not ok'}`);
-    }
-    process.exit(0);
-  });
-});
+const req = request(
+  { host: '127.0.0.1', port, path, timeout: timeoutMs, headers: { accept: 'application/json' } },
+  (res) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk) => (body += chunk));
+    res.on('end', () => {
+      if (only.length === 0) {
+        if (res.statusCode >= 200 && res.statusCode < 300) process.exit(0);
+        fail(`HTTP ${res.statusCode}`);
+      }
+      let checks;
+      try {
+        checks = JSON.parse(body).checks ?? [];
+      } catch {
+        fail(`HTTP ${res.statusCode}, body is not JSON`);
+      }
+      for (const name of only) {
+        const check = checks.find((c) => c.name === name);
+        if (!check) fail(`no check named "${name}"`);
+        if (!check.ok) fail(`${name}: ${check.error ?? 'not ok'}`);
+      }
+      process.exit(0);
+    });
+  },
+);
 req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
 req.on('error', (err) => fail(err.message));
 req.end();

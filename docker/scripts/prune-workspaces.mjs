@@ -24,7 +24,9 @@ if (workspaces.length === 0) {
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 // A workspace entry is a folder ("web") or a one-level glob ("services/*").
 const isWorkspace = (w) =>
-  (pkg.workspaces ?? []).some((p) => p === w || (p.endsWith('/*') && w.startsWith(p.slice(0, -1)) && /^[^/.][^/]*$/.test(w.slice(p.length - 1))));
+  (pkg.workspaces ?? []).some(
+    (p) => p === w || (p.endsWith('/*') && w.startsWith(p.slice(0, -1)) && /^[^/.][^/]*$/.test(w.slice(p.length - 1))),
+  );
 const unknown = workspaces.filter((w) => !isWorkspace(w));
 if (unknown.length > 0) {
   process.stderr.write(`not workspaces of this repository: ${unknown.join(', ')}\n`);
@@ -32,7 +34,9 @@ if (unknown.length > 0) {
 }
 
 const keepDev = Object.fromEntries(
-  Object.entries(pkg.devDependencies ?? {}).filter(([name]) => build && (name === 'typescript' || name.startsWith('@types/'))),
+  Object.entries(pkg.devDependencies ?? {}).filter(
+    ([name]) => build && (name === 'typescript' || name.startsWith('@types/')),
+  ),
 );
 const pruned = { ...pkg, workspaces, devDependencies: keepDev, scripts: {} };
 writeFileSync('package.json', `${JSON.stringify(pruned, null, 2)}\n`);

@@ -52,7 +52,9 @@ async function until(what, attempt) {
 }
 
 const natsUrl = new URL((process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(',')[0]);
-await until(`NATS ${natsUrl.hostname}:${natsUrl.port || 4222}`, () => tcp(natsUrl.hostname, Number(natsUrl.port || 4222)));
+await until(`NATS ${natsUrl.hostname}:${natsUrl.port || 4222}`, () =>
+  tcp(natsUrl.hostname, Number(natsUrl.port || 4222)),
+);
 
 if (process.env.DATABASE_URL) {
   const { default: pg } = await import('pg');

@@ -38,27 +38,34 @@ const EVENTS = Number(opts.events);
 const DURABLES = ['dashboard-events-message-status', 'dashboard-events-session-state'];
 const PROFILE_PORTS = { gateway: 9339, dashboard: 9341 };
 const PROFILED = Object.keys(PROFILE_PORTS).filter((name) => process.env[`${name.toUpperCase()}_PROFILE`] === '1');
-const inspect = (name) => (PROFILED.includes(name) ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORTS[name]}` } : {});
+const inspect = (name) =>
+  PROFILED.includes(name) ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORTS[name]}` } : {};
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-
 async function pool(items, concurrency, fn) {
   let next = 0;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i], i);
+      }
+    }),
+  );
 }
 
 const sys = await startSystem({
   services: ['dashboard'],
   serviceEnv: {
     // The bench hammers few users hard; the per-user limit would answer 429 long before the database shows.
-    gateway: { RATE_LIMIT_PER_SECOND: '1000000', RATE_LIMIT_BURST: '1000000', LOG_LEVEL: 'warn', ...inspect('gateway') },
+    gateway: {
+      RATE_LIMIT_PER_SECOND: '1000000',
+      RATE_LIMIT_BURST: '1000000',
+      LOG_LEVEL: 'warn',
+      ...inspect('gateway'),
+    },
     dashboard: { LOG_LEVEL: 'warn', ...inspect('dashboard') },
   },
 });
@@ -68,7 +75,11 @@ const nc = await connectNats(sys.nats.url, 'dashboard-bench');
 try {
   await db.connect();
   // Every process (Postgres, NATS, the service, the gateway, this client) shares the machine: say how busy it is.
-  log(`system up: gateway ${sys.gateway.url}; ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(
+    `system up: gateway ${sys.gateway.url}; ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 
   const postmaster = cpuSeconds((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
   const cpuSnapshot = () => ({
@@ -80,9 +91,15 @@ try {
   /** CPU seconds each process used since `before`, and per request. */
   const cpuReport = (before, requests) => {
     const after = cpuSnapshot();
-    return '  CPU seconds (ms per request): ' + Object.keys(after)
-      .map((k) => `${k} ${(after[k] - before[k]).toFixed(1)} (${(((after[k] - before[k]) * 1000) / requests).toFixed(2)})`)
-      .join(', ');
+    return (
+      '  CPU seconds (ms per request): ' +
+      Object.keys(after)
+        .map(
+          (k) =>
+            `${k} ${(after[k] - before[k]).toFixed(1)} (${(((after[k] - before[k]) * 1000) / requests).toFixed(2)})`,
+        )
+        .join(', ')
+    );
   };
 
   // --- users: real dev tokens, so every request goes through the gateway's auth like a browser's.
@@ -97,8 +114,12 @@ try {
   // derived from them exactly as the projection would have kept them.
   let t = Date.now();
   await db.query(`CREATE TEMP TABLE bench_users (n int PRIMARY KEY, user_id text NOT NULL)`);
-  await db.query(`INSERT INTO bench_users SELECT * FROM unnest($1::int[], $2::text[])`, [users.map((_, i) => i), users.map((u) => u.userId)]);
-  await db.query(`
+  await db.query(`INSERT INTO bench_users SELECT * FROM unnest($1::int[], $2::text[])`, [
+    users.map((_, i) => i),
+    users.map((u) => u.userId),
+  ]);
+  await db.query(
+    `
     INSERT INTO dashboard.messages (user_id, idempotency_key, job_id, recipient, content, status, outcome, error, created_at, sent_at, updated_at)
     SELECT u.user_id, 'bjob-' || (g / 50) || ':' || g, 'bjob-' || (g / 50), '852' || lpad((g % 100000000)::text, 8, '0'),
            'Hello customer ' || g || ', your order is ready for pickup at our Causeway Bay shop. Reply STOP to opt out.',
@@ -109,7 +130,8 @@ try {
       JOIN bench_users u ON u.n = g % $2::int
       CROSS JOIN LATERAL (SELECT (ARRAY['failed','sent','sent','sent','delivered','delivered','delivered','read','read','read'])[g % 10 + 1] AS status,
                                  now() - ((g::bigint * 7919) % (365 * 86400)) * interval '1 second' AS ts) s`,
-    [MESSAGES, USERS]);
+    [MESSAGES, USERS],
+  );
   await db.query(`
     INSERT INTO dashboard.user_totals (user_id, pending, sent, failed, delivered, read)
     SELECT user_id, count(*) FILTER (WHERE status = 'pending'), count(*) FILTER (WHERE status = 'sent'),
@@ -123,7 +145,9 @@ try {
   await db.query(`VACUUM ANALYZE dashboard.messages`);
   await db.query(`ANALYZE dashboard.user_totals`);
   await db.query(`ANALYZE dashboard.monthly_usage`);
-  const { rows: [{ count }] } = await db.query(`SELECT count(*)::int AS count FROM dashboard.messages`);
+  const {
+    rows: [{ count }],
+  } = await db.query(`SELECT count(*)::int AS count FROM dashboard.messages`);
   log(`loaded ${count} messages for ${USERS} users in ${((Date.now() - t) / 1000).toFixed(1)} s (setup, not measured)`);
 
   const { rows: plan } = await db.query(
@@ -145,21 +169,37 @@ try {
     const text = await res.body.text();
     const body = JSON.parse(text);
     const ms = performance.now() - s;
-    if (res.statusCode !== 200 || body.success !== true) throw new Error(`GET dashboard answered ${res.statusCode}: ${JSON.stringify(body)}`);
+    if (res.statusCode !== 200 || body.success !== true)
+      throw new Error(`GET dashboard answered ${res.statusCode}: ${JSON.stringify(body)}`);
     // Never another user's read model.
     if (body.data.user.id !== u.userId) throw new Error(`GET dashboard of one user answered another user's data`);
     return { ms, data: body.data, bytes: Buffer.byteLength(text) };
   };
   const sample = await get(users[0]);
   if (sample.data.messages.length !== 10 || sample.data.stats.totalMessages !== MESSAGES / USERS) {
-    throw new Error(`unexpected answer: ${sample.data.messages.length} messages, total ${sample.data.stats.totalMessages}`);
+    throw new Error(
+      `unexpected answer: ${sample.data.messages.length} messages, total ${sample.data.stats.totalMessages}`,
+    );
   }
   await pool([...Array(200).keys()], CONCURRENCY, () => get(users[Math.floor(Math.random() * USERS)]));
   // The closed loop of CONCURRENCY clients keeps the machine saturated (its latency is mostly queueing);
   // one client at a time shows the path's own latency.
-  for (const [limit, concurrency] of [[undefined, CONCURRENCY], [100, CONCURRENCY], [undefined, 1]]) {
+  for (const [limit, concurrency] of [
+    [undefined, CONCURRENCY],
+    [100, CONCURRENCY],
+    [undefined, 1],
+  ]) {
     const times = [];
-    const stopProfiles = limit === undefined && concurrency > 1 ? await Promise.all(PROFILED.map((name) => profileProcess(name, PROFILE_PORTS[name], { saveTo: join(tmpdir(), `${name}-dashboard-read.cpuprofile`) }))) : [];
+    const stopProfiles =
+      limit === undefined && concurrency > 1
+        ? await Promise.all(
+            PROFILED.map((name) =>
+              profileProcess(name, PROFILE_PORTS[name], {
+                saveTo: join(tmpdir(), `${name}-dashboard-read.cpuprofile`),
+              }),
+            ),
+          )
+        : [];
     const cpuBefore = cpuSnapshot();
     let bytes = 0;
     t = performance.now();
@@ -170,9 +210,11 @@ try {
     });
     const wall = (performance.now() - t) / 1000;
     times.sort((a, b) => a - b);
-    log(`GET /api/dashboard/{userId}${limit ? `?limit=${limit}` : ''}: ${REQUESTS} requests, concurrency ${concurrency}, ` +
-      `p50 ${pct(times, 50).toFixed(1)} ms, p90 ${pct(times, 90).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ` +
-      `max ${times.at(-1).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s; answer ${(bytes / REQUESTS / 1024).toFixed(1)} KiB of JSON on average`);
+    log(
+      `GET /api/dashboard/{userId}${limit ? `?limit=${limit}` : ''}: ${REQUESTS} requests, concurrency ${concurrency}, ` +
+        `p50 ${pct(times, 50).toFixed(1)} ms, p90 ${pct(times, 90).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ` +
+        `max ${times.at(-1).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s; answer ${(bytes / REQUESTS / 1024).toFixed(1)} KiB of JSON on average`,
+    );
     console.log(cpuReport(cpuBefore, REQUESTS));
     for (const stop of stopProfiles) await stop();
   }
@@ -190,21 +232,29 @@ try {
     });
     const wall = (performance.now() - t) / 1000;
     times.sort((a, b) => a - b);
-    log(`dashboard.get over NATS (no gateway): ${REQUESTS} requests, concurrency ${CONCURRENCY}, ` +
-      `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s`);
+    log(
+      `dashboard.get over NATS (no gateway): ${REQUESTS} requests, concurrency ${CONCURRENCY}, ` +
+        `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, ${(REQUESTS / wall).toFixed(0)} req/s`,
+    );
     console.log(cpuReport(cpuBefore, REQUESTS));
   }
 
   // --- 2. events applied per second
   const bus = new EventBus(nc);
   const jsm = await jetstreamManager(nc);
-  const drained = () => waitFor(async () => {
-    for (const d of DURABLES) {
-      const info = await jsm.consumers.info('EVENTS', d);
-      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
-    }
-    return true;
-  }, 600_000, 50, 'the dashboard to apply the events');
+  const drained = () =>
+    waitFor(
+      async () => {
+        for (const d of DURABLES) {
+          const info = await jsm.consumers.info('EVENTS', d);
+          if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+        }
+        return true;
+      },
+      600_000,
+      50,
+      'the dashboard to apply the events',
+    );
   // Half are sends of new messages, half the read acks that follow them: the mix a real job produces.
   const makeEvents = (tag) => {
     const perHalf = Math.floor(EVENTS / 2);
@@ -215,7 +265,16 @@ try {
         const u = users[i % USERS];
         const jobId = `${tag}-${Math.floor(i / USERS)}`;
         const recipient = `8526${String(i).padStart(7, '0')}`;
-        out.push({ eventId: randomUUID(), userId: u.userId, at, jobId, idempotencyKey: `${jobId}:${recipient}`, recipient, status, content: `Hello ${recipient}` });
+        out.push({
+          eventId: randomUUID(),
+          userId: u.userId,
+          at,
+          jobId,
+          idempotencyKey: `${jobId}:${recipient}`,
+          recipient,
+          status,
+          content: `Hello ${recipient}`,
+        });
       }
     }
     return out;
@@ -226,7 +285,9 @@ try {
     }
   };
   const appliedSpan = async (events) => {
-    const { rows: [r] } = await db.query(
+    const {
+      rows: [r],
+    } = await db.query(
       `SELECT count(*)::int AS n, extract(epoch FROM max(applied_at) - min(applied_at)) AS span
          FROM dashboard.applied_events WHERE event_id = ANY($1::text[])`,
       [events.map((e) => e.eventId)],
@@ -246,8 +307,10 @@ try {
   const wallBacklog = (Date.now() - t) / 1000;
   const b = await appliedSpan(backlog);
   if (b.n !== backlog.length) throw new Error(`only ${b.n} of ${backlog.length} events applied`);
-  log(`backlog: ${backlog.length} events applied in ${Number(b.span).toFixed(1)} s of applying = ${(backlog.length / Number(b.span)).toFixed(0)} events/s ` +
-    `(${wallBacklog.toFixed(1)} s from process start, boot included)`);
+  log(
+    `backlog: ${backlog.length} events applied in ${Number(b.span).toFixed(1)} s of applying = ${(backlog.length / Number(b.span)).toFixed(0)} events/s ` +
+      `(${wallBacklog.toFixed(1)} s from process start, boot included)`,
+  );
 
   // 2b. Live: publishing and applying at the same time.
   const live = makeEvents('live');
@@ -258,11 +321,19 @@ try {
   const wallLive = (Date.now() - t) / 1000;
   const l = await appliedSpan(live);
   if (l.n !== live.length) throw new Error(`only ${l.n} of ${live.length} events applied`);
-  log(`live: ${live.length} events published in ${published.toFixed(1)} s, all applied ${wallLive.toFixed(1)} s after the first publish = ${(live.length / wallLive).toFixed(0)} events/s end to end`);
+  log(
+    `live: ${live.length} events published in ${published.toFixed(1)} s, all applied ${wallLive.toFixed(1)} s after the first publish = ${(live.length / wallLive).toFixed(0)} events/s end to end`,
+  );
 
-  log(`load average at the end ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  log(
+    `load average at the end ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   const check = await get(users[0]);
-  log(`user 0 after the events: totalMessages ${check.data.stats.totalMessages} (expected ${MESSAGES / USERS + 2 * Math.ceil(Math.floor(EVENTS / 2) / USERS)})`);
+  log(
+    `user 0 after the events: totalMessages ${check.data.stats.totalMessages} (expected ${MESSAGES / USERS + 2 * Math.ceil(Math.floor(EVENTS / 2) / USERS)})`,
+  );
 } finally {
   await nc.close().catch(() => undefined);
   await db.end().catch(() => undefined);

@@ -73,7 +73,10 @@ function answeredSince(before, after) {
 async function serveBareNest(port, natsUrl) {
   const { Controller, Get, HttpException, Module, Param } = await import('@nestjs/common');
   const { NestFactory } = await import('@nestjs/core');
-  let status = (jobId) => ({ success: true, job: { id: jobId, status: 'running', progress: { total: 10, sent: 3, failed: 0 } } });
+  let status = (jobId) => ({
+    success: true,
+    job: { id: jobId, status: 'running', progress: { total: 10, sent: 3, failed: 0 } },
+  });
   if (natsUrl) {
     const { connect } = await import('@nats-io/transport-node');
     const { RpcClient } = await import('@bns/service-kit');
@@ -83,7 +86,10 @@ async function serveBareNest(port, natsUrl) {
         const { job } = await rpc.call('jobs.status', { userId: 'user_bare_nest', jobId });
         return { success: true, job };
       } catch (err) {
-        throw new HttpException({ success: false, error: err.message, code: err.code }, err.kind === 'not_found' ? 404 : 503);
+        throw new HttpException(
+          { success: false, error: err.message, code: err.code },
+          err.kind === 'not_found' ? 404 : 503,
+        );
       }
     };
   }
@@ -93,7 +99,11 @@ async function serveBareNest(port, natsUrl) {
     }
   }
   Controller()(BareController);
-  Get('job-status/:jobId')(BareController.prototype, 'status', Object.getOwnPropertyDescriptor(BareController.prototype, 'status'));
+  Get('job-status/:jobId')(
+    BareController.prototype,
+    'status',
+    Object.getOwnPropertyDescriptor(BareController.prototype, 'status'),
+  );
   Param('jobId')(BareController.prototype, 'status', 0);
   class BareModule {}
   Module({ controllers: [BareController] })(BareModule);
@@ -103,7 +113,8 @@ async function serveBareNest(port, natsUrl) {
 }
 
 async function main() {
-  const { devSignIn, freePort, ManagedProcess, revalidationsAnswered, sleep, startSystem, waitFor } = await import('@bns/testing');
+  const { devSignIn, freePort, ManagedProcess, revalidationsAnswered, sleep, startSystem, waitFor } =
+    await import('@bns/testing');
   const POLLERS = Number(process.argv[2] ?? 1000);
   const SECONDS = Number(process.argv[3] ?? 20);
   const SATURATION_CLIENTS = Number(process.argv[4] ?? 64);
@@ -120,7 +131,10 @@ async function main() {
   // BENCH_PROFILE_SERVICE=jobs: the same runs profile the jobs service instead of the gateway.
   const PROFILED = process.env.BENCH_PROFILE_SERVICE ?? 'gateway';
   if (PROFILED !== 'gateway' && PROFILED !== 'jobs') throw new Error('BENCH_PROFILE_SERVICE: gateway or jobs');
-  const inspected = (name) => ((PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ || PROFILE_FULL) && PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` } : {});
+  const inspected = (name) =>
+    (PROFILE || PROFILE_REVALIDATING || PROFILE_1HZ || PROFILE_FULL) && PROFILED === name
+      ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORT}` }
+      : {};
   // The gateway's own defaults unless BENCH_SHED_MAX_IN_FLIGHT, BENCH_SHED_READS_MAX_IN_FLIGHT or BENCH_SHED_TARGET_MS (0 = a fixed bound) say otherwise.
   const SHED_MAX_IN_FLIGHT = process.env.BENCH_SHED_MAX_IN_FLIGHT;
   const SHED_READS_MAX_IN_FLIGHT = process.env.BENCH_SHED_READS_MAX_IN_FLIGHT;
@@ -151,24 +165,44 @@ async function main() {
       }
     });
     if (!postmaster) return [];
-    return [postmaster, ...all.filter((pid) => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1] === postmaster;
-      } catch {
-        return false;
-      }
-    })];
+    return [
+      postmaster,
+      ...all.filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1] === postmaster;
+        } catch {
+          return false;
+        }
+      }),
+    ];
   };
   const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-  const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+  const load = () =>
+    loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ');
 
   /** A bare Nest app in a child process (see serveBareNest); with `natsUrl`, its route asks jobs. */
   const startBare = async (label, natsUrl) => {
     const port = await freePort();
-    const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', fileURLToPath(import.meta.url)], {
-      env: { ...process.env, BENCH_BARE_NEST_PORT: String(port), ...(natsUrl ? { BENCH_BARE_NATS_URL: natsUrl } : {}) },
-    });
-    await waitFor(async () => proc.lines.includes('listening') || (proc.running ? false : Promise.reject(new Error(proc.tail()))), 30_000, 50, `the ${label} app`);
+    const proc = ManagedProcess.spawn(
+      label,
+      process.execPath,
+      ['--enable-source-maps', fileURLToPath(import.meta.url)],
+      {
+        env: {
+          ...process.env,
+          BENCH_BARE_NEST_PORT: String(port),
+          ...(natsUrl ? { BENCH_BARE_NATS_URL: natsUrl } : {}),
+        },
+      },
+    );
+    await waitFor(
+      async () => proc.lines.includes('listening') || (proc.running ? false : Promise.reject(new Error(proc.tail()))),
+      30_000,
+      50,
+      `the ${label} app`,
+    );
     return { proc, url: `http://127.0.0.1:${port}` };
   };
   const bareProc = await startBare('bare nest');
@@ -185,7 +219,9 @@ async function main() {
         ...(SHED_READS_MAX_IN_FLIGHT !== undefined ? { SHED_READS_MAX_IN_FLIGHT } : {}),
         ...(SHED_TARGET_MS !== undefined ? { SHED_TARGET_MS } : {}),
         // JOB_STATUS_CACHE_MS=0 in the bench's environment: every revalidation asks the jobs service (to compare).
-        ...(process.env.JOB_STATUS_CACHE_MS !== undefined ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS } : {}),
+        ...(process.env.JOB_STATUS_CACHE_MS !== undefined
+          ? { JOB_STATUS_CACHE_MS: process.env.JOB_STATUS_CACHE_MS }
+          : {}),
         ...inspected('gateway'),
       },
       jobs: inspected('jobs'),
@@ -241,7 +277,11 @@ async function main() {
     const gcS = sum(gcByKind);
     // The gateway's own view of each request (bns_http_request_duration_seconds: from its first
     // middleware to the answer's end), cumulative counts per status and bucket, summed over routes.
-    const handled = histogramBuckets(text, 'bns_http_request_duration_seconds', (labels) => /status="(\d+)"/.exec(labels)?.[1]);
+    const handled = histogramBuckets(
+      text,
+      'bns_http_request_duration_seconds',
+      (labels) => /status="(\d+)"/.exec(labels)?.[1],
+    );
     // Its NATS round trips for job-status (bns_rpc_client_duration_seconds) and how long the jobs service
     // took to answer them (bns_rpc_server_duration_seconds, from the jobs service's /metrics): whether a
     // slow answer waited on the way to jobs and back, or in jobs.
@@ -258,7 +298,12 @@ async function main() {
       handled,
       roundTrips,
       answered,
-      jobs: { p99: jobs.value('nodejs_eventloop_lag_p99_seconds'), max: jobs.value('nodejs_eventloop_lag_max_seconds'), gcS: sum(jobs.gcByKind), gcByKind: jobs.gcByKind },
+      jobs: {
+        p99: jobs.value('nodejs_eventloop_lag_p99_seconds'),
+        max: jobs.value('nodejs_eventloop_lag_max_seconds'),
+        gcS: sum(jobs.gcByKind),
+        gcByKind: jobs.gcByKind,
+      },
     };
   };
 
@@ -269,7 +314,9 @@ async function main() {
   function readMetrics(text) {
     const value = (name) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN);
     const gcLines = text.split('\n').filter((l) => l.startsWith('nodejs_gc_duration_seconds_sum'));
-    const gcByKind = Object.fromEntries(gcLines.map((l) => [/kind="([^"]+)"/.exec(l)?.[1] ?? '?', Number(l.split(' ').at(-1))]));
+    const gcByKind = Object.fromEntries(
+      gcLines.map((l) => [/kind="([^"]+)"/.exec(l)?.[1] ?? '?', Number(l.split(' ').at(-1))]),
+    );
     return { value, gcByKind };
   }
   const sum = (byKind) => Object.values(byKind).reduce((a, b) => a + b, 0);
@@ -317,7 +364,10 @@ async function main() {
   const TCP_COUNTERS = ['ListenOverflows', 'ListenDrops', 'TCPReqQFullDrop', 'TCPReqQFullDoCookies', 'TCPSynRetrans'];
   const tcpCounters = () => {
     try {
-      const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:')).map((l) => l.split(/\s+/));
+      const [names, values] = readFileSync('/proc/net/netstat', 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('TcpExt:'))
+        .map((l) => l.split(/\s+/));
       return Object.fromEntries(TCP_COUNTERS.map((c) => [c, Number(values[names.indexOf(c)])]));
     } catch {
       return {};
@@ -341,21 +391,32 @@ async function main() {
     const serverCpu = used.find((u) => u.label === server).cpuS;
     const jobsCpu = server === 'bare nest' ? undefined : used.find((u) => u.label === 'jobs').cpuS;
     const times = result.times.sort((a, b) => a - b);
-    const statuses = Object.entries(result.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
+    const statuses = Object.entries(result.statuses)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
     console.log(
       `${name}: ${times.length} requests in ${wallS.toFixed(1)} s (${(times.length / wallS).toFixed(0)} req/s; ${statuses}); ` +
         `p50 ${pct(times, 50).toFixed(1)} ms, p99 ${pct(times, 99).toFixed(1)} ms, max ${times.at(-1)?.toFixed(0)} ms; ` +
         `${server} CPU ${((serverCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request` +
-        (jobsCpu === undefined ? '' : `, jobs CPU ${((jobsCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`),
+        (jobsCpu === undefined
+          ? ''
+          : `, jobs CPU ${((jobsCpu * 1000) / Math.max(1, times.length)).toFixed(3)} ms/request`),
     );
     for (const [status, answers] of Object.entries(result.byStatus ?? {})) {
       answers.sort((a, b) => a[0] - b[0]);
       const list = answers.map(([ms]) => ms);
       // When the slowest 1% were sent (seconds into the phase): a wave at the start, or all along.
-      const slowest = answers.slice(Math.floor(0.99 * answers.length)).map(([, at]) => (at - t0) / 1000).sort((a, b) => a - b);
+      const slowest = answers
+        .slice(Math.floor(0.99 * answers.length))
+        .map(([, at]) => (at - t0) / 1000)
+        .sort((a, b) => a - b);
       // How long each request waited in this process before its first byte was written (the client
       // setting up a connection and dispatching a burst), for all and for the slowest 1%.
-      const held = (rows) => rows.map(([, , w]) => w).filter((w) => !Number.isNaN(w)).sort((a, b) => a - b);
+      const held = (rows) =>
+        rows
+          .map(([, , w]) => w)
+          .filter((w) => !Number.isNaN(w))
+          .sort((a, b) => a - b);
       const heldAll = held(answers);
       const heldSlowest = held(answers.slice(Math.floor(0.99 * answers.length)));
       console.log(
@@ -368,15 +429,27 @@ async function main() {
     }
     const tcpAfter = tcpCounters();
     const tcp = TCP_COUNTERS.map((c) => [c, tcpAfter[c] - tcpBefore[c]]).filter(([, n]) => n > 0);
-    if (tcp.length > 0) console.log(`  TCP on this machine (a SYN dropped or retried costs its connection a second): ${tcp.map(([c, n]) => `${c} ${n}`).join(', ')}`);
-    console.log(`  CPU seconds: ${used.filter((u) => u.cpuS > 0 || u.label === server).map((u) => `${u.label} ${u.cpuS.toFixed(1)}`).join(', ')}; load average ${load()}`);
+    if (tcp.length > 0)
+      console.log(
+        `  TCP on this machine (a SYN dropped or retried costs its connection a second): ${tcp.map(([c, n]) => `${c} ${n}`).join(', ')}`,
+      );
+    console.log(
+      `  CPU seconds: ${used
+        .filter((u) => u.cpuS > 0 || u.label === server)
+        .map((u) => `${u.label} ${u.cpuS.toFixed(1)}`)
+        .join(', ')}; load average ${load()}`,
+    );
     // Each sample is a 10 ms timer's actual period: what is past 10 ms is delay.
     const lagMs = (ns) => Math.max(0, ns / 1e6 - 10).toFixed(1);
-    console.log(`  bench client event-loop delay (part of every latency above): p50 ${lagMs(clientLag.percentile(50))} ms, p99 ${lagMs(clientLag.percentile(99))} ms, max ${lagMs(clientLag.max)} ms`);
+    console.log(
+      `  bench client event-loop delay (part of every latency above): p50 ${lagMs(clientLag.percentile(50))} ms, p99 ${lagMs(clientLag.percentile(99))} ms, max ${lagMs(clientLag.max)} ms`,
+    );
     if (gatewayBefore) {
       const opened = connectedAt.filter((at) => at >= t0).map((at) => (at - t0) / 1000);
       if (opened.length > 0) {
-        console.log(`  new connections to the gateway: ${opened.length}, established ${pct(opened, 50).toFixed(2)} s (median), ${pct(opened, 99).toFixed(2)} s (p99), ${opened.at(-1).toFixed(2)} s (last) into the phase`);
+        console.log(
+          `  new connections to the gateway: ${opened.length}, established ${pct(opened, 50).toFixed(2)} s (median), ${pct(opened, 99).toFixed(2)} s (p99), ${opened.at(-1).toFixed(2)} s (last) into the phase`,
+        );
       }
       const after = await gatewayLoop();
       console.log(
@@ -384,12 +457,19 @@ async function main() {
           `gateway GC ${((after.gcS - gatewayBefore.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s; ` +
           `client connections to the gateway ${connectedBefore} before, ${pools.get(url)?.stats.connected ?? 0} after`,
       );
-      console.log(`  time spent in the gateway (its request histogram, by status): ${handledSince(gatewayBefore, after)}`);
+      console.log(
+        `  time spent in the gateway (its request histogram, by status): ${handledSince(gatewayBefore, after)}`,
+      );
       const roundTrips = handledSince(gatewayBefore, after, 'roundTrips');
-      if (roundTrips) console.log(`  the gateway's NATS round trips: ${roundTrips}; the jobs service answering them: ${handledSince(gatewayBefore, after, 'answered') || 'none'}`);
+      if (roundTrips)
+        console.log(
+          `  the gateway's NATS round trips: ${roundTrips}; the jobs service answering them: ${handledSince(gatewayBefore, after, 'answered') || 'none'}`,
+        );
       console.log(
         `  jobs event-loop delay: p99 ${lagMs(after.jobs.p99 * 1e9)} ms, max ${lagMs(after.jobs.max * 1e9)} ms; jobs GC ${((after.jobs.gcS - gatewayBefore.jobs.gcS) * 1000).toFixed(0)} ms in ${wallS.toFixed(1)} s (` +
-          Object.entries(after.jobs.gcByKind).map(([kind, sec]) => `${kind} ${((sec - (gatewayBefore.jobs.gcByKind[kind] ?? 0)) * 1000).toFixed(0)}`).join(', ') +
+          Object.entries(after.jobs.gcByKind)
+            .map(([kind, sec]) => `${kind} ${((sec - (gatewayBefore.jobs.gcByKind[kind] ?? 0)) * 1000).toFixed(0)}`)
+            .join(', ') +
           ' ms)',
       );
     }
@@ -407,7 +487,11 @@ async function main() {
     const { statusCode, headers, body } = await poolFor(origin).request({
       path: `/job-status/${client.jobId ?? randomUUID()}`,
       method: 'GET',
-      headers: { authorization: `Bearer ${client.token}`, ...(client.etag ? { 'if-none-match': client.etag } : {}), ...(seq ? { [SEQ_HEADER]: String(seq) } : {}) },
+      headers: {
+        authorization: `Bearer ${client.token}`,
+        ...(client.etag ? { 'if-none-match': client.etag } : {}),
+        ...(seq ? { [SEQ_HEADER]: String(seq) } : {}),
+      },
     });
     await body.dump();
     if (client.jobId && statusCode === 200 && !client.full) client.etag = headers.etag;
@@ -425,7 +509,9 @@ async function main() {
   async function openConnections(origin, n) {
     const pool = poolFor(origin);
     for (let tries = 0; tries < 5 && pool.stats.connected < n; tries++) {
-      await Promise.all(Array.from({ length: n }, () => pool.request({ path: '/healthz', method: 'GET' }).then((r) => r.body.dump())));
+      await Promise.all(
+        Array.from({ length: n }, () => pool.request({ path: '/healthz', method: 'GET' }).then((r) => r.body.dump())),
+      );
     }
   }
 
@@ -472,14 +558,16 @@ async function main() {
    * after their Retry-After).
    */
   const warmUp = (clients) =>
-    Promise.all(clients.map(async (client) => {
-      await sleep(Math.random() * 1000);
-      for (let tries = 0; tries < 10; tries++) {
-        const answer = await poll(url, client, [], {}).catch(() => undefined);
-        if (!client.jobId || client.etag) return;
-        await sleep((answer?.retryAfterS ?? 1) * 1000 + Math.random() * 1000);
-      }
-    }));
+    Promise.all(
+      clients.map(async (client) => {
+        await sleep(Math.random() * 1000);
+        for (let tries = 0; tries < 10; tries++) {
+          const answer = await poll(url, client, [], {}).catch(() => undefined);
+          if (!client.jobId || client.etag) return;
+          await sleep((answer?.retryAfterS ?? 1) * 1000 + Math.random() * 1000);
+        }
+      }),
+    );
 
   /** A running job per user, its recipients all sent: what a poller of a job in progress reads. */
   async function seedJobs(userIds) {
@@ -516,14 +604,22 @@ async function main() {
     console.log(`${cpus().length} cores, load average ${load()}; ${POLLERS} pollers at 1 Hz for ${SECONDS} s`);
     const sessions = [];
     for (let i = 0; i < POLLERS; i += 50) {
-      sessions.push(...(await Promise.all(Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)))));
+      sessions.push(
+        ...(await Promise.all(
+          Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => devSignIn(url, `poller${i + k}@bench.hk`)),
+        )),
+      );
     }
     const tokens = sessions.map((s) => ({ token: s.token }));
     await warmUp(tokens);
     await sleep(1000);
 
     const stop1Hz = PROFILE_1HZ
-      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-1hz.cpuprofile`) })
+      ? await profileProcess(PROFILED, PROFILE_PORT, {
+          intervalUs: 200,
+          top: 25,
+          saveTo: join(tmpdir(), `${PROFILED}-pollers-1hz.cpuprofile`),
+        })
       : undefined;
     await measure(`${POLLERS} pollers at 1 Hz`, 'gateway', oneHertz(tokens, {}));
     await stop1Hz?.();
@@ -536,7 +632,11 @@ async function main() {
     // on connections opened just before, as a thousand browsers polling keep theirs: the difference
     // is what setting up ~1,000 connections at once costs the first wave (client and gateway alike).
     for (let run = 0; run < OVERLOAD_RUNS; run++) {
-      await measure(`overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (${SHEDDING})`, 'gateway', closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}));
+      await measure(
+        `overload, ${overloadClients} clients back to back for ${OVERLOAD_S} s (${SHEDDING})`,
+        'gateway',
+        closedLoop(url, tokens, overloadClients, OVERLOAD_S, {}),
+      );
       await sleep(2000);
       await openConnections(url, overloadClients);
       await measure(
@@ -551,12 +651,24 @@ async function main() {
     /** The bare Nest app at saturation (after a second's warm-up), as the yardstick of the gateway run before it. */
     const bareNest = async (when) => {
       await closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, 1)(); // warm-up
-      return measure(`bare Nest, ${SATURATION_CLIENTS} clients back to back (${when})`, 'bare nest', closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S));
+      return measure(
+        `bare Nest, ${SATURATION_CLIENTS} clients back to back (${when})`,
+        'bare nest',
+        closedLoop(bareProc.url, tokens, SATURATION_CLIENTS, SATURATION_S),
+      );
     };
     const stopProfile = PROFILE
-      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers.cpuprofile`) })
+      ? await profileProcess(PROFILED, PROFILE_PORT, {
+          intervalUs: 200,
+          top: 25,
+          saveTo: join(tmpdir(), `${PROFILED}-pollers.cpuprofile`),
+        })
       : undefined;
-    const gateway = await measure(`saturation, ${SATURATION_CLIENTS} clients back to back`, 'gateway', closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S));
+    const gateway = await measure(
+      `saturation, ${SATURATION_CLIENTS} clients back to back`,
+      'gateway',
+      closedLoop(url, tokens, SATURATION_CLIENTS, SATURATION_S),
+    );
     await stopProfile?.();
     const bareAfterGateway = await bareNest('right after');
     // The same NATS request to jobs from a bare Nest route, on the same data right after: what is left
@@ -575,14 +687,22 @@ async function main() {
     const missing = pollers.filter((p) => !p.etag).length;
     if (missing > 0) throw new Error(`${missing} pollers got no ETag in the warm-up`);
     await sleep(1000);
-    console.log(`revalidating: each of ${POLLERS} users polls its own running job of ${JOB_RECIPIENTS} sent recipients with If-None-Match`);
+    console.log(
+      `revalidating: each of ${POLLERS} users polls its own running job of ${JOB_RECIPIENTS} sent recipients with If-None-Match`,
+    );
     let answeredBefore = await revalidationsAnswered(sys.gateway.metricsUrl);
     await measure(`${POLLERS} pollers at 1 Hz, revalidating`, 'gateway', oneHertz(pollers, {}));
-    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`);
+    console.log(
+      `  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`,
+    );
     await sleep(2000);
     answeredBefore = await revalidationsAnswered(sys.gateway.metricsUrl);
     const stopRevalidatingProfile = PROFILE_REVALIDATING
-      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-revalidating.cpuprofile`) })
+      ? await profileProcess(PROFILED, PROFILE_PORT, {
+          intervalUs: 200,
+          top: 25,
+          saveTo: join(tmpdir(), `${PROFILED}-pollers-revalidating.cpuprofile`),
+        })
       : undefined;
     const revalidating = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, revalidating`,
@@ -590,17 +710,29 @@ async function main() {
       closedLoop(url, pollers.slice(0, SATURATION_CLIENTS), SATURATION_CLIENTS, SATURATION_S, {}),
     );
     await stopRevalidatingProfile?.();
-    console.log(`  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`);
+    console.log(
+      `  revalidations answered ${answeredSince(answeredBefore, await revalidationsAnswered(sys.gateway.metricsUrl))}`,
+    );
     const bareAfterRevalidating = await bareNest('right after');
     await sleep(2000);
     // Full answers: no If-None-Match, so each poll is the jobs service's 200 with the job's lists.
     const stopFullProfile = PROFILE_FULL
-      ? await profileProcess(PROFILED, PROFILE_PORT, { intervalUs: 200, top: 25, saveTo: join(tmpdir(), `${PROFILED}-pollers-full.cpuprofile`) })
+      ? await profileProcess(PROFILED, PROFILE_PORT, {
+          intervalUs: 200,
+          top: 25,
+          saveTo: join(tmpdir(), `${PROFILED}-pollers-full.cpuprofile`),
+        })
       : undefined;
     const full = await measure(
       `saturation, ${SATURATION_CLIENTS} clients back to back, full answers (a 200 with ${JOB_RECIPIENTS} sent entries, no If-None-Match)`,
       'gateway',
-      closedLoop(url, pollers.slice(0, SATURATION_CLIENTS).map((p) => ({ ...p, etag: undefined, full: true })), SATURATION_CLIENTS, SATURATION_S, {}),
+      closedLoop(
+        url,
+        pollers.slice(0, SATURATION_CLIENTS).map((p) => ({ ...p, etag: undefined, full: true })),
+        SATURATION_CLIENTS,
+        SATURATION_S,
+        {},
+      ),
     );
     await stopFullProfile?.();
 
@@ -613,7 +745,9 @@ async function main() {
         `${name} / bare Nest (${when}): ${(ours.reqPerS / yardstick.reqPerS).toFixed(2)}× the requests per second, ` +
           `${(ours.cpuMsPerRequest / yardstick.cpuMsPerRequest).toFixed(1)}× the CPU per request`,
       );
-    console.log(`bare Nest over the run: ${[bareAfterGateway, bareAfterRevalidating, bare].map((b) => `${Math.round(b.reqPerS)} req/s at ${b.cpuMsPerRequest.toFixed(3)} ms`).join(', ')}; load average ${load()}`);
+    console.log(
+      `bare Nest over the run: ${[bareAfterGateway, bareAfterRevalidating, bare].map((b) => `${Math.round(b.reqPerS)} req/s at ${b.cpuMsPerRequest.toFixed(3)} ms`).join(', ')}; load average ${load()}`,
+    );
     ratio('gateway', gateway, bareAfterGateway, 'right after it');
     ratio('gateway revalidating', revalidating, bareAfterRevalidating, 'right after it');
     ratio('gateway full answers', full, bare, 'right after it');

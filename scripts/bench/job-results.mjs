@@ -20,7 +20,13 @@ const pgCpuMs = (port) => {
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
       try {
-        return [{ pid: Number(pid), cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'), ppid: Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]) }];
+        return [
+          {
+            pid: Number(pid),
+            cmd: readFileSync(`/proc/${pid}/cmdline`, 'utf8'),
+            ppid: Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]),
+          },
+        ];
       } catch {
         return [];
       }
@@ -57,16 +63,26 @@ const personalised = (n, from) => ({
   message: 'Hi {{name}}, your order {{order}} ships to {{district}} on {{date}}',
   recipients: numbers(n, from).map((phone, i) => ({
     phone,
-    variables: { name: `Customer ${i}`, order: `HK-${100000 + i}`, district: ['Central', 'Wan Chai', 'Sha Tin', 'Tsuen Wan'][i % 4], date: '2026-12-01' },
+    variables: {
+      name: `Customer ${i}`,
+      order: `HK-${100000 + i}`,
+      district: ['Central', 'Wan Chai', 'Sha Tin', 'Tsuen Wan'][i % 4],
+      date: '2026-12-01',
+    },
   })),
 });
 
 // Sending is slowed right down: this measures storing and reading, not sending.
-const bench = await startBench({ SEND_DELAY_MS: '600000', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000', LOG_LEVEL: process.env.JOBS_LOG_LEVEL ?? 'warn' });
+const bench = await startBench({
+  SEND_DELAY_MS: '600000',
+  JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000',
+  LOG_LEVEL: process.env.JOBS_LOG_LEVEL ?? 'warn',
+});
 const gatewayPid = bench.sys.gateway.process.pid;
 try {
   const [user, other, ...burst] = await linkedUsers(bench, 7, 'results');
-  const post = (u, body) => u.client.post('/start-bulk-messages', { clerkUserId: u.userId, ...body }, { 'Idempotency-Key': randomUUID() });
+  const post = (u, body) =>
+    u.client.post('/start-bulk-messages', { clerkUserId: u.userId, ...body }, { 'Idempotency-Key': randomUUID() });
   await post(user, personalised(10, 50_000_000)); // warm-up (JIT, object store bucket, connections)
   await sleep(500);
 
@@ -76,19 +92,34 @@ try {
   const idle = rssKiB(bench.jobsPid);
   const cpu0 = [cpuMs(bench.jobsPid), cpuMs(gatewayPid), pgCpuMs(bench.sys.postgres.port)];
   const t0 = performance.now();
-  const { result: started, peaks: [jobsPeak] } = await withPeakRss([bench.jobsPid], () => post(user, body));
+  const {
+    result: started,
+    peaks: [jobsPeak],
+  } = await withPeakRss([bench.jobsPid], () => post(user, body));
   const acceptMs = performance.now() - t0;
   if (started.status !== 200) {
     for (const h of bench.sys.services) console.error(`--- ${h.label}\n${h.process.tail(15)}`);
     throw new Error(`start: ${started.status} ${JSON.stringify(started.body).slice(0, 300)}`);
   }
   const jobId = started.body.jobId;
-  console.log(`1. ${N} personalised rows (4 variables each, body ${(bytes / 1048576).toFixed(1)} MiB): accepted in ${acceptMs.toFixed(0)} ms`);
+  console.log(
+    `1. ${N} personalised rows (4 variables each, body ${(bytes / 1048576).toFixed(1)} MiB): accepted in ${acceptMs.toFixed(0)} ms`,
+  );
   console.log(`   jobs RSS: ${mib(idle)} MiB before, peak ${mib(jobsPeak)} MiB while storing`);
   // CPU time does not grow with the machine's load the way wall time does: the figure to compare.
-  console.log(`   CPU used: jobs ${cpuMs(bench.jobsPid) - cpu0[0]} ms, gateway ${cpuMs(gatewayPid) - cpu0[1]} ms, Postgres ${pgCpuMs(bench.sys.postgres.port) - cpu0[2]} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`);
-  const timings = bench.sys.services.find((h) => h.name === 'jobs').process.tail(50).split('\n').filter((l) => l.includes('start timings')).at(-1);
-  if (timings) console.log(`   jobs: ${JSON.stringify(Object.fromEntries(['queuedMs', 'readMs', 'storeMs'].map((k) => [k, JSON.parse(timings)[k]])))}`);
+  console.log(
+    `   CPU used: jobs ${cpuMs(bench.jobsPid) - cpu0[0]} ms, gateway ${cpuMs(gatewayPid) - cpu0[1]} ms, Postgres ${pgCpuMs(bench.sys.postgres.port) - cpu0[2]} ms (load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores)`,
+  );
+  const timings = bench.sys.services
+    .find((h) => h.name === 'jobs')
+    .process.tail(50)
+    .split('\n')
+    .filter((l) => l.includes('start timings'))
+    .at(-1);
+  if (timings)
+    console.log(
+      `   jobs: ${JSON.stringify(Object.fromEntries(['queuedMs', 'readMs', 'storeMs'].map((k) => [k, JSON.parse(timings)[k]])))}`,
+    );
   if (!process.env.BENCH_ONLY_ACCEPT) await readAndBurst(user, other, burst, jobId, post);
 } finally {
   await bench.stop();
@@ -108,7 +139,9 @@ async function readAndBurst(user, other, burst, jobId, post) {
   const filtered = [];
   for (let i = 0; i < 50; i++) {
     const s = performance.now();
-    await user.client.get(`/job-results/${jobId}?status=pending&limit=100&cursor=${Math.floor(Math.random() * (N - 100))}`);
+    await user.client.get(
+      `/job-results/${jobId}?status=pending&limit=100&cursor=${Math.floor(Math.random() * (N - 100))}`,
+    );
     filtered.push(performance.now() - s);
   }
   filtered.sort((a, b) => a - b);
@@ -123,7 +156,9 @@ async function readAndBurst(user, other, burst, jobId, post) {
     const cpuBefore = [cpuMs(bench.jobsPid), cpuMs(gatewayPid)];
     const s = performance.now();
     const { result: size, peaks } = await withPeakRss([bench.jobsPid, gatewayPid], async () => {
-      const res = await fetch(`${bench.sys.gateway.url}/job-results/${jobId}/export?format=${format}`, { headers: { authorization: `Bearer ${user.token}` } });
+      const res = await fetch(`${bench.sys.gateway.url}/job-results/${jobId}/export?format=${format}`, {
+        headers: { authorization: `Bearer ${user.token}` },
+      });
       if (res.status !== 200) throw new Error(`export ${format}: ${res.status}`);
       let total = 0;
       for await (const chunk of res.body) total += chunk.byteLength;
@@ -149,7 +184,9 @@ async function readAndBurst(user, other, burst, jobId, post) {
     }
   })();
   const b0 = performance.now();
-  const results = await pool(burst.length, burst.length, (i) => post(burst[i], personalised(N, 70_000_000)).then((r) => [r.status, performance.now() - b0]));
+  const results = await pool(burst.length, burst.length, (i) =>
+    post(burst[i], personalised(N, 70_000_000)).then((r) => [r.status, performance.now() - b0]),
+  );
   bursting = false;
   await probe;
   otherTimes.sort((a, b) => a - b);

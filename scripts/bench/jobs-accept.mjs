@@ -36,7 +36,9 @@ try {
   const logs = await user.client.get(`/job-logs/${jobId}`);
   const logsMs = performance.now() - l0;
 
-  console.log(`recipients: ${N} (request body ${(bytes / 1024).toFixed(0)} KiB), estimatedTime ${estimatedTime} min (with this run's SEND_DELAY_MS=50)`);
+  console.log(
+    `recipients: ${N} (request body ${(bytes / 1024).toFixed(0)} KiB), estimatedTime ${estimatedTime} min (with this run's SEND_DELAY_MS=50)`,
+  );
   console.log(`accepted in ${acceptMs.toFixed(0)} ms (POST /start-bulk-messages → 200, all recipients stored)`);
   console.log(`jobs RSS: idle ${mib(idle)} MiB, peak while running ${mib(peak)} MiB over ${RUN_SECONDS} s`);
   console.log(

@@ -37,21 +37,28 @@ export async function pool(n, concurrency, fn) {
  * n counting the measured stretches of one run, from 1).
  */
 const PROFILED = process.env.BENCH_PROFILE ?? (process.env.JOBS_PROFILE === '1' ? 'jobs' : undefined);
-if (PROFILED !== undefined && !['jobs', 'gateway', 'sessions-0', 'sessions-1'].includes(PROFILED)) throw new Error('BENCH_PROFILE: jobs, gateway, sessions-0 or sessions-1');
+if (PROFILED !== undefined && !['jobs', 'gateway', 'sessions-0', 'sessions-1'].includes(PROFILED))
+  throw new Error('BENCH_PROFILE: jobs, gateway, sessions-0 or sessions-1');
 const INSPECT_PORT = 9342;
 let profiles = 0;
 const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
 export async function startBench(jobsEnv = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
-  jobsEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))), ...jobsEnv };
+  jobsEnv = {
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))),
+    ...jobsEnv,
+  };
   // pg_stat_statements counts the statements per message (see `meter`). BENCH_PG_FLAGS adds server
   // flags, e.g. "-c pg_stat_statements.track=top" to see what counting nested statements costs.
   // BENCH_PG_LOG=<file> appends the server's log there, e.g. with auto_explain's flags to see the plans:
   // "-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.sample_rate=0.02".
   const extra = (process.env.BENCH_PG_FLAGS ?? '').split(' ').filter(Boolean);
   const logFile = process.env.BENCH_PG_LOG;
-  const postgres = await startPostgres({ ...(logFile ? { onLog: (line) => appendFileSync(logFile, `${line}\n`) } : {}), flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra] });
+  const postgres = await startPostgres({
+    ...(logFile ? { onLog: (line) => appendFileSync(logFile, `${line}\n`) } : {}),
+    flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all', ...extra],
+  });
   // With its monitoring endpoint, so `meter` can count each connection's NATS messages.
   const nats = await startNats({ monitorPort: await freePort() });
   // startSystem stops only what it started itself: a failed start must not leave these two running.
@@ -101,7 +108,9 @@ export async function linkedUsers(bench, n, prefix, concurrency = 20) {
   });
   await waitFor(
     async () => {
-      const states = await pool(users.length, 50, (i) => bench.rpc.call('sessions.status', { userId: users[i].userId }));
+      const states = await pool(users.length, 50, (i) =>
+        bench.rpc.call('sessions.status', { userId: users[i].userId }),
+      );
       return states.every((s) => s.state === 'ready' || s.state === 'exist');
     },
     120_000,
@@ -172,9 +181,14 @@ export async function warmUp(user, results, count = 50) {
 export async function startJob(user, body) {
   const key = randomUUID();
   for (let attempt = 1; ; attempt++) {
-    const res = await user.client.post('/start-bulk-messages', { clerkUserId: user.userId, ...body }, { 'Idempotency-Key': key });
+    const res = await user.client.post(
+      '/start-bulk-messages',
+      { clerkUserId: user.userId, ...body },
+      { 'Idempotency-Key': key },
+    );
     if (res.status === 200) return res.body;
-    if ((res.status !== 503 && res.status !== 429) || attempt >= 10) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    if ((res.status !== 503 && res.status !== 429) || attempt >= 10)
+      throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     startRetries++;
     await sleep(Math.max(100, Number(res.headers.get('retry-after') ?? 1) * 1000) * (0.5 + Math.random()));
   }
@@ -195,7 +209,12 @@ async function natsConnections(monitorUrl) {
   if (!monitorUrl) return undefined;
   try {
     const connz = await (await fetch(`${monitorUrl}/connz?limit=1024`)).json();
-    return new Map(connz.connections.map((c) => [c.cid, { name: c.name || `cid ${c.cid}`, inMsgs: c.in_msgs, outMsgs: c.out_msgs, outBytes: c.out_bytes }]));
+    return new Map(
+      connz.connections.map((c) => [
+        c.cid,
+        { name: c.name || `cid ${c.cid}`, inMsgs: c.in_msgs, outMsgs: c.out_msgs, outBytes: c.out_bytes },
+      ]),
+    );
   } catch {
     return undefined;
   }
@@ -216,7 +235,9 @@ function natsPerMessage(before, after, messages) {
     n.received += received / messages;
     n.receivedBytes += (a.outBytes - b.outBytes) / messages;
   }
-  return Object.fromEntries(Object.entries(out).sort((x, y) => y[1].sent + y[1].received - (x[1].sent + x[1].received)));
+  return Object.fromEntries(
+    Object.entries(out).sort((x, y) => y[1].sent + y[1].received - (x[1].sent + x[1].received)),
+  );
 }
 
 /**
@@ -235,7 +256,9 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
   await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const system = (await db.query('SELECT current_database() AS d')).rows[0].d;
   const datnames = [database ?? system].flat().map((d) => d ?? system);
-  const dbids = (await db.query('SELECT oid FROM pg_database WHERE datname = ANY($1)', [datnames])).rows.map((r) => r.oid);
+  const dbids = (await db.query('SELECT oid FROM pg_database WHERE datname = ANY($1)', [datnames])).rows.map(
+    (r) => r.oid,
+  );
   const backend = (await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
   const postmaster = cpuSeconds(backend).ppid;
   // By name, once each (a caller's extra process of the same name replaces the default one).
@@ -251,10 +274,22 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     ).values(),
   ];
   const counters = async () => {
-    const commits = Number((await db.query('SELECT sum(xact_commit) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
+    const commits = Number(
+      (await db.query('SELECT sum(xact_commit) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0]
+        .n,
+    );
     // Connections opened (a new backend: a fork, and its caches and prepared statements made afresh).
-    const sessions = Number((await db.query('SELECT sum(sessions) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n);
-    const statements = Number((await db.query("SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'", [dbids])).rows[0].n);
+    const sessions = Number(
+      (await db.query('SELECT sum(sessions) AS n FROM pg_stat_database WHERE datname = ANY($1)', [datnames])).rows[0].n,
+    );
+    const statements = Number(
+      (
+        await db.query(
+          "SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%'",
+          [dbids],
+        )
+      ).rows[0].n,
+    );
     const cpu = Object.fromEntries(processes().map((p) => [p.name, cpuSeconds(p.pid).own]));
     const io = Object.fromEntries(processes().map((p) => [p.name, syscalls(p.pid)]));
     const threaded = Object.fromEntries(processes().map((p) => [p.name, threads(p.pid)]));
@@ -262,12 +297,36 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
     const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
     const tables = Object.fromEntries(
-      (await db.query('SELECT schemaname || \'.\' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, autovacuum_count AS vac, autoanalyze_count AS ana FROM pg_stat_user_tables')).rows.map((r) => [
+      (
+        await db.query(
+          "SELECT schemaname || '.' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, autovacuum_count AS vac, autoanalyze_count AS ana FROM pg_stat_user_tables",
+        )
+      ).rows.map((r) => [
         r.t,
-        { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), del: Number(r.del), vac: Number(r.vac), ana: Number(r.ana) },
+        {
+          ins: Number(r.ins),
+          upd: Number(r.upd),
+          hot: Number(r.hot),
+          del: Number(r.del),
+          vac: Number(r.vac),
+          ana: Number(r.ana),
+        },
       ]),
     );
-    return { commits, statements, sessions, postgres: postgresCpu(postmaster), postgresByPid: postgresCpuByPid(postmaster), cpu, io, threaded, nats, wal, tables, at: performance.now() };
+    return {
+      commits,
+      statements,
+      sessions,
+      postgres: postgresCpu(postmaster),
+      postgresByPid: postgresCpuByPid(postmaster),
+      cpu,
+      io,
+      threaded,
+      nats,
+      wal,
+      tables,
+      at: performance.now(),
+    };
   };
   let before;
   let stopProfile;
@@ -275,7 +334,10 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     postmaster,
     async start() {
       await db.query('SELECT pg_stat_statements_reset()');
-      if (PROFILED) stopProfile = await profileProcess(PROFILED, INSPECT_PORT, { saveTo: join(tmpdir(), `${PROFILED}-bench-${++profiles}.cpuprofile`) });
+      if (PROFILED)
+        stopProfile = await profileProcess(PROFILED, INSPECT_PORT, {
+          saveTo: join(tmpdir(), `${PROFILED}-bench-${++profiles}.cpuprofile`),
+        });
       before = await counters();
     },
     /** Prints the figures per message for `messages` messages since `start()`, and returns them. */
@@ -287,13 +349,23 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         commits: per(after.commits - before.commits),
         statements: per(after.statements - before.statements),
         postgresMs: per(after.postgres - before.postgres) * 1000,
-        walBytes: per(Number((await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn) AS b', [after.wal, before.wal])).rows[0].b)),
-        cpuMs: Object.fromEntries(Object.keys(after.cpu).map((name) => [name, per(after.cpu[name] - (before.cpu[name] ?? 0)) * 1000])),
+        walBytes: per(
+          Number(
+            (await db.query('SELECT pg_wal_lsn_diff($1::pg_lsn, $2::pg_lsn) AS b', [after.wal, before.wal])).rows[0].b,
+          ),
+        ),
+        cpuMs: Object.fromEntries(
+          Object.keys(after.cpu).map((name) => [name, per(after.cpu[name] - (before.cpu[name] ?? 0)) * 1000]),
+        ),
       };
       // Whose Postgres CPU it is: each backend by the connection's application name (the service's
       // schema), background processes by type; `exited` is what ended processes used (autovacuum workers).
       const roles = new Map(
-        (await db.query("SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity")).rows.map((r) => [Number(r.pid), r.role]),
+        (
+          await db.query(
+            "SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity",
+          )
+        ).rows.map((r) => [Number(r.pid), r.role]),
       );
       const roleMs = Object.entries(byRole(before.postgresByPid, after.postgresByPid, roles))
         .map(([role, s]) => [role, per(s) * 1000])
@@ -307,23 +379,51 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
             .map(([name, ms]) => `${name} ${ms.toFixed(2)} ms`)
             .join(', '),
       );
-      console.log(`  Postgres connections opened in the window: ${after.sessions - before.sessions}; WAL written (whole server): ${figures.walBytes.toFixed(0)} bytes per message`);
+      console.log(
+        `  Postgres connections opened in the window: ${after.sessions - before.sessions}; WAL written (whole server): ${figures.walBytes.toFixed(0)} bytes per message`,
+      );
       // Each socket write is a system call (and on loopback, the receiver's wake-up): batching shows here.
       figures.syscalls = Object.fromEntries(
-        Object.keys(after.io).map((name) => [name, { writes: per(after.io[name].writes - (before.io[name]?.writes ?? 0)), reads: per(after.io[name].reads - (before.io[name]?.reads ?? 0)) }]),
+        Object.keys(after.io).map((name) => [
+          name,
+          {
+            writes: per(after.io[name].writes - (before.io[name]?.writes ?? 0)),
+            reads: per(after.io[name].reads - (before.io[name]?.reads ?? 0)),
+          },
+        ]),
       );
-      console.log(`  system calls per message (write / read): ${Object.entries(figures.syscalls).map(([name, c]) => `${name} ${c.writes.toFixed(2)} / ${c.reads.toFixed(2)}`).join(', ')}`);
+      console.log(
+        `  system calls per message (write / read): ${Object.entries(figures.syscalls)
+          .map(([name, c]) => `${name} ${c.writes.toFixed(2)} / ${c.reads.toFixed(2)}`)
+          .join(', ')}`,
+      );
       // A Node process's CPU off its main thread is V8's (garbage collection, optimizing compilation).
       figures.threads = Object.fromEntries(
         Object.keys(after.threaded).map((name) => {
-          const [a, b] = [after.threaded[name], before.threaded[name] ?? { main: 0, others: 0, voluntary: 0, involuntary: 0 }];
-          return [name, { mainMs: per(a.main - b.main) * 1000, othersMs: Math.max(0, per(a.others - b.others) * 1000), voluntary: per(a.voluntary - b.voluntary), involuntary: per(a.involuntary - b.involuntary) }];
+          const [a, b] = [
+            after.threaded[name],
+            before.threaded[name] ?? { main: 0, others: 0, voluntary: 0, involuntary: 0 },
+          ];
+          return [
+            name,
+            {
+              mainMs: per(a.main - b.main) * 1000,
+              othersMs: Math.max(0, per(a.others - b.others) * 1000),
+              voluntary: per(a.voluntary - b.voluntary),
+              involuntary: per(a.involuntary - b.involuntary),
+            },
+          ];
         }),
       );
       console.log(
-        `  CPU per message on the main thread / other threads, and context switches per message (voluntary / preempted): ${Object.entries(figures.threads)
+        `  CPU per message on the main thread / other threads, and context switches per message (voluntary / preempted): ${Object.entries(
+          figures.threads,
+        )
           // nats-server is Go: its goroutines run on threads of their own, none of them the main one.
-          .map(([name, t]) => `${name} ${name === 'nats-server' ? `${(t.mainMs + t.othersMs).toFixed(2)} ms (Go threads)` : `${t.mainMs.toFixed(2)} / ${t.othersMs.toFixed(2)} ms`}, ${t.voluntary.toFixed(2)} / ${t.involuntary.toFixed(2)}`)
+          .map(
+            ([name, t]) =>
+              `${name} ${name === 'nats-server' ? `${(t.mainMs + t.othersMs).toFixed(2)} ms (Go threads)` : `${t.mainMs.toFixed(2)} / ${t.othersMs.toFixed(2)} ms`}, ${t.voluntary.toFixed(2)} / ${t.involuntary.toFixed(2)}`,
+          )
           .join('; ')}`,
       );
       // What crossed NATS, by connection (its name): messages each one sent to the server and was sent by it.
@@ -331,11 +431,16 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         figures.nats = natsPerMessage(before.nats, after.nats, messages);
         console.log(
           `  NATS messages per message by connection (sent / received, bytes received): ${Object.entries(figures.nats)
-            .map(([name, n]) => `${name} ${n.sent.toFixed(2)} / ${n.received.toFixed(2)} (${n.receivedBytes.toFixed(0)} B)`)
+            .map(
+              ([name, n]) =>
+                `${name} ${n.sent.toFixed(2)} / ${n.received.toFixed(2)} (${n.receivedBytes.toFixed(0)} B)`,
+            )
             .join(', ')}`,
         );
       }
-      console.log(`  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`);
+      console.log(
+        `  postgres CPU per message by connection/process: ${roleMs.map(([role, ms]) => `${role} ${ms.toFixed(2)} ms`).join(', ')}`,
+      );
       const rows = await db.query(
         "SELECT calls, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_statements WHERE dbid = ANY($1) AND query NOT ILIKE '%pg_stat%' ORDER BY calls DESC LIMIT $2",
         [dbids, top],
@@ -352,22 +457,37 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
       const planned = timed.rows.some((r) => Number(r.plan) > 0);
       for (const r of timed.rows) {
         const plan = planned ? ` (planning ${(Number(r.plan) / messages).toFixed(3)})` : '';
-        console.log(`  ${(Number(r.ms) / messages).toFixed(3)} ms/msg${plan}  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`);
+        console.log(
+          `  ${(Number(r.ms) / messages).toFixed(3)} ms/msg${plan}  ${Number(r.blocks).toFixed(0).padStart(5)} blocks/call ${Number(r.rows).toFixed(1).padStart(5)} rows/call  ${r.q}`,
+        );
       }
       // Row writes per message by table (the system's tables: not printed when counting another database);
       // an update that is not HOT also writes every index of the table.
       const written = Object.entries(database ? {} : after.tables)
         .map(([t, a]) => {
           const b = before.tables[t] ?? { ins: 0, upd: 0, hot: 0, del: 0, vac: 0, ana: 0 };
-          return { t, ins: a.ins - b.ins, upd: a.upd - b.upd, hot: a.hot - b.hot, del: a.del - b.del, vac: a.vac - b.vac, ana: a.ana - b.ana };
+          return {
+            t,
+            ins: a.ins - b.ins,
+            upd: a.upd - b.upd,
+            hot: a.hot - b.hot,
+            del: a.del - b.del,
+            vac: a.vac - b.vac,
+            ana: a.ana - b.ana,
+          };
         })
         .filter((w) => w.ins + w.upd + w.del + w.vac + w.ana > 0)
         .sort((x, y) => y.ins + y.upd + y.del - (x.ins + x.upd + x.del));
       // Autovacuum and autoanalyze runs in the window: their workers' CPU is in `exited` above.
-      if (written.length > 0) console.log('  row writes per message by table (inserted, updated of which HOT, deleted), and autovacuum/autoanalyze runs in the window:');
+      if (written.length > 0)
+        console.log(
+          '  row writes per message by table (inserted, updated of which HOT, deleted), and autovacuum/autoanalyze runs in the window:',
+        );
       for (const w of written) {
         const auto = w.vac + w.ana > 0 ? `  (autovacuum ${w.vac}, autoanalyze ${w.ana})` : '';
-        console.log(`  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}${auto}`);
+        console.log(
+          `  ${per(w.ins).toFixed(2).padStart(6)} ins ${per(w.upd).toFixed(2).padStart(6)} upd (${per(w.hot).toFixed(2)} HOT) ${per(w.del).toFixed(2).padStart(6)} del  ${w.t}${auto}`,
+        );
       }
       return figures;
     },

@@ -8,7 +8,19 @@
 //   node scripts/bench/jobs-policy-pacing.mjs [accounts=1000] [messagesPerJob=6]
 import pg from 'pg';
 import { localTime, minutesOfDay } from '@bns/contracts';
-import { countResults, linkedUsers, mib, numbers, percentile, pool, rssKiB, sleep, startBench, startJob, waitFor } from './jobs-lib.mjs';
+import {
+  countResults,
+  linkedUsers,
+  mib,
+  numbers,
+  percentile,
+  pool,
+  rssKiB,
+  sleep,
+  startBench,
+  startJob,
+  waitFor,
+} from './jobs-lib.mjs';
 
 const ACCOUNTS = Number(process.argv[2] ?? 1000);
 const PER_JOB = Number(process.argv[3] ?? 6);
@@ -17,7 +29,18 @@ const CAP = Math.max(1, PER_JOB - 2);
 
 // careful's window is 09:00–20:00 local: run in a zone where it is now mid-window, so the run sends
 // (the window is still enforced and checked).
-const ZONES = ['Asia/Hong_Kong', 'Europe/London', 'America/New_York', 'Asia/Tokyo', 'Europe/Berlin', 'America/Los_Angeles', 'Australia/Sydney', 'Asia/Kolkata', 'America/Sao_Paulo', 'Pacific/Honolulu'];
+const ZONES = [
+  'Asia/Hong_Kong',
+  'Europe/London',
+  'America/New_York',
+  'Asia/Tokyo',
+  'Europe/Berlin',
+  'America/Los_Angeles',
+  'Australia/Sydney',
+  'Asia/Kolkata',
+  'America/Sao_Paulo',
+  'Pacific/Honolulu',
+];
 const timeZone = ZONES.find((z) => {
   const m = localTime(new Date(), z).minutes;
   return m >= 10 * 60 && m <= 18 * 60;
@@ -47,11 +70,15 @@ try {
     if (res.status !== 200) throw new Error(`policy ${i}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.policy;
   });
-  console.log(`policy: careful in ${timeZone} (delay ${policies[1].delayMs} + jitter 0..${policies[1].jitterMs} ms, window ${policies[1].window.start}–${policies[1].window.end}, warm-up on); every ${CAPPED_EVERY}th account capped at ${CAP}/day`);
+  console.log(
+    `policy: careful in ${timeZone} (delay ${policies[1].delayMs} + jitter 0..${policies[1].jitterMs} ms, window ${policies[1].window.start}–${policies[1].window.end}, warm-up on); every ${CAPPED_EVERY}th account capped at ${CAP}/day`,
+  );
   await sleep(2000);
 
   t = performance.now();
-  const jobs = await pool(ACCOUNTS, 50, (i) => startJob(users[i], { message: `{Hello|Hi|Hey} account ${i}`, phoneNumbers: numbers(PER_JOB) }));
+  const jobs = await pool(ACCOUNTS, 50, (i) =>
+    startJob(users[i], { message: `{Hello|Hi|Hey} account ${i}`, phoneNumbers: numbers(PER_JOB) }),
+  );
   console.log(`started ${ACCOUNTS} jobs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   // Gaps that begin once every job is in: the steady state, without the start burst competing for the CPU.
   const allStarted = Date.now();
@@ -78,7 +105,9 @@ try {
   await pool(ACCOUNTS, 50, async (i) => {
     const { jobId } = jobs[i];
     const { messages } = await bench.rpc.call('sessions.simulator.outbox', { userId: users[i].userId });
-    const sent = messages.filter((m) => m.idempotencyKey.startsWith(`${jobId}:`)).sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+    const sent = messages
+      .filter((m) => m.idempotencyKey.startsWith(`${jobId}:`))
+      .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
     const { rows } = await db.query(`SELECT phone, paced_ms FROM jobs.job_recipients WHERE job_id = $1`, [jobId]);
     const planned = new Map(rows.map((r) => [r.phone, r.paced_ms]));
     for (let k = 1; k < sent.length; k++) {
@@ -101,12 +130,18 @@ try {
   errors.sort((a, b) => a - b);
   steady.sort((a, b) => a - b);
   const cappedCount = users.filter((_, i) => capped(i)).length;
-  console.log(`${ACCOUNTS} accounts × ${PER_JOB} messages under careful (${cappedCount} capped at ${CAP}/day), ${expected} messages`);
+  console.log(
+    `${ACCOUNTS} accounts × ${PER_JOB} messages under careful (${cappedCount} capped at ${CAP}/day), ${expected} messages`,
+  );
   console.log(
     `|actual gap − planned gap| over ${errors.length} gaps: median ${percentile(errors, 50)} ms, p99 ${percentile(errors, 99)} ms, max ${errors.at(-1)} ms`,
   );
-  console.log(`  of which ${steady.length} gaps after every job was accepted: median ${percentile(steady, 50)} ms, p99 ${percentile(steady, 99)} ms`);
-  console.log(`sends outside the window: ${outsideWindow}; accounts over their cap: ${overCap}; capped accounts paused with daily_cap: ${cappedPaused}/${cappedCount}`);
+  console.log(
+    `  of which ${steady.length} gaps after every job was accepted: median ${percentile(steady, 50)} ms, p99 ${percentile(steady, 99)} ms`,
+  );
+  console.log(
+    `sends outside the window: ${outsideWindow}; accounts over their cap: ${overCap}; capped accounts paused with daily_cap: ${cappedPaused}/${cappedCount}`,
+  );
   console.log(`jobs RSS peak during the run: ${mib(peak)} MiB`);
 } finally {
   await db.end().catch(() => undefined);

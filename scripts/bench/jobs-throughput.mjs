@@ -4,7 +4,18 @@
 // round trip; many accounts at once measure what the service does in aggregate.
 // Build first (services/jobs, services/sessions, services/gateway).
 //   node scripts/bench/jobs-throughput.mjs [perJob=1000] [accounts=20]
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor, warmUp } from './jobs-lib.mjs';
+import {
+  countResults,
+  linkedUsers,
+  meter,
+  numbers,
+  sleep,
+  startBench,
+  startJob,
+  startRetried,
+  waitFor,
+  warmUp,
+} from './jobs-lib.mjs';
 
 const PER_JOB = Number(process.argv[2] ?? 1000);
 const ACCOUNTS = Number(process.argv[3] ?? 20);
@@ -29,15 +40,21 @@ try {
   await metered.start();
   before = results.total;
   t0 = performance.now();
-  await Promise.all(users.map((u, i) => startJob(u, { message: `account ${i}`, phoneNumbers: numbers(PER_JOB, 70_000_000) })));
+  await Promise.all(
+    users.map((u, i) => startJob(u, { message: `account ${i}`, phoneNumbers: numbers(PER_JOB, 70_000_000) })),
+  );
   await waitFor(() => results.total - before >= PER_JOB * ACCOUNTS, 900_000, 20, 'all jobs');
   const manyRate = (PER_JOB * ACCOUNTS) / ((performance.now() - t0) / 1000);
   // The last outbox rows and receipts settle, then the figures are read.
   await sleep(1500);
   await metered.report(`${ACCOUNTS} accounts`, PER_JOB * ACCOUNTS);
 
-  console.log(`delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → its completion reported on NATS)`);
-  console.log(`delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate (${startRetried()} starts shed with 503/429 and tried again)`);
+  console.log(
+    `delay 0, one account, ${PER_JOB} messages: ${singleRate.toFixed(0)} messages/s (start call → its completion reported on NATS)`,
+  );
+  console.log(
+    `delay 0, ${ACCOUNTS} accounts × ${PER_JOB} messages at once: ${manyRate.toFixed(0)} messages/s in aggregate (${startRetried()} starts shed with 503/429 and tried again)`,
+  );
 } finally {
   await metered.stop();
   results.stop();

@@ -8,7 +8,11 @@ import { counter, histogram, metricsRegistry, recordRpcClient, recordRpcServer }
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const messages = counter({ name: 'bench_messages_total', help: 'bench', labelNames: ['result', 'reason'] });
-const lag = histogram({ name: 'bench_pace_lag_seconds', help: 'bench', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30] });
+const lag = histogram({
+  name: 'bench_pace_lag_seconds',
+  help: 'bench',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+});
 
 function perMessage(i) {
   recordRpcClient(`sessions.${i % 2}.send`, 'ok', 0.003 + (i % 7) / 1000);

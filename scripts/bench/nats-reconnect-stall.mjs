@@ -66,9 +66,15 @@ const gaps = replies
   })
   .sort((a, b) => a - b);
 const fmt = (ms) => (Number.isFinite(ms) ? `${(ms / 1000).toFixed(2)} s` : 'never');
-console.log(`NATS down for ${fmt(upAt - killedAt)} (kill -9 → restarted); ${CALLERS} callers, RPC_TIMEOUT_MS ${RPC_TIMEOUT_MS}, retry wait ${RETRY_WAIT_MS} ms`);
-console.log(`stall per caller (last reply before → first reply after): median ${fmt(gaps[Math.floor(gaps.length / 2)])}, max ${fmt(gaps.at(-1))}`);
-console.log(`failures seen by callers: ${failures.disconnected} NATS_DISCONNECTED (retried on reconnect, not counted), ${failures.other} other (timeouts: counted, retry wait)`);
+console.log(
+  `NATS down for ${fmt(upAt - killedAt)} (kill -9 → restarted); ${CALLERS} callers, RPC_TIMEOUT_MS ${RPC_TIMEOUT_MS}, retry wait ${RETRY_WAIT_MS} ms`,
+);
+console.log(
+  `stall per caller (last reply before → first reply after): median ${fmt(gaps[Math.floor(gaps.length / 2)])}, max ${fmt(gaps.at(-1))}`,
+);
+console.log(
+  `failures seen by callers: ${failures.disconnected} NATS_DISCONNECTED (retried on reconnect, not counted), ${failures.other} other (timeouts: counted, retry wait)`,
+);
 
 await caller.close();
 await responder.close();

@@ -43,7 +43,18 @@ import pg from 'pg';
 import { idempotencyKeyOf } from '@bns/contracts';
 import { connectNats } from '@bns/service-kit';
 import { useNode24 } from '../runtime.mjs';
-import { countResults, linkedUsers, meter, numbers, sleep, startBench, startJob, startRetried, waitFor, warmUp } from './jobs-lib.mjs';
+import {
+  countResults,
+  linkedUsers,
+  meter,
+  numbers,
+  sleep,
+  startBench,
+  startJob,
+  startRetried,
+  waitFor,
+  warmUp,
+} from './jobs-lib.mjs';
 import { postgresCpu } from './proc-lib.mjs';
 
 await useNode24();
@@ -55,18 +66,26 @@ const BATCH = Number(process.env.PGBOSS_BATCH ?? 20);
 const WORKERS = Number(process.env.PGBOSS_WORKERS ?? 1);
 const SERIAL = process.env.PGBOSS_SERIAL === '1';
 const WORKER_SETUP = `${WORKERS} worker${WORKERS === 1 ? '' : 's'} × batch ${BATCH}${SERIAL ? ', round trips one at a time' : ''}`;
-const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo').split(',').map((t) => t.trim()).filter(Boolean);
-if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo')) throw new Error('PGBOSS_TARGETS: sessions, echo or both');
+const TARGETS = (process.env.PGBOSS_TARGETS ?? 'sessions,echo')
+  .split(',')
+  .map((t) => t.trim())
+  .filter(Boolean);
+if (TARGETS.length === 0 || TARGETS.some((t) => t !== 'sessions' && t !== 'echo'))
+  throw new Error('PGBOSS_TARGETS: sessions, echo or both');
 const SCHEDULE_LEAD_MS = Number(process.env.BENCH_SCHEDULE_LEAD_MS ?? 15_000);
 /** Rounds of "send only" against pg-boss → sessions after the first, their order alternating (BENCH_ROUNDS). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 0);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 0) throw new Error('BENCH_ROUNDS: a whole number of extra rounds (0 by default)');
+if (!Number.isInteger(ROUNDS) || ROUNDS < 0)
+  throw new Error('BENCH_ROUNDS: a whole number of extra rounds (0 by default)');
 const PGBOSS_MAJOR = 12;
 const PGBOSS_DB = 'pgboss_bench';
 const SUBJECT = 'bench.pgboss.send';
 const SCRATCH = join(dirname(fileURLToPath(import.meta.url)), '.scratch', 'pgboss');
 
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 /** pg-boss from the scratch folder, installed there (pinned major) when missing. */
 async function loadPgBoss() {
@@ -75,10 +94,17 @@ async function loadPgBoss() {
   if (installed?.split('.')[0] !== String(PGBOSS_MAJOR)) {
     mkdirSync(SCRATCH, { recursive: true });
     if (!existsSync(join(SCRATCH, 'package.json'))) {
-      writeFileSync(join(SCRATCH, 'package.json'), `${JSON.stringify({ name: 'bench-pgboss-scratch', private: true, description: 'pg-boss for scripts/bench/pgboss-compare.mjs only' }, null, 2)}\n`);
+      writeFileSync(
+        join(SCRATCH, 'package.json'),
+        `${JSON.stringify({ name: 'bench-pgboss-scratch', private: true, description: 'pg-boss for scripts/bench/pgboss-compare.mjs only' }, null, 2)}\n`,
+      );
     }
     console.log(`installing pg-boss@${PGBOSS_MAJOR} into ${SCRATCH}`);
-    const npm = spawnSync('npm', ['install', '--prefix', SCRATCH, '--no-audit', '--no-fund', `pg-boss@${PGBOSS_MAJOR}`], { stdio: 'inherit' });
+    const npm = spawnSync(
+      'npm',
+      ['install', '--prefix', SCRATCH, '--no-audit', '--no-fund', `pg-boss@${PGBOSS_MAJOR}`],
+      { stdio: 'inherit' },
+    );
     if (npm.status !== 0) throw new Error(`npm install pg-boss@${PGBOSS_MAJOR} failed`);
   }
   const entry = createRequire(join(SCRATCH, 'package.json')).resolve('pg-boss');
@@ -101,12 +127,19 @@ async function ours(bench, extraProcesses, { scheduled = false, users: known, ph
 
     const before = results.total;
     const startAt = Date.now() + SCHEDULE_LEAD_MS;
-    const body = (i) => ({ message: `account ${i}`, phoneNumbers: numbers(PER_ACCOUNT, phoneBase), ...(scheduled ? { startAt: new Date(startAt).toISOString() } : {}) });
+    const body = (i) => ({
+      message: `account ${i}`,
+      phoneNumbers: numbers(PER_ACCOUNT, phoneBase),
+      ...(scheduled ? { startAt: new Date(startAt).toISOString() } : {}),
+    });
     let t0;
     if (scheduled) {
       await Promise.all(users.map((u, i) => startJob(u, body(i))));
       const created = Date.now();
-      if (created > startAt - 500) throw new Error(`creating the jobs took until ${created - startAt + SCHEDULE_LEAD_MS} ms after the first call: raise BENCH_SCHEDULE_LEAD_MS`);
+      if (created > startAt - 500)
+        throw new Error(
+          `creating the jobs took until ${created - startAt + SCHEDULE_LEAD_MS} ms after the first call: raise BENCH_SCHEDULE_LEAD_MS`,
+        );
       if (results.total !== before) throw new Error('a scheduled job sent before its startAt');
       await sleep(startAt - Date.now() - 100);
       await metered.start();
@@ -121,14 +154,19 @@ async function ours(bench, extraProcesses, { scheduled = false, users: known, ph
     const seconds = (performance.now() - t0) / 1000;
     const rate = TOTAL / seconds;
     const spread = (times) => {
-      const s = times.slice(-ACCOUNTS).map((t) => (t - t0) / 1000).sort((a, b) => a - b);
+      const s = times
+        .slice(-ACCOUNTS)
+        .map((t) => (t - t0) / 1000)
+        .sort((a, b) => a - b);
       const at = (p) => s[Math.min(s.length - 1, Math.floor(p * s.length))]?.toFixed(2);
       return `first ${at(0)}, 10% ${at(0.1)}, median ${at(0.5)}, 90% ${at(0.9)}, last ${at(1)}`;
     };
     console.log(`  jobs completed at (s from the start): ${spread(results.finished)}`);
     console.log(`  jobs' first report (running) at (s from the start): ${spread(results.firstHeard)}`);
     console.log(`  jobs' first outcome reported at (s from the start): ${spread(results.firsts)}`);
-    console.log(`  messages/s by half second from the start: ${ratesByHalfSecond(results.timeline, t0, before).join(' ')}`);
+    console.log(
+      `  messages/s by half second from the start: ${ratesByHalfSecond(results.timeline, t0, before).join(' ')}`,
+    );
     // The last outbox rows and receipts settle, then the figures are read.
     await sleep(1500);
     const figures = await metered.report(`ours (${label}), ${ACCOUNTS} accounts × ${PER_ACCOUNT} messages`, TOTAL);
@@ -192,20 +230,30 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
   const check = new pg.Client({ connectionString: url.href });
   await check.connect();
   // Sessions records each send in the system's database: both databases' commits and statements count.
-  const metered = await meter(bench, { database: target === 'sessions' ? [PGBOSS_DB, undefined] : PGBOSS_DB, processes: extraProcesses, top: 15 });
+  const metered = await meter(bench, {
+    database: target === 'sessions' ? [PGBOSS_DB, undefined] : PGBOSS_DB,
+    processes: extraProcesses,
+    top: 15,
+  });
   let handled = 0;
   let failedSends = 0;
   let lastError;
   const roundTrip =
     target === 'sessions'
-      ? (job) => bench.rpc.call('sessions.send', job.data).catch((err) => void (failedSends++, (lastError = err.message)))
+      ? (job) =>
+          bench.rpc.call('sessions.send', job.data).catch((err) => void (failedSends++, (lastError = err.message)))
       : (job) => requester.request(SUBJECT, JSON.stringify(job.data), { timeout: 30_000 });
   const handler = async (jobs) => {
     if (SERIAL) for (const job of jobs) await roundTrip(job);
     else await Promise.all(jobs.map(roundTrip));
     handled += jobs.length;
   };
-  const workOptions = { batchSize: BATCH, localConcurrency: WORKERS, burstWhenBatchFull: true, pollingIntervalSeconds: 0.5 };
+  const workOptions = {
+    batchSize: BATCH,
+    localConcurrency: WORKERS,
+    burstWhenBatchFull: true,
+    pollingIntervalSeconds: 0.5,
+  };
   const enqueue = async (queue, n, base) => {
     await boss.createQueue(queue);
     for (let i = 0; i < n; i += 1000) {
@@ -216,13 +264,21 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
           const account = (i + j) % ACCOUNTS;
           const text = `account ${account}`;
           const jobId = jobIds[queue][account];
-          return { data: target === 'sessions' ? { userId: users[account].userId, to, text, jobId, idempotencyKey: idempotencyKeyOf(jobId, to) } : { to, text } };
+          return {
+            data:
+              target === 'sessions'
+                ? { userId: users[account].userId, to, text, jobId, idempotencyKey: idempotencyKeyOf(jobId, to) }
+                : { to, text },
+          };
         }),
       );
     }
   };
   const completed = async (queue) =>
-    Number((await check.query("SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [queue])).rows[0].n);
+    Number(
+      (await check.query("SELECT count(*) AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [queue]))
+        .rows[0].n,
+    );
   try {
     // Numbers of their own per phase (and apart from ours), so no send is a repeat of another's.
     const base = target === 'sessions' ? 80_000_000 : 90_000_000;
@@ -246,7 +302,9 @@ async function pgBoss(bench, PgBoss, extraProcesses, target, users) {
     // The last sends' outbox rows settle, as for ours.
     if (target === 'sessions') await sleep(1500);
     const figures = await metered.report(`pg-boss → ${target}, ${WORKER_SETUP}`, TOTAL);
-    console.log(`pg-boss → ${target}: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database); its enqueue (insert of ${TOTAL} jobs, before): ${enqueueSeconds.toFixed(2)} s`);
+    console.log(
+      `pg-boss → ${target}: ${rate.toFixed(0)} jobs/s over ${seconds.toFixed(1)} s (work() → last job completed in the database); its enqueue (insert of ${TOTAL} jobs, before): ${enqueueSeconds.toFixed(2)} s`,
+    );
     if (failedSends > 0) console.log(`  ${failedSends} sends failed (last: ${lastError})`);
     return { rate, enqueueRate: TOTAL / (seconds + enqueueSeconds), ...figures };
   } finally {
@@ -271,7 +329,9 @@ try {
   const a = await ours(bench, extraProcesses);
   const sendOnly = await ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 });
   const idle = await idlePostgres(a.postmaster);
-  console.log(`idle system (no sends): Postgres ${idle.toFixed(1)} ms CPU per second (counted in both phases' Postgres CPU)`);
+  console.log(
+    `idle system (no sends): Postgres ${idle.toFixed(1)} ms CPU per second (counted in both phases' Postgres CPU)`,
+  );
   const admin = new pg.Client({ connectionString: bench.sys.postgres.url });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${PGBOSS_DB}`);
@@ -284,27 +344,61 @@ try {
 
   const SERVICES = Object.keys(a.cpuMs).filter((name) => name !== 'nats-server' && name !== 'bench');
   const sum = (figures, names) => names.reduce((total, name) => total + (figures.cpuMs[name] ?? 0), 0);
-  const row = (label, values, digits) => console.log(`${label.padEnd(34)}${values.map((v) => v.toFixed(digits).padStart(22)).join('')}`);
-  console.log(`\ndelay 0, ${TOTAL} messages (${ACCOUNTS} accounts × ${PER_ACCOUNT}); pg-boss ${version}, ${WORKER_SETUP}; load average ${load()}`);
+  const row = (label, values, digits) =>
+    console.log(`${label.padEnd(34)}${values.map((v) => v.toFixed(digits).padStart(22)).join('')}`);
+  console.log(
+    `\ndelay 0, ${TOTAL} messages (${ACCOUNTS} accounts × ${PER_ACCOUNT}); pg-boss ${version}, ${WORKER_SETUP}; load average ${load()}`,
+  );
   const mine = [a, sendOnly];
-  console.log(`${''.padEnd(34)}${[...mine.map((m) => `ours (${m.label})`), ...others.map((o) => `pg-boss → ${o.target}`)].map((h) => h.padStart(22)).join('')}`);
+  console.log(
+    `${''.padEnd(34)}${[...mine.map((m) => `ours (${m.label})`), ...others.map((o) => `pg-boss → ${o.target}`)].map((h) => h.padStart(22)).join('')}`,
+  );
   const all = [...mine, ...others];
-  row('messages/s', all.map((f) => f.rate), 0);
-  row('Postgres commits / message', all.map((f) => f.commits), 2);
-  row('Postgres statements / message', all.map((f) => f.statements), 1);
-  row('Postgres CPU ms / message', all.map((f) => f.postgresMs), 2);
-  row('Postgres WAL bytes / message', all.map((f) => f.walBytes), 0);
-  row('nats-server CPU ms / message', all.map((f) => f.cpuMs['nats-server']), 2);
+  row(
+    'messages/s',
+    all.map((f) => f.rate),
+    0,
+  );
+  row(
+    'Postgres commits / message',
+    all.map((f) => f.commits),
+    2,
+  );
+  row(
+    'Postgres statements / message',
+    all.map((f) => f.statements),
+    1,
+  );
+  row(
+    'Postgres CPU ms / message',
+    all.map((f) => f.postgresMs),
+    2,
+  );
+  row(
+    'Postgres WAL bytes / message',
+    all.map((f) => f.walBytes),
+    0,
+  );
+  row(
+    'nats-server CPU ms / message',
+    all.map((f) => f.cpuMs['nats-server']),
+    2,
+  );
   // Ours: the services doing the work; pg-boss: this process (pg-boss, its worker, the echo responder)
   // and, for the sessions target, the services too (sessions does its sends; jobs hears their events).
-  const appMs = [...mine.map((m) => sum(m, SERVICES)), ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0))];
+  const appMs = [
+    ...mine.map((m) => sum(m, SERVICES)),
+    ...others.map((o) => o.cpuMs.bench + (o.target === 'sessions' ? sum(o, SERVICES) : 0)),
+  ];
   row('app CPU ms / message', appMs, 2);
   // All of it: the machine's cores are the limit, so throughput goes as 1 / (CPU per message).
   const allMs = (f, app) => f.postgresMs + f.cpuMs['nats-server'] + app;
   const totalMs = all.map((f, i) => allMs(f, appMs[i] + (i < mine.length ? f.cpuMs.bench : 0)));
   row('all CPU ms / message', totalMs, 2);
   for (const o of others) {
-    console.log(`throughput ours / pg-boss → ${o.target}: send only ${(sendOnly.rate / o.rate).toFixed(2)}× (both on work queued beforehand); accept + send ${(a.rate / o.enqueueRate).toFixed(2)}× (ours from the start calls, pg-boss from its enqueue: ${o.enqueueRate.toFixed(0)} jobs/s)`);
+    console.log(
+      `throughput ours / pg-boss → ${o.target}: send only ${(sendOnly.rate / o.rate).toFixed(2)}× (both on work queued beforehand); accept + send ${(a.rate / o.enqueueRate).toFixed(2)}× (ours from the start calls, pg-boss from its enqueue: ${o.enqueueRate.toFixed(0)} jobs/s)`,
+    );
   }
   // A ceiling: ours with the jobs service and its Postgres connections costing nothing at all. What is
   // left is sessions, NATS, the gateway hearing the events and Postgres for sessions, which the
@@ -319,14 +413,24 @@ try {
         `so at most ${(theirs / rest).toFixed(2)}× pg-boss → sessions (${theirs.toFixed(2)} ms/message) on the same cores`,
     );
   }
-  console.log(`(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`);
+  console.log(
+    `(app CPU: ours = ${SERVICES.join(' + ')}; pg-boss = the bench process (pg-boss, its worker, the echo responder), plus those services for → sessions)`,
+  );
 
   // More rounds of the pair, pg-boss first in every other one, so the machine's drift during the run
   // (its speed moves ±15% from one minute to the next here) falls on both sides alike.
   if (ROUNDS > 0 && sessionsTarget !== -1) {
-    const pairs = [{ ours: sendOnly.rate, theirs: others[sessionsTarget].rate, oursMs: totalMs[1], theirsMs: totalMs[mine.length + sessionsTarget] }];
+    const pairs = [
+      {
+        ours: sendOnly.rate,
+        theirs: others[sessionsTarget].rate,
+        oursMs: totalMs[1],
+        theirsMs: totalMs[mine.length + sessionsTarget],
+      },
+    ];
     for (let round = 1; round <= ROUNDS; round++) {
-      const oursRound = () => ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 + round * 10_000 });
+      const oursRound = () =>
+        ours(bench, extraProcesses, { scheduled: true, users: a.users, phoneBase: 75_000_000 + round * 10_000 });
       const theirsRound = () => pgBoss(bench, PgBoss, extraProcesses, 'sessions', a.users);
       let o;
       let t;
@@ -340,15 +444,29 @@ try {
         t = await theirsRound();
       }
       await sleep(1000);
-      pairs.push({ ours: o.rate, theirs: t.rate, oursMs: allMs(o, sum(o, SERVICES) + o.cpuMs.bench), theirsMs: allMs(t, t.cpuMs.bench + sum(t, SERVICES)) });
+      pairs.push({
+        ours: o.rate,
+        theirs: t.rate,
+        oursMs: allMs(o, sum(o, SERVICES) + o.cpuMs.bench),
+        theirsMs: allMs(t, t.cpuMs.bench + sum(t, SERVICES)),
+      });
     }
-    console.log(`\nsend only against pg-boss → sessions, ${pairs.length} rounds (${TOTAL} messages each; the first as above, then ${ROUNDS} more, pg-boss first in every other):`);
+    console.log(
+      `\nsend only against pg-boss → sessions, ${pairs.length} rounds (${TOTAL} messages each; the first as above, then ${ROUNDS} more, pg-boss first in every other):`,
+    );
     pairs.forEach((p, i) =>
-      console.log(`  round ${i + 1}: ours ${p.ours.toFixed(0)} messages/s at ${p.oursMs.toFixed(2)} ms CPU each, pg-boss ${p.theirs.toFixed(0)} jobs/s at ${p.theirsMs.toFixed(2)} ms: ${(p.ours / p.theirs).toFixed(2)}×`),
+      console.log(
+        `  round ${i + 1}: ours ${p.ours.toFixed(0)} messages/s at ${p.oursMs.toFixed(2)} ms CPU each, pg-boss ${p.theirs.toFixed(0)} jobs/s at ${p.theirsMs.toFixed(2)} ms: ${(p.ours / p.theirs).toFixed(2)}×`,
+      ),
     );
     const ratios = pairs.map((p) => p.ours / p.theirs).sort((x, y) => x - y);
-    const median = ratios.length % 2 ? ratios[(ratios.length - 1) / 2] : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2;
-    console.log(`throughput ours / pg-boss → sessions over ${ratios.length} rounds: median ${median.toFixed(2)}×, min ${ratios[0].toFixed(2)}×, max ${ratios.at(-1).toFixed(2)}×; rounds at or above 1×: ${ratios.filter((r) => r >= 1).length} of ${ratios.length}`);
+    const median =
+      ratios.length % 2
+        ? ratios[(ratios.length - 1) / 2]
+        : (ratios[ratios.length / 2 - 1] + ratios[ratios.length / 2]) / 2;
+    console.log(
+      `throughput ours / pg-boss → sessions over ${ratios.length} rounds: median ${median.toFixed(2)}×, min ${ratios[0].toFixed(2)}×, max ${ratios.at(-1).toFixed(2)}×; rounds at or above 1×: ${ratios.filter((r) => r >= 1).length} of ${ratios.length}`,
+    );
   }
 } finally {
   await bench.stop();

@@ -9,7 +9,11 @@ export function cpuSeconds(pid, task = '') {
     // Fields after the command name (which may hold spaces): utime 14, stime 15, cutime 16, cstime 17.
     const stat = readFileSync(`/proc/${pid}${task}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND, children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND, ppid: Number(f[1]) };
+    return {
+      own: (Number(f[11]) + Number(f[12])) / TICKS_PER_SECOND,
+      children: (Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND,
+      ppid: Number(f[1]),
+    };
   } catch {
     return { own: 0, children: 0, ppid: -1 };
   }

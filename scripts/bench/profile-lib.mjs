@@ -41,13 +41,27 @@ export async function profileProcess(label, port, { intervalUs = 500, top = 25, 
       const { functionName, url, lineNumber } = byId.get(nodeId).callFrame;
       const tail = url.split('node_modules/').at(-1);
       const pkg = url.includes('node_modules/')
-        ? tail.split('/').slice(0, tail.startsWith('@') ? 2 : 1).join('/')
-        : url.startsWith('node:') ? 'node core' : url === '' ? `(${functionName || 'native'})` : url.replace(/^file:\/\/.*\/(services|libs)\//, '$1/');
+        ? tail
+            .split('/')
+            .slice(0, tail.startsWith('@') ? 2 : 1)
+            .join('/')
+        : url.startsWith('node:')
+          ? 'node core'
+          : url === ''
+            ? `(${functionName || 'native'})`
+            : url.replace(/^file:\/\/.*\/(services|libs)\//, '$1/');
       byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + n);
       const fn = `${functionName || '(anonymous)'} ${url.includes('node_modules/') ? tail : pkg}:${lineNumber + 1}`;
       byFunction.set(fn, (byFunction.get(fn) ?? 0) + n);
     }
-    const list = (m, k) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`).join('\n');
-    console.log(`  ${label} profile (self time, ${total} samples${saveTo ? `; written to ${saveTo}` : ''}):\n  by package:\n${list(byPackage, 15)}\n  by function:\n${list(byFunction, top)}`);
+    const list = (m, k) =>
+      [...m]
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, k)
+        .map(([name, n]) => `    ${((100 * n) / total).toFixed(1).padStart(5)}%  ${name}`)
+        .join('\n');
+    console.log(
+      `  ${label} profile (self time, ${total} samples${saveTo ? `; written to ${saveTo}` : ''}):\n  by package:\n${list(byPackage, 15)}\n  by function:\n${list(byFunction, top)}`,
+    );
   };
 }

@@ -41,22 +41,32 @@ const PG_STATS = process.env.PG_STATS === '1';
 const PROFILED = Object.keys(PROFILE_PORTS).filter((name) => process.env[`${name.toUpperCase()}_PROFILE`] === '1');
 
 const log = (...a) => console.log(`[${new Date().toISOString().slice(11, 19)}]`, ...a);
-const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 const ms = (x) => (Number.isFinite(x) ? x.toFixed(0) : '-');
 const dist = (values) => {
   const s = [...values].sort((a, b) => a - b);
   return `p50 ${ms(percentile(s, 50))} ms, p90 ${ms(percentile(s, 90))} ms, p99 ${ms(percentile(s, 99))} ms, max ${ms(s.at(-1))} ms (n=${s.length})`;
 };
 
-
-const postgres = await startPostgres(PG_STATS ? { flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] } : {});
+const postgres = await startPostgres(
+  PG_STATS
+    ? { flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'] }
+    : {},
+);
 const sys = await startSystem({
   postgres,
   shards: SHARDS,
   services: ['sessions', 'jobs', 'dashboard'],
   env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
   serviceEnv: {
-    jobs: { SEND_DELAY_MS: String(DELAY_MS), SEND_JITTER_MS: '0', ...(PROFILED.includes('jobs') ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORTS.jobs}` } : {}) },
+    jobs: {
+      SEND_DELAY_MS: String(DELAY_MS),
+      SEND_JITTER_MS: '0',
+      ...(PROFILED.includes('jobs') ? { NODE_OPTIONS: `--inspect=127.0.0.1:${PROFILE_PORTS.jobs}` } : {}),
+    },
     // Every user signs in from this one address.
     gateway: {
       RATE_LIMIT_PER_SECOND: '100000',
@@ -73,10 +83,19 @@ const sockets = [];
 try {
   await db.connect();
   const postmaster = cpuSeconds((await db.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).ppid;
-  const procs = [...sys.services.map((h) => ({ label: h.label, pid: h.process.pid })), { label: 'nats', pid: sys.nats.process.pid }, { label: 'bench client', pid: process.pid }];
-  const cpuSnapshot = () => ({ ...Object.fromEntries(procs.map((p) => [p.label, cpuSeconds(p.pid).own])), postgres: postgresCpu(postmaster) });
+  const procs = [
+    ...sys.services.map((h) => ({ label: h.label, pid: h.process.pid })),
+    { label: 'nats', pid: sys.nats.process.pid },
+    { label: 'bench client', pid: process.pid },
+  ];
+  const cpuSnapshot = () => ({
+    ...Object.fromEntries(procs.map((p) => [p.label, cpuSeconds(p.pid).own])),
+    postgres: postgresCpu(postmaster),
+  });
   const gatewayPid = sys.gateway.process.pid;
-  log(`system up; ${cpus().length} cores, load average ${load()}; ${SOCKETS} sockets (${TRANSPORTS.join(' then ')}), ${JOBS} jobs of ${RECIPIENTS} recipients at ${DELAY_MS} ms`);
+  log(
+    `system up; ${cpus().length} cores, load average ${load()}; ${SOCKETS} sockets (${TRANSPORTS.join(' then ')}), ${JOBS} jobs of ${RECIPIENTS} recipients at ${DELAY_MS} ms`,
+  );
 
   // --- users
   let t = performance.now();
@@ -99,7 +118,8 @@ try {
   const received = { job_progress: 0, job_log: 0, message_status: 0, session: 0 };
   let measuring = false;
   let disconnects = 0;
-  const progressKey = (jobId, e) => `${jobId}:${e.status}:${e.progress.sent}:${e.progress.failed}:${e.progress.skipped ?? 0}:${e.nextSendAt ?? '-'}`;
+  const progressKey = (jobId, e) =>
+    `${jobId}:${e.status}:${e.progress.sent}:${e.progress.failed}:${e.progress.skipped ?? 0}:${e.nextSendAt ?? '-'}`;
   const violation = (u, what) => {
     if (violations.length < 20) violations.push(`socket of user #${u.index} got ${what}`);
     else violations.push(null);
@@ -117,14 +137,30 @@ try {
       viaSocket.set(progressKey(payload.jobId, payload), now);
     }
   };
-  const SESSION_EVENTS = ['qr', 'qr_max_attempts', 'ready', 'exist', 'creating', 'no_session', 'disconnected', 'message_received'];
+  const SESSION_EVENTS = [
+    'qr',
+    'qr_max_attempts',
+    'ready',
+    'exist',
+    'creating',
+    'no_session',
+    'disconnected',
+    'message_received',
+  ];
 
   // --- sockets, opened like the web app's (token in the handshake `auth`)
   const rssBefore = rssKiB(gatewayPid);
   t = performance.now();
   await pool(SOCKETS, 50, async (i) => {
     const u = users[i];
-    const s = io(url, { path: SOCKET.path, transports: TRANSPORTS, auth: { token: u.token }, forceNew: true, reconnection: true, timeout: SOCKET.timeoutMs });
+    const s = io(url, {
+      path: SOCKET.path,
+      transports: TRANSPORTS,
+      auth: { token: u.token },
+      forceNew: true,
+      reconnection: true,
+      timeout: SOCKET.timeoutMs,
+    });
     sockets.push(s);
     for (const name of ['job_progress', 'job_log', 'message_status']) s.on(name, (p) => onJobEvent(u, name, p));
     for (const name of SESSION_EVENTS) {
@@ -160,7 +196,10 @@ try {
     await rpc.call('sessions.simulator.scan', { userId: u.userId });
   });
   await waitFor(
-    async () => (await pool(senders.length, 50, (i) => rpc.call('sessions.status', { userId: senders[i].userId }))).every((s) => s.state === 'ready' || s.state === 'exist'),
+    async () =>
+      (await pool(senders.length, 50, (i) => rpc.call('sessions.status', { userId: senders[i].userId }))).every(
+        (s) => s.state === 'ready' || s.state === 'exist',
+      ),
     120_000,
     500,
     'every link ready',
@@ -181,11 +220,15 @@ try {
   startsPending = true;
   await pool(senders.length, 20, async (i) => {
     const u = senders[i];
-    const { jobId } = await startJob({ userId: u.userId, client: u.http }, { message: `Hello from shop ${u.index}`, phoneNumbers: numbers(RECIPIENTS) });
+    const { jobId } = await startJob(
+      { userId: u.userId, client: u.http },
+      { message: `Hello from shop ${u.index}`, phoneNumbers: numbers(RECIPIENTS) },
+    );
     jobOwner.set(jobId, u.userId);
   });
   startsPending = false;
-  for (const { u, name, jobId } of unresolved) if (jobOwner.get(jobId) !== u.userId) violation(u, `${name} of a job that is not theirs`);
+  for (const { u, name, jobId } of unresolved)
+    if (jobOwner.get(jobId) !== u.userId) violation(u, `${name} of a job that is not theirs`);
   log(`${senders.length} jobs started in ${((performance.now() - t) / 1000).toFixed(1)} s; warming up ${WARMUP_S} s`);
   await sleep(WARMUP_S * 1000);
 
@@ -201,9 +244,13 @@ try {
     for (const m of text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([\\d.e+-]+)$`, 'gm'))) sum += Number(m[1]);
     return sum;
   };
-  const scrape = () => Promise.all(['jobs', 'gateway'].map(async (name) => (await fetch(`${scraped(name).metricsUrl}/metrics`)).text()));
+  const scrape = () =>
+    Promise.all(['jobs', 'gateway'].map(async (name) => (await fetch(`${scraped(name).metricsUrl}/metrics`)).text()));
   const eventLoop = ([jobsText, gatewayText]) =>
-    [['jobs', jobsText], ['gateway', gatewayText]].map(([label, text]) => {
+    [
+      ['jobs', jobsText],
+      ['gateway', gatewayText],
+    ].map(([label, text]) => {
       const v = (m) => (metric(text, `nodejs_eventloop_lag_${m}_seconds`) * 1000).toFixed(0);
       return `${label} p50 ${v('p50')} ms, p99 ${v('p99')} ms, max ${v('max')} ms`;
     });
@@ -212,8 +259,10 @@ try {
     const steps = d('bns_jobs_step_batch_size_sum');
     const txs = d('bns_jobs_step_batch_size_count');
     const lagN = d('bns_jobs_pace_lag_seconds_count');
-    return `jobs: ${txs} step transactions holding ${steps} lane steps (${(steps / Math.max(1, txs)).toFixed(1)} per transaction); ` +
-      `pace lag (actual − planned send) mean ${((1000 * d('bns_jobs_pace_lag_seconds_sum')) / Math.max(1, lagN)).toFixed(0)} ms over ${lagN} sends`;
+    return (
+      `jobs: ${txs} step transactions holding ${steps} lane steps (${(steps / Math.max(1, txs)).toFixed(1)} per transaction); ` +
+      `pace lag (actual − planned send) mean ${((1000 * d('bns_jobs_pace_lag_seconds_sum')) / Math.max(1, lagN)).toFixed(0)} ms over ${lagN} sends`
+    );
   };
   const scrapeBefore = await scrape();
   const stopProfiles = await Promise.all(PROFILED.map((name) => profileProcess(name, PROFILE_PORTS[name])));
@@ -240,20 +289,34 @@ try {
   const sentInWindow = Object.fromEntries(Object.entries(received).map(([k, v]) => [k, v - receivedBefore[k]]));
 
   log(`window: ${wall.toFixed(1)} s, load average ${loadStart} at the start, ${load()} at the end`);
-  log(`events received by the sockets in the window: ${Object.entries(sentInWindow).map(([k, v]) => `${k} ${v}`).join(', ')} (${(sentInWindow.job_progress / wall).toFixed(1)} job_progress/s)`);
+  log(
+    `events received by the sockets in the window: ${Object.entries(sentInWindow)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')} (${(sentInWindow.job_progress / wall).toFixed(1)} job_progress/s)`,
+  );
   log(`job_progress, event 'at' → socket:  ${dist(latency)}`);
   log(`job_progress, event 'at' → NATS (jobs: rest of its transaction, commit, outbox publish): ${dist(toNats)}`);
   log(`job_progress, NATS → socket (gateway fan-out + socket write): ${dist(natsToSocket)}`);
   console.log(`  event-loop delay in the window (10 ms resolution): ${loopDelay.join('; ')}`);
   console.log(`  ${jobsWindow(scrapeBefore[0], scrapeAfter[0])}`);
-  console.log(`  CPU seconds in the window (share of one core): ${Object.keys(cpuAfter).map((k) => `${k} ${(cpuAfter[k] - cpuBefore[k]).toFixed(1)} (${((100 * (cpuAfter[k] - cpuBefore[k])) / wall).toFixed(0)}%)`).join(', ')}`);
+  console.log(
+    `  CPU seconds in the window (share of one core): ${Object.keys(cpuAfter)
+      .map(
+        (k) =>
+          `${k} ${(cpuAfter[k] - cpuBefore[k]).toFixed(1)} (${((100 * (cpuAfter[k] - cpuBefore[k])) / wall).toFixed(0)}%)`,
+      )
+      .join(', ')}`,
+  );
   if (PG_STATS) {
     const top = await db.query(
       `SELECT calls, total_exec_time AS total, mean_exec_time AS mean, max_exec_time AS max, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS q
          FROM pg_stat_statements WHERE query NOT ILIKE '%pg_stat%' ORDER BY total_exec_time DESC LIMIT 15`,
     );
     console.log('  Postgres statements by time in the window (calls, total ms, mean ms, max ms):');
-    for (const r of top.rows) console.log(`    ${String(r.calls).padStart(6)} ${Number(r.total).toFixed(0).padStart(7)} ${Number(r.mean).toFixed(2).padStart(7)} ${Number(r.max).toFixed(0).padStart(5)}  ${r.q}`);
+    for (const r of top.rows)
+      console.log(
+        `    ${String(r.calls).padStart(6)} ${Number(r.total).toFixed(0).padStart(7)} ${Number(r.mean).toFixed(2).padStart(7)} ${Number(r.max).toFixed(0).padStart(5)}  ${r.q}`,
+      );
   }
   const rssEnd = rssKiB(gatewayPid);
   log(`gateway RSS at the end ${(rssEnd / 1024).toFixed(0)} MiB; socket disconnects during the run: ${disconnects}`);

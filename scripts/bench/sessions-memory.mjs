@@ -52,7 +52,9 @@ try {
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   // Every link ready, every auto-login message sent and its acks delivered.
   for (;;) {
-    const states = await Promise.all(Array.from({ length: USERS }, (_, i) => rpc.call('sessions.status', { userId: `user_bench_${i}` })));
+    const states = await Promise.all(
+      Array.from({ length: USERS }, (_, i) => rpc.call('sessions.status', { userId: `user_bench_${i}` })),
+    );
     if (states.every((s) => s.state === 'exist')) break;
     await sleep(200);
   }

@@ -22,7 +22,13 @@ const GOAL = 0.05;
 
 const sys = await startSystem({
   shards: 2,
-  env: { LOG_LEVEL: 'warn', SEND_DELAY_MS: '200', SIM_READY_DELAY_MS: '0', SIM_DELIVERED_DELAY_MS: '100', SIM_READ_DELAY_MS: '300' },
+  env: {
+    LOG_LEVEL: 'warn',
+    SEND_DELAY_MS: '200',
+    SIM_READY_DELAY_MS: '0',
+    SIM_DELIVERED_DELAY_MS: '100',
+    SIM_READ_DELAY_MS: '300',
+  },
   serviceEnv: { gateway: { RATE_LIMIT_PER_SECOND: '50', RATE_LIMIT_BURST: '200' } },
 });
 const url = sys.gateway.url;
@@ -38,7 +44,9 @@ const sample = (minute) => {
     }
   }
   rows.push(row);
-  process.stdout.write(`minute ${String(minute).padStart(2)}  load ${row.load.toFixed(1).padStart(5)}  ${processes.map((p) => `${p.label} ${(row[p.label] / 1024).toFixed(0)} MiB`).join('  ')}\n`);
+  process.stdout.write(
+    `minute ${String(minute).padStart(2)}  load ${row.load.toFixed(1).padStart(5)}  ${processes.map((p) => `${p.label} ${(row[p.label] / 1024).toFixed(0)} MiB`).join('  ')}\n`,
+  );
 };
 
 const counts = { requests: 0, errors: 0, byStatus: {} };
@@ -74,7 +82,11 @@ async function startJob(u) {
   const res = await call('/start-bulk-messages', {
     method: 'POST',
     headers: authed(u, { 'content-type': 'application/json', 'idempotency-key': randomUUID() }),
-    body: JSON.stringify({ clerkUserId: u.userId, message: 'Soak {{n}}', recipients: numbers.map((phone) => ({ phone, variables: { n: phone.slice(-3) } })) }),
+    body: JSON.stringify({
+      clerkUserId: u.userId,
+      message: 'Soak {{n}}',
+      recipients: numbers.map((phone) => ({ phone, variables: { n: phone.slice(-3) } })),
+    }),
   });
   if (res?.status === 200) {
     u.jobId = res.body.jobId;
@@ -83,11 +95,27 @@ async function startJob(u) {
 }
 
 const bad = [
-  () => call('/start-bulk-messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":' }),
+  () =>
+    call('/start-bulk-messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"message":',
+    }),
   () => call(`/api/${randomUUID()}/${Math.random()}`),
-  () => call('/api/templates/x', { headers: { authorization: `Bearer ${randomUUID()}.${randomUUID()}.${randomUUID()}` } }),
-  () => call('/start-bulk-messages', { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(200_000) }),
-  (u) => call('/start-bulk-messages', { method: 'POST', headers: authed(u, { 'content-type': 'application/json' }), body: `${'['.repeat(5000)}${']'.repeat(5000)}` }),
+  () =>
+    call('/api/templates/x', { headers: { authorization: `Bearer ${randomUUID()}.${randomUUID()}.${randomUUID()}` } }),
+  () =>
+    call('/start-bulk-messages', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(200_000),
+    }),
+  (u) =>
+    call('/start-bulk-messages', {
+      method: 'POST',
+      headers: authed(u, { 'content-type': 'application/json' }),
+      body: `${'['.repeat(5000)}${']'.repeat(5000)}`,
+    }),
   (u) => call(`/job-status/${randomUUID()}`, { headers: authed(u) }),
 ];
 
@@ -100,7 +128,9 @@ for (const [i, u] of users.entries()) {
       await sleep(Math.random() * 1000);
       while (running) {
         if (u.jobId) {
-          const res = await call(`/job-status/${u.jobId}`, { headers: authed(u, i % 2 === 0 && u.etag ? { 'if-none-match': u.etag } : {}) });
+          const res = await call(`/job-status/${u.jobId}`, {
+            headers: authed(u, i % 2 === 0 && u.etag ? { 'if-none-match': u.etag } : {}),
+          });
           u.etag = res?.headers.get('etag') ?? u.etag;
         }
         await sleep(1000);
@@ -123,7 +153,13 @@ for (let k = 0; k < 2; k++) {
     (async () => {
       while (running) {
         const u = users[Math.floor(Math.random() * users.length)];
-        const socket = io(url, { path: SOCKET.path, transports: ['websocket'], auth: { token: u.token }, reconnection: false, forceNew: true });
+        const socket = io(url, {
+          path: SOCKET.path,
+          transports: ['websocket'],
+          auth: { token: u.token },
+          reconnection: false,
+          forceNew: true,
+        });
         await new Promise((r) => {
           socket.once('connect', r);
           socket.once('connect_error', r);
@@ -157,13 +193,19 @@ await Promise.allSettled(loops);
 
 const from = rows.find((r) => r.minute === MINUTES - JUDGED_MINUTES);
 const to = rows.at(-1);
-process.stdout.write(`\nrequests ${counts.requests} (answers by status ${JSON.stringify(counts.byStatus)}, ${counts.errors} with no answer)\n`);
-process.stdout.write(`RSS growth over the last ${JUDGED_MINUTES} minutes (goal under ${GOAL * 100}%), load average ${(rows.reduce((s, r) => s + r.load, 0) / rows.length).toFixed(1)} over the run:\n`);
+process.stdout.write(
+  `\nrequests ${counts.requests} (answers by status ${JSON.stringify(counts.byStatus)}, ${counts.errors} with no answer)\n`,
+);
+process.stdout.write(
+  `RSS growth over the last ${JUDGED_MINUTES} minutes (goal under ${GOAL * 100}%), load average ${(rows.reduce((s, r) => s + r.load, 0) / rows.length).toFixed(1)} over the run:\n`,
+);
 let worst = 0;
 for (const p of processes) {
   const growth = (to[p.label] - from[p.label]) / from[p.label];
   worst = Math.max(worst, growth);
-  process.stdout.write(`  ${p.label.padEnd(12)} ${(from[p.label] / 1024).toFixed(1)} → ${(to[p.label] / 1024).toFixed(1)} MiB  ${(growth * 100).toFixed(1)}%\n`);
+  process.stdout.write(
+    `  ${p.label.padEnd(12)} ${(from[p.label] / 1024).toFixed(1)} → ${(to[p.label] / 1024).toFixed(1)} MiB  ${(growth * 100).toFixed(1)}%\n`,
+  );
 }
 process.stdout.write(`worst growth ${(worst * 100).toFixed(1)}%: ${worst < GOAL ? 'within' : 'over'} the goal\n`);
 await sys.stop();

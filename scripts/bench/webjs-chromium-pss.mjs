@@ -38,7 +38,12 @@ const pssKiB = (pid) => {
 
 const dataPath = mkdtempSync(join(tmpdir(), 'bns-pss-'));
 // The store is not what is measured: an empty one, so the browser starts on a fresh profile.
-const store = { sessionExists: async () => false, save: async () => undefined, extract: async () => undefined, delete: async () => undefined };
+const store = {
+  sessionExists: async () => false,
+  save: async () => undefined,
+  extract: async () => undefined,
+  delete: async () => undefined,
+};
 const client = realWebjsClient({
   userId: 'pss',
   clientId: 'pss',
@@ -49,7 +54,10 @@ const client = realWebjsClient({
   headless: true,
 });
 const started = Date.now();
-const outcome = await client.initialize().then(() => 'initialized', (err) => `initialize rejected: ${err.message.split('\n')[0]}`);
+const outcome = await client.initialize().then(
+  () => 'initialized',
+  (err) => `initialize rejected: ${err.message.split('\n')[0]}`,
+);
 console.log(`${outcome} after ${((Date.now() - started) / 1000).toFixed(1)} s`);
 await sleep(5000);
 const pids = tree(String(process.pid)).filter((pid) => {

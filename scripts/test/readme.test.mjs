@@ -21,7 +21,10 @@ test('docs/configuration.md lists every environment variable with the default th
     assert.ok(rowsOf.length > 0, `docs/configuration.md lacks a row for ${r.name}: ${REGENERATE}`);
     if (hasDefault(r.defaultValue)) {
       const shown = `\`${shownDefault(r.defaultValue)}\``;
-      assert.ok(rowsOf.some((l) => l.includes(shown)), `docs/configuration.md shows another default for ${r.name} (code: ${shownDefault(r.defaultValue)}): ${REGENERATE}`);
+      assert.ok(
+        rowsOf.some((l) => l.includes(shown)),
+        `docs/configuration.md shows another default for ${r.name} (code: ${shownDefault(r.defaultValue)}): ${REGENERATE}`,
+      );
     }
   }
   assert.equal(doc, await configurationDoc(), `docs/configuration.md is not what the code generates: ${REGENERATE}`);
@@ -30,16 +33,27 @@ test('docs/configuration.md lists every environment variable with the default th
 test('README is a short guide: at most 20,000 bytes, the two commands, its configuration table from the code', async () => {
   const readme = readFileSync(README, 'utf8');
   const bytes = Buffer.byteLength(readme);
-  assert.ok(bytes <= README_MAX_BYTES, `README.md is ${bytes} bytes; keep it at most ${README_MAX_BYTES} (deeper pages go under docs/)`);
+  assert.ok(
+    bytes <= README_MAX_BYTES,
+    `README.md is ${bytes} bytes; keep it at most ${README_MAX_BYTES} (deeper pages go under docs/)`,
+  );
   assert.match(readme, /npm start/);
   assert.match(readme, /npm test/);
   assert.match(readme, /docs\/configuration\.md/, 'README links the full configuration table');
-  assert.equal(readme, await readmeWithTable(readme), `README.md's configuration table is not what the code generates: ${REGENERATE}`);
+  assert.equal(
+    readme,
+    await readmeWithTable(readme),
+    `README.md's configuration table is not what the code generates: ${REGENERATE}`,
+  );
   const defaults = new Map((await envVars()).map((r) => [r.name, r.defaultValue]));
   for (const line of readme.split('\n').filter((l) => /^\| `[A-Z][A-Z0-9_]*` \|/.test(l))) {
     const name = line.slice(3, line.indexOf('`', 3));
     assert.ok(defaults.has(name), `README.md's table names ${name}, which no service reads`);
     const v = defaults.get(name);
-    if (hasDefault(v)) assert.ok(line.includes(`\`${shownDefault(v)}\``), `README.md shows another default for ${name} (code: ${shownDefault(v)})`);
+    if (hasDefault(v))
+      assert.ok(
+        line.includes(`\`${shownDefault(v)}\``),
+        `README.md shows another default for ${name} (code: ${shownDefault(v)})`,
+      );
   }
 });

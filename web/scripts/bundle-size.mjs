@@ -31,4 +31,7 @@ console.log(`landing page initial JS (gzip): ${kb(sum(landing))}  (+ CSS ${kb(cs
 console.log(`signed-in tool chunk (gzip):    ${kb(sum(toolOnly))}`);
 console.log(`signed-in app initial JS total: ${kb(sum(landing) + sum(toolOnly))}`);
 const lazy = Object.keys(manifest).filter((k) => manifest[k].isDynamicEntry && k !== toolKey);
-for (const k of lazy) console.log(`  on demand: ${k.replace(/^.*node_modules\//, '')} ${kb(sum(new Set([...closure(k)].filter((x) => !landing.has(x) && !tool.has(x)))))}`);
+for (const k of lazy)
+  console.log(
+    `  on demand: ${k.replace(/^.*node_modules\//, '')} ${kb(sum(new Set([...closure(k)].filter((x) => !landing.has(x) && !tool.has(x)))))}`,
+  );

@@ -55,7 +55,11 @@ export interface ServiceDefinition<S extends Spec> {
 }
 
 const PORT_ENV = (defaultPort: number) => ({
-  PORT: envVar.int('HTTP port of this process (health probes; the public API on the gateway); metrics are on METRICS_PORT', defaultPort, { min: 0, max: 65535 }),
+  PORT: envVar.int(
+    'HTTP port of this process (health probes; the public API on the gateway); metrics are on METRICS_PORT',
+    defaultPort,
+    { min: 0, max: 65535 },
+  ),
 });
 
 /**
@@ -68,7 +72,8 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
   const env = loadEnvOrExit(spec, def.name) as ServiceEnv<S>;
   const base = env;
   const problems = def.validate?.(env) ?? [];
-  if (base.METRICS_PORT !== 0 && base.METRICS_PORT === base.PORT) problems.push(`METRICS_PORT must differ from PORT (both are ${base.PORT})`);
+  if (base.METRICS_PORT !== 0 && base.METRICS_PORT === base.PORT)
+    problems.push(`METRICS_PORT must differ from PORT (both are ${base.PORT})`);
   if (problems.length > 0) {
     process.stderr.write(`${def.name}: Invalid environment:\n  ${problems.join('\n  ')}\n`);
     process.exit(1);
@@ -135,7 +140,10 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
 
   if (def.natsHandlers) {
     const queue = shard === undefined ? def.name : `${def.name}.${shard}`;
-    app.connectMicroservice({ strategy: new KitNatsServer(base.NATS_URL, `${def.name}-handlers@${instance}`, queue, shard) }, { inheritAppConfig: true });
+    app.connectMicroservice(
+      { strategy: new KitNatsServer(base.NATS_URL, `${def.name}-handlers@${instance}`, queue, shard) },
+      { inheritAppConfig: true },
+    );
     await app.startAllMicroservices();
     answerPings(ctx, def.name as Microservice, queue);
   }
@@ -146,10 +154,17 @@ export async function runService<S extends Spec>(def: ServiceDefinition<S>): Pro
     ...(def.listenBacklog ? [def.listenBacklog(env)] : []),
   ];
   await app.listen(base.PORT, ...(listenArgs as [string]));
-  const host = base.BIND_ADDRESS === undefined ? '' : base.BIND_ADDRESS.includes(':') ? `[${base.BIND_ADDRESS}]` : base.BIND_ADDRESS;
-  app.get(Logger).log(
-    `${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on ${host}:${base.PORT}, metrics on ${host}:${metricsEndpoint.port}/metrics`,
-  );
+  const host =
+    base.BIND_ADDRESS === undefined
+      ? ''
+      : base.BIND_ADDRESS.includes(':')
+        ? `[${base.BIND_ADDRESS}]`
+        : base.BIND_ADDRESS;
+  app
+    .get(Logger)
+    .log(
+      `${def.name}${shard === undefined ? '' : ` shard ${shard}/${base.SESSIONS_SHARDS}`} listening on ${host}:${base.PORT}, metrics on ${host}:${metricsEndpoint.port}/metrics`,
+    );
   return app;
 }
 
@@ -177,7 +192,11 @@ function answerPings(ctx: KitContext, service: Microservice, queue: string): voi
           JSON.stringify(
             ready
               ? { id, response: reply, isDisposed: true }
-              : { id, err: { kind: 'unavailable', code: 'SERVICE_UNAVAILABLE', message: failed.join('; ') }, isDisposed: true },
+              : {
+                  id,
+                  err: { kind: 'unavailable', code: 'SERVICE_UNAVAILABLE', message: failed.join('; ') },
+                  isDisposed: true,
+                },
           ),
         );
       });

@@ -81,7 +81,11 @@ export class KitModule {
       : [];
     return {
       module: KitModule,
-      imports: [LoggerModule.forRoot(loggerParams(ctx.info.name, ctx.env.LOG_LEVEL, ctx.httpLogging, slowRequestMs(ctx.env), ctx.quietRoutes))],
+      imports: [
+        LoggerModule.forRoot(
+          loggerParams(ctx.info.name, ctx.env.LOG_LEVEL, ctx.httpLogging, slowRequestMs(ctx.env), ctx.quietRoutes),
+        ),
+      ],
       controllers: [HealthController],
       providers: [
         { provide: SERVICE_INFO, useValue: ctx.info },
@@ -99,9 +103,19 @@ export class KitModule {
         { provide: APP_FILTER, useClass: AppErrorFilter },
         // Only with an exporter (startTelemetry ran before this): without one, every request would still
         // pay the interceptor's Observable, context and no-op span for nothing.
-        ...(ctx.natsHandlers === false || !tracingEnabled() ? [] : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
+        ...(ctx.natsHandlers === false || !tracingEnabled()
+          ? []
+          : [{ provide: APP_INTERCEPTOR, useClass: RpcTraceInterceptor }]),
       ],
-      exports: [SERVICE_INFO, SERVICE_ENV, NATS_CONNECTION, RpcClient, EventBus, READINESS_CHECKS, ...database.map((d) => d.provide)],
+      exports: [
+        SERVICE_INFO,
+        SERVICE_ENV,
+        NATS_CONNECTION,
+        RpcClient,
+        EventBus,
+        READINESS_CHECKS,
+        ...database.map((d) => d.provide),
+      ],
     };
   }
 }

@@ -6,7 +6,13 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, RetentionPolicy, StorageType, type JsMsg } from '@nats-io/jetstream';
 import { startNats, type Nats } from '@bns/testing';
 import { connectNats } from '../src/nats/connection.js';
-import { DurableConsumer, Poison, SKIP, type ConsumerLogger, type DurableConsumerOptions } from '../src/nats/durable-consumer.js';
+import {
+  DurableConsumer,
+  Poison,
+  SKIP,
+  type ConsumerLogger,
+  type DurableConsumerOptions,
+} from '../src/nats/durable-consumer.js';
 
 const STREAM = 'DURABLE_TEST';
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -42,7 +48,12 @@ describe('DurableConsumer against a real NATS', () => {
     nats = await startNats({ storeDir });
     nc = await connectNats(nats.url, 'durable-consumer-test');
     const jsm = await jetstreamManager(nc);
-    await jsm.streams.add({ name: STREAM, subjects: ['dtest.>'], storage: StorageType.File, retention: RetentionPolicy.Limits });
+    await jsm.streams.add({
+      name: STREAM,
+      subjects: ['dtest.>'],
+      storage: StorageType.File,
+      retention: RetentionPolicy.Limits,
+    });
   });
   afterEach(async () => {
     await Promise.all(consumers.map((c) => c.stop()));
@@ -72,7 +83,9 @@ describe('DurableConsumer against a real NATS', () => {
       decode: (body) => {
         const b = body as Partial<Item> | undefined;
         if (b && typeof b.id === 'string' && b.id.startsWith('skip')) return SKIP;
-        return b && typeof b.id === 'string' && typeof b.phone === 'string' ? { id: b.id, phone: b.phone } : new Poison('id or phone missing');
+        return b && typeof b.id === 'string' && typeof b.phone === 'string'
+          ? { id: b.id, phone: b.phone }
+          : new Poison('id or phone missing');
       },
       handle: async () => undefined,
       ...overrides,
@@ -159,7 +172,12 @@ describe('DurableConsumer against a real NATS', () => {
     expect((await t.info()).ack_floor.consumer_seq).toBe(4);
     const dropped = t.logger.lines.filter((l) => l.message === 'malformed message dropped');
     expect(dropped).toHaveLength(2);
-    expect(dropped[0]!.fields).toMatchObject({ durable: t.name, subject: t.subject, seq: expect.any(Number), problem: 'id or phone missing' });
+    expect(dropped[0]!.fields).toMatchObject({
+      durable: t.name,
+      subject: t.subject,
+      seq: expect.any(Number),
+      problem: 'id or phone missing',
+    });
     const logged = JSON.stringify(t.logger.lines);
     for (const secret of ['91234567', '98765432', 'STOP', 'secret-token']) expect(logged).not.toContain(secret);
     // Terminated and skipped messages are not redelivered.

@@ -31,7 +31,13 @@ describe('migrations under an advisory lock', () => {
   });
   afterAll(() => pg?.stop());
 
-  const replica = () => createDataSource({ url: pg.url, schema: 'kit_test', entities: [], migrations: [CreateThings1700000000000, AddName1700000001000] });
+  const replica = () =>
+    createDataSource({
+      url: pg.url,
+      schema: 'kit_test',
+      entities: [],
+      migrations: [CreateThings1700000000000, AddName1700000001000],
+    });
 
   it('applies each migration once when four replicas start together, and again is a no-op', async () => {
     const replicas = [replica(), replica(), replica(), replica()];
@@ -43,7 +49,9 @@ describe('migrations under an advisory lock', () => {
       const rows = await replicas[0]!.query('SELECT name FROM kit_test.kit_test_migrations ORDER BY id');
       expect(rows.map((r: { name: string }) => r.name)).toEqual(['CreateThings1700000000000', 'AddName1700000001000']);
       expect(await migrateWithLock(replicas[1]!, 'kit_test')).toEqual([]);
-      const cols = await replicas[0]!.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = 'kit_test' AND table_name = 'things' ORDER BY 1`);
+      const cols = await replicas[0]!.query(
+        `SELECT column_name FROM information_schema.columns WHERE table_schema = 'kit_test' AND table_name = 'things' ORDER BY 1`,
+      );
       expect(cols.map((c: { column_name: string }) => c.column_name)).toEqual(['id', 'name']);
     } finally {
       await Promise.all(replicas.map((r) => r.destroy()));
@@ -54,7 +62,9 @@ describe('migrations under an advisory lock', () => {
     const ds = replica();
     await ds.initialize();
     try {
-      const tables = await ds.query(`SELECT table_schema FROM information_schema.tables WHERE table_name LIKE '%migrations'`);
+      const tables = await ds.query(
+        `SELECT table_schema FROM information_schema.tables WHERE table_name LIKE '%migrations'`,
+      );
       expect(tables).toEqual([{ table_schema: 'kit_test' }]);
     } finally {
       await ds.destroy();

@@ -32,14 +32,23 @@ class StatsModule {}
  * is not acted on: the caller answered 503 already, and acting now would send a message its job
  * recorded as failed, or start a job the user was told had not started.
  */
-describe('KitNatsServer: a request past its caller\'s deadline is not acted on', () => {
+describe("KitNatsServer: a request past its caller's deadline is not acted on", () => {
   let nats: Nats;
   let app: Awaited<ReturnType<typeof NestFactory.createMicroservice>>;
   let caller: NatsConnection;
 
   /** A Nest request packet as RpcClient makes it, with the deadline given. */
   const raw = async (userId: string, deadline: number | undefined) => {
-    const reply = await caller.request('templates.stats', JSON.stringify({ pattern: 'templates.stats', data: { userId }, id: '1', ...(deadline === undefined ? {} : { deadline }) }), { timeout: 5000 });
+    const reply = await caller.request(
+      'templates.stats',
+      JSON.stringify({
+        pattern: 'templates.stats',
+        data: { userId },
+        id: '1',
+        ...(deadline === undefined ? {} : { deadline }),
+      }),
+      { timeout: 5000 },
+    );
     return reply.json<{ response?: unknown; err?: { kind: string; code: string } }>();
   };
 
@@ -63,7 +72,10 @@ describe('KitNatsServer: a request past its caller\'s deadline is not acted on',
     const late = await raw('late', Date.now() - LIMITS.rpcDeadlineGraceMs - 5000);
     expect(late.err).toMatchObject({ kind: ErrorKind.Unavailable, code: CommonErrorCode.RequestExpired });
     expect(handled).toEqual([]);
-    expect((await raw('within-grace', Date.now() - LIMITS.rpcDeadlineGraceMs / 2)).response).toEqual({ userId: 'within-grace', deadlinePassed: false });
+    expect((await raw('within-grace', Date.now() - LIMITS.rpcDeadlineGraceMs / 2)).response).toEqual({
+      userId: 'within-grace',
+      deadlinePassed: false,
+    });
     expect((await raw('no-deadline', undefined)).response).toEqual({ userId: 'no-deadline', deadlinePassed: false });
     expect(handled).toEqual(['within-grace', 'no-deadline']);
   });
@@ -74,7 +86,9 @@ describe('KitNatsServer: a request past its caller\'s deadline is not acted on',
     expect(quick.deadlinePassed).toBe(false);
     // A 300 ms timeout: the handler, 300 ms + the grace + 200 ms later, finds its deadline passed.
     const slow = `slow:${300 + LIMITS.rpcDeadlineGraceMs + 200}`;
-    await expect(rpc.call('templates.stats', { userId: slow }, { timeoutMs: 300 })).rejects.toMatchObject({ kind: ErrorKind.Unavailable });
+    await expect(rpc.call('templates.stats', { userId: slow }, { timeoutMs: 300 })).rejects.toMatchObject({
+      kind: ErrorKind.Unavailable,
+    });
     const answered = await raw(slow, Date.now() - 10);
     expect(answered.response).toEqual({ userId: slow, deadlinePassed: true });
   });

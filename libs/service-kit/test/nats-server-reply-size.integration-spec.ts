@@ -60,7 +60,11 @@ describe('KitNatsServer: a reply over max_payload', () => {
       (err: unknown) => err,
     );
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(error).toMatchObject({ kind: ErrorKind.PayloadTooLarge, code: CommonErrorCode.ReplyTooLarge, message: MESSAGES.replyTooLarge });
+    expect(error).toMatchObject({
+      kind: ErrorKind.PayloadTooLarge,
+      code: CommonErrorCode.ReplyTooLarge,
+      message: MESSAGES.replyTooLarge,
+    });
     expect(MESSAGES.replyTooLarge).toBe('The answer is too large to send at once. Ask for fewer items.');
 
     const warnings = warn.mock.calls.filter((args) => JSON.stringify(args).includes('max_payload'));
@@ -69,13 +73,18 @@ describe('KitNatsServer: a reply over max_payload', () => {
     warn.mockRestore();
 
     const metrics = await metricsRegistry.metrics();
-    expect(metrics).toMatch(/bns_rpc_server_requests_total\{[^}]*subject="templates.list"[^}]*outcome="payload_too_large"[^}]*\} 1/);
+    expect(metrics).toMatch(
+      /bns_rpc_server_requests_total\{[^}]*subject="templates.list"[^}]*outcome="payload_too_large"[^}]*\} 1/,
+    );
     expect(metrics).not.toContain(SECRET);
   });
 
   it('keeps answering the requests that fit', async () => {
     expect(await rpc.request('templates.list', { userId: 'small' })).toEqual([{ text: 'small' }]);
-    const [big, small] = await Promise.allSettled([rpc.request('templates.list', { userId: 'big' }), rpc.request('templates.list', { userId: 'u' })]);
+    const [big, small] = await Promise.allSettled([
+      rpc.request('templates.list', { userId: 'big' }),
+      rpc.request('templates.list', { userId: 'u' }),
+    ]);
     expect(big).toMatchObject({ status: 'rejected', reason: { code: CommonErrorCode.ReplyTooLarge } });
     expect(small).toEqual({ status: 'fulfilled', value: [{ text: 'small' }] });
   });

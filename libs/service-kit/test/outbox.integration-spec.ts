@@ -7,7 +7,13 @@ import { createDataSource, migrateWithLock } from '../src/database/database.js';
 import { Transactions } from '../src/database/transaction.js';
 import { connectNats } from '../src/nats/connection.js';
 import { ensureEventsStream, EventBus } from '../src/nats/event-bus.js';
-import { OutboxEntity, OutboxPublisher, OutboxRepository, outboxTableSql, type OutboxEvent } from '../src/outbox/outbox.js';
+import {
+  OutboxEntity,
+  OutboxPublisher,
+  OutboxRepository,
+  outboxTableSql,
+  type OutboxEvent,
+} from '../src/outbox/outbox.js';
 
 class CreateOutbox1700000000000 implements MigrationInterface {
   name = 'CreateOutbox1700000000000';
@@ -36,7 +42,13 @@ describe('outbox bundles against a real Postgres and NATS', () => {
 
   beforeAll(async () => {
     [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-    db = createDataSource({ url: pg.url, schema: 'kit_outbox', entities: [OutboxEntity], migrations: [CreateOutbox1700000000000], poolSize: 3 });
+    db = createDataSource({
+      url: pg.url,
+      schema: 'kit_outbox',
+      entities: [OutboxEntity],
+      migrations: [CreateOutbox1700000000000],
+      poolSize: 3,
+    });
     await db.initialize();
     await migrateWithLock(db, 'kit_outbox');
     nc = await connectNats(nats.url, 'outbox-test');
@@ -58,11 +70,20 @@ describe('outbox bundles against a real Postgres and NATS', () => {
     await Promise.all([pg?.stop(), nats?.stop()]);
   });
 
-  const event = (subject: string, eventId: string): OutboxEvent => ({ subject: subject as EventKey, payload: { eventId, userId: 'user_outbox' } as never });
+  const event = (subject: string, eventId: string): OutboxEvent => ({
+    subject: subject as EventKey,
+    payload: { eventId, userId: 'user_outbox' } as never,
+  });
   const rowCount = async () => Number((await db.query('SELECT count(*) AS n FROM kit_outbox.outbox'))[0].n);
 
   it('deletes a bundle only once every event in it was published, however many publish calls that took', async () => {
-    const rows = await tx.run((em) => outbox.add(em, [event('events.job.log', 'b-1'), event('events.job.progress', 'b-2'), event('events.job.log', 'b-3')]));
+    const rows = await tx.run((em) =>
+      outbox.add(em, [
+        event('events.job.log', 'b-1'),
+        event('events.job.progress', 'b-2'),
+        event('events.job.log', 'b-3'),
+      ]),
+    );
     expect(new Set(rows.map((r) => r.id)).size).toBe(1);
     expect(await rowCount()).toBe(1);
     expect(await outbox.count()).toBe(3);

@@ -8,7 +8,9 @@ import { serializeError } from '../src/logging/logging.js';
 class CreateItems1700000000000 implements MigrationInterface {
   name = 'CreateItems1700000000000';
   async up(q: QueryRunner) {
-    await q.query('CREATE TABLE kit_rows.items (id int PRIMARY KEY, phone text NOT NULL UNIQUE, n int NOT NULL DEFAULT 0)');
+    await q.query(
+      'CREATE TABLE kit_rows.items (id int PRIMARY KEY, phone text NOT NULL UNIQUE, n int NOT NULL DEFAULT 0)',
+    );
   }
   async down(q: QueryRunner) {
     await q.query('DROP TABLE kit_rows.items');
@@ -23,7 +25,13 @@ describe('rows: raw statements as named prepared statements (real Postgres)', ()
   beforeAll(async () => {
     pg = await startPostgres();
     // Two connections (the migration lock holds one): the autocommit path must hand each back, or the third statement waits forever.
-    db = createDataSource({ url: pg.url, schema: 'kit_rows', entities: [], migrations: [CreateItems1700000000000], poolSize: 2 });
+    db = createDataSource({
+      url: pg.url,
+      schema: 'kit_rows',
+      entities: [],
+      migrations: [CreateItems1700000000000],
+      poolSize: 2,
+    });
     await db.initialize();
     await migrateWithLock(db, 'kit_rows');
   }, 60_000);
@@ -38,9 +46,14 @@ describe('rows: raw statements as named prepared statements (real Postgres)', ()
     const names = await inTransaction(db, async (em) => {
       expect(await rows(em, insert, [1, '91234567'])).toEqual([{ id: 1, phone: '91234567' }]);
       expect(await rows(em, insert, [2, '61234567'])).toEqual([{ id: 2, phone: '61234567' }]);
-      return rows<{ name: string; statement: string }>(em, 'SELECT name, statement FROM pg_prepared_statements ORDER BY name');
+      return rows<{ name: string; statement: string }>(
+        em,
+        'SELECT name, statement FROM pg_prepared_statements ORDER BY name',
+      );
     });
-    expect(names.filter((p) => p.statement === insert)).toEqual([{ name: expect.stringMatching(/^bns_[A-Za-z0-9_-]{24}$/), statement: insert }]);
+    expect(names.filter((p) => p.statement === insert)).toEqual([
+      { name: expect.stringMatching(/^bns_[A-Za-z0-9_-]{24}$/), statement: insert },
+    ]);
 
     // Autocommit: each statement on a pooled connection, handed back (the pool has two).
     for (let i = 0; i < 5; i++) {

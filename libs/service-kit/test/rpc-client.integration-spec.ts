@@ -25,12 +25,16 @@ describe('RpcClient request/reply', () => {
       callback: (_e, m) => {
         seen.push(m);
         const { data } = m.json<{ data: { userId: string } }>();
-        setTimeout(() => m.respond(JSON.stringify({ response: { userId: data.userId }, isDisposed: true })), Math.random() * 20);
+        setTimeout(
+          () => m.respond(JSON.stringify({ response: { userId: data.userId }, isDisposed: true })),
+          Math.random() * 20,
+        );
       },
     });
     // templates.stats answers once, late: after the caller gave up.
     responder.subscribe('templates.stats', {
-      callback: (_e, m) => setTimeout(() => m.respond(JSON.stringify({ response: { late: true }, isDisposed: true })), 300),
+      callback: (_e, m) =>
+        setTimeout(() => m.respond(JSON.stringify({ response: { late: true }, isDisposed: true })), 300),
     });
     await responder.flush();
     rpc = new RpcClient(client, { shards: 1, timeoutMs: 5_000 });
@@ -61,7 +65,9 @@ describe('RpcClient request/reply', () => {
   });
 
   it('drops a reply that comes after the timeout, and keeps answering the next requests', async () => {
-    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
     await new Promise((r) => setTimeout(r, 400)); // the late reply arrives meanwhile
     expect(await rpc.request('templates.list', { userId: 'after' })).toEqual({ userId: 'after' });
   });
@@ -70,7 +76,9 @@ describe('RpcClient request/reply', () => {
     const heard: number[] = [];
     rpc.observeRoundTrips((ms) => heard.push(ms));
     await rpc.request('templates.list', { userId: 'timed' });
-    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 100 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 100 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
     expect(heard).toHaveLength(2);
     expect(heard[0]).toBeGreaterThan(0);
     expect(heard[0]).toBeLessThan(1_000);

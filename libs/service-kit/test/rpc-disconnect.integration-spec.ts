@@ -21,7 +21,9 @@ describe('RpcClient across a NATS restart', () => {
   const startResponder = async (url: string) => {
     const nc = await connectNats(url, 'responder');
     // templates.ping answers at once; templates.stats never answers (a reply lost with the broker).
-    nc.subscribe('templates.ping', { callback: (_e, m) => m.respond(JSON.stringify({ response: { service: 'templates' }, isDisposed: true })) });
+    nc.subscribe('templates.ping', {
+      callback: (_e, m) => m.respond(JSON.stringify({ response: { service: 'templates' }, isDisposed: true })),
+    });
     nc.subscribe('templates.stats', { callback: () => undefined });
     await nc.flush();
     return nc;
@@ -74,6 +76,8 @@ describe('RpcClient across a NATS restart', () => {
   });
 
   it('keeps a timeout a plain unavailable error (not a disconnect)', async () => {
-    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 200 })).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(rpc.request('templates.stats', { userId: 'u' }, { timeoutMs: 200 })).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
   });
 });

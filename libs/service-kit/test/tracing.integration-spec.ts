@@ -17,8 +17,10 @@ function otlpReceiver(spans: SpanRecord[]): Server {
       try {
         const data = JSON.parse(body);
         for (const rs of data.resourceSpans ?? []) {
-          const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value?.stringValue;
-          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ service, name: s.name, traceId: s.traceId });
+          const service = rs.resource?.attributes?.find((a: { key: string }) => a.key === 'service.name')?.value
+            ?.stringValue;
+          for (const ss of rs.scopeSpans ?? [])
+            for (const s of ss.spans ?? []) spans.push({ service, name: s.name, traceId: s.traceId });
         }
       } catch {
         // protobuf or garbage: ignored, the test then fails on missing spans
@@ -39,7 +41,11 @@ describe('OpenTelemetry across services', () => {
     await new Promise<void>((r) => receiver.listen(port, '127.0.0.1', r));
     sys = await startSystem({
       services: ['templates'],
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' },
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+      },
     });
   });
   afterAll(async () => {
@@ -54,7 +60,12 @@ describe('OpenTelemetry across services', () => {
       traceparent: `00-${traceId}-00f067aa0ba902b7-01`,
     });
     expect(res.status).toBe(200);
-    await waitFor(() => spans.some((s) => s.service === 'templates' && s.traceId === traceId), 15_000, 200, 'the templates span');
+    await waitFor(
+      () => spans.some((s) => s.service === 'templates' && s.traceId === traceId),
+      15_000,
+      200,
+      'the templates span',
+    );
     const inTrace = spans.filter((s) => s.traceId === traceId);
     expect(inTrace.map((s) => `${s.service}: ${s.name}`).sort()).toEqual(
       expect.arrayContaining([

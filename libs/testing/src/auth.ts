@@ -22,7 +22,10 @@ export async function devSignIn(gatewayUrl: string, email: string, firstName?: s
 export interface TestIssuer {
   issuer: string;
   publicKeyPem: string;
-  sign(claims: JWTPayload & { sub: string }, options?: { alg?: string; expiresIn?: string | number; notBefore?: string | number; kid?: string }): Promise<string>;
+  sign(
+    claims: JWTPayload & { sub: string },
+    options?: { alg?: string; expiresIn?: string | number; notBefore?: string | number; kid?: string },
+  ): Promise<string>;
 }
 
 export async function createTestIssuer(issuer = 'https://clerk.test.example'): Promise<TestIssuer> {

@@ -163,12 +163,26 @@ export class FaultSystem {
       WA_ENGINE: 'simulated',
       ...options.env,
     };
-    const envOf = (name: ServiceName, extra: Record<string, string> = {}) => ({ ...base, ...options.serviceEnv?.[name], ...extra });
+    const envOf = (name: ServiceName, extra: Record<string, string> = {}) => ({
+      ...base,
+      ...options.serviceEnv?.[name],
+      ...extra,
+    });
     const specs: ProcessSpec[] = [
       { name: 'templates', label: 'templates', port: 0, env: envOf('templates') },
       { name: 'dashboard', label: 'dashboard', port: 0, env: envOf('dashboard') },
-      ...Array.from({ length: options.jobsReplicas ?? 1 }, (_, i) => ({ name: 'jobs' as const, label: `jobs-${String.fromCharCode(97 + i)}`, port: 0, env: envOf('jobs') })),
-      ...Array.from({ length: shards }, (_, k) => ({ name: 'sessions' as const, label: `sessions-${k}`, port: 0, env: envOf('sessions', { SHARD_INDEX: String(k) }) })),
+      ...Array.from({ length: options.jobsReplicas ?? 1 }, (_, i) => ({
+        name: 'jobs' as const,
+        label: `jobs-${String.fromCharCode(97 + i)}`,
+        port: 0,
+        env: envOf('jobs'),
+      })),
+      ...Array.from({ length: shards }, (_, k) => ({
+        name: 'sessions' as const,
+        label: `sessions-${k}`,
+        port: 0,
+        env: envOf('sessions', { SHARD_INDEX: String(k) }),
+      })),
     ];
     for (const spec of specs) spec.port = await freePort();
     const gateway: ProcessSpec = { name: 'gateway', label: 'gateway', port: await freePort(), env: envOf('gateway') };

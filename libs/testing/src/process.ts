@@ -25,7 +25,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -42,7 +44,12 @@ export async function portInUse(port: number, host = '0.0.0.0'): Promise<boolean
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Polls until `fn` returns a truthy value or throws after `timeoutMs` with the last error. */
-export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 20_000, intervalMs = 100, what = 'condition'): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  fn: () => Promise<T> | T,
+  timeoutMs = 20_000,
+  intervalMs = 100,
+  what = 'condition',
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -53,7 +60,9 @@ export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 20_000, i
       last = err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`,
+      );
     }
     await sleep(intervalMs);
   }
@@ -138,7 +147,10 @@ export class StartProgress {
   observe(sample: StartSample, now: number): boolean {
     const cpu = sample.cpuMs;
     if (this.cpuMark === undefined) this.cpuMark = cpu;
-    const moved = sample.listening || sample.outputBytes > this.outputBytes || (cpu !== undefined && this.cpuMark !== undefined && cpu - this.cpuMark >= MOVING_CPU_MS);
+    const moved =
+      sample.listening ||
+      sample.outputBytes > this.outputBytes ||
+      (cpu !== undefined && this.cpuMark !== undefined && cpu - this.cpuMark >= MOVING_CPU_MS);
     this.outputBytes = Math.max(this.outputBytes, sample.outputBytes);
     if (moved) {
       this.lastMovedAt = now;
@@ -190,7 +202,12 @@ export class ManagedProcess {
     );
   }
 
-  static spawn(name: string, command: string, args: string[], options: SpawnOptions & { onLine?: (line: string) => void } = {}): ManagedProcess {
+  static spawn(
+    name: string,
+    command: string,
+    args: string[],
+    options: SpawnOptions & { onLine?: (line: string) => void } = {},
+  ): ManagedProcess {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
     return new ManagedProcess(name, child, options.onLine);
   }

@@ -3,7 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
-import { cpuMsOf, freePort, ManagedProcess, PORT_RACE_ATTEMPTS, REPO_ROOT, saysPortTaken, sleep, START_SILENCE_MS, StartProgress } from './process.js';
+import {
+  cpuMsOf,
+  freePort,
+  ManagedProcess,
+  PORT_RACE_ATTEMPTS,
+  REPO_ROOT,
+  saysPortTaken,
+  sleep,
+  START_SILENCE_MS,
+  StartProgress,
+} from './process.js';
 
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
@@ -144,7 +154,10 @@ export async function waitForStart(
     } catch {
       // not listening yet
     }
-    if (progress && !progress.observe({ outputBytes: proc.outputBytes, cpuMs: cpuMsOf(proc.pid), listening }, Date.now())) {
+    if (
+      progress &&
+      !progress.observe({ outputBytes: proc.outputBytes, cpuMs: cpuMsOf(proc.pid), listening }, Date.now())
+    ) {
       // Exited meanwhile is the truer answer (its exit code and last lines say why).
       return proc.running ? 'silent' : 'exited';
     }
@@ -153,7 +166,15 @@ export async function waitForStart(
   }
 }
 
-function handleOf(name: ServiceName, label: string, port: number, metricsPort: number, url: string, env: Record<string, string>, proc: ManagedProcess): ServiceHandle {
+function handleOf(
+  name: ServiceName,
+  label: string,
+  port: number,
+  metricsPort: number,
+  url: string,
+  env: Record<string, string>,
+  proc: ManagedProcess,
+): ServiceHandle {
   return {
     name,
     label,
@@ -233,7 +254,10 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     for (const name of wanted) {
       if (name === 'gateway') continue;
       if (name === 'sessions') {
-        for (let k = 0; k < shards; k++) jobs.push(start('sessions', { ...options.serviceEnv?.[`sessions-${k}`], SHARD_INDEX: String(k) }, `sessions-${k}`));
+        for (let k = 0; k < shards; k++)
+          jobs.push(
+            start('sessions', { ...options.serviceEnv?.[`sessions-${k}`], SHARD_INDEX: String(k) }, `sessions-${k}`),
+          );
       } else {
         jobs.push(start(name));
       }

@@ -16,7 +16,13 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
   beforeAll(async () => {
     sys = await startSystem({
       shards: 2,
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: `852${NOT_ON_WHATSAPP}`, SIM_DELIVERED_DELAY_MS: '100', SIM_READ_DELAY_MS: '300' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_FAIL_NUMBERS: `852${NOT_ON_WHATSAPP}`,
+        SIM_DELIVERED_DELAY_MS: '100',
+        SIM_READ_DELAY_MS: '300',
+      },
       serviceEnv: { jobs: { SEND_DELAY_MS: '200' } },
     });
   }, 180_000);
@@ -36,7 +42,13 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
     };
 
     // Link WhatsApp as the web does: ask for a QR over the socket, then "scan" it.
-    const s = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token }, reconnection: false, forceNew: true });
+    const s = io(sys.gateway.url, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     socket = s;
     let ready = false;
     s.on(SOCKET_EVENTS.ready, () => (ready = true));
@@ -48,10 +60,15 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
     await simulatorScan(sys.gateway.url, token);
     await waitFor(() => ready, 15_000, 25, 'ready');
 
-    const linked = await waitFor(async () => {
-      const d = await dashboard();
-      return d.stats.activeSessions === 1 ? d : undefined;
-    }, 10_000, 100, 'the link on the dashboard');
+    const linked = await waitFor(
+      async () => {
+        const d = await dashboard();
+        return d.stats.activeSessions === 1 ? d : undefined;
+      },
+      10_000,
+      100,
+      'the link on the dashboard',
+    );
     expect(linked.sessions[0]).toMatchObject({ active: true, phoneNumber: expect.stringMatching(/^\d+$/) });
 
     const started = await http.post('/start-bulk-messages', {
@@ -61,19 +78,35 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
     });
     expect(started.status).toBe(200);
     const jobId = started.body.jobId as string;
-    const job = await waitFor(async () => {
-      const res = await http.get(`/job-status/${jobId}`);
-      const j = res.body.job as JobView;
-      return ['completed', 'failed', 'cancelled'].includes(j.status) ? j : undefined;
-    }, 30_000, 250, 'the job to finish');
+    const job = await waitFor(
+      async () => {
+        const res = await http.get(`/job-status/${jobId}`);
+        const j = res.body.job as JobView;
+        return ['completed', 'failed', 'cancelled'].includes(j.status) ? j : undefined;
+      },
+      30_000,
+      250,
+      'the job to finish',
+    );
     expect(job.progress).toEqual({ total: 4, sent: 3, failed: 1 });
 
     // The job's own figures and the dashboard's agree, and the acks end every sent message at read.
-    const data = await waitFor(async () => {
-      const d = await dashboard();
-      return d.messages.filter((m) => m.status === 'read').length === 3 ? d : undefined;
-    }, 15_000, 200, 'the dashboard to show the job and its acks');
-    expect(data.stats).toEqual({ totalMessages: 4, successfulMessages: job.progress.sent, failedMessages: job.progress.failed, activeSessions: 1, repliedMessages: 0 });
+    const data = await waitFor(
+      async () => {
+        const d = await dashboard();
+        return d.messages.filter((m) => m.status === 'read').length === 3 ? d : undefined;
+      },
+      15_000,
+      200,
+      'the dashboard to show the job and its acks',
+    );
+    expect(data.stats).toEqual({
+      totalMessages: 4,
+      successfulMessages: job.progress.sent,
+      failedMessages: job.progress.failed,
+      activeSessions: 1,
+      repliedMessages: 0,
+    });
     expect(data.usage.messages_sent_count).toBe(job.progress.sent);
     expect(data.usage.messages_failed_count).toBe(job.progress.failed);
     expect(data.messages).toHaveLength(4);
@@ -81,6 +114,8 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
     const failed = data.messages.find((m) => m.status === 'failed')!;
     expect(failed.recipient).toContain(NOT_ON_WHATSAPP);
     expect(failed.error).toEqual(expect.any(String));
-    expect(data.messages.filter((m) => m.status === 'read').every((m) => m.sent_at !== null && m.error === null)).toBe(true);
+    expect(data.messages.filter((m) => m.status === 'read').every((m) => m.sent_at !== null && m.error === null)).toBe(
+      true,
+    );
   }, 90_000);
 });

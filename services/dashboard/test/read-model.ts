@@ -1,15 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EVENTS_STREAM, type EventOf, type MessageReceivedEvent, type MessageStatus, type MessageStatusEvent, type SessionStateEvent } from '@bns/contracts';
+import {
+  EVENTS_STREAM,
+  type EventOf,
+  type MessageReceivedEvent,
+  type MessageStatus,
+  type MessageStatusEvent,
+  type SessionStateEvent,
+} from '@bns/contracts';
 import { EventBus } from '@bns/service-kit';
 import { waitFor } from '@bns/testing';
 
 /** The dashboard's durable consumers, as the service names them by default. */
-export const DURABLES = ['dashboard-events-message-status', 'dashboard-events-session-state', 'dashboard-events-message-received'];
+export const DURABLES = [
+  'dashboard-events-message-status',
+  'dashboard-events-session-state',
+  'dashboard-events-message-received',
+];
 
 /** What the jobs service publishes for one recipient (and sessions for its acks): same key, same content. */
-export function messageEvent(userId: string, jobId: string, recipient: string, status: MessageStatus, extra: Partial<MessageStatusEvent> = {}): MessageStatusEvent {
+export function messageEvent(
+  userId: string,
+  jobId: string,
+  recipient: string,
+  status: MessageStatus,
+  extra: Partial<MessageStatusEvent> = {},
+): MessageStatusEvent {
   return {
     eventId: randomUUID(),
     userId,
@@ -24,13 +41,30 @@ export function messageEvent(userId: string, jobId: string, recipient: string, s
   };
 }
 
-export function sessionEvent(userId: string, state: SessionStateEvent['state'], extra: Partial<SessionStateEvent> = {}): SessionStateEvent {
+export function sessionEvent(
+  userId: string,
+  state: SessionStateEvent['state'],
+  extra: Partial<SessionStateEvent> = {},
+): SessionStateEvent {
   return { eventId: randomUUID(), userId, at: new Date().toISOString(), state, ...extra };
 }
 
 /** What the sessions service publishes when the linked phone receives a message. */
-export function receivedEvent(userId: string, from: string, text: string, extra: Partial<MessageReceivedEvent> = {}): MessageReceivedEvent {
-  return { eventId: randomUUID(), userId, at: new Date().toISOString(), from, text, messageId: `false_${from}@c.us_${randomUUID()}`, ...extra };
+export function receivedEvent(
+  userId: string,
+  from: string,
+  text: string,
+  extra: Partial<MessageReceivedEvent> = {},
+): MessageReceivedEvent {
+  return {
+    eventId: randomUUID(),
+    userId,
+    at: new Date().toISOString(),
+    from,
+    text,
+    messageId: `false_${from}@c.us_${randomUUID()}`,
+    ...extra,
+  };
 }
 
 export class Producer {
@@ -55,7 +89,10 @@ export class Producer {
    * Stores the event in the stream again without the JetStream message id, as happens when a producer
    * retries after the stream's duplicate window: only the dashboard's own dedupe stands in the way.
    */
-  async republishRaw<K extends 'events.message.status' | 'events.message.received'>(subject: K, e: EventOf<K>): Promise<number> {
+  async republishRaw<K extends 'events.message.status' | 'events.message.received'>(
+    subject: K,
+    e: EventOf<K>,
+  ): Promise<number> {
     const ack = await jetstream(this.nc).publish(subject, JSON.stringify(e));
     return ack.seq;
   }

@@ -19,7 +19,16 @@ export class GatewayModule {
       // Express tries routes in the order they were added: the jobs routes (the pollers' job-status and
       // job-logs) go first so a poll is not matched against every other route's path on its way.
       // No jobs route shares a path with another module's, so the order changes no answer.
-      imports: [AuthModule.forRoot(env), JobsApiModule, TemplatesApiModule, SessionsApiModule.forRoot(env), DashboardApiModule, OptOutsApiModule, ApiKeysApiModule, JobStatusFastPathModule],
+      imports: [
+        AuthModule.forRoot(env),
+        JobsApiModule,
+        TemplatesApiModule,
+        SessionsApiModule.forRoot(env),
+        DashboardApiModule,
+        OptOutsApiModule,
+        ApiKeysApiModule,
+        JobStatusFastPathModule,
+      ],
       controllers: [PublicConfigController],
       // RealtimeGateway tells the job-status cache of every event it hears (JobStatusFastPathModule).
       providers: [RealtimeGateway],

@@ -63,7 +63,9 @@ await runService({
     // revalidated on Last-Modified.
     app.set('etag', false);
     app.set('trust proxy', trustProxySetting(env.TRUST_PROXY));
-    const headers = securityHeaderSets({ clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined });
+    const headers = securityHeaderSets({
+      clerkOrigin: env.AUTH_MODE === 'clerk' && env.CLERK_ISSUER ? new URL(env.CLERK_ISSUER).origin : undefined,
+    });
     // First, so every later refusal of a request whose body is still arriving answers, never resets.
     app.use(lingerOnRefusal());
     app.use(securityHeaders(headers));
@@ -112,18 +114,23 @@ await runService({
       }),
     );
     app.useWebSocketAdapter(new GatewayIoAdapter(app, env.CORS_ORIGINS));
-    const document = addSchemaComponents(SwaggerModule.createDocument(
-      app,
-      new DocumentBuilder()
-        .setTitle('Business Notification System API')
-        .setDescription('The gateway: the only public door. Every call needs `Authorization: Bearer <token>`.')
-        .setVersion('0.1.0')
-        .addBearerAuth()
-        .build(),
-    ));
+    const document = addSchemaComponents(
+      SwaggerModule.createDocument(
+        app,
+        new DocumentBuilder()
+          .setTitle('Business Notification System API')
+          .setDescription('The gateway: the only public door. Every call needs `Authorization: Bearer <token>`.')
+          .setVersion('0.1.0')
+          .addBearerAuth()
+          .build(),
+      ),
+    );
     // Prometheus' scrape endpoint is for ops (the chart's annotations), not part of the public API.
     delete document.paths['/metrics'];
     SwaggerModule.setup('api/docs', app, document, { jsonDocumentUrl: 'api/docs-json' });
-    SwaggerModule.setup('v1/docs', app, v1OpenApiDocument() as OpenAPIObject, { swaggerOptions: { url: '/v1/openapi.json' }, jsonDocumentUrl: 'v1/docs-json' });
+    SwaggerModule.setup('v1/docs', app, v1OpenApiDocument() as OpenAPIObject, {
+      swaggerOptions: { url: '/v1/openapi.json' },
+      jsonDocumentUrl: 'v1/docs-json',
+    });
   },
 });

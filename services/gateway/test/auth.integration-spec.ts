@@ -4,7 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { MESSAGES } from '@bns/contracts';
-import { api, createTestIssuer, devSignIn, startService, startSystem, unsignedToken, waitFor, type System, type TestIssuer } from '@bns/testing';
+import {
+  api,
+  createTestIssuer,
+  devSignIn,
+  startService,
+  startSystem,
+  unsignedToken,
+  waitFor,
+  type System,
+  type TestIssuer,
+} from '@bns/testing';
 
 const AZP = 'https://app.shop.test';
 const ZERO_STATS = { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 };
@@ -15,7 +25,8 @@ describe('gateway auth (Clerk mode)', () => {
   let issuer: TestIssuer;
   let url: string;
   const now = () => Math.floor(Date.now() / 1000);
-  const stats = (token: string | undefined, userId = 'user_alice') => api(url, token).get(`/api/templates/${userId}/stats`);
+  const stats = (token: string | undefined, userId = 'user_alice') =>
+    api(url, token).get(`/api/templates/${userId}/stats`);
 
   beforeAll(async () => {
     issuer = await createTestIssuer('https://clerk.shop.test');
@@ -46,7 +57,12 @@ describe('gateway auth (Clerk mode)', () => {
     const auth = body.checks.find((c) => c.name === 'auth');
     expect(auth).toMatchObject({
       ok: true,
-      detail: { mode: 'clerk', issuer: issuer.issuer, keySource: 'CLERK_JWT_KEY (PEM public key, networkless)', authorizedParties: [AZP, 'https://other-allowed.test'] },
+      detail: {
+        mode: 'clerk',
+        issuer: issuer.issuer,
+        keySource: 'CLERK_JWT_KEY (PEM public key, networkless)',
+        authorizedParties: [AZP, 'https://other-allowed.test'],
+      },
     });
     expect(JSON.stringify(body)).not.toContain('BEGIN PUBLIC KEY');
   });
@@ -54,11 +70,19 @@ describe('gateway auth (Clerk mode)', () => {
   it('serves the public config without a token: support e-mail by default, no donation link unless configured', async () => {
     const res = await api(url).get('/api/config');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ donationUrl: null, supportEmail: 'support@business-notification.app', whatsappEngine: 'simulated' });
+    expect(res.body).toEqual({
+      donationUrl: null,
+      supportEmail: 'support@business-notification.app',
+      whatsappEngine: 'simulated',
+    });
   });
 
   it('refuses a request without a token, or with a malformed one, with 401', async () => {
-    for (const res of [await stats(undefined), await stats('not-a-jwt'), await api(url).get('/api/templates/user_alice/stats', { authorization: 'Basic abc' })]) {
+    for (const res of [
+      await stats(undefined),
+      await stats('not-a-jwt'),
+      await api(url).get('/api/templates/user_alice/stats', { authorization: 'Basic abc' }),
+    ]) {
       expect(res.status).toBe(401);
       expect(res.body).toMatchObject({ success: false, error: 'unauthorized' });
     }
@@ -77,8 +101,14 @@ describe('gateway auth (Clerk mode)', () => {
   });
 
   it('allows the 5 s clock tolerance but no more', async () => {
-    expect((await stats(await issuer.sign({ sub: 'user_alice', azp: AZP, iat: now() - 60 }, { expiresIn: now() - 2 }))).status).toBe(200);
-    expect((await stats(await issuer.sign({ sub: 'user_alice', azp: AZP, iat: now() - 60 }, { expiresIn: now() - 10 }))).status).toBe(401);
+    expect(
+      (await stats(await issuer.sign({ sub: 'user_alice', azp: AZP, iat: now() - 60 }, { expiresIn: now() - 2 })))
+        .status,
+    ).toBe(200);
+    expect(
+      (await stats(await issuer.sign({ sub: 'user_alice', azp: AZP, iat: now() - 60 }, { expiresIn: now() - 10 })))
+        .status,
+    ).toBe(401);
   });
 
   it('refuses a token signed by a different key even when its claims look right', async () => {
@@ -128,7 +158,12 @@ describe('gateway dev auth, limits and docs', () => {
   let url: string;
 
   beforeAll(async () => {
-    sys = await startSystem({ services: ['templates'], serviceEnv: { gateway: { RATE_LIMIT_BURST: '20', RATE_LIMIT_PER_SECOND: '1', BODY_LIMIT: '2kb', PRE_AUTH_BODY_LIMIT: '2kb' } } });
+    sys = await startSystem({
+      services: ['templates'],
+      serviceEnv: {
+        gateway: { RATE_LIMIT_BURST: '20', RATE_LIMIT_PER_SECOND: '1', BODY_LIMIT: '2kb', PRE_AUTH_BODY_LIMIT: '2kb' },
+      },
+    });
     url = sys.gateway.url;
   });
   afterAll(() => sys?.stop());
@@ -138,14 +173,21 @@ describe('gateway dev auth, limits and docs', () => {
     const b = await devSignIn(url, 'owner@shop.hk');
     expect(a.userId).toBe(b.userId);
     expect(a).toMatchObject({ email: 'owner@shop.hk', firstName: 'Ann' });
-    expect((await api(url, a.token).get(`/api/templates/${a.userId}/stats`)).body).toEqual({ success: true, stats: ZERO_STATS });
+    expect((await api(url, a.token).get(`/api/templates/${a.userId}/stats`)).body).toEqual({
+      success: true,
+      stats: ZERO_STATS,
+    });
     const bad = await api(url).post('/auth/dev/sign-in', { email: 'not an email' });
     expect(bad.status).toBe(400);
   });
 
   it("a dev sign-out refuses that sign-in's token on every gateway replica and closes its sockets; the user's other sign-ins go on", async () => {
     // Two replicas sharing one dev key, as the chart runs them.
-    const env = { ...sys.baseEnv, AUTH_MODE: 'dev', DEV_ISSUER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'bns-dev-key-')), 'key.json') };
+    const env = {
+      ...sys.baseEnv,
+      AUTH_MODE: 'dev',
+      DEV_ISSUER_KEY_FILE: join(mkdtempSync(join(tmpdir(), 'bns-dev-key-')), 'key.json'),
+    };
     const a = await startService('gateway', { env });
     const b = await startService('gateway', { env });
     const sockets: Socket[] = [];
@@ -160,7 +202,8 @@ describe('gateway dev auth, limits and docs', () => {
       const leaving = await devSignIn(a.url, 'leaver@shop.hk');
       const staying = await devSignIn(b.url, 'leaver@shop.hk'); // the same user signed in on another device
       expect(staying.userId).toBe(leaving.userId);
-      const stats = (gatewayUrl: string, token?: string) => api(gatewayUrl, token).get(`/api/templates/${leaving.userId}/stats`);
+      const stats = (gatewayUrl: string, token?: string) =>
+        api(gatewayUrl, token).get(`/api/templates/${leaving.userId}/stats`);
       // Both replicas know the token (and keep its claims) before the sign-out.
       expect((await stats(a.url, leaving.token)).status).toBe(200);
       expect((await stats(b.url, leaving.token)).status).toBe(200);
@@ -174,9 +217,17 @@ describe('gateway dev auth, limits and docs', () => {
       expect({ status: out.status, body: out.body }).toEqual({ status: 200, body: { success: true } });
 
       const refused = await stats(a.url, leaving.token);
-      expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 401, error: MESSAGES.unauthorized });
+      expect({ status: refused.status, error: refused.body.error }).toEqual({
+        status: 401,
+        error: MESSAGES.unauthorized,
+      });
       // The other replica hears it over NATS: refused there too, and the socket open there is closed.
-      await waitFor(async () => (await stats(b.url, leaving.token)).status === 401 || undefined, 5000, 50, 'refused on the other replica');
+      await waitFor(
+        async () => (await stats(b.url, leaving.token)).status === 401 || undefined,
+        5000,
+        50,
+        'refused on the other replica',
+      );
       expect(await closed).toBe('io server disconnect');
       expect((await connect(b.url, leaving.token)).outcome).toBe('unauthorized');
       expect((await connect(a.url, leaving.token)).outcome).toBe('unauthorized');

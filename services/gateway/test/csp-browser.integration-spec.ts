@@ -20,7 +20,14 @@ const built = existsSync(join(REPO_ROOT, 'web', 'dist', 'index.html')) && exists
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-dev-shm-usage', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-dev-shm-usage',
+        '--no-first-run',
+      ],
     });
   }, 120_000);
   afterAll(async () => {
@@ -34,7 +41,9 @@ const built = existsSync(join(REPO_ROOT, 'web', 'dist', 'index.html')) && exists
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
     await page.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (e) => {
-        (window as unknown as { reportViolation: (v: string) => void }).reportViolation(`${e.violatedDirective} ${e.blockedURI}`);
+        (window as unknown as { reportViolation: (v: string) => void }).reportViolation(
+          `${e.violatedDirective} ${e.blockedURI}`,
+        );
       });
     });
     page.on('console', (m) => {
@@ -51,7 +60,12 @@ const built = existsSync(join(REPO_ROOT, 'web', 'dist', 'index.html')) && exists
     await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 40_000 });
     await page.getByRole('img', { name: /WhatsApp QR code/ }).waitFor({ timeout: 30_000 });
     const token = await page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
-    await waitFor(async () => (await api(sys.gateway.url, token).post('/dev/simulator/scan')).status === 200, 15_000, 100, 'the scan');
+    await waitFor(
+      async () => (await api(sys.gateway.url, token).post('/dev/simulator/scan')).status === 200,
+      15_000,
+      100,
+      'the scan',
+    );
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
     for (const tab of ['Dashboard', 'Templates', 'Send Messages']) {
       await page.getByRole('tab', { name: new RegExp(tab) }).click();

@@ -19,7 +19,8 @@ const CONCURRENCY = 6;
 /** The gateway's BODY_LIMIT default (5mb). */
 const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
 /** What an answer must never show a user: parser, runtime or database internals. */
-const INTERNALS = /invalid input|expected \w+, received \w+|invalid_type|ZodError|unexpected (token|end|non-whitespace)|"[^"]*" is not valid JSON|JSON\.parse|SyntaxError|incorrect header check|RangeError|TypeError|Maximum call stack|stack|\bat [\w.<>]+ \(|node_modules|invalid byte sequence|violates|QueryFailedError|ECONNREFUSED/i;
+const INTERNALS =
+  /invalid input|expected \w+, received \w+|invalid_type|ZodError|unexpected (token|end|non-whitespace)|"[^"]*" is not valid JSON|JSON\.parse|SyntaxError|incorrect header check|RangeError|TypeError|Maximum call stack|stack|\bat [\w.<>]+ \(|node_modules|invalid byte sequence|violates|QueryFailedError|ECONNREFUSED/i;
 
 /** Routes the gateway's controllers declare: the docs must list at least these. */
 const KNOWN_ROUTES = [
@@ -50,7 +51,12 @@ const KNOWN_ROUTES = [
 
 /** Fields the docs do not name but the gateway reads (a body `clerkUserId` is checked against the token). */
 const EXTRA_FIELDS: Record<string, Record<string, unknown>> = {
-  'POST /start-bulk-messages': { clerkUserId: '<me>', message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }], clientId: 'socket-1' },
+  'POST /start-bulk-messages': {
+    clerkUserId: '<me>',
+    message: 'Hi {{name}}',
+    recipients: [{ phone: '91234567', variables: { name: 'Ann' } }],
+    clientId: 'socket-1',
+  },
   'POST /api/session/cleanup': { clerkUserId: '<me>' },
   'POST /api/user/preferences': { clerkUserId: '<me>', preferences: { auto_login_message_enabled: true } },
 };
@@ -81,7 +87,11 @@ function seeded(seed: number) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]! };
+  return {
+    next,
+    int: (n: number) => Math.floor(next() * n),
+    pick: <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!,
+  };
 }
 type Rng = ReturnType<typeof seeded>;
 
@@ -117,7 +127,16 @@ const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 
 const WRONG_TYPES = ['123', '-1.5', 'true', 'false', 'null', '[]', '{}', '"x"', '""', '[null]', '{"a":"b"}'];
-const HUGE_NUMBERS = ['1e400', '-1e400', '1e-400', '123456789012345678901234567890', '9007199254740993', '-0', '0.1e1', '-123456789012345678901234567890.5'];
+const HUGE_NUMBERS = [
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '123456789012345678901234567890',
+  '9007199254740993',
+  '-0',
+  '0.1e1',
+  '-123456789012345678901234567890.5',
+];
 const NUL_STRINGS = [json('a\u0000b'), json('\u0000'), json('91234567\u0000'), json('{{name\u0000}}')];
 const UNICODE_STRINGS = [
   '"\\ud800"', // lone high surrogate
@@ -131,7 +150,14 @@ const UNICODE_STRINGS = [
   json('\uffff\ufffe\u2028\u2029'),
   json('ｆｕｌｌ\u200b\u200dwidth'),
 ];
-const PROTO_VALUES = ['{"__proto__":{"polluted":true}}', '{"constructor":{"prototype":{"polluted":true}}}', '{"__proto__":null}', '"__proto__"', '"constructor"', '[{"__proto__":{"x":1}}]'];
+const PROTO_VALUES = [
+  '{"__proto__":{"polluted":true}}',
+  '{"constructor":{"prototype":{"polluted":true}}}',
+  '{"__proto__":null}',
+  '"__proto__"',
+  '"constructor"',
+  '[{"__proto__":{"x":1}}]',
+];
 
 function oddValues(family: string): string[] {
   switch (family) {
@@ -171,7 +197,23 @@ function randomJson(rng: Rng, depth = 0): string {
     default:
       return objectOf(
         Array.from({ length: 1 + rng.int(5) }, () => [
-          rng.pick(['message', 'phoneNumbers', 'recipients', 'variables', 'phone', 'name', 'message_content', 'preferences', 'clerkUserId', '__proto__', 'constructor', 'prototype', '', '\u0000', 'toString']),
+          rng.pick([
+            'message',
+            'phoneNumbers',
+            'recipients',
+            'variables',
+            'phone',
+            'name',
+            'message_content',
+            'preferences',
+            'clerkUserId',
+            '__proto__',
+            'constructor',
+            'prototype',
+            '',
+            '\u0000',
+            'toString',
+          ]),
           randomJson(rng, depth + 1),
         ]),
       );
@@ -181,7 +223,13 @@ function randomJson(rng: Rng, depth = 0): string {
 // ---- endpoints from the docs ----
 
 interface OpenApi {
-  paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: { name: string; in: string }[] }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { requestBody?: { content?: Record<string, { schema?: Schema }> }; parameters?: { name: string; in: string }[] }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 interface Schema {
@@ -198,11 +246,18 @@ function bodyOf(doc: OpenApi, schema: Schema | undefined): Record<string, unknow
   if (!resolved) return {};
   const out: Record<string, unknown> = {};
   for (const part of resolved.allOf ?? []) Object.assign(out, bodyOf(doc, part));
-  if (resolved.example && typeof resolved.example === 'object' && !Array.isArray(resolved.example)) Object.assign(out, resolved.example);
+  if (resolved.example && typeof resolved.example === 'object' && !Array.isArray(resolved.example))
+    Object.assign(out, resolved.example);
   for (const [name, p] of Object.entries(resolved.properties ?? {})) {
     if (name in out) continue;
     const nested = p.$ref ? bodyOf(doc, p) : undefined;
-    out[name] = p.example ?? p.default ?? p.enum?.[0] ?? nested ?? ({ boolean: true, number: 1, integer: 1, array: [], object: {} } as Record<string, unknown>)[p.type ?? ''] ?? 'x';
+    out[name] =
+      p.example ??
+      p.default ??
+      p.enum?.[0] ??
+      nested ??
+      ({ boolean: true, number: 1, integer: 1, array: [], object: {} } as Record<string, unknown>)[p.type ?? ''] ??
+      'x';
   }
   return out;
 }
@@ -219,7 +274,12 @@ function endpointsOf(doc: OpenApi): Endpoint[] {
       // It would end the fuzzer's own sign-in (every later case a 401); auth.integration-spec covers it.
       if (NOT_FUZZED.has(key)) continue;
       const base = { ...bodyOf(doc, op.requestBody?.content?.['application/json']?.schema), ...EXTRA_FIELDS[key] };
-      out.push({ method: m, path, base, queries: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name) });
+      out.push({
+        method: m,
+        path,
+        base,
+        queries: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+      });
     }
   }
   return out.sort((a, b) => `${a.path} ${a.method}`.localeCompare(`${b.path} ${b.method}`));
@@ -240,12 +300,21 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
       shards: 2,
       // The fuzzer's own volume must not be what answers (429 would hide the handlers).
       // Jobs the fuzzer starts by accident send slowly in the background instead of competing for the CPU.
-      serviceEnv: { gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' }, jobs: { SEND_DELAY_MS: '60000' } },
+      serviceEnv: {
+        gateway: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' },
+        jobs: { SEND_DELAY_MS: '60000' },
+      },
     });
     me = await devSignIn(sys.gateway.url, 'fuzz@example.com');
     other = await devSignIn(sys.gateway.url, 'fuzz-other@example.com');
     // Linked, so a start-bulk body that passes validation goes on to the database (where NUL used to fail).
-    const socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: me.token }, reconnection: false, forceNew: true });
+    const socket = io(sys.gateway.url, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token: me.token },
+      reconnection: false,
+      forceNew: true,
+    });
     const ready = new Promise((resolve) => socket.once(SOCKET_EVENTS.ready, resolve));
     await new Promise((resolve, reject) => {
       socket.once('connect', () => resolve(undefined));
@@ -267,12 +336,18 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
 
   afterAll(async () => {
     const byFamily = new Map<string, number>();
-    for (const p of problems) byFamily.set(p.request.split(' | ')[0]!, (byFamily.get(p.request.split(' | ')[0]!) ?? 0) + 1);
+    for (const p of problems)
+      byFamily.set(p.request.split(' | ')[0]!, (byFamily.get(p.request.split(' | ')[0]!) ?? 0) + 1);
     const fivexx = problems.filter((p) => /^5\d\d /.test(p.answer) || p.answer.startsWith('no answer')).length;
-    process.stdout.write(`gateway fuzz (seed ${SEED}): ${sent} requests, ${fivexx} 5xx, ${problems.length} problems${[...byFamily].map(([f, n]) => `\n  ${f}: ${n}`).join('')}\n`);
+    process.stdout.write(
+      `gateway fuzz (seed ${SEED}): ${sent} requests, ${fivexx} 5xx, ${problems.length} problems${[...byFamily].map(([f, n]) => `\n  ${f}: ${n}`).join('')}\n`,
+    );
     // Every problem, for whoever fixes them (the assertions show only the first few).
     mkdirSync(join(REPO_ROOT, 'test-output'), { recursive: true });
-    writeFileSync(join(REPO_ROOT, 'test-output', 'gateway-fuzz-problems.json'), JSON.stringify({ seed: SEED, requests: sent, problems }, null, 2));
+    writeFileSync(
+      join(REPO_ROOT, 'test-output', 'gateway-fuzz-problems.json'),
+      JSON.stringify({ seed: SEED, requests: sent, problems }, null, 2),
+    );
     await sys?.stop();
   });
 
@@ -291,7 +366,8 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
   const hasBody = (e: Endpoint) => e.method !== 'GET';
 
   /** The base body with `clerkUserId` filled in, as raw JSON field texts. */
-  const baseEntries = (e: Endpoint): [string, string][] => Object.entries(e.base).map(([k, v]) => [k, json(v === '<me>' ? actorOf(e).userId : v)]);
+  const baseEntries = (e: Endpoint): [string, string][] =>
+    Object.entries(e.base).map(([k, v]) => [k, json(v === '<me>' ? actorOf(e).userId : v)]);
 
   /** One field of the base body replaced by each raw value (a body with no fields gets a made-up one). */
   function fieldCases(family: string, values: string[]): Case[] {
@@ -299,12 +375,22 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
     for (const e of endpoints.filter(hasBody)) {
       const entries = baseEntries(e);
       const fields = entries.length > 0 ? entries.map(([k]) => k) : ['x'];
-      const setters = [...fields.map((field) => (raw: string): [string, string] => [field, raw]), ...(INNER_FIELDS[`${e.method} ${e.path}`] ?? [])];
+      const setters = [
+        ...fields.map((field) => (raw: string): [string, string] => [field, raw]),
+        ...(INNER_FIELDS[`${e.method} ${e.path}`] ?? []),
+      ];
       for (const set of setters) {
         for (const [i, raw] of values.entries()) {
           const [field, text] = set(raw);
           const body = objectOf([...entries.filter(([k]) => k !== field), [field, text]]);
-          cases.push({ family, name: `${field} = ${text.slice(0, 40)} (${family} #${i + 1})`, method: e.method, path: pathOf(e), body, headers: { 'content-type': 'application/json' } });
+          cases.push({
+            family,
+            name: `${field} = ${text.slice(0, 40)} (${family} #${i + 1})`,
+            method: e.method,
+            path: pathOf(e),
+            body,
+            headers: { 'content-type': 'application/json' },
+          });
         }
       }
     }
@@ -312,10 +398,22 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
   }
 
   /** Whole bodies, sent to every endpoint that takes one. */
-  function bodyCases(family: string, bodies: { name: string; body: string | Buffer; headers?: Record<string, string> }[]): Case[] {
-    return endpoints.filter(hasBody).flatMap((e) =>
-      bodies.map((b) => ({ family, name: b.name, method: e.method, path: pathOf(e), body: b.body, headers: { 'content-type': 'application/json', ...b.headers } })),
-    );
+  function bodyCases(
+    family: string,
+    bodies: { name: string; body: string | Buffer; headers?: Record<string, string> }[],
+  ): Case[] {
+    return endpoints
+      .filter(hasBody)
+      .flatMap((e) =>
+        bodies.map((b) => ({
+          family,
+          name: b.name,
+          method: e.method,
+          path: pathOf(e),
+          body: b.body,
+          headers: { 'content-type': 'application/json', ...b.headers },
+        })),
+      );
   }
 
   /** Every endpoint with each odd path-parameter value, and each GET with each odd query. */
@@ -323,12 +421,21 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
     const cases: Case[] = [];
     for (const e of endpoints) {
       if (e.path.includes('{')) {
-        for (const value of values) cases.push({ family, name: `params = ${value.slice(0, 40)}`, method: e.method, path: pathOf(e, { param: '*', value }), headers: {} });
+        for (const value of values)
+          cases.push({
+            family,
+            name: `params = ${value.slice(0, 40)}`,
+            method: e.method,
+            path: pathOf(e, { param: '*', value }),
+            headers: {},
+          });
       }
-      for (const q of queries) cases.push({ family, name: `?${q.slice(0, 60)}`, method: e.method, path: `${pathOf(e)}?${q}`, headers: {} });
+      for (const q of queries)
+        cases.push({ family, name: `?${q.slice(0, 60)}`, method: e.method, path: `${pathOf(e)}?${q}`, headers: {} });
       // Each query the docs list, named twice: it reaches the schema as a list.
       for (const q of e.queries) {
-        for (const twice of [`${q}=1&${q}=2`, `${q}=csv&${q}=csv`]) cases.push({ family, name: `?${twice}`, method: e.method, path: `${pathOf(e)}?${twice}`, headers: {} });
+        for (const twice of [`${q}=1&${q}=2`, `${q}=csv&${q}=csv`])
+          cases.push({ family, name: `?${twice}`, method: e.method, path: `${pathOf(e)}?${twice}`, headers: {} });
       }
     }
     return cases;
@@ -355,7 +462,8 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
       return;
     }
     // Exports answer files by design (CSV, XLSX); everything else answers JSON.
-    const exported = status < 300 && / \/[^ ]*\/export[?/ ]/.test(`${request} `) && /text\/csv|spreadsheetml/.test(contentType);
+    const exported =
+      status < 300 && / \/[^ ]*\/export[?/ ]/.test(`${request} `) && /text\/csv|spreadsheetml/.test(contentType);
     const problem = exported ? undefined : judge(status, contentType, text);
     if (problem) problems.push({ request, answer: `${status} ${problem}: ${text.slice(0, 200)}` });
   }
@@ -370,7 +478,8 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
       return 'unparseable JSON';
     }
     if (status < 400) return undefined;
-    const message = (body as { error?: unknown; message?: unknown } | null)?.error ?? (body as { message?: unknown } | null)?.message;
+    const message =
+      (body as { error?: unknown; message?: unknown } | null)?.error ?? (body as { message?: unknown } | null)?.message;
     if (typeof message !== 'string' || message === '') return 'no plain message';
     if (INTERNALS.test(message)) return 'internals in the message';
     return undefined;
@@ -394,20 +503,36 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
 
   /** Strict, but readable: how many, and the first few of them. */
   const expectNone = (found: Problem[]) =>
-    expect({ problems: found.length, first: found.slice(0, 12).map((p) => `${p.request} → ${p.answer}`) }).toEqual({ problems: 0, first: [] });
+    expect({ problems: found.length, first: found.slice(0, 12).map((p) => `${p.request} → ${p.answer}`) }).toEqual({
+      problems: 0,
+      first: [],
+    });
 
   it('the docs list every route of the gateway controllers', () => {
-    const listed = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`));
+    const listed = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     for (const route of KNOWN_ROUTES) expect(listed).toContain(route);
   });
 
-  for (const family of ['wrong types', 'huge numbers', 'NUL characters', 'odd unicode', 'prototype keys', 'deep nesting', 'arrays where objects are expected']) {
+  for (const family of [
+    'wrong types',
+    'huge numbers',
+    'NUL characters',
+    'odd unicode',
+    'prototype keys',
+    'deep nesting',
+    'arrays where objects are expected',
+  ]) {
     it(`${family} in every field of every body`, async () => {
       const extra: Case[] =
         family === 'prototype keys'
           ? bodyCases(family, [
               { name: 'top-level __proto__', body: `{"__proto__":{"polluted":true},"clerkUserId":${json(me.userId)}}` },
-              { name: 'top-level constructor.prototype', body: `{"constructor":{"prototype":{"polluted":true}},"clerkUserId":${json(me.userId)}}` },
+              {
+                name: 'top-level constructor.prototype',
+                body: `{"constructor":{"prototype":{"polluted":true}},"clerkUserId":${json(me.userId)}}`,
+              },
               { name: 'prototype-named fields only', body: '{"toString":1,"hasOwnProperty":1,"valueOf":"x"}' },
             ])
           : family === 'deep nesting'
@@ -416,11 +541,25 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
                 { name: `object body of depth ${DEPTH}`, body: deepObject(DEPTH) },
               ])
             : family === 'arrays where objects are expected'
-              ? bodyCases(family, ['[]', '[{}]', `[${json({ clerkUserId: me.userId })}]`, '"a string"', '123', 'null', 'true'].map((b) => ({ name: `body ${b.slice(0, 30)}`, body: b })))
+              ? bodyCases(
+                  family,
+                  ['[]', '[{}]', `[${json({ clerkUserId: me.userId })}]`, '"a string"', '123', 'null', 'true'].map(
+                    (b) => ({ name: `body ${b.slice(0, 30)}`, body: b }),
+                  ),
+                )
               : family === 'NUL characters'
                 ? bodyCases(family, [{ name: 'NUL in a key', body: `{"a\\u0000":1,"clerkUserId":${json(me.userId)}}` }])
                 : family === 'odd unicode'
-                  ? bodyCases(family, [{ name: 'invalid UTF-8 bytes in a string', body: Buffer.concat([Buffer.from('{"message":"'), Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80, 0xc0]), Buffer.from('"}')]) }])
+                  ? bodyCases(family, [
+                      {
+                        name: 'invalid UTF-8 bytes in a string',
+                        body: Buffer.concat([
+                          Buffer.from('{"message":"'),
+                          Buffer.from([0xff, 0xfe, 0xed, 0xa0, 0x80, 0xc0]),
+                          Buffer.from('"}'),
+                        ]),
+                      },
+                    ])
                   : [];
       expectNone(await run([...fieldCases(family, oddValues(family)), ...extra]));
     }, 180_000);
@@ -432,36 +571,88 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
       ...bodyCases('oversized', [
         { name: 'just over BODY_LIMIT', body: big(BODY_LIMIT_BYTES + 1024) },
         { name: 'just over 1 MB (the NATS payload)', body: big(1024 * 1024 + 100) },
-        { name: '60,000 phone numbers', body: `{"clerkUserId":${json(me.userId)},"message":"Hi","phoneNumbers":${json(Array.from({ length: 60_000 }, (_, i) => String(90_000_000 + i)))}}` },
+        {
+          name: '60,000 phone numbers',
+          body: `{"clerkUserId":${json(me.userId)},"message":"Hi","phoneNumbers":${json(Array.from({ length: 60_000 }, (_, i) => String(90_000_000 + i)))}}`,
+        },
         { name: '10,000 keys', body: objectOf(Array.from({ length: 10_000 }, (_, i) => [`k${i}`, '1'])) },
       ]),
-      ...fieldCases('oversized', [json('x'.repeat(100_000)), json('9'.repeat(10_000)), `[${Array(5000).fill('"x"').join(',')}]`]),
+      ...fieldCases('oversized', [
+        json('x'.repeat(100_000)),
+        json('9'.repeat(10_000)),
+        `[${Array(5000).fill('"x"').join(',')}]`,
+      ]),
     ];
     expectNone(await run(cases));
   }, 300_000);
 
   it('bad JSON', async () => {
-    const bodies = ['{', '{"a":', "{'a':1}", '{"a":1,}', 'tru', '{"a":1}garbage', '{"a":"\\x"}', '{"a" 1}', 'NaN', '{"a":undefined}', '[1,2', '\u0000', '{"a":"\u0001\u0002"}', '\ufeff{"a":1}', ' '];
-    expectNone(await run(bodyCases('bad JSON', [...bodies.map((b) => ({ name: json(b).slice(0, 30), body: b })), { name: 'empty body', body: '' }])));
+    const bodies = [
+      '{',
+      '{"a":',
+      "{'a':1}",
+      '{"a":1,}',
+      'tru',
+      '{"a":1}garbage',
+      '{"a":"\\x"}',
+      '{"a" 1}',
+      'NaN',
+      '{"a":undefined}',
+      '[1,2',
+      '\u0000',
+      '{"a":"\u0001\u0002"}',
+      '\ufeff{"a":1}',
+      ' ',
+    ];
+    expectNone(
+      await run(
+        bodyCases('bad JSON', [
+          ...bodies.map((b) => ({ name: json(b).slice(0, 30), body: b })),
+          { name: 'empty body', body: '' },
+        ]),
+      ),
+    );
   }, 180_000);
 
   it('wrong content types and encodings', async () => {
-    const valid = json({ clerkUserId: me.userId, message: 'Hi', phoneNumbers: ['91234567'], name: 'x', message_content: 'y' });
+    const valid = json({
+      clerkUserId: me.userId,
+      message: 'Hi',
+      phoneNumbers: ['91234567'],
+      name: 'x',
+      message_content: 'y',
+    });
     const garbage = Buffer.from([0x1f, 0x8b, 0x00, 0x13, 0x37, 0xde, 0xad, 0xbe, 0xef]);
     expectNone(
       await run(
         bodyCases('content types', [
           { name: 'JSON as text/plain', body: valid, headers: { 'content-type': 'text/plain' } },
-          { name: 'form-urlencoded', body: `clerkUserId=${me.userId}&message=Hi&phoneNumbers[]=91234567`, headers: { 'content-type': 'application/x-www-form-urlencoded' } },
-          { name: 'multipart garbage', body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--', headers: { 'content-type': 'multipart/form-data; boundary=x' } },
+          {
+            name: 'form-urlencoded',
+            body: `clerkUserId=${me.userId}&message=Hi&phoneNumbers[]=91234567`,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          },
+          {
+            name: 'multipart garbage',
+            body: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--',
+            headers: { 'content-type': 'multipart/form-data; boundary=x' },
+          },
           { name: 'XML', body: '<a>1</a>', headers: { 'content-type': 'application/xml' } },
-          { name: 'JSON in UTF-16', body: Buffer.from(valid, 'utf16le'), headers: { 'content-type': 'application/json; charset=utf-16' } },
+          {
+            name: 'JSON in UTF-16',
+            body: Buffer.from(valid, 'utf16le'),
+            headers: { 'content-type': 'application/json; charset=utf-16' },
+          },
           { name: 'unknown charset', body: valid, headers: { 'content-type': 'application/json; charset=klingon' } },
           { name: 'gzip that is not gzip', body: garbage, headers: { 'content-encoding': 'gzip' } },
           { name: 'deflate that is not deflate', body: garbage, headers: { 'content-encoding': 'deflate' } },
           { name: 'unknown encoding', body: valid, headers: { 'content-encoding': 'zstd-ish' } },
           { name: 'gzip of bad JSON', body: gzipSync('{"a":'), headers: { 'content-encoding': 'gzip' } },
-          { name: 'gzip bomb-ish (10 MB of spaces)', body: gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20)), headers: { 'content-encoding': 'gzip' } },
+          {
+            name: 'gzip bomb-ish (10 MB of spaces)',
+            body: gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20)),
+            headers: { 'content-encoding': 'gzip' },
+          },
           { name: 'no content-type', body: valid, headers: { 'content-type': '' } },
           { name: 'a JSON suffix type', body: valid, headers: { 'content-type': 'application/vnd.api+json' } },
         ]),
@@ -518,7 +709,14 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
         const entries = baseEntries(e);
         const mutated = entries.map(([k, v]): [string, string] => [k, rng.next() < 0.5 ? randomJson(rng) : v]);
         const body = rng.next() < 0.2 ? randomJson(rng) : objectOf(mutated);
-        return { family: 'random', name: `random #${i + 1}`, method: e.method, path: pathOf(e), body, headers: { 'content-type': 'application/json' } } satisfies Case;
+        return {
+          family: 'random',
+          name: `random #${i + 1}`,
+          method: e.method,
+          path: pathOf(e),
+          body,
+          headers: { 'content-type': 'application/json' },
+        } satisfies Case;
       }),
     );
     expectNone(await run(cases));
@@ -527,10 +725,15 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
   it('every service is still up and ready afterwards', async () => {
     for (const h of sys.services) {
       expect({ label: h.label, running: h.process.running }).toEqual({ label: h.label, running: true });
-      expect({ label: h.label, readyz: (await fetch(`${h.url}/readyz`)).status }).toEqual({ label: h.label, readyz: 200 });
+      expect({ label: h.label, readyz: (await fetch(`${h.url}/readyz`)).status }).toEqual({
+        label: h.label,
+        readyz: 200,
+      });
     }
     // And a valid call still works as before.
-    const res = await fetch(`${sys.gateway.url}/api/templates/${me.userId}`, { headers: { authorization: `Bearer ${me.token}` } });
+    const res = await fetch(`${sys.gateway.url}/api/templates/${me.userId}`, {
+      headers: { authorization: `Bearer ${me.token}` },
+    });
     expect(res.status).toBe(200);
   });
 });

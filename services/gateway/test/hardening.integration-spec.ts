@@ -7,12 +7,28 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { io, type Socket } from 'socket.io-client';
-import { api, createTestIssuer, devSignIn, simulatorScan, sleep, startService, startSystem, waitFor, type ServiceHandle, type System, type TestIssuer } from '@bns/testing';
+import {
+  api,
+  createTestIssuer,
+  devSignIn,
+  simulatorScan,
+  sleep,
+  startService,
+  startSystem,
+  waitFor,
+  type ServiceHandle,
+  type System,
+  type TestIssuer,
+} from '@bns/testing';
 
 const AZP = 'https://app.shop.test';
 
 /** Opens a socket; resolves with it once connected, or with the connect_error message. */
-function openSocket(url: string, token: string, extra: { extraHeaders?: Record<string, string> } = {}): Promise<Socket | string> {
+function openSocket(
+  url: string,
+  token: string,
+  extra: { extraHeaders?: Record<string, string> } = {},
+): Promise<Socket | string> {
   return new Promise((resolve) => {
     const socket = io(url, { auth: { token }, transports: ['websocket'], reconnection: false, ...extra });
     socket.once('connect', () => resolve(socket));
@@ -37,7 +53,11 @@ describe('gateway hardening', () => {
   /** Another gateway on the same system, with its own settings (and its log lines kept). */
   const gateway = async (env: Record<string, string>, label = `gw-${extra.length}`) => {
     lines.set(label, []);
-    const g = await startService('gateway', { env: { ...sys.baseEnv, ...env }, label, onLine: (l) => lines.get(label)!.push(l) });
+    const g = await startService('gateway', {
+      env: { ...sys.baseEnv, ...env },
+      label,
+      onLine: (l) => lines.get(label)!.push(l),
+    });
     extra.push(g);
     return g;
   };
@@ -88,22 +108,36 @@ describe('gateway hardening', () => {
     await simulatorScan(url, me.token);
     await ready;
     socket.close();
-    const started = await api(url, me.token).post('/start-bulk-messages', { message: 'Hi', phoneNumbers: ['91234567'], clientId: 'c', clerkUserId: me.userId });
+    const started = await api(url, me.token).post('/start-bulk-messages', {
+      message: 'Hi',
+      phoneNumbers: ['91234567'],
+      clientId: 'c',
+      clerkUserId: me.userId,
+    });
     expect(started.status).toBe(200);
-    const first = await waitFor(async () => {
-      const res = await api(url, me.token).get(`/job-status/${started.body.jobId}`);
-      return res.body.job.status === 'completed' ? res : undefined;
-    }, 20_000, 200, 'the job to complete');
+    const first = await waitFor(
+      async () => {
+        const res = await api(url, me.token).get(`/job-status/${started.body.jobId}`);
+        return res.body.job.status === 'completed' ? res : undefined;
+      },
+      20_000,
+      200,
+      'the job to complete',
+    );
     const etag = first.headers.get('etag');
     expect(etag).toBeTruthy();
     expect(first.headers.get('cache-control')).toBe('private, no-cache');
     // As a browser revalidates its cached copy (fetch() would add `Cache-Control: no-cache`, which forbids a 304).
     const again = await new Promise<{ status?: number; body: string }>((resolve, reject) => {
-      get(`${url}/job-status/${started.body.jobId}`, { headers: { authorization: `Bearer ${me.token}`, 'if-none-match': etag! } }, (res) => {
-        let body = '';
-        res.on('data', (d: Buffer) => (body += d.toString()));
-        res.on('end', () => resolve({ status: res.statusCode, body }));
-      }).on('error', reject);
+      get(
+        `${url}/job-status/${started.body.jobId}`,
+        { headers: { authorization: `Bearer ${me.token}`, 'if-none-match': etag! } },
+        (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode, body }));
+        },
+      ).on('error', reject);
     });
     expect(again).toEqual({ status: 304, body: '' });
   });
@@ -116,7 +150,11 @@ describe('gateway hardening', () => {
     expect(big.status).toBe(413);
     // A signed-in caller may still send a large body (BODY_LIMIT).
     const me = await devSignIn(url, 'big@shop.hk');
-    const large = await api(url, me.token).post('/api/templates/' + me.userId, { name: 'n', message_content: 'm', description: 'd'.repeat(30_000) });
+    const large = await api(url, me.token).post('/api/templates/' + me.userId, {
+      name: 'n',
+      message_content: 'm',
+      description: 'd'.repeat(30_000),
+    });
     expect(large.status).not.toBe(413);
   });
 
@@ -149,20 +187,40 @@ describe('gateway hardening', () => {
     const g = await gateway({ RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '1' });
     const codes: number[] = [];
     for (let i = 0; i < 6; i++) {
-      codes.push((await api(g.url).post('/auth/dev/sign-in', { email: `p${i}@shop.hk` }, { 'x-forwarded-for': `203.0.113.${i}` })).status);
+      codes.push(
+        (
+          await api(g.url).post(
+            '/auth/dev/sign-in',
+            { email: `p${i}@shop.hk` },
+            { 'x-forwarded-for': `203.0.113.${i}` },
+          )
+        ).status,
+      );
     }
     expect(codes).toContain(429);
     const trusting = await gateway({ RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '1', TRUST_PROXY: '1' });
     const behindProxy: number[] = [];
     for (let i = 0; i < 6; i++) {
-      behindProxy.push((await api(trusting.url).post('/auth/dev/sign-in', { email: `q${i}@shop.hk` }, { 'x-forwarded-for': `198.51.100.${i}` })).status);
+      behindProxy.push(
+        (
+          await api(trusting.url).post(
+            '/auth/dev/sign-in',
+            { email: `q${i}@shop.hk` },
+            { 'x-forwarded-for': `198.51.100.${i}` },
+          )
+        ).status,
+      );
     }
     expect(behindProxy).toEqual([200, 200, 200, 200, 200, 200]);
   });
 
   it('shares the per-user rate limit across gateway replicas (NATS KV)', async () => {
     // Both replicas sign with one key, as replicas behind a load balancer would.
-    const env = { RATE_LIMIT_BURST: '10', RATE_LIMIT_PER_SECOND: '1', DEV_ISSUER_KEY_FILE: join(scratch, 'shared-key.json') };
+    const env = {
+      RATE_LIMIT_BURST: '10',
+      RATE_LIMIT_PER_SECOND: '1',
+      DEV_ISSUER_KEY_FILE: join(scratch, 'shared-key.json'),
+    };
     const a = await gateway(env);
     const b = await gateway(env);
     const me = await devSignIn(a.url, 'shared@shop.hk');
@@ -196,21 +254,37 @@ describe('gateway hardening', () => {
   it('caps sockets per user and rate-limits client events', async () => {
     const g = await gateway({ SOCKETS_PER_USER: '3', SOCKET_EVENTS_BURST: '3', SOCKET_EVENTS_PER_SECOND: '1' });
     const me = await devSignIn(g.url, 'sockets@shop.hk');
-    const sockets = [await openSocket(g.url, me.token), await openSocket(g.url, me.token), await openSocket(g.url, me.token)];
+    const sockets = [
+      await openSocket(g.url, me.token),
+      await openSocket(g.url, me.token),
+      await openSocket(g.url, me.token),
+    ];
     expect(sockets.every((s) => typeof s !== 'string')).toBe(true);
     expect(await openSocket(g.url, me.token)).toBe('too many connections for this user');
     const first = sockets[0] as Socket;
-    const acks = await Promise.all(Array.from({ length: 6 }, () => first.timeout(2000).emitWithAck('connected', {}).catch(() => 'timeout')));
+    const acks = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        first
+          .timeout(2000)
+          .emitWithAck('connected', {})
+          .catch(() => 'timeout'),
+      ),
+    );
     expect(acks.filter((a) => (a as { success?: boolean }).success === true).length).toBe(3);
     expect(acks.filter((a) => (a as { code?: string }).code === 'RATE_LIMITED').length).toBe(3);
     // A closed socket frees its place.
     first.close();
-    await waitFor(async () => {
-      const s = await openSocket(g.url, me.token);
-      if (typeof s === 'string') return false;
-      s.close();
-      return true;
-    }, 5000, 100, 'a free socket place');
+    await waitFor(
+      async () => {
+        const s = await openSocket(g.url, me.token);
+        if (typeof s === 'string') return false;
+        s.close();
+        return true;
+      },
+      5000,
+      100,
+      'a free socket place',
+    );
     for (const s of sockets) if (typeof s !== 'string') s.close();
   });
 
@@ -230,7 +304,8 @@ describe('gateway hardening', () => {
   it('has /dev/simulator only in dev auth mode with the simulated engine', async () => {
     const clerk = await gateway(clerkEnv());
     const token = await issuer.sign({ sub: 'user_clerk', azp: AZP });
-    for (const path of ['/dev/simulator/scan', '/dev/simulator/disconnect']) expect((await api(clerk.url, token).post(path)).status).toBe(404);
+    for (const path of ['/dev/simulator/scan', '/dev/simulator/disconnect'])
+      expect((await api(clerk.url, token).post(path)).status).toBe(404);
     expect((await api(clerk.url, token).get('/dev/simulator/outbox')).status).toBe(404);
     const webjs = await gateway({ WA_ENGINE: 'webjs' });
     const me = await devSignIn(webjs.url, 'webjs@shop.hk');
@@ -266,7 +341,11 @@ describe('gateway hardening', () => {
     // Many callers at once (one caller alone is held to its share with 429 before anyone is shed).
     const callers = [];
     for (let i = 0; i < 10; i++) callers.push(await devSignIn(g.url, `shed-${i}@shop.hk`));
-    const all = await Promise.all(callers.flatMap((me) => Array.from({ length: 4 }, () => api(g.url, me.token).get(`/api/templates/${me.userId}/stats`))));
+    const all = await Promise.all(
+      callers.flatMap((me) =>
+        Array.from({ length: 4 }, () => api(g.url, me.token).get(`/api/templates/${me.userId}/stats`)),
+      ),
+    );
     const shed = all.filter((r) => r.status === 503);
     expect(shed.length).toBeGreaterThan(0);
     expect(shed[0]!.headers.get('retry-after')).toBe('1');
@@ -276,10 +355,21 @@ describe('gateway hardening', () => {
   });
 
   it('cuts its in-flight limit while Postgres stalls the service behind it, refusing new requests in milliseconds instead of queueing them, and opens it again after', async () => {
-    const g = await gateway({ SHED_READS_MAX_IN_FLIGHT: '200', SHED_READS_MIN_IN_FLIGHT: '4', SHED_TARGET_MS: '50', RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000' });
+    const g = await gateway({
+      SHED_READS_MAX_IN_FLIGHT: '200',
+      SHED_READS_MIN_IN_FLIGHT: '4',
+      SHED_TARGET_MS: '50',
+      RATE_LIMIT_BURST: '1000000',
+      RATE_LIMIT_PER_SECOND: '100000',
+    });
     const me = await devSignIn(g.url, 'stall@shop.hk');
     const other = await devSignIn(g.url, 'stall-other@shop.hk');
-    const gauge = async (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(await (await fetch(`${g.metricsUrl}/metrics`)).text())?.[1]);
+    const gauge = async (name: string) =>
+      Number(
+        new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(
+          await (await fetch(`${g.metricsUrl}/metrics`)).text(),
+        )?.[1],
+      );
     // One caller per stalled request: a caller holding more than its share of a cut limit gets 429.
     const stallers = [];
     for (let i = 0; i < 20; i++) stallers.push(await devSignIn(g.url, `stall-${i}@shop.hk`));
@@ -296,9 +386,19 @@ describe('gateway hardening', () => {
     await db.query('LOCK TABLE templates.templates IN ACCESS EXCLUSIVE MODE');
     const stalled = stallers.map((who) => stats(who));
     try {
-      await waitFor(async () => (await gauge('bns_gateway_requests_in_flight')) === 20, 5_000, 20, '20 requests in progress');
+      await waitFor(
+        async () => (await gauge('bns_gateway_requests_in_flight')) === 20,
+        5_000,
+        20,
+        '20 requests in progress',
+      );
       // Nothing comes back, and they wait past the target: the limit falls to the floor.
-      await waitFor(async () => (await gauge('bns_gateway_shed_read_limit')) === 4, 5_000, 20, 'the limit cut to SHED_READS_MIN_IN_FLIGHT');
+      await waitFor(
+        async () => (await gauge('bns_gateway_shed_read_limit')) === 4,
+        5_000,
+        20,
+        'the limit cut to SHED_READS_MIN_IN_FLIGHT',
+      );
       const refused = await stats(other);
       expect(refused).toMatchObject({ status: 503, code: 'OVERLOADED' });
       expect(refused.ms).toBeLessThan(500);
@@ -308,7 +408,12 @@ describe('gateway hardening', () => {
     }
     // The stall ended: what waited is answered, and the limit grows back to the hard bound.
     expect((await Promise.all(stalled)).map((r) => r.status)).toEqual(Array.from({ length: 20 }, () => 200));
-    await waitFor(async () => (await gauge('bns_gateway_shed_read_limit')) === 200, 20_000, 100, 'the limit back at SHED_READS_MAX_IN_FLIGHT');
+    await waitFor(
+      async () => (await gauge('bns_gateway_shed_read_limit')) === 200,
+      20_000,
+      100,
+      'the limit back at SHED_READS_MAX_IN_FLIGHT',
+    );
     expect((await stats()).status).toBe(200);
   });
 
@@ -323,17 +428,19 @@ describe('gateway hardening', () => {
     process.kill(pid, 'SIGSTOP');
     try {
       const connected = await Promise.all(
-        Array.from({ length: burst }, () =>
-          new Promise<boolean>((resolve) => {
-            const socket = connect(g.port, '127.0.0.1');
-            sockets.push(socket);
-            const timer = setTimeout(() => resolve(false), 3000);
-            socket.once('connect', () => {
-              clearTimeout(timer);
-              resolve(true);
-            });
-            socket.once('error', () => resolve(false));
-          }),
+        Array.from(
+          { length: burst },
+          () =>
+            new Promise<boolean>((resolve) => {
+              const socket = connect(g.port, '127.0.0.1');
+              sockets.push(socket);
+              const timer = setTimeout(() => resolve(false), 3000);
+              socket.once('connect', () => {
+                clearTimeout(timer);
+                resolve(true);
+              });
+              socket.once('error', () => resolve(false));
+            }),
         ),
       );
       expect(connected.filter((ok) => !ok).length).toBe(0);
@@ -360,8 +467,10 @@ describe('gateway hardening', () => {
   it('logs no line per successful request at info, and never a ?token= value', async () => {
     const quiet = await gateway({ LOG_LEVEL: 'info' }, 'quiet');
     const me = await devSignIn(quiet.url, 'logs@shop.hk');
-    for (let i = 0; i < 5; i++) expect((await api(quiet.url, me.token).get(`/api/templates/${me.userId}/stats`)).status).toBe(200);
-    for (let i = 0; i < 5; i++) expect((await api(quiet.url, me.token).get(`/job-status/${randomUUID()}`)).status).toBe(404);
+    for (let i = 0; i < 5; i++)
+      expect((await api(quiet.url, me.token).get(`/api/templates/${me.userId}/stats`)).status).toBe(200);
+    for (let i = 0; i < 5; i++)
+      expect((await api(quiet.url, me.token).get(`/job-status/${randomUUID()}`)).status).toBe(404);
     const loud = await gateway({ LOG_LEVEL: 'debug' }, 'loud');
     await api(loud.url, me.token).get(`/api/templates/${me.userId}/stats?token=SECRET-QUERY-TOKEN&x=1`);
     await api(loud.url).get('/api/templates/u/stats?access_token=SECRET-QUERY-TOKEN');

@@ -3,7 +3,20 @@ import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, SOCKET_EVENTS, type JobView } from '@bns/contracts';
-import { api, devSignIn, forgedSignature, revalidationsAnswered, simulatorInbound, sleep, startService, startSystem, waitFor, type DevSession, type ServiceHandle, type System } from '@bns/testing';
+import {
+  api,
+  devSignIn,
+  forgedSignature,
+  revalidationsAnswered,
+  simulatorInbound,
+  sleep,
+  startService,
+  startSystem,
+  waitFor,
+  type DevSession,
+  type ServiceHandle,
+  type System,
+} from '@bns/testing';
 import { linkedUser } from './linked-user.js';
 
 /** A number the simulated phone says is not on WhatsApp: its send fails. */
@@ -32,7 +45,10 @@ describe('job-status ETag / 304', () => {
   /** A GET as a browser revalidates its cached copy: plain If-None-Match (fetch() would add Cache-Control: no-cache). */
   const get = (who: DevSession, jobId: string, ifNoneMatch?: string): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const headers: Record<string, string> = { authorization: `Bearer ${who.token}`, ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}) };
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${who.token}`,
+        ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}),
+      };
       request(`${sys.gateway.url}/job-status/${jobId}`, { headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -53,7 +69,11 @@ describe('job-status ETag / 304', () => {
   const revalidations = () => revalidationsAnswered(sys.gateway.metricsUrl);
   const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
   const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
-    const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', { clerkUserId: who.userId, message: 'Hi', ...body });
+    const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', {
+      clerkUserId: who.userId,
+      message: 'Hi',
+      ...body,
+    });
     if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body.jobId as string;
   };
@@ -65,10 +85,20 @@ describe('job-status ETag / 304', () => {
     sys = await startSystem({
       shards: 1,
       services: ['jobs', 'sessions'],
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: NOT_ON_WHATSAPP, SIM_DELIVERED_DELAY_MS: '100', SIM_READ_DELAY_MS: '200' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_FAIL_NUMBERS: NOT_ON_WHATSAPP,
+        SIM_DELIVERED_DELAY_MS: '100',
+        SIM_READ_DELAY_MS: '200',
+      },
       serviceEnv: { jobs: { SEND_DELAY_MS: String(SEND_DELAY_MS), OPT_OUTS_ACK_WAIT_MS: '1000' } },
     });
-    [ann, bob, cat] = await Promise.all([linked('ann@etag.test'), devSignIn(sys.gateway.url, 'bob@etag.test'), linked('cat@etag.test')]);
+    [ann, bob, cat] = await Promise.all([
+      linked('ann@etag.test'),
+      devSignIn(sys.gateway.url, 'bob@etag.test'),
+      linked('cat@etag.test'),
+    ]);
   }, 180_000);
 
   afterAll(async () => {
@@ -76,7 +106,10 @@ describe('job-status ETag / 304', () => {
   });
 
   it('a stable job: 200 with an ETag, then 304 with no body on it; other and bad validators are a 200; other users a 404', async () => {
-    const jobId = await start(ann, { phoneNumbers: ['91230001'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const jobId = await start(ann, {
+      phoneNumbers: ['91230001'],
+      startAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const first = await get(ann, jobId);
     expect(first.status).toBe(200);
     expect(first.etag).toMatch(/^W\/"[A-Za-z0-9_-]{22}"$/);
@@ -86,16 +119,33 @@ describe('job-status ETag / 304', () => {
 
     for (const validator of [etag, etag.slice(2), `W/"AAAAAAAAAAAAAAAAAAAAAA", ${etag}`, '*']) {
       const again = await get(ann, jobId, validator);
-      expect({ validator, status: again.status, text: again.text, etag: again.etag }).toEqual({ validator, status: 304, text: '', etag });
+      expect({ validator, status: again.status, text: again.text, etag: again.etag }).toEqual({
+        validator,
+        status: 304,
+        text: '',
+        etag,
+      });
       expect(again.cacheControl).toBe('private, no-cache');
       expect(again.contentType).toBeUndefined();
     }
 
     // Absent, foreign, malformed and oversized validators: the whole answer, never an error.
     const huge = `${etag}, ${'x'.repeat(8000)}`;
-    for (const validator of ['W/"AAAAAAAAAAAAAAAAAAAAAA"', 'W/"1f-Zm9vYmFy"', 'garbage', `"${'a'.repeat(22)}`, `${etag} ${etag}`, huge, Array.from({ length: 60 }, () => etag).join(', ')]) {
+    for (const validator of [
+      'W/"AAAAAAAAAAAAAAAAAAAAAA"',
+      'W/"1f-Zm9vYmFy"',
+      'garbage',
+      `"${'a'.repeat(22)}`,
+      `${etag} ${etag}`,
+      huge,
+      Array.from({ length: 60 }, () => etag).join(', '),
+    ]) {
       const full = await get(ann, jobId, validator);
-      expect({ validator: validator.slice(0, 40), status: full.status, etag: full.etag }).toEqual({ validator: validator.slice(0, 40), status: 200, etag });
+      expect({ validator: validator.slice(0, 40), status: full.status, etag: full.etag }).toEqual({
+        validator: validator.slice(0, 40),
+        status: 200,
+        etag,
+      });
       expect(full.text).toBe(first.text);
     }
 
@@ -106,8 +156,16 @@ describe('job-status ETag / 304', () => {
     expect(nowhere.status).toBe(404);
     expect(JSON.parse(nowhere.text)).toMatchObject({ success: false, error: JOB_MESSAGES.jobNotFound });
     for (const validator of [undefined, etag, '*']) {
-      for (const [id, answer] of [[jobId, await get(bob, jobId, validator)], [missing, await get(bob, missing, validator)]] as const) {
-        expect({ id, status: answer.status, etag: answer.etag, text: answer.text }).toEqual({ id, status: 404, etag: nowhere.etag, text: nowhere.text });
+      for (const [id, answer] of [
+        [jobId, await get(bob, jobId, validator)],
+        [missing, await get(bob, missing, validator)],
+      ] as const) {
+        expect({ id, status: answer.status, etag: answer.etag, text: answer.text }).toEqual({
+          id,
+          status: 404,
+          etag: nowhere.etag,
+          text: nowhere.text,
+        });
       }
     }
 
@@ -178,28 +236,54 @@ describe('job-status ETag / 304', () => {
     expect(stale.etag).toBe(copy.etag);
 
     // Receipts and replies are the report's (job-results), not the status answer's: they change neither the body nor the ETag.
-    await waitFor(async () => {
-      const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
-      return page.body.results?.find((r: { phoneNumber: string; readAt: string | null }) => r.phoneNumber === sent && r.readAt) ?? undefined;
-    }, 20_000, 100, 'the read receipt');
+    await waitFor(
+      async () => {
+        const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
+        return (
+          page.body.results?.find(
+            (r: { phoneNumber: string; readAt: string | null }) => r.phoneNumber === sent && r.readAt,
+          ) ?? undefined
+        );
+      },
+      20_000,
+      100,
+      'the read receipt',
+    );
     await simulatorInbound(sys.gateway.url, cat.token, sent, 'Thanks!');
-    await waitFor(async () => {
-      const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
-      return page.body.results?.find((r: { phoneNumber: string; repliedAt: string | null }) => r.phoneNumber === sent && r.repliedAt) ?? undefined;
-    }, 20_000, 100, 'the reply');
+    await waitFor(
+      async () => {
+        const page = await api(sys.gateway.url, cat.token).get(`/job-results/${jobId}`);
+        return (
+          page.body.results?.find(
+            (r: { phoneNumber: string; repliedAt: string | null }) => r.phoneNumber === sent && r.repliedAt,
+          ) ?? undefined
+        );
+      },
+      20_000,
+      100,
+      'the reply',
+    );
     expect((await get(cat, jobId, copy.etag)).status).toBe(304);
     expect((await get(cat, jobId)).text).toBe(copy.text);
   }, 120_000);
   it("revalidating an unchanged job is a 304 from the gateway's memory; an event of the user, or a change through the gateway, sends the next poll to the jobs service", async () => {
     const dan = await linked('dan@etag.test');
-    const jobId = await start(dan, { phoneNumbers: ['91230021'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const jobId = await start(dan, {
+      phoneNumbers: ['91230021'],
+      startAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const etag = (await get(dan, jobId)).etag!;
     // The first revalidation asks the jobs service, and the gateway learns the version from its answer.
     expect((await get(dan, jobId, etag)).status).toBe(304);
     const before = await revalidations();
     for (let i = 0; i < 5; i++) {
       const again = await get(dan, jobId, etag);
-      expect({ status: again.status, etag: again.etag, text: again.text, cacheControl: again.cacheControl }).toEqual({ status: 304, etag, text: '', cacheControl: 'private, no-cache' });
+      expect({ status: again.status, etag: again.etag, text: again.text, cacheControl: again.cacheControl }).toEqual({
+        status: 304,
+        etag,
+        text: '',
+        cacheControl: 'private, no-cache',
+      });
     }
     const learned = await revalidations();
     expect(learned).toEqual({ memory: before.memory + 5, jobs: before.jobs });
@@ -212,7 +296,13 @@ describe('job-status ETag / 304', () => {
 
     // An event of Dan's (an inbound message): once the gateway has passed it on, the next revalidation
     // asks the jobs service again (a 304 still: the job did not change), and the one after is memory's.
-    const socket: Socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: dan.token }, reconnection: false, forceNew: true });
+    const socket: Socket = io(sys.gateway.url, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token: dan.token },
+      reconnection: false,
+      forceNew: true,
+    });
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('connect', resolve);
@@ -239,7 +329,11 @@ describe('job-status ETag / 304', () => {
 
   /** Answers "not found" the gateway gave from a job id alone (JobIdCheck), without asking the jobs service. */
   const refusedById = async (metricsUrl = sys.gateway.metricsUrl) =>
-    Number(/^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(await (await fetch(`${metricsUrl}/metrics`)).text())?.[1] ?? 0);
+    Number(
+      /^bns_gateway_job_ids_refused_total(?:\{[^}]*\})? (\d+)/m.exec(
+        await (await fetch(`${metricsUrl}/metrics`)).text(),
+      )?.[1] ?? 0,
+    );
   /** The gateway's NATS requests whose labels include `label` (`outcome="…"`, `subject="…"`), summed over the others. */
   const rpcRequests = async (label: string, metricsUrl = sys.gateway.metricsUrl) => {
     const text = await (await fetch(`${metricsUrl}/metrics`)).text();
@@ -252,15 +346,23 @@ describe('job-status ETag / 304', () => {
   const notFoundAsked = () => rpcRequests('outcome="not_found"');
   /** Until the gateway has the jobs service's id scheme, an id is passed on: wait for it to answer from ids. */
   const idsChecked = (who: DevSession, gateway: ServiceHandle = sys.gateway) =>
-    waitFor(async () => {
-      const before = await refusedById(gateway.metricsUrl);
-      await fetch(`${gateway.url}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${who.token}` } });
-      return (await refusedById(gateway.metricsUrl)) > before;
-    }, 15_000, 100, 'the gateway checking job ids');
+    waitFor(
+      async () => {
+        const before = await refusedById(gateway.metricsUrl);
+        await fetch(`${gateway.url}/job-status/${randomUUID()}`, { headers: { authorization: `Bearer ${who.token}` } });
+        return (await refusedById(gateway.metricsUrl)) > before;
+      },
+      15_000,
+      100,
+      'the gateway checking job ids',
+    );
 
   it("a job id that names no job of the user (made up, another user's, not a UUID) is a 404 from the id alone: the jobs service is never asked", async () => {
     const ivy = await linked('ivy@etag.test');
-    const foreignJob = await start(cat, { phoneNumbers: ['91230041'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const foreignJob = await start(cat, {
+      phoneNumbers: ['91230041'],
+      startAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     expect(foreignJob).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await idsChecked(ivy);
     const [asked, refused] = [await notFoundAsked(), await refusedById()];
@@ -268,11 +370,20 @@ describe('job-status ETag / 304', () => {
     for (const jobId of ids) {
       for (const ifNoneMatch of [undefined, '*', '"x"']) {
         const answer = await get(ivy, jobId, ifNoneMatch);
-        expect({ jobId, status: answer.status, body: JSON.parse(answer.text) }).toEqual({ jobId, status: 404, body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound } });
+        expect({ jobId, status: answer.status, body: JSON.parse(answer.text) }).toEqual({
+          jobId,
+          status: 404,
+          body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound },
+        });
       }
     }
     // The other calls that name a job: the same 404, and the job is untouched.
-    const calls: [string, 'get' | 'post'][] = [[`/job-logs/${foreignJob}`, 'get'], [`/cancel-job/${foreignJob}`, 'post'], [`/pause-job/${foreignJob}`, 'post'], [`/resume-job/${foreignJob}`, 'post']];
+    const calls: [string, 'get' | 'post'][] = [
+      [`/job-logs/${foreignJob}`, 'get'],
+      [`/cancel-job/${foreignJob}`, 'post'],
+      [`/pause-job/${foreignJob}`, 'post'],
+      [`/resume-job/${foreignJob}`, 'post'],
+    ];
     for (const [path, method] of calls) {
       const res = await api(sys.gateway.url, ivy.token)[method](path);
       expect({ path, status: res.status, code: res.body.code }).toEqual({ path, status: 404, code: 'JOB_NOT_FOUND' });
@@ -280,9 +391,12 @@ describe('job-status ETag / 304', () => {
     expect(await notFoundAsked()).toBe(asked);
     expect(await refusedById()).toBe(refused + ids.length * 3 + calls.length);
     // A bad `since` is still the jobs service's own refusal, first.
-    expect((await api(sys.gateway.url, ivy.token).get(`/job-logs/${foreignJob}?since=yesterday`)).body.code).toBe('JOB_SINCE_INVALID');
+    expect((await api(sys.gateway.url, ivy.token).get(`/job-logs/${foreignJob}?since=yesterday`)).body.code).toBe(
+      'JOB_SINCE_INVALID',
+    );
     // The owner is not affected, in either case of the id: Cat's poll is the jobs service's 200.
-    for (const jobId of [foreignJob, foreignJob.toUpperCase()]) expect(jobOf(await get(cat, jobId))).toMatchObject({ jobId: foreignJob, status: 'scheduled' });
+    for (const jobId of [foreignJob, foreignJob.toUpperCase()])
+      expect(jobOf(await get(cat, jobId))).toMatchObject({ jobId: foreignJob, status: 'scheduled' });
   }, 60_000);
 
   /** The whole answer, every header included. */
@@ -293,7 +407,11 @@ describe('job-status ETag / 304', () => {
     { gatewayUrl = sys.gateway.url, origin, query = '' }: { gatewayUrl?: string; origin?: string; query?: string } = {},
   ): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> =>
     new Promise((resolve, reject) => {
-      const headers = { authorization: `Bearer ${who.token}`, ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}), ...(origin ? { origin } : {}) };
+      const headers = {
+        authorization: `Bearer ${who.token}`,
+        ...(ifNoneMatch !== undefined ? { 'if-none-match': ifNoneMatch } : {}),
+        ...(origin ? { origin } : {}),
+      };
       request(`${gatewayUrl}/job-status/${jobId}${query}`, { headers }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -306,20 +424,34 @@ describe('job-status ETag / 304', () => {
   /** `bns_http_requests_total` of the job-status route's answers of a status. */
   const routeAnswered = async (status: number) => {
     const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
-    const line = text.split('\n').find((l) => l.startsWith('bns_http_requests_total{') && ['method="GET"', 'route="/job-status/:jobId"', `status="${status}"`].every((label) => l.includes(label)));
+    const line = text
+      .split('\n')
+      .find(
+        (l) =>
+          l.startsWith('bns_http_requests_total{') &&
+          ['method="GET"', 'route="/job-status/:jobId"', `status="${status}"`].every((label) => l.includes(label)),
+      );
     return Number(line?.split(' ').at(-1) ?? 0);
   };
   const routeNotModified = () => routeAnswered(304);
   /** A stable job of a new linked user, its ETag, and a revalidation already answered from memory. */
   const settled = async (email: string) => {
     const who = await linked(email);
-    const jobId = await start(who, { phoneNumbers: ['91230031'], startAt: new Date(Date.now() + 3_600_000).toISOString() });
+    const jobId = await start(who, {
+      phoneNumbers: ['91230031'],
+      startAt: new Date(Date.now() + 3_600_000).toISOString(),
+    });
     const etag = (await get(who, jobId)).etag!;
-    await waitFor(async () => {
-      const before = await revalidations();
-      expect((await get(who, jobId, etag)).status).toBe(304);
-      return (await revalidations()).memory === before.memory + 1;
-    }, 10_000, 100, 'a revalidation answered from memory');
+    await waitFor(
+      async () => {
+        const before = await revalidations();
+        expect((await get(who, jobId, etag)).status).toBe(304);
+        return (await revalidations()).memory === before.memory + 1;
+      },
+      10_000,
+      100,
+      'a revalidation answered from memory',
+    );
     return { who, jobId, etag };
   };
 
@@ -337,12 +469,19 @@ describe('job-status ETag / 304', () => {
     expect({ status: fromMemory.status, text: fromMemory.text }).toEqual({ status: 304, text: '' });
     expect({ status: byRoute.status, text: byRoute.text }).toEqual({ status: 304, text: '' });
     expect(memoryHeaders).toEqual(routeHeaders);
-    expect(memoryHeaders).toMatchObject({ etag, 'cache-control': 'private, no-cache', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+    expect(memoryHeaders).toMatchObject({
+      etag,
+      'cache-control': 'private, no-cache',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+    });
     expect(memoryHeaders['content-security-policy']).toContain("frame-ancestors 'none'");
 
     // What the front door does not answer goes to the route unchanged: an encoded id, a query, another user.
     for (const path of [`/job-status/${jobId}?x=1`, `/job-status/${encodeURIComponent(jobId).replace(/-/g, '%2D')}`]) {
-      const again = await fetch(`${sys.gateway.url}${path}`, { headers: { authorization: `Bearer ${eve.token}`, 'if-none-match': etag } });
+      const again = await fetch(`${sys.gateway.url}${path}`, {
+        headers: { authorization: `Bearer ${eve.token}`, 'if-none-match': etag },
+      });
       expect({ path, status: again.status }).toEqual({ path, status: 304 });
     }
     expect((await raw(bob, jobId, etag)).status).toBe(404);
@@ -357,7 +496,11 @@ describe('job-status ETag / 304', () => {
     const byRoute = await raw(hal, jobId, undefined, { query: '?x=1' });
     const byFrontDoor = await raw(hal, jobId, undefined);
     const revalidating = await raw(hal, jobId, '*');
-    expect([await routeAnswered(404), await refusedById(), await notFoundAsked()]).toEqual([counted + 3, refused + 3, asked]);
+    expect([await routeAnswered(404), await refusedById(), await notFoundAsked()]).toEqual([
+      counted + 3,
+      refused + 3,
+      asked,
+    ]);
     const { date: _routeDate, ...routeHeaders } = byRoute.headers;
     for (const answer of [byFrontDoor, revalidating]) {
       const { date: _date, ...headers } = answer.headers;
@@ -365,8 +508,16 @@ describe('job-status ETag / 304', () => {
       expect(headers).toEqual(routeHeaders);
     }
     expect(byRoute.status).toBe(404);
-    expect(JSON.parse(byRoute.text)).toEqual({ success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound });
-    expect(routeHeaders).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY' });
+    expect(JSON.parse(byRoute.text)).toEqual({
+      success: false,
+      code: 'JOB_NOT_FOUND',
+      error: JOB_MESSAGES.jobNotFound,
+    });
+    expect(routeHeaders).toMatchObject({
+      'content-type': 'application/json; charset=utf-8',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+    });
     // Still behind the token check.
     expect((await raw({ ...hal, token: forgedSignature(hal.token) }, jobId, undefined)).status).toBe(401);
   }, 60_000);
@@ -376,9 +527,11 @@ describe('job-status ETag / 304', () => {
     await idsChecked(kim);
     const statuses: number[] = [];
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let i = 0; i < 15; i++) statuses.push((await raw(kim, randomUUID(), undefined)).status);
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let i = 0; i < 15; i++) statuses.push((await raw(kim, randomUUID(), undefined)).status);
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const notFound = statuses.filter((s) => s === 404).length;
     expect(notFound + statuses.filter((s) => s === 429).length).toBe(300);
@@ -392,9 +545,11 @@ describe('job-status ETag / 304', () => {
     const statuses: number[] = [];
     const t0 = performance.now();
     // 300 back to back, 20 at a time: more than the burst (120) and what 10/s earns back meanwhile.
-    await Promise.all(Array.from({ length: 20 }, async () => {
-      for (let i = 0; i < 15; i++) statuses.push((await raw(fay, jobId, etag)).status);
-    }));
+    await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        for (let i = 0; i < 15; i++) statuses.push((await raw(fay, jobId, etag)).status);
+      }),
+    );
     const seconds = (performance.now() - t0) / 1000;
     const notModified = statuses.filter((s) => s === 304).length;
     const limited = statuses.filter((s) => s === 429).length;
@@ -407,7 +562,10 @@ describe('job-status ETag / 304', () => {
 
   it('with CORS_ORIGINS set, a revalidation from memory carries the CORS headers the routes set', async () => {
     const origin = 'https://app.shop.test';
-    const cors = await startService('gateway', { env: { ...sys.baseEnv, CORS_ORIGINS: origin }, label: 'gateway-cors' });
+    const cors = await startService('gateway', {
+      env: { ...sys.baseEnv, CORS_ORIGINS: origin },
+      label: 'gateway-cors',
+    });
     try {
       const { who, jobId, etag } = await settled('gus@etag.test');
       // Each dev-mode gateway signs with a key of its own: the same user signs in there.
@@ -416,19 +574,33 @@ describe('job-status ETag / 304', () => {
       const ask = () => raw(gus, jobId, etag, { gatewayUrl: cors.url, origin });
       await ask(); // this replica learns the version
       let answer: Awaited<ReturnType<typeof ask>> | undefined;
-      await waitFor(async () => {
-        const before = await revalidationsAnswered(cors.metricsUrl);
-        answer = await ask();
-        return (await revalidationsAnswered(cors.metricsUrl)).memory === before.memory + 1;
-      }, 10_000, 100, 'a revalidation answered from memory');
-      expect({ status: answer!.status, ...answer!.headers }).toMatchObject({ status: 304, etag, 'access-control-allow-origin': origin, 'access-control-allow-credentials': 'true', 'cache-control': 'private, no-cache' });
+      await waitFor(
+        async () => {
+          const before = await revalidationsAnswered(cors.metricsUrl);
+          answer = await ask();
+          return (await revalidationsAnswered(cors.metricsUrl)).memory === before.memory + 1;
+        },
+        10_000,
+        100,
+        'a revalidation answered from memory',
+      );
+      expect({ status: answer!.status, ...answer!.headers }).toMatchObject({
+        status: 304,
+        etag,
+        'access-control-allow-origin': origin,
+        'access-control-allow-credentials': 'true',
+        'cache-control': 'private, no-cache',
+      });
     } finally {
       await cors.stop();
     }
   }, 60_000);
   it('a poller keeps its 304s from memory past JOB_STATUS_CACHE_MS: its entry is refreshed from the jobs service behind its polls, not re-asked on them', async () => {
     const ttlMs = 2000;
-    const short = await startService('gateway', { env: { ...sys.baseEnv, JOB_STATUS_CACHE_MS: String(ttlMs) }, label: 'gateway-refresh' });
+    const short = await startService('gateway', {
+      env: { ...sys.baseEnv, JOB_STATUS_CACHE_MS: String(ttlMs) },
+      label: 'gateway-refresh',
+    });
     try {
       const { who, jobId, etag } = await settled('ida@etag.test');
       const ida = await devSignIn(short.url, 'ida@etag.test');

@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { api, devSignIn, forgedSignature, startService, startSystem, waitFor, type DevSession, type ServiceHandle, type System } from '@bns/testing';
+import {
+  api,
+  devSignIn,
+  forgedSignature,
+  startService,
+  startSystem,
+  waitFor,
+  type DevSession,
+  type ServiceHandle,
+  type System,
+} from '@bns/testing';
 import { linkedUser } from './linked-user.js';
 
 interface Answer {
@@ -60,7 +70,10 @@ describe('job-status fast path: the same answers as the Nest route', () => {
         .on('error', reject)
         .end();
     });
-  const ask = (gateway: 'fast' | 'plain', step: Pick<Step, 'who' | 'forged' | 'path' | 'ifNoneMatch'>): Promise<Answer> => {
+  const ask = (
+    gateway: 'fast' | 'plain',
+    step: Pick<Step, 'who' | 'forged' | 'path' | 'ifNoneMatch'>,
+  ): Promise<Answer> => {
     const who = step.who && users[gateway][step.who];
     const token = who && (step.forged ? forgedSignature(who.token) : who.token);
     return get(gateway === 'fast' ? sys.gateway.url : plain.url, step.path, {
@@ -85,7 +98,12 @@ describe('job-status fast path: the same answers as the Nest route', () => {
       shards: 1,
       services: ['jobs', 'sessions'],
       // Quick receipts: the welcome message's events are over before the polls start.
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_DELIVERED_DELAY_MS: '50', SIM_READ_DELAY_MS: '100' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_DELIVERED_DELAY_MS: '50',
+        SIM_READ_DELAY_MS: '100',
+      },
       // The welcome message goes without waiting for the dashboard service (not started here).
       serviceEnv: { gateway: LOGGING, sessions: { AUTO_LOGIN_PREF_TIMEOUT_MS: '50' } },
       onLine: (label, line) => {
@@ -101,7 +119,10 @@ describe('job-status fast path: the same answers as the Nest route', () => {
     });
     const ann = await linkedUser(sys.gateway.url, 'ann@parity.test');
     users.fast = { ann, bob: await devSignIn(sys.gateway.url, 'bob@parity.test') };
-    users.plain = { ann: await devSignIn(plain.url, 'ann@parity.test'), bob: await devSignIn(plain.url, 'bob@parity.test') };
+    users.plain = {
+      ann: await devSignIn(plain.url, 'ann@parity.test'),
+      bob: await devSignIn(plain.url, 'bob@parity.test'),
+    };
     expect([users.plain.ann.userId, users.plain.bob.userId]).toEqual([users.fast.ann.userId, users.fast.bob.userId]);
   }, 180_000);
 
@@ -112,14 +133,19 @@ describe('job-status fast path: the same answers as the Nest route', () => {
 
   /** Waits until the fast gateway answers `step` before Express (no log line), which needs its job id check and its memory. */
   const answeredFast = (step: Pick<Step, 'who' | 'path' | 'ifNoneMatch'>, expected: number) =>
-    waitFor(async () => {
-      const before = routed.fast;
-      const answer = await ask('fast', step);
-      expect(answer.status).toBe(expected);
-      // A routed poll's line is written as its answer finishes: give it a moment to arrive.
-      await new Promise((r) => setTimeout(r, 200));
-      return routed.fast === before;
-    }, 20_000, 100, `the fast path answering ${step.path}`);
+    waitFor(
+      async () => {
+        const before = routed.fast;
+        const answer = await ask('fast', step);
+        expect(answer.status).toBe(expected);
+        // A routed poll's line is written as its answer finishes: give it a moment to arrive.
+        await new Promise((r) => setTimeout(r, 200));
+        return routed.fast === before;
+      },
+      20_000,
+      100,
+      `the fast path answering ${step.path}`,
+    );
 
   it('answers every poll with the status, headers and body the route gives, and answers the ones it can before Express', async () => {
     const start = await api(sys.gateway.url, users.fast.ann.token).post('/start-bulk-messages', {
@@ -147,15 +173,56 @@ describe('job-status fast path: the same answers as the Nest route', () => {
       { what: 'own job, no validator', who: 'ann', path: own, status: 200, fast: false },
       { what: 'own job, its ETag', who: 'ann', path: own, ifNoneMatch: etag, status: 304, fast: true },
       { what: 'own job, *', who: 'ann', path: own, ifNoneMatch: '*', status: 304, fast: true },
-      { what: 'own job, a list naming its ETag', who: 'ann', path: own, ifNoneMatch: `W/"AAAAAAAAAAAAAAAAAAAAAA", ${etag}`, status: 304, fast: true },
-      { what: 'own job, another ETag', who: 'ann', path: own, ifNoneMatch: 'W/"AAAAAAAAAAAAAAAAAAAAAA"', status: 200, fast: false },
-      { what: 'own job, a malformed validator', who: 'ann', path: own, ifNoneMatch: 'garbage', status: 200, fast: false },
-      { what: 'own job, upper-case id', who: 'ann', path: `/job-status/${jobId.toUpperCase()}`, status: 200, fast: false },
+      {
+        what: 'own job, a list naming its ETag',
+        who: 'ann',
+        path: own,
+        ifNoneMatch: `W/"AAAAAAAAAAAAAAAAAAAAAA", ${etag}`,
+        status: 304,
+        fast: true,
+      },
+      {
+        what: 'own job, another ETag',
+        who: 'ann',
+        path: own,
+        ifNoneMatch: 'W/"AAAAAAAAAAAAAAAAAAAAAA"',
+        status: 200,
+        fast: false,
+      },
+      {
+        what: 'own job, a malformed validator',
+        who: 'ann',
+        path: own,
+        ifNoneMatch: 'garbage',
+        status: 200,
+        fast: false,
+      },
+      {
+        what: 'own job, upper-case id',
+        who: 'ann',
+        path: `/job-status/${jobId.toUpperCase()}`,
+        status: 200,
+        fast: false,
+      },
       { what: 'own job with a query', who: 'ann', path: `${own}?x=1`, ifNoneMatch: etag, status: 304, fast: false },
-      { what: 'own job, percent-encoded id', who: 'ann', path: `/job-status/${encodeURIComponent(jobId).replace(/-/g, '%2D')}`, ifNoneMatch: etag, status: 304, fast: false },
+      {
+        what: 'own job, percent-encoded id',
+        who: 'ann',
+        path: `/job-status/${encodeURIComponent(jobId).replace(/-/g, '%2D')}`,
+        ifNoneMatch: etag,
+        status: 304,
+        fast: false,
+      },
       { what: 'own job, trailing slash', who: 'ann', path: `${own}/`, ifNoneMatch: etag, fast: false, hot: false },
       { what: 'unknown job id', who: 'ann', path: `/job-status/${randomUUID()}`, status: 404, fast: true },
-      { what: 'unknown job id, *', who: 'ann', path: `/job-status/${randomUUID()}`, ifNoneMatch: '*', status: 404, fast: true },
+      {
+        what: 'unknown job id, *',
+        who: 'ann',
+        path: `/job-status/${randomUUID()}`,
+        ifNoneMatch: '*',
+        status: 404,
+        fast: true,
+      },
       { what: 'not a job id', who: 'ann', path: '/job-status/not-a-job', status: 404, fast: true },
       { what: 'a very long id', who: 'ann', path: `/job-status/${'a'.repeat(300)}`, status: 404, fast: true },
       { what: "another user's job", who: 'bob', path: own, status: 404, fast: true },
@@ -178,8 +245,10 @@ describe('job-status fast path: the same answers as the Nest route', () => {
       const plainAnswer = await ask('plain', step);
       const expected = { what: step.what, ...comparable('plain', plainAnswer) };
       expect({ what: step.what, ...comparable('fast', fast.answer) }).toEqual(expected);
-      if (step.status !== undefined) expect({ what: step.what, status: plainAnswer.status }).toEqual({ what: step.what, status: step.status });
-      if (step.hot !== false) await waitFor(async () => routed.plain > before, 10_000, 20, `the plain gateway's log line of "${step.what}"`);
+      if (step.status !== undefined)
+        expect({ what: step.what, status: plainAnswer.status }).toEqual({ what: step.what, status: step.status });
+      if (step.hot !== false)
+        await waitFor(async () => routed.plain > before, 10_000, 20, `the plain gateway's log line of "${step.what}"`);
       // The front door spends only what this replica already leased of the user's rate limit (5 at a
       // time, for 5 s): a poll that finds the lease spent goes to the route, which leases more. Asked
       // again, it is the front door's, with the same answer.
@@ -202,13 +271,17 @@ describe('job-status fast path: the same answers as the Nest route', () => {
   }, 120_000);
 
   it("past the user's rate limit, the same 429 with the same Retry-After", async () => {
-    const [kim, kimPlain] = [await devSignIn(sys.gateway.url, 'kim@parity.test'), await devSignIn(plain.url, 'kim@parity.test')];
+    const [kim, kimPlain] = [
+      await devSignIn(sys.gateway.url, 'kim@parity.test'),
+      await devSignIn(plain.url, 'kim@parity.test'),
+    ];
     users.fast.bob = kim;
     users.plain.bob = kimPlain;
     await answeredFast({ who: 'bob', path: `/job-status/${randomUUID()}` }, 404);
     // The budget is the user's, shared by every replica: spent here, it is spent there too.
     let last: Answer | undefined;
-    for (let i = 0; i < 400 && last?.status !== 429; i++) last = await ask('fast', { who: 'bob', path: `/job-status/${randomUUID()}` });
+    for (let i = 0; i < 400 && last?.status !== 429; i++)
+      last = await ask('fast', { who: 'bob', path: `/job-status/${randomUUID()}` });
     expect(last?.status).toBe(429);
     const path = `/job-status/${randomUUID()}`;
     const [fast, byRoute] = [await ask('fast', { who: 'bob', path }), await ask('plain', { who: 'bob', path })];

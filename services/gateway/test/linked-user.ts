@@ -8,7 +8,13 @@ import { devSignIn, simulatorScan, type DevSession } from '@bns/testing';
  */
 export async function linkedUser(gatewayUrl: string, email: string): Promise<DevSession> {
   const who = await devSignIn(gatewayUrl, email);
-  const socket: Socket = io(gatewayUrl, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: who.token }, reconnection: false, forceNew: true });
+  const socket: Socket = io(gatewayUrl, {
+    path: SOCKET.path,
+    transports: [...SOCKET.transports],
+    auth: { token: who.token },
+    reconnection: false,
+    forceNew: true,
+  });
   try {
     const ready = new Promise((resolve) => socket.once('ready', resolve));
     socket.emit('createSession', { id: who.userId, clerkUserId: who.userId, isExplicitRequest: true });

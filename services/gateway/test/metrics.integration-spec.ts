@@ -22,7 +22,8 @@ function parse(text: string): Sample[] {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) throw new Error(`not a Prometheus sample: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -30,7 +31,9 @@ function parse(text: string): Sample[] {
 
 /** Sum of the samples of `name` whose labels include `match`. */
 const total = (samples: Sample[], name: string, match: Record<string, string> = {}) =>
-  samples.filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v)).reduce((a, s) => a + s.value, 0);
+  samples
+    .filter((s) => s.name === name && Object.entries(match).every(([k, v]) => s.labels[k] === v))
+    .reduce((a, s) => a + s.value, 0);
 
 async function scrape(h: ServiceHandle): Promise<{ text: string; samples: Sample[]; ms: number }> {
   const t0 = performance.now();
@@ -57,13 +60,25 @@ describe('/metrics of every service after a small job', () => {
   beforeAll(async () => {
     sys = await startSystem({
       shards: 2,
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: `852${NOT_ON_WHATSAPP}`, SIM_DELIVERED_DELAY_MS: '50', SIM_READ_DELAY_MS: '100' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_FAIL_NUMBERS: `852${NOT_ON_WHATSAPP}`,
+        SIM_DELIVERED_DELAY_MS: '50',
+        SIM_READ_DELAY_MS: '100',
+      },
       serviceEnv: { jobs: { SEND_DELAY_MS: '100' } },
     });
     const session = await devSignIn(sys.gateway.url, 'metrics@shop.hk');
     userId = session.userId;
     const http = api(sys.gateway.url, session.token);
-    const s = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: session.token }, reconnection: false, forceNew: true });
+    const s = io(sys.gateway.url, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token: session.token },
+      reconnection: false,
+      forceNew: true,
+    });
     socket = s;
     let ready = false;
     s.on(SOCKET_EVENTS.ready, () => (ready = true));
@@ -76,19 +91,33 @@ describe('/metrics of every service after a small job', () => {
     await waitFor(() => ready, 30_000, 25, 'ready');
 
     expect((await http.get(`/api/templates/${userId}/stats`)).status).toBe(200);
-    const started = await http.post('/start-bulk-messages', { clerkUserId: userId, message: 'Metrics check', phoneNumbers: PHONES });
+    const started = await http.post('/start-bulk-messages', {
+      clerkUserId: userId,
+      message: 'Metrics check',
+      phoneNumbers: PHONES,
+    });
     expect(started.status).toBe(200);
     jobId = started.body.jobId as string;
-    const job = await waitFor(async () => {
-      const j = (await http.get(`/job-status/${jobId}`)).body.job as JobView;
-      return j.status === 'completed' ? j : undefined;
-    }, 60_000, 100, 'the job to complete');
+    const job = await waitFor(
+      async () => {
+        const j = (await http.get(`/job-status/${jobId}`)).body.job as JobView;
+        return j.status === 'completed' ? j : undefined;
+      },
+      60_000,
+      100,
+      'the job to complete',
+    );
     expect(job.progress).toEqual({ total: 3, sent: 2, failed: 1 });
     // The read model and the receipts follow the job through JetStream: wait until they are in.
-    await waitFor(async () => {
-      const d = (await http.get(`/api/dashboard/${userId}`)).body.data as { messages: Array<{ status: string }> };
-      return d.messages.filter((m) => m.status === 'read').length === 2;
-    }, 30_000, 100, 'the dashboard to show both sent messages read');
+    await waitFor(
+      async () => {
+        const d = (await http.get(`/api/dashboard/${userId}`)).body.data as { messages: Array<{ status: string }> };
+        return d.messages.filter((m) => m.status === 'read').length === 2;
+      },
+      30_000,
+      100,
+      'the dashboard to show both sent messages read',
+    );
 
     // The figure reported is the median of 20 scrapes (the first pays for lazy work: pool, JetStream manager).
     const medians: string[] = [];
@@ -113,14 +142,34 @@ describe('/metrics of every service after a small job', () => {
   const sessions = () => [...scrapes].filter(([l]) => l.startsWith('sessions-')).flatMap(([, s]) => s.samples);
 
   it('every service serves process metrics and its NATS request metrics', () => {
-    expect([...scrapes.keys()].sort()).toEqual(['dashboard', 'gateway', 'integrations', 'jobs', 'sessions-0', 'sessions-1', 'templates']);
+    expect([...scrapes.keys()].sort()).toEqual([
+      'dashboard',
+      'gateway',
+      'integrations',
+      'jobs',
+      'sessions-0',
+      'sessions-1',
+      'templates',
+    ]);
     for (const [label, { samples }] of scrapes) {
-      expect({ label, cpu: samples.some((s) => s.name === 'process_cpu_user_seconds_total') }).toEqual({ label, cpu: true });
-      expect({ label, service: samples.every((s) => s.labels.bns_service === label.replace(/-\d+$/, '')) }).toEqual({ label, service: true });
+      expect({ label, cpu: samples.some((s) => s.name === 'process_cpu_user_seconds_total') }).toEqual({
+        label,
+        cpu: true,
+      });
+      expect({ label, service: samples.every((s) => s.labels.bns_service === label.replace(/-\d+$/, '')) }).toEqual({
+        label,
+        service: true,
+      });
     }
-    expect(total(of('templates'), 'bns_rpc_server_requests_total', { subject: 'templates.stats', outcome: 'ok' })).toBe(1);
-    expect(total(of('gateway'), 'bns_rpc_client_requests_total', { subject: 'templates.stats', outcome: 'ok' })).toBe(1);
-    expect(total(of('gateway'), 'bns_rpc_client_duration_seconds_count', { subject: 'jobs.start', outcome: 'ok' })).toBe(1);
+    expect(total(of('templates'), 'bns_rpc_server_requests_total', { subject: 'templates.stats', outcome: 'ok' })).toBe(
+      1,
+    );
+    expect(total(of('gateway'), 'bns_rpc_client_requests_total', { subject: 'templates.stats', outcome: 'ok' })).toBe(
+      1,
+    );
+    expect(
+      total(of('gateway'), 'bns_rpc_client_duration_seconds_count', { subject: 'jobs.start', outcome: 'ok' }),
+    ).toBe(1);
   });
 
   it('jobs counts the job: 2 sent, 1 failed as not on WhatsApp, one completed job, an empty queue', () => {
@@ -135,11 +184,13 @@ describe('/metrics of every service after a small job', () => {
     expect(jobs.some((s) => s.name === 'bns_jobs_outbox_backlog')).toBe(true);
     expect(jobs.some((s) => s.name === 'bns_jobs_lanes' && s.labels.state === 'held')).toBe(true);
     // Its three sends to the user's shard, seen from the client side.
-    const sends = jobs.filter((s) => s.name === 'bns_rpc_client_requests_total' && /^sessions\.\d+\.send$/.test(s.labels.subject ?? ''));
+    const sends = jobs.filter(
+      (s) => s.name === 'bns_rpc_client_requests_total' && /^sessions\.\d+\.send$/.test(s.labels.subject ?? ''),
+    );
     expect(sends.reduce((a, s) => a + s.value, 0)).toBeGreaterThanOrEqual(3);
   });
 
-  it('sessions counts the link, the sends and the receipts on the user\'s shard', () => {
+  it("sessions counts the link, the sends and the receipts on the user's shard", () => {
     const all = sessions();
     expect(total(all, 'bns_sessions_links', { state: 'ready' })).toBe(1);
     expect(total(all, 'bns_sessions_sends_total', { outcome: 'sent' })).toBe(2);
@@ -154,7 +205,9 @@ describe('/metrics of every service after a small job', () => {
     const d = of('dashboard');
     // 3 sent/failed from jobs + 2 delivered + 2 read from sessions.
     expect(total(d, 'bns_dashboard_events_applied_total', { subject: 'events.message.status' })).toBe(7);
-    expect(total(d, 'bns_dashboard_events_applied_total', { subject: 'events.session.state' })).toBeGreaterThanOrEqual(2);
+    expect(total(d, 'bns_dashboard_events_applied_total', { subject: 'events.session.state' })).toBeGreaterThanOrEqual(
+      2,
+    );
     expect(total(d, 'bns_dashboard_apply_batch_duration_seconds_count')).toBeGreaterThan(0);
     // One durable consumer per subject the read model follows: message status, session state, replies.
     expect(d.filter((s) => s.name === 'bns_dashboard_consumer_pending').length).toBe(3);
@@ -163,8 +216,12 @@ describe('/metrics of every service after a small job', () => {
 
   it('gateway counts HTTP calls by route template and status, the socket and its events', () => {
     const g = of('gateway');
-    expect(total(g, 'bns_http_requests_total', { method: 'POST', route: '/start-bulk-messages', status: '200' })).toBe(1);
-    expect(total(g, 'bns_http_requests_total', { method: 'GET', route: '/job-status/:jobId', status: '200' })).toBeGreaterThan(0);
+    expect(total(g, 'bns_http_requests_total', { method: 'POST', route: '/start-bulk-messages', status: '200' })).toBe(
+      1,
+    );
+    expect(
+      total(g, 'bns_http_requests_total', { method: 'GET', route: '/job-status/:jobId', status: '200' }),
+    ).toBeGreaterThan(0);
     expect(total(g, 'bns_http_request_duration_seconds_count', { route: '/api/dashboard/:userId' })).toBeGreaterThan(0);
     expect(total(g, 'bns_gateway_sockets_connected')).toBe(1);
     expect(total(g, 'bns_gateway_socket_events_sent_total')).toBeGreaterThan(0);
@@ -180,7 +237,8 @@ describe('/metrics of every service after a small job', () => {
     const fresh = await devSignIn(sys.gateway.url, 'burst@shop.hk');
     const http = api(sys.gateway.url, fresh.token);
     let limited = 0;
-    for (let i = 0; i < 200 && limited === 0; i++) if ((await http.get(`/api/templates/${fresh.userId}/stats`)).status === 429) limited++;
+    for (let i = 0; i < 200 && limited === 0; i++)
+      if ((await http.get(`/api/templates/${fresh.userId}/stats`)).status === 429) limited++;
     expect(limited).toBe(1);
     const g = (await scrape(sys.gateway)).samples;
     expect(total(g, 'bns_http_rate_limited_total', { route: '/api/templates/:userId/stats' })).toBe(1);
@@ -206,10 +264,16 @@ describe('/metrics of every service after a small job', () => {
     const nc = await connectNats(sys.nats.url, 'metrics-spec');
     try {
       // Five for a user with no socket anywhere, then one for ours: the gateway hears them in this order.
-      for (let i = 0; i < 5; i++) nc.publish('events.job.progress', JSON.stringify(progress(`user_nobody_${i}`, randomUUID())));
+      for (let i = 0; i < 5; i++)
+        nc.publish('events.job.progress', JSON.stringify(progress(`user_nobody_${i}`, randomUUID())));
       const mine = randomUUID();
       nc.publish('events.job.progress', JSON.stringify(progress(userId, mine)));
-      await waitFor(() => heard.some((p) => (p as { jobId?: string }).jobId === mine), 10_000, 10, 'our socket to hear its event');
+      await waitFor(
+        () => heard.some((p) => (p as { jobId?: string }).jobId === mine),
+        10_000,
+        10,
+        'our socket to hear its event',
+      );
       await new Promise((r) => setTimeout(r, 200));
     } finally {
       await nc.close();
@@ -227,7 +291,8 @@ describe('/metrics of every service after a small job', () => {
     for (const [label, { text, samples }] of scrapes) {
       for (const s of samples) {
         for (const [k, v] of Object.entries(s.labels)) {
-          if (uuid.test(v) || phone.test(v) || v.includes(userId) || v.includes('@')) offending.push(`${label}: ${s.name}{${k}="${v}"}`);
+          if (uuid.test(v) || phone.test(v) || v.includes(userId) || v.includes('@'))
+            offending.push(`${label}: ${s.name}{${k}="${v}"}`);
         }
       }
       // Names, HELP texts and labels, not the sample values: a float sum such as 0.19800000200000002
@@ -236,7 +301,8 @@ describe('/metrics of every service after a small job', () => {
         .split('\n')
         .map((line) => (line.startsWith('#') ? line : line.replace(/ [^ ]+( \d+)?$/, '')))
         .join('\n');
-      for (const secret of [userId, jobId, ...PHONES]) if (words.includes(secret)) offending.push(`${label}: contains ${secret}`);
+      for (const secret of [userId, jobId, ...PHONES])
+        if (words.includes(secret)) offending.push(`${label}: contains ${secret}`);
     }
     expect(offending).toEqual([]);
   });

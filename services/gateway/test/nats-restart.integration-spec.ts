@@ -19,7 +19,11 @@ describe('gateway across a NATS kill -9 and restart', () => {
   /** Over the staging threshold: the body goes through the object store. */
   const largeStart = (u: { userId: string; token: string }) => {
     const phoneNumbers = Array.from({ length: 30_000 }, (_, i) => `5${String(1000000 + i).padStart(7, '0')}`);
-    return api(sys.gateway.url, u.token).post('/start-bulk-messages', { userId: u.userId, message: 'Hello', phoneNumbers });
+    return api(sys.gateway.url, u.token).post('/start-bulk-messages', {
+      userId: u.userId,
+      message: 'Hello',
+      phoneNumbers,
+    });
   };
   const dashboard = async (u: { userId: string; token: string }) => {
     const t = performance.now();
@@ -42,8 +46,14 @@ describe('gateway across a NATS kill -9 and restart', () => {
   beforeAll(async () => {
     nats = await RestartableNats.start();
     const handle = { url: nats.url, port: nats.port, stop: async () => undefined } as unknown as Nats;
-    sys = await startSystem({ shards: 1, nats: handle, env: { LOG_LEVEL: 'info' }, onLine: (label, line) => label === 'gateway' && logs.push(line) });
-    for (const email of ['nats-a@example.com', 'nats-b@example.com', 'nats-c@example.com']) users.push(await devSignIn(sys.gateway.url, email));
+    sys = await startSystem({
+      shards: 1,
+      nats: handle,
+      env: { LOG_LEVEL: 'info' },
+      onLine: (label, line) => label === 'gateway' && logs.push(line),
+    });
+    for (const email of ['nats-a@example.com', 'nats-b@example.com', 'nats-c@example.com'])
+      users.push(await devSignIn(sys.gateway.url, email));
     // The gateway has staged a body before the restarts (it holds the object store's bucket).
     expect((await largeStart(users[2])).status).toBeLessThan(500);
   }, 180_000);
@@ -55,27 +65,38 @@ describe('gateway across a NATS kill -9 and restart', () => {
   it.each([
     ['the same store', false, 1],
     ['an empty store', true, 2],
-  ])('answers at its earlier p99 within 3 s of a restart on %s', async (_what, empty, fresh) => {
-    const [known] = users;
-    await p99(known, 20); // warm
-    const before = await p99(known, 40);
+  ])(
+    'answers at its earlier p99 within 3 s of a restart on %s',
+    async (_what, empty, fresh) => {
+      const [known] = users;
+      await p99(known, 20); // warm
+      const before = await p99(known, 40);
 
-    await nats.kill9();
-    await sleep(500);
-    await nats.up({ empty });
-    const back = Date.now();
-    // Until the services' subscriptions are back a request may be refused; none may be held.
-    await waitFor(async () => (await dashboard(known)).status === 200, RECOVERY_MS, 50, 'a first 200 after the restart');
-    const wait = RECOVERY_MS - (Date.now() - back);
-    if (wait > 0) await sleep(wait);
-    // The user seen before, and one this replica has never limited (its first store read comes now).
-    const after = await p99(known, 40);
-    const newcomer = await p99(users[fresh], 40);
-    const bound = Math.max(2 * before, 15);
-    expect(after).toBeLessThanOrEqual(bound);
-    expect(newcomer).toBeLessThanOrEqual(bound);
-    process.stdout.write(`NATS restart on ${_what}: p99 before ${before.toFixed(1)} ms, after ${after.toFixed(1)} ms, new user ${newcomer.toFixed(1)} ms\n`);
-  }, 120_000);
+      await nats.kill9();
+      await sleep(500);
+      await nats.up({ empty });
+      const back = Date.now();
+      // Until the services' subscriptions are back a request may be refused; none may be held.
+      await waitFor(
+        async () => (await dashboard(known)).status === 200,
+        RECOVERY_MS,
+        50,
+        'a first 200 after the restart',
+      );
+      const wait = RECOVERY_MS - (Date.now() - back);
+      if (wait > 0) await sleep(wait);
+      // The user seen before, and one this replica has never limited (its first store read comes now).
+      const after = await p99(known, 40);
+      const newcomer = await p99(users[fresh], 40);
+      const bound = Math.max(2 * before, 15);
+      expect(after).toBeLessThanOrEqual(bound);
+      expect(newcomer).toBeLessThanOrEqual(bound);
+      process.stdout.write(
+        `NATS restart on ${_what}: p99 before ${before.toFixed(1)} ms, after ${after.toFixed(1)} ms, new user ${newcomer.toFixed(1)} ms\n`,
+      );
+    },
+    120_000,
+  );
 
   it('said in its log that the rate limit fell back to its own buckets, and that the shared store answers again', () => {
     expect(logs.some((l) => l.includes('rate-limit store (NATS KV) is not answering'))).toBe(true);

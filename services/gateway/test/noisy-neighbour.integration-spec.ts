@@ -21,19 +21,28 @@ describe('a noisy neighbour', () => {
   const call = (u: DevSession) =>
     new Promise<{ status: number; retryAfter: string | undefined; ms: number }>((resolve, reject) => {
       const t = performance.now();
-      const req = request(`${sys.gateway.url}/api/dashboard/${u.userId}`, { agent, headers: { authorization: `Bearer ${u.token}` } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], ms: performance.now() - t }));
-      });
+      const req = request(
+        `${sys.gateway.url}/api/dashboard/${u.userId}`,
+        { agent, headers: { authorization: `Bearer ${u.token}` } },
+        (res) => {
+          res.resume();
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'], ms: performance.now() - t }),
+          );
+        },
+      );
       req.on('error', reject);
       req.end();
     });
   /** Each quiet user, one request after another; all their answers. */
-  const quietRound = () => Promise.all(quiet.map(async (u) => {
-    const out: Awaited<ReturnType<typeof call>>[] = [];
-    for (let i = 0; i < SEQUENTIAL; i++) out.push(await call(u));
-    return out;
-  })).then((all) => all.flat());
+  const quietRound = () =>
+    Promise.all(
+      quiet.map(async (u) => {
+        const out: Awaited<ReturnType<typeof call>>[] = [];
+        for (let i = 0; i < SEQUENTIAL; i++) out.push(await call(u));
+        return out;
+      }),
+    ).then((all) => all.flat());
   const p99 = (ms: number[]) => [...ms].sort((a, b) => a - b)[Math.ceil(ms.length * 0.99) - 1];
 
   beforeAll(async () => {

@@ -21,10 +21,21 @@ describe('gateway /readyz', () => {
   it('is 200 when every service and every sessions shard answers a ping, and lists them', async () => {
     const { status, body } = await readyz(sys.gateway.url);
     expect(status).toBe(200);
-    expect(body.checks.map((c) => c.name).sort()).toEqual(['auth', 'dashboard', 'jobs', 'nats', 'sessions-0', 'sessions-1', 'templates']);
+    expect(body.checks.map((c) => c.name).sort()).toEqual([
+      'auth',
+      'dashboard',
+      'jobs',
+      'nats',
+      'sessions-0',
+      'sessions-1',
+      'templates',
+    ]);
     expect(body.checks.every((c) => c.ok)).toBe(true);
     // Which service answered, not what: no instance (host, pid) or version of any service is public.
-    const services = body.checks.filter((c) => c.name !== 'auth' && c.name !== 'nats') as Array<{ name: string; detail?: unknown }>;
+    const services = body.checks.filter((c) => c.name !== 'auth' && c.name !== 'nats') as Array<{
+      name: string;
+      detail?: unknown;
+    }>;
     expect(services.filter((c) => c.detail !== undefined)).toEqual([]);
     const text = JSON.stringify(body);
     expect(text).not.toMatch(/"instance"|"version"|"uptimeSeconds"/);

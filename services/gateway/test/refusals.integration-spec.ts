@@ -18,11 +18,18 @@ interface Outcome {
 function upload(url: string, path: string, headers: Record<string, string> = {}): Promise<Outcome> {
   return new Promise((resolve) => {
     let outcome: Outcome = {};
-    const req = request(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(BODY.length), ...headers } }, (res) => {
-      outcome = { status: res.statusCode, connection: res.headers.connection };
-      res.resume();
-      res.on('end', () => resolve(outcome));
-    });
+    const req = request(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(BODY.length), ...headers },
+      },
+      (res) => {
+        outcome = { status: res.statusCode, connection: res.headers.connection };
+        res.resume();
+        res.on('end', () => resolve(outcome));
+      },
+    );
     req.on('error', (err: NodeJS.ErrnoException) => resolve({ ...outcome, error: err.code ?? err.message }));
     let offset = 0;
     const write = () => {
@@ -43,7 +50,9 @@ describe('refusals of large uploads', () => {
   let gateway: ServiceHandle;
   beforeAll(async () => {
     nats = await startNats();
-    gateway = await startService('gateway', { env: { NATS_URL: nats.url, AUTH_MODE: 'dev', WA_ENGINE: 'simulated', SESSIONS_SHARDS: '1' } });
+    gateway = await startService('gateway', {
+      env: { NATS_URL: nats.url, AUTH_MODE: 'dev', WA_ENGINE: 'simulated', SESSIONS_SHARDS: '1' },
+    });
   });
   afterAll(async () => {
     await gateway?.stop();

@@ -19,7 +19,16 @@ interface CollectedSpan {
 interface OtlpBody {
   resourceSpans?: {
     resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-    scopeSpans?: { spans?: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes?: { key: string; value: Record<string, unknown> }[] }[] }[];
+    scopeSpans?: {
+      spans?: {
+        traceId: string;
+        spanId: string;
+        parentSpanId?: string;
+        name: string;
+        kind: number;
+        attributes?: { key: string; value: Record<string, unknown> }[];
+      }[];
+    }[];
   }[];
 }
 
@@ -57,13 +66,27 @@ describe('tracing', () => {
     );
 
   /** A GET carrying a new trace's `traceparent`; answers the status and the trace id. */
-  const traced = (who: DevSession, path: string, headers: Record<string, string> = {}): Promise<{ status: number; etag?: string; traceId: string }> => {
+  const traced = (
+    who: DevSession,
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; etag?: string; traceId: string }> => {
     const traceId = randomBytes(16).toString('hex');
     return new Promise((resolve, reject) => {
-      request(`${sys.gateway.url}${path}`, { headers: { authorization: `Bearer ${who.token}`, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`, ...headers } }, (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, traceId }));
-      })
+      request(
+        `${sys.gateway.url}${path}`,
+        {
+          headers: {
+            authorization: `Bearer ${who.token}`,
+            traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01`,
+            ...headers,
+          },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode!, etag: res.headers.etag, traceId }));
+        },
+      )
         .on('error', reject)
         .end();
     });
@@ -114,25 +137,43 @@ describe('tracing', () => {
     /** The trace's spans, once each of `services` has exported its server span of it (each exports on its own schedule). */
     const inTrace = async (traceId: string, services: string[]) => {
       const of = () => spans().filter((s) => s.traceId === traceId);
-      await waitFor(() => services.every((service) => of().some((s) => s.service === service && s.kind === SPAN_KIND_SERVER)), 10_000, 50, `server spans of ${services.join(', ')} in trace ${traceId}`);
+      await waitFor(
+        () => services.every((service) => of().some((s) => s.service === service && s.kind === SPAN_KIND_SERVER)),
+        10_000,
+        50,
+        `server spans of ${services.join(', ')} in trace ${traceId}`,
+      );
       return of();
     };
     const poll = await inTrace(whole.traceId, ['gateway', 'jobs']);
     const server = poll.find((s) => s.service === 'gateway' && s.kind === SPAN_KIND_SERVER);
-    expect(server).toMatchObject({ name: `GET /job-status/${jobId}`, attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200 } });
+    expect(server).toMatchObject({
+      name: `GET /job-status/${jobId}`,
+      attributes: { 'http.request.method': 'GET', 'http.response.status_code': 200 },
+    });
     expect(poll.find((s) => s.service === 'jobs' && s.name === 'handle jobs.status')).toBeDefined();
 
     // Revalidations until one is answered from memory (an event of the user's may send one to the jobs service first).
     let fromMemory: { status: number; traceId: string } | undefined;
-    await waitFor(async () => {
-      const before = await revalidationsAnswered(sys.gateway.metricsUrl);
-      const answer = await traced(me, `/job-status/${jobId}`, { 'if-none-match': whole.etag! });
-      expect(answer.status).toBe(304);
-      if ((await revalidationsAnswered(sys.gateway.metricsUrl)).memory === before.memory + 1) fromMemory = answer;
-      return fromMemory !== undefined;
-    }, 10_000, 100, 'a revalidation answered from memory');
+    await waitFor(
+      async () => {
+        const before = await revalidationsAnswered(sys.gateway.metricsUrl);
+        const answer = await traced(me, `/job-status/${jobId}`, { 'if-none-match': whole.etag! });
+        expect(answer.status).toBe(304);
+        if ((await revalidationsAnswered(sys.gateway.metricsUrl)).memory === before.memory + 1) fromMemory = answer;
+        return fromMemory !== undefined;
+      },
+      10_000,
+      100,
+      'a revalidation answered from memory',
+    );
     const [memorySpan] = await inTrace(fromMemory!.traceId, ['gateway']);
-    expect(memorySpan).toMatchObject({ service: 'gateway', kind: SPAN_KIND_SERVER, name: `GET /job-status/${jobId}`, attributes: { 'http.response.status_code': 304 } });
+    expect(memorySpan).toMatchObject({
+      service: 'gateway',
+      kind: SPAN_KIND_SERVER,
+      name: `GET /job-status/${jobId}`,
+      attributes: { 'http.response.status_code': 304 },
+    });
     expect(spans().filter((s) => s.traceId === fromMemory!.traceId && s.service === 'jobs')).toEqual([]);
 
     expect(bodies.join('\n')).not.toContain(PHONE);

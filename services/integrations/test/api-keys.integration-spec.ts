@@ -49,7 +49,12 @@ describe('key lifecycle', () => {
     const listed = await alice.get('/api/keys');
     expect(listed.status).toBe(200);
     expect(listed.body.keys).toHaveLength(1);
-    expect(listed.body.keys[0]).toMatchObject({ id: created.body.id, name: 'Shop backend', prefix: secret.slice(0, 12), lastUsedAt: null });
+    expect(listed.body.keys[0]).toMatchObject({
+      id: created.body.id,
+      name: 'Shop backend',
+      prefix: secret.slice(0, 12),
+      lastUsedAt: null,
+    });
     expect(JSON.stringify(listed.body)).not.toContain(secret);
 
     const { rows } = await db.query(`SELECT * FROM integrations.api_keys WHERE id = $1`, [created.body.id]);
@@ -65,7 +70,8 @@ describe('key lifecycle', () => {
     const bob = await signIn(sys.gateway.url, 'bob');
     const key = await createKey(bob, ['read']);
     // Both replicas have the key in their caches.
-    for (const url of [sys.gateway.url, second.url]) expect((await v1(url, key.secret).get('/v1/templates')).status).toBe(200);
+    for (const url of [sys.gateway.url, second.url])
+      expect((await v1(url, key.secret).get('/v1/templates')).status).toBe(200);
     const revokedAt = Date.now();
     expect((await bob.delete(`/api/keys/${key.id}`)).status).toBe(200);
     for (const url of [sys.gateway.url, second.url]) {
@@ -122,7 +128,10 @@ describe('where a key works', () => {
     const res = await fetch(`${sys.gateway.url}${path.replace('USER', erin.userId)}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: method === 'POST' ? JSON.stringify({ name: 'x', scopes: ['read'], message: 'hi', phoneNumbers: ['91234567'] }) : undefined,
+      body:
+        method === 'POST'
+          ? JSON.stringify({ name: 'x', scopes: ['read'], message: 'hi', phoneNumbers: ['91234567'] })
+          : undefined,
     });
     expect(res.status).toBe(401);
   });
@@ -131,7 +140,11 @@ describe('where a key works', () => {
     const res = await api(sys.gateway.url, erin.token).get('/v1/account');
     expect(res.status).toBe(401);
     expect(res.headers.get('content-type')).toContain(PROBLEM_CONTENT_TYPE);
-    expect(res.body).toMatchObject({ type: PROBLEMS.unauthorized.type, title: PROBLEMS.unauthorized.title, status: 401 });
+    expect(res.body).toMatchObject({
+      type: PROBLEMS.unauthorized.type,
+      title: PROBLEMS.unauthorized.title,
+      status: 401,
+    });
     expect(res.body.detail).toMatch(/API key/);
   });
 
@@ -148,7 +161,16 @@ describe('where a key works', () => {
     expect(doc.status).toBe(200);
     const body = (await doc.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(body.openapi).toMatch(/^3\.1/);
-    for (const path of ['/v1/messages', '/v1/messages/{id}', '/v1/campaigns', '/v1/campaigns/{id}', '/v1/campaigns/{id}/results', '/v1/templates', '/v1/account', '/v1/opt-outs']) {
+    for (const path of [
+      '/v1/messages',
+      '/v1/messages/{id}',
+      '/v1/campaigns',
+      '/v1/campaigns/{id}',
+      '/v1/campaigns/{id}/results',
+      '/v1/templates',
+      '/v1/account',
+      '/v1/opt-outs',
+    ]) {
       expect(Object.keys(body.paths)).toContain(path);
     }
     const docs = await fetch(`${sys.gateway.url}/v1/docs`, { redirect: 'follow' });
@@ -177,13 +199,17 @@ describe('scopes', () => {
   });
 });
 
-describe('another user\'s ids (BOLA)', () => {
-  it('a key of user A against every /v1 path with B\'s ids is 404', async () => {
+describe("another user's ids (BOLA)", () => {
+  it("a key of user A against every /v1 path with B's ids is 404", async () => {
     const a = await signIn(sys.gateway.url, 'usera');
     const b = await linkedUser(sys.gateway.url, 'userb');
     const keyA = v1(sys.gateway.url, (await createKey(a, ALL_SCOPES)).secret);
     const keyB = v1(sys.gateway.url, (await createKey(b, ALL_SCOPES)).secret);
-    const campaign = await keyB.post('/v1/campaigns', { message: 'Hi', phoneNumbers: ['91234567', '91234568'], startAt: new Date(Date.now() + 3600_000).toISOString() });
+    const campaign = await keyB.post('/v1/campaigns', {
+      message: 'Hi',
+      phoneNumbers: ['91234567', '91234568'],
+      startAt: new Date(Date.now() + 3600_000).toISOString(),
+    });
     expect(campaign.status).toBe(201);
     const message = await keyB.post('/v1/messages', { to: '91234569', text: 'Your order shipped' });
     expect(message.status).toBe(202);
@@ -219,7 +245,11 @@ describe('idempotency', () => {
   it('the same key and body answer the same; another body is 409', async () => {
     const gil = await linkedUser(sys.gateway.url, 'gil');
     const key = v1(sys.gateway.url, (await createKey(gil, ALL_SCOPES)).secret);
-    const body = { message: 'Hello', phoneNumbers: ['91234567'], startAt: new Date(Date.now() + 3600_000).toISOString() };
+    const body = {
+      message: 'Hello',
+      phoneNumbers: ['91234567'],
+      startAt: new Date(Date.now() + 3600_000).toISOString(),
+    };
     const first = await key.post('/v1/campaigns', body, { 'Idempotency-Key': 'order-1042' });
     expect(first.status).toBe(201);
     const again = await key.post('/v1/campaigns', body, { 'Idempotency-Key': 'order-1042' });
@@ -230,7 +260,11 @@ describe('idempotency', () => {
     const other = await key.post('/v1/campaigns', { ...body, message: 'Other' }, { 'Idempotency-Key': 'order-1042' });
     expect(other.status).toBe(409);
     expect(other.body.type).toBe(PROBLEMS.idempotencyConflict.type);
-    const otherPath = await key.post('/v1/opt-outs', { phoneNumbers: ['91234567'] }, { 'Idempotency-Key': 'order-1042' });
+    const otherPath = await key.post(
+      '/v1/opt-outs',
+      { phoneNumbers: ['91234567'] },
+      { 'Idempotency-Key': 'order-1042' },
+    );
     expect(otherPath.status).toBe(409);
   });
 });
@@ -245,7 +279,15 @@ describe('problem+json on bad input', () => {
   });
 
   const send = (method: string, path: string, body?: string, headers: Record<string, string> = {}) =>
-    fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers }, body });
+    fetch(`${url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body,
+    });
 
   const cases: Array<[string, string, string, string | undefined, Record<string, string>?, number?]> = [
     ['broken JSON', 'POST', '/v1/messages', '{"to":'],
@@ -254,7 +296,12 @@ describe('problem+json on bad input', () => {
     ['null', 'POST', '/v1/messages', 'null'],
     ['no recipient', 'POST', '/v1/messages', '{"text":"hi"}'],
     ['neither text nor template', 'POST', '/v1/messages', '{"to":"91234567"}'],
-    ['text and template', 'POST', '/v1/messages', '{"to":"91234567","text":"a","templateId":"00000000-0000-4000-8000-000000000000"}'],
+    [
+      'text and template',
+      'POST',
+      '/v1/messages',
+      '{"to":"91234567","text":"a","templateId":"00000000-0000-4000-8000-000000000000"}',
+    ],
     ['a blank text', 'POST', '/v1/messages', '{"to":"91234567","text":"   "}'],
     ['a too long text', 'POST', '/v1/messages', JSON.stringify({ to: '91234567', text: 'x'.repeat(5000) })],
     ['a NUL in the text', 'POST', '/v1/messages', '{"to":"91234567","text":"a\\u0000b"}'],
@@ -264,25 +311,39 @@ describe('problem+json on bad input', () => {
     ['a bad recipient number', 'POST', '/v1/messages', '{"to":"12","text":"a"}'],
     ['a campaign without numbers', 'POST', '/v1/campaigns', '{"message":"hi"}'],
     ['a campaign without a message', 'POST', '/v1/campaigns', '{"phoneNumbers":["91234567"]}'],
-    ['a campaign with both lists', 'POST', '/v1/campaigns', '{"message":"hi","phoneNumbers":["91234567"],"recipients":[{"phone":"91234568"}]}'],
+    [
+      'a campaign with both lists',
+      'POST',
+      '/v1/campaigns',
+      '{"message":"hi","phoneNumbers":["91234567"],"recipients":[{"phone":"91234568"}]}',
+    ],
     ['text/plain', 'POST', '/v1/messages', 'to=1', { 'content-type': 'text/plain' }, 415],
     ['too deep', 'POST', '/v1/messages', '['.repeat(200) + ']'.repeat(200)],
-    ['a bad Idempotency-Key', 'POST', '/v1/opt-outs', '{"phoneNumbers":["91234567"]}', { 'idempotency-key': 'a'.repeat(300) }],
+    [
+      'a bad Idempotency-Key',
+      'POST',
+      '/v1/opt-outs',
+      '{"phoneNumbers":["91234567"]}',
+      { 'idempotency-key': 'a'.repeat(300) },
+    ],
     ['opt-outs not a list', 'POST', '/v1/opt-outs', '{"phoneNumbers":"91234567"}'],
     ['a bad results filter', 'GET', '/v1/campaigns/x/results?status=nope', undefined],
     ['a bad page size', 'GET', '/v1/campaigns?limit=abc', undefined],
   ];
 
-  it.each(cases)('%s → a 4xx problem with type, title and detail', async (_what, method, path, body, headers = {}, status = 400) => {
-    const res = await send(method, path, body, headers);
-    expect(res.status).toBe(status);
-    expect(res.headers.get('content-type')).toContain(PROBLEM_CONTENT_TYPE);
-    const problem = (await res.json()) as Record<string, unknown>;
-    expect(typeof problem.type).toBe('string');
-    expect(typeof problem.title).toBe('string');
-    expect(typeof problem.detail).toBe('string');
-    expect(JSON.stringify(problem)).not.toMatch(/Unexpected token|at JSON|stack|SyntaxError/);
-  });
+  it.each(cases)(
+    '%s → a 4xx problem with type, title and detail',
+    async (_what, method, path, body, headers = {}, status = 400) => {
+      const res = await send(method, path, body, headers);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toContain(PROBLEM_CONTENT_TYPE);
+      const problem = (await res.json()) as Record<string, unknown>;
+      expect(typeof problem.type).toBe('string');
+      expect(typeof problem.title).toBe('string');
+      expect(typeof problem.detail).toBe('string');
+      expect(JSON.stringify(problem)).not.toMatch(/Unexpected token|at JSON|stack|SyntaxError/);
+    },
+  );
 
   it('an unknown path is a 404 problem and a wrong method a 405 problem', async () => {
     expect((await send('GET', '/v1/nothing')).status).toBe(404);
@@ -294,7 +355,11 @@ describe('problem+json on bad input', () => {
 
 describe('rate limits', () => {
   it('every answer says the policy and what is left; past it 429 with Retry-After', async () => {
-    const tight = await sys.start('gateway', { V1_RATE_LIMIT_QUOTA: '5', V1_RATE_LIMIT_WINDOW_S: '60' }, 'gateway-tight');
+    const tight = await sys.start(
+      'gateway',
+      { V1_RATE_LIMIT_QUOTA: '5', V1_RATE_LIMIT_WINDOW_S: '60' },
+      'gateway-tight',
+    );
     try {
       const ivy = await signIn(tight.url, 'ivy');
       const key = v1(tight.url, (await createKey(ivy, ['read'])).secret);

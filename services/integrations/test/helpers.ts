@@ -13,8 +13,18 @@ export async function signIn(gatewayUrl: string, name: string): Promise<Client> 
 
 /** A signed-in user whose simulated WhatsApp is linked (createSession over a socket, the simulator's scan, `ready`). */
 export async function linkedUser(gatewayUrl: string, name: string): Promise<Client> {
-  const who: DevSession & { token: string } = await devSignIn(gatewayUrl, `${name}.${++seq}.${process.pid}@integrations.test`, name);
-  const socket: Socket = io(gatewayUrl, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: who.token }, reconnection: false, forceNew: true });
+  const who: DevSession & { token: string } = await devSignIn(
+    gatewayUrl,
+    `${name}.${++seq}.${process.pid}@integrations.test`,
+    name,
+  );
+  const socket: Socket = io(gatewayUrl, {
+    path: SOCKET.path,
+    transports: [...SOCKET.transports],
+    auth: { token: who.token },
+    reconnection: false,
+    forceNew: true,
+  });
   try {
     const ready = new Promise((resolve) => socket.once('ready', resolve));
     socket.emit('createSession', { id: who.userId, clerkUserId: who.userId, isExplicitRequest: true });
@@ -27,7 +37,11 @@ export async function linkedUser(gatewayUrl: string, name: string): Promise<Clie
 }
 
 /** An API key of `owner` with `scopes`: its secret and id. */
-export async function createKey(owner: Client, scopes: string[], name = 'test key'): Promise<{ id: string; secret: string }> {
+export async function createKey(
+  owner: Client,
+  scopes: string[],
+  name = 'test key',
+): Promise<{ id: string; secret: string }> {
   const res = await owner.post('/api/keys', { name, scopes });
   if (res.status !== 201) throw new Error(`key create: ${res.status} ${JSON.stringify(res.body)}`);
   return { id: res.body.id as string, secret: res.body.secret as string };

@@ -29,9 +29,15 @@ describe('transactional messages', () => {
     const campaign = await key.post('/v1/campaigns', { message: 'Spring sale', phoneNumbers: numbers(1000) });
     expect(campaign.status).toBe(201);
     // The campaign is sending.
-    await waitFor(async () => ((await key.get(`/v1/campaigns/${campaign.body.id}`)).body.progress.sent >= 3 ? true : undefined), 30_000);
+    await waitFor(
+      async () => ((await key.get(`/v1/campaigns/${campaign.body.id}`)).body.progress.sent >= 3 ? true : undefined),
+      30_000,
+    );
 
-    const sent = await key.post('/v1/messages', { to: '91234567', text: 'Reminder: your appointment is tomorrow at 10:00' });
+    const sent = await key.post('/v1/messages', {
+      to: '91234567',
+      text: 'Reminder: your appointment is tomorrow at 10:00',
+    });
     expect(sent.status).toBe(202);
     expect(sent.body).toEqual({ id: expect.any(String), status: 'queued' });
     const queuedAt = Date.now();
@@ -56,22 +62,37 @@ describe('transactional messages', () => {
     // It was taken at the next slot or the one after (the slot in hand may already be prepared).
     expect(sentWhenQueued - 3).toBeLessThanOrEqual(Math.ceil(waitedMs / GAP_MS) + 2);
     expect(waitedMs).toBeLessThan(20 * GAP_MS + 5000);
-    process.stdout.write(`transactional message sent ${waitedMs} ms after it was queued, after ${campaignBefore} campaign messages (gap ${GAP_MS} ms)\n`);
+    process.stdout.write(
+      `transactional message sent ${waitedMs} ms after it was queued, after ${campaignBefore} campaign messages (gap ${GAP_MS} ms)\n`,
+    );
     await key.post(`/v1/campaigns/${campaign.body.id}/cancel`);
   }, 90_000);
 
   it('uses a saved template with variables, and says why a message cannot be sent', async () => {
     const clinic = await linkedUser(sys.gateway.url, 'clinic');
     const key = api(sys.gateway.url, (await createKey(clinic, ALL_SCOPES)).secret);
-    const template = await clinic.post(`/api/templates/${clinic.userId}`, { name: 'Reminder', message_content: 'Hi {{name}}, see you at {{time}}' });
+    const template = await clinic.post(`/api/templates/${clinic.userId}`, {
+      name: 'Reminder',
+      message_content: 'Hi {{name}}, see you at {{time}}',
+    });
     expect(template.status).toBe(201);
-    const sent = await key.post('/v1/messages', { to: '91234500', templateId: template.body.template.id, variables: { name: 'Ann', time: '10:00' } });
+    const sent = await key.post('/v1/messages', {
+      to: '91234500',
+      templateId: template.body.template.id,
+      variables: { name: 'Ann', time: '10:00' },
+    });
     expect(sent.status).toBe(202);
-    await waitFor(async () => ((await key.get(`/v1/messages/${sent.body.id}`)).body.status !== 'queued' ? true : undefined), 30_000);
+    await waitFor(
+      async () => ((await key.get(`/v1/messages/${sent.body.id}`)).body.status !== 'queued' ? true : undefined),
+      30_000,
+    );
     const outbox = await simulatorOutbox(sys.gateway.url, clinic.token);
     expect(outbox.map((m) => m.text)).toContain('Hi Ann, see you at 10:00');
 
-    const unknownTemplate = await key.post('/v1/messages', { to: '91234500', templateId: '00000000-0000-4000-8000-000000000000' });
+    const unknownTemplate = await key.post('/v1/messages', {
+      to: '91234500',
+      templateId: '00000000-0000-4000-8000-000000000000',
+    });
     expect(unknownTemplate.status).toBe(404);
     // An opted-out number is skipped, with the reason.
     await key.post('/v1/opt-outs', { phoneNumbers: ['91234501'] });

@@ -86,9 +86,16 @@ afterAll(async () => {
 describe('endpoints', () => {
   it('adds an endpoint, sends a signed test event, lists the delivery, deletes it', async () => {
     const ann = await signIn(sys.gateway.url, 'ann');
-    const created = await ann.post('/api/webhooks', { url: `${receiver.url}/ann`, events: ['message.sent', 'message.read'] });
+    const created = await ann.post('/api/webhooks', {
+      url: `${receiver.url}/ann`,
+      events: ['message.sent', 'message.read'],
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ url: `${receiver.url}/ann`, events: ['message.sent', 'message.read'], enabled: true });
+    expect(created.body).toMatchObject({
+      url: `${receiver.url}/ann`,
+      events: ['message.sent', 'message.read'],
+      enabled: true,
+    });
     expect(created.body.secret).toMatch(/^whsec_/);
     receiver.secrets.set('/ann', created.body.secret);
     const id = created.body.id as string;
@@ -131,24 +138,41 @@ describe('endpoints', () => {
 describe('events', () => {
   it('a message sent with an API key reaches the endpoint as signed message.sent and campaign events', async () => {
     const cy = await linkedUser(sys.gateway.url, 'cy');
-    const hook = await cy.post('/api/webhooks', { url: `${receiver.url}/cy`, events: ['message.sent', 'campaign.completed', 'message.received', 'contact.opted_out'] });
+    const hook = await cy.post('/api/webhooks', {
+      url: `${receiver.url}/cy`,
+      events: ['message.sent', 'campaign.completed', 'message.received', 'contact.opted_out'],
+    });
     receiver.secrets.set('/cy', hook.body.secret);
     const key = api(sys.gateway.url, (await createKey(cy, ALL_SCOPES)).secret);
     const sent = await key.post('/v1/messages', { to: '91234567', text: 'Your order has shipped' });
     expect(sent.status).toBe(202);
     const mine = () => receiver.hits.filter((h) => h.verified && h.body.data?.campaignId === sent.body.id);
-    await waitFor(() => (mine().some((h) => h.type === 'message.sent') && mine().some((h) => h.type === 'campaign.completed') ? true : undefined), 30_000);
+    await waitFor(
+      () =>
+        mine().some((h) => h.type === 'message.sent') && mine().some((h) => h.type === 'campaign.completed')
+          ? true
+          : undefined,
+      30_000,
+    );
     expect(mine().find((h) => h.type === 'message.sent')!.body.data).toMatchObject({ to: '91234567' });
     await simulatorInbound(sys.gateway.url, cy.token, '85291234567', 'Thanks!');
-    const reply = await waitFor(() => receiver.hits.find((h) => h.type === 'message.received' && h.body.data.text === 'Thanks!'), 15_000);
+    const reply = await waitFor(
+      () => receiver.hits.find((h) => h.type === 'message.received' && h.body.data.text === 'Thanks!'),
+      15_000,
+    );
     expect(reply.verified).toBe(true);
     // A STOP reply puts the number on the opt-out list, and the endpoint hears of it.
     await simulatorInbound(sys.gateway.url, cy.token, '85291234567', 'STOP');
-    const optedOut = await waitFor(() => receiver.hits.find((h) => h.type === 'contact.opted_out' && h.verified), 15_000);
+    const optedOut = await waitFor(
+      () => receiver.hits.find((h) => h.type === 'contact.opted_out' && h.verified),
+      15_000,
+    );
     expect(optedOut.body.data.phoneNumber).toMatch(/91234567$/);
     const status = await key.get(`/v1/messages/${sent.body.id}`);
     expect(status.status).toBe(200);
-    expect(status.body.timeline.map((t: { status: string }) => t.status)).toEqual(expect.arrayContaining(['queued', 'sent']));
+    expect(status.body.timeline.map((t: { status: string }) => t.status)).toEqual(
+      expect.arrayContaining(['queued', 'sent']),
+    );
   }, 60_000);
 });
 
@@ -168,7 +192,10 @@ describe('a crash mid-delivery', () => {
     for (const r of receiver.held.splice(0)) r.destroy();
     const restarted = await sys.start('integrations');
     sys.services.splice(sys.services.indexOf(integrations()), 1, restarted);
-    await waitFor(() => (new Set(ofDee().map((h) => h.body.data.text)).size === texts.length ? true : undefined), 60_000);
+    await waitFor(
+      () => (new Set(ofDee().map((h) => h.body.data.text)).size === texts.length ? true : undefined),
+      60_000,
+    );
     // Every delivery of one event carried the same id and the same body; distinct events distinct ids.
     const byText = new Map<string, Set<string>>();
     for (const h of ofDee()) byText.set(h.body.data.text, (byText.get(h.body.data.text) ?? new Set()).add(h.id));
@@ -187,13 +214,17 @@ describe('unsafe targets', () => {
     sys.services.splice(sys.services.indexOf(integrations()), 1, restarted);
   }, 60_000);
 
-  it.each(['http://127.0.0.1:9/x', 'https://127.0.0.1/x', 'https://10.0.0.8/x', 'https://169.254.169.254/latest/meta-data', 'https://[::1]/x', 'https://localhost/x'])(
-    'refuses %s when it is added',
-    async (url) => {
-      const fox = await signIn(sys.gateway.url, 'fox');
-      const res = await fox.post('/api/webhooks', { url, events: ['message.sent'] });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatch(/not allowed|https/);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:9/x',
+    'https://127.0.0.1/x',
+    'https://10.0.0.8/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://[::1]/x',
+    'https://localhost/x',
+  ])('refuses %s when it is added', async (url) => {
+    const fox = await signIn(sys.gateway.url, 'fox');
+    const res = await fox.post('/api/webhooks', { url, events: ['message.sent'] });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/not allowed|https/);
+  });
 });

@@ -1,6 +1,14 @@
 import { io, type Socket } from 'socket.io-client';
 import { JOB_MESSAGES, SOCKET, type JobView } from '@bns/contracts';
-import { api, devSignIn, simulatorOutbox, simulatorScan, waitFor, type DevSession, type SimulatorMessage } from '@bns/testing';
+import {
+  api,
+  devSignIn,
+  simulatorOutbox,
+  simulatorScan,
+  waitFor,
+  type DevSession,
+  type SimulatorMessage,
+} from '@bns/testing';
 
 export type Api = ReturnType<typeof api>;
 
@@ -16,7 +24,13 @@ export class Tab {
     socket.onAny((name: string, payload: unknown) => this.received.push({ name, payload }));
   }
   static async open(gatewayUrl: string, token: string): Promise<Tab> {
-    const socket = io(gatewayUrl, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token }, reconnection: false, forceNew: true });
+    const socket = io(gatewayUrl, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', reject);
@@ -42,7 +56,12 @@ export interface User extends DevSession {
 
 export async function signIn(gatewayUrl: string, email: string): Promise<User> {
   const session = await devSignIn(gatewayUrl, email);
-  return { ...session, gatewayUrl, client: api(gatewayUrl, session.token), tab: await Tab.open(gatewayUrl, session.token) };
+  return {
+    ...session,
+    gatewayUrl,
+    client: api(gatewayUrl, session.token),
+    tab: await Tab.open(gatewayUrl, session.token),
+  };
 }
 
 /** Asks for a QR and scans it with the simulator, as a user linking WhatsApp would. */
@@ -80,13 +99,24 @@ export async function jobOf(user: User, jobId: string): Promise<JobView> {
   return res.body.job as JobView;
 }
 
-export function waitForJob(user: User, jobId: string, until: (job: JobView) => boolean, timeoutMs = 30_000, what = 'job'): Promise<JobView> {
+export function waitForJob(
+  user: User,
+  jobId: string,
+  until: (job: JobView) => boolean,
+  timeoutMs = 30_000,
+  what = 'job',
+): Promise<JobView> {
   let seen = '';
-  return waitFor(async () => {
-    const job = await jobOf(user, jobId);
-    seen = `${job.status}, ${job.progress.sent} of ${job.progress.total} sent`;
-    return until(job) ? job : undefined;
-  }, timeoutMs, 250, what).catch((err: Error) => {
+  return waitFor(
+    async () => {
+      const job = await jobOf(user, jobId);
+      seen = `${job.status}, ${job.progress.sent} of ${job.progress.total} sent`;
+      return until(job) ? job : undefined;
+    },
+    timeoutMs,
+    250,
+    what,
+  ).catch((err: Error) => {
     // Say where the job stood, so a timeout on a loaded machine tells a slow job from a stuck one.
     throw new Error(`${err.message} (last seen: ${seen || 'never read'})`);
   });
@@ -98,14 +128,20 @@ export function waitForJob(user: User, jobId: string, until: (job: JobView) => b
  * a second later, for up to 20 s; a job that finished on its own first is stopped too.
  */
 export async function cancelJob(user: User, jobId: string): Promise<JobView> {
-  const res = await waitFor(async () => {
-    const r = await user.client.post(`/cancel-job/${jobId}`);
-    if (r.status === 503) return undefined;
-    return r;
-  }, 20_000, 1_000, `cancel of ${jobId} past 503s`);
+  const res = await waitFor(
+    async () => {
+      const r = await user.client.post(`/cancel-job/${jobId}`);
+      if (r.status === 503) return undefined;
+      return r;
+    },
+    20_000,
+    1_000,
+    `cancel of ${jobId} past 503s`,
+  );
   // 409: it finished on its own first, which is as stopped as a cancel.
   if (res.status === 409 && res.body.error === JOB_MESSAGES.alreadyFinished) return jobOf(user, jobId);
-  if (res.status !== 200 || !isFinished(res.body.job)) throw new Error(`cancel: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status !== 200 || !isFinished(res.body.job))
+    throw new Error(`cancel: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.job as JobView;
 }
 

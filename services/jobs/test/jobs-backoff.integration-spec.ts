@@ -40,7 +40,13 @@ describe('WhatsApp pushback (rate-overlimit) backs the account off, growing, and
     expect(firstWait).toBeGreaterThan(500);
     expect(firstWait).toBeLessThanOrEqual(BACKOFF_MS[0]!);
 
-    const second = await waitForJob(ann, jobId, (j) => j.status === 'paused' && j.progress.sent === limited.progress.sent + 3, 15_000, 'second pushback');
+    const second = await waitForJob(
+      ann,
+      jobId,
+      (j) => j.status === 'paused' && j.progress.sent === limited.progress.sent + 3,
+      15_000,
+      'second pushback',
+    );
     const secondWait = Date.parse(second.resumesAt!) - Date.now();
     expect(secondWait).toBeGreaterThan(BACKOFF_MS[0]!);
 

@@ -56,7 +56,10 @@ describe('crash safety: kill -9 the jobs service mid-job, again and again', () =
 
   it(`a ${RECIPIENTS}-recipient job survives ${KILLS} kill -9s: completes, and every recipient got exactly one message`, async () => {
     const phones = numbers(RECIPIENTS, 66_000_000);
-    const jobId = await startJob(ann, { message: 'Hello {{name}}', recipients: phones.map((phone, i) => ({ phone, variables: { name: `#${i + 1}` } })) });
+    const jobId = await startJob(ann, {
+      message: 'Hello {{name}}',
+      recipients: phones.map((phone, i) => ({ phone, variables: { name: `#${i + 1}` } })),
+    });
 
     let jobs = sys.services.find((h) => h.name === 'jobs')!;
     const sentAtKill: number[] = [];
@@ -146,10 +149,17 @@ describe('crash safety: kill -9 the jobs service mid-job, again and again', () =
     const second = await sys.start('jobs', {}, 'jobs-b');
     jobsHandles.push(second);
     const first = jobsHandles.at(-2)!;
-    const users = [ann, ...(await Promise.all([1, 2, 3].map((i) => signInLinked(sys.gateway.url, `replica-${i}@example.com`))))];
+    const users = [
+      ann,
+      ...(await Promise.all([1, 2, 3].map((i) => signInLinked(sys.gateway.url, `replica-${i}@example.com`)))),
+    ];
     try {
       const perJob = 40;
-      const jobIds = await Promise.all(users.map((u, i) => startJob(u, { message: `Replica ${i}`, phoneNumbers: numbers(perJob, 67_000_000 + i * 1000) })));
+      const jobIds = await Promise.all(
+        users.map((u, i) =>
+          startJob(u, { message: `Replica ${i}`, phoneNumbers: numbers(perJob, 67_000_000 + i * 1000) }),
+        ),
+      );
       await sleep(400);
       // Kill the replica that holds the most of these accounts right now.
       const db = new pg.Client({ connectionString: sys.postgres.url });

@@ -1,7 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JOB_MESSAGES, SESSION_MESSAGES, shardOf } from '@bns/contracts';
 import { sleep, startSystem, waitFor, type ServiceHandle, type System } from '@bns/testing';
-import { isFinished, jobOf, link, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+import {
+  isFinished,
+  jobOf,
+  link,
+  numbers,
+  outboxOf,
+  signInLinked,
+  startJob,
+  waitForJob,
+  type User,
+} from './helpers.js';
 
 const SHARDS = 2;
 const NOT_ON_WHATSAPP = '98000002';
@@ -21,7 +31,12 @@ describe('failures: permanent ones fail the recipient, temporary ones retry or p
       shards: SHARDS,
       env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: `852${NOT_ON_WHATSAPP}` },
       serviceEnv: {
-        jobs: { SEND_DELAY_MS: '200', JOB_UNLINKED_TIMEOUT_MS: String(UNLINKED_TIMEOUT_MS), JOB_RETRY_BASE_MS: '1500', RPC_TIMEOUT_MS: '3000' },
+        jobs: {
+          SEND_DELAY_MS: '200',
+          JOB_UNLINKED_TIMEOUT_MS: String(UNLINKED_TIMEOUT_MS),
+          JOB_RETRY_BASE_MS: '1500',
+          RPC_TIMEOUT_MS: '3000',
+        },
       },
     });
     ann = await signInLinked(sys.gateway.url, 'ann-failures@example.com');
@@ -38,21 +53,34 @@ describe('failures: permanent ones fail the recipient, temporary ones retry or p
     const job = await waitForJob(ann, jobId, isFinished, 20_000);
     expect(job.status).toBe('completed');
     expect(job.progress).toEqual({ total: 3, sent: 2, failed: 1 });
-    expect(job.results.failedList).toEqual([{ phoneNumber: NOT_ON_WHATSAPP, timestamp: expect.any(String), error: SESSION_MESSAGES.notOnWhatsApp }]);
+    expect(job.results.failedList).toEqual([
+      { phoneNumber: NOT_ON_WHATSAPP, timestamp: expect.any(String), error: SESSION_MESSAGES.notOnWhatsApp },
+    ]);
     expect(job.results.successList.map((s) => s.originalNumber)).toEqual(['98000001', '98000003']);
     const logs = await logMessages(ann, jobId);
     expect(logs).toContain(JOB_MESSAGES.messageFailed(NOT_ON_WHATSAPP, SESSION_MESSAGES.notOnWhatsApp));
     expect(logs.some((m) => m.startsWith('Temporary problem'))).toBe(false);
     expect((await outboxOf(ann, jobId)).map((m) => m.to)).toEqual(['98000001', '98000003']);
-    const failedEvent = ann.tab.named('message_status').find((e) => e.payload.jobId === jobId && e.payload.status === 'failed');
-    expect(failedEvent?.payload).toMatchObject({ recipient: NOT_ON_WHATSAPP, error: SESSION_MESSAGES.notOnWhatsApp, content: 'Hi' });
+    const failedEvent = ann.tab
+      .named('message_status')
+      .find((e) => e.payload.jobId === jobId && e.payload.status === 'failed');
+    expect(failedEvent?.payload).toMatchObject({
+      recipient: NOT_ON_WHATSAPP,
+      error: SESSION_MESSAGES.notOnWhatsApp,
+      content: 'Hi',
+    });
   });
 
   it('an unlinked account pauses the job; once linked again it resumes and nothing is lost or doubled', async () => {
     const jobId = await startJob(ann, { message: 'Pause me', phoneNumbers: numbers(8, 98_100_000) });
     await waitForJob(ann, jobId, (j) => j.progress.sent >= 2, 10_000, 'two sent');
     expect((await ann.client.post('/dev/simulator/disconnect')).status).toBe(200);
-    await waitFor(async () => (await logMessages(ann, jobId)).includes(JOB_MESSAGES.waitingForLink), 10_000, 100, 'the pause');
+    await waitFor(
+      async () => (await logMessages(ann, jobId)).includes(JOB_MESSAGES.waitingForLink),
+      10_000,
+      100,
+      'the pause',
+    );
     const paused = await jobOf(ann, jobId);
     expect(paused.status).toBe('running');
     await sleep(400);

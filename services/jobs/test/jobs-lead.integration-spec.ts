@@ -22,9 +22,19 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
       shards: 1,
       env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
       // One account per poll, a poll a second: many accounts due at one moment must still all be taken in time.
-      serviceEnv: { jobs: { SEND_DELAY_MS: String(DELAY_MS), JOBS_SEND_LEAD_MS: String(LEAD_MS), JOBS_CLAIM_BATCH: '1', JOBS_POLL_MS: String(POLL_MS) } },
+      serviceEnv: {
+        jobs: {
+          SEND_DELAY_MS: String(DELAY_MS),
+          JOBS_SEND_LEAD_MS: String(LEAD_MS),
+          JOBS_CLAIM_BATCH: '1',
+          JOBS_POLL_MS: String(POLL_MS),
+        },
+      },
     });
-    [ann, bob] = await Promise.all([signInLinked(sys.gateway.url, 'ann@example.com'), signInLinked(sys.gateway.url, 'bob@example.com')]);
+    [ann, bob] = await Promise.all([
+      signInLinked(sys.gateway.url, 'ann@example.com'),
+      signInLinked(sys.gateway.url, 'bob@example.com'),
+    ]);
   }, 180_000);
 
   afterAll(async () => {
@@ -77,7 +87,8 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     expect(done).toMatchObject({ status: 'completed', progress: { total: 3, sent: 3, failed: 0 } });
     const sent = await outboxOf(ann, jobId);
     expect(sent.map((m) => m.to)).toEqual(numbers(3, 93_000_000));
-    for (let i = 1; i < sent.length; i++) expect(Date.parse(sent[i]!.at) - Date.parse(sent[i - 1]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
+    for (let i = 1; i < sent.length; i++)
+      expect(Date.parse(sent[i]!.at) - Date.parse(sent[i - 1]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
   }, 60_000);
 
   it('the next recipient opting out there withholds its send: it is skipped, the rest go on, the gap kept', async () => {
@@ -98,10 +109,20 @@ describe('sends prepared ahead of their slot (real NATS, Postgres, sessions simu
     expect(Date.parse(sent[1]!.at) - Date.parse(sent[0]!.at)).toBeGreaterThanOrEqual(DELAY_MS);
   }, 60_000);
   it('accounts scheduled for one moment all send at it, though a poll takes one account (JOBS_CLAIM_BATCH=1) a second', async () => {
-    const users = [ann, bob, ...(await Promise.all(['cat', 'dan', 'eve'].map((n) => signInLinked(sys.gateway.url, `${n}@example.com`))))];
+    const users = [
+      ann,
+      bob,
+      ...(await Promise.all(['cat', 'dan', 'eve'].map((n) => signInLinked(sys.gateway.url, `${n}@example.com`)))),
+    ];
     const startAt = Date.now() + 4000;
     const jobs = await Promise.all(
-      users.map((u, i) => startJob(u, { message: 'On the hour', phoneNumbers: numbers(1, 94_000_000 + i * 100), startAt: new Date(startAt).toISOString() })),
+      users.map((u, i) =>
+        startJob(u, {
+          message: 'On the hour',
+          phoneNumbers: numbers(1, 94_000_000 + i * 100),
+          startAt: new Date(startAt).toISOString(),
+        }),
+      ),
     );
     const done = await Promise.all(users.map((u, i) => waitForJob(u, jobs[i]!, isFinished, 20_000)));
     expect(done.map((j) => j.status)).toEqual(users.map(() => 'completed'));

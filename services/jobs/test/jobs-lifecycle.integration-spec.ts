@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { estimateMinutes, JOB_MESSAGES, MESSAGES } from '@bns/contracts';
 import { sleep, startSystem, waitFor, type System } from '@bns/testing';
-import { cancelJob, isFinished, jobOf, numbers, outboxOf, signIn, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+import {
+  cancelJob,
+  isFinished,
+  jobOf,
+  numbers,
+  outboxOf,
+  signIn,
+  signInLinked,
+  startJob,
+  waitForJob,
+  type User,
+} from './helpers.js';
 
 const DELAY_MS = 300;
 
@@ -38,17 +49,33 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
       clerkUserId: ann.userId,
     });
     expect(started.status).toBe(200);
-    expect(started.body).toEqual({ success: true, jobId: expect.any(String), estimatedTime: estimateMinutes(3, DELAY_MS) });
+    expect(started.body).toEqual({
+      success: true,
+      jobId: expect.any(String),
+      estimatedTime: estimateMinutes(3, DELAY_MS),
+    });
     const { jobId } = started.body;
 
     const first = await jobOf(ann, jobId);
     expect(['queued', 'running']).toContain(first.status);
     expect(first.progress.total).toBe(3);
-    const running = await waitForJob(ann, jobId, (j) => j.status === 'running' && j.progress.sent >= 1, 10_000, 'running');
+    const running = await waitForJob(
+      ann,
+      jobId,
+      (j) => j.status === 'running' && j.progress.sent >= 1,
+      10_000,
+      'running',
+    );
     expect(running.nextSendAt).not.toBeNull();
 
     const done = await waitForJob(ann, jobId, isFinished, 20_000);
-    expect(done).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 3, failed: 0 }, error: null, nextSendAt: null });
+    expect(done).toMatchObject({
+      jobId,
+      status: 'completed',
+      progress: { total: 3, sent: 3, failed: 0 },
+      error: null,
+      nextSendAt: null,
+    });
     expect(done.results.successList.map((s) => s.originalNumber)).toEqual(['91234567', '61234567', '51234567']);
     // Each timestamp exactly as Date.toISOString() writes it (UTC, milliseconds), oldest first.
     const stamps = done.results.successList.map((s) => s.timestamp);
@@ -73,34 +100,67 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
       JOB_MESSAGES.messageSent('51234567'),
       JOB_MESSAGES.jobCompleted(3, 0),
     ]);
-    expect(all.body.logs[1]).toEqual({ type: 'success', message: JOB_MESSAGES.messageSent('91234567'), timestamp: expect.any(String) });
+    expect(all.body.logs[1]).toEqual({
+      type: 'success',
+      message: JOB_MESSAGES.messageSent('91234567'),
+      timestamp: expect.any(String),
+    });
     const since = all.body.logs[2].timestamp;
     const later = await ann.client.get(`/job-logs/${jobId}?since=${encodeURIComponent(since)}`);
     expect(later.body.logs.map((l: { message: string }) => l.message)).toEqual(messages.slice(3));
     const sinceMs = await ann.client.get(`/job-logs/${jobId}?since=${Date.parse(since)}`);
     expect(sinceMs.body.logs).toEqual(later.body.logs);
-    expect((await ann.client.get(`/job-logs/${jobId}?since=yesterday`)).body).toMatchObject({ success: false, error: JOB_MESSAGES.invalidSince });
+    expect((await ann.client.get(`/job-logs/${jobId}?since=yesterday`)).body).toMatchObject({
+      success: false,
+      error: JOB_MESSAGES.invalidSince,
+    });
 
     // The same story arrived on the user's socket, without polling.
     const progress = ann.tab.named('job_progress').filter((e) => e.payload.jobId === jobId);
-    expect(progress.at(-1)?.payload).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 3, failed: 0 } });
-    const socketLogs = ann.tab.named('job_log').filter((e) => e.payload.jobId === jobId).map((e) => e.payload.message);
+    expect(progress.at(-1)?.payload).toMatchObject({
+      jobId,
+      status: 'completed',
+      progress: { total: 3, sent: 3, failed: 0 },
+    });
+    const socketLogs = ann.tab
+      .named('job_log')
+      .filter((e) => e.payload.jobId === jobId)
+      .map((e) => e.payload.message);
     expect(socketLogs).toEqual(messages);
-    const statuses = ann.tab.named('message_status').filter((e) => e.payload.jobId === jobId && e.payload.status === 'sent');
+    const statuses = ann.tab
+      .named('message_status')
+      .filter((e) => e.payload.jobId === jobId && e.payload.status === 'sent');
     expect(statuses.map((e) => e.payload.recipient).sort()).toEqual(['51234567', '61234567', '91234567']);
-    expect(statuses[0]!.payload).toMatchObject({ content: 'Hello *friend*', idempotencyKey: `${jobId}:${statuses[0]!.payload.recipient}` });
+    expect(statuses[0]!.payload).toMatchObject({
+      content: 'Hello *friend*',
+      idempotencyKey: `${jobId}:${statuses[0]!.payload.recipient}`,
+    });
 
     // The dashboard's read model is built from those events.
-    const dashboard = await waitFor(async () => {
-      const res = await ann.client.get(`/api/dashboard/${ann.userId}`);
-      const mine = (res.body?.data?.messages ?? []).filter((m: { content: string }) => m.content === 'Hello *friend*');
-      return mine.length === 3 && mine;
-    }, 15_000, 250, 'the dashboard to list the job’s messages');
-    expect(dashboard.map((m: { recipient: string }) => m.recipient).sort()).toEqual(['51234567', '61234567', '91234567']);
+    const dashboard = await waitFor(
+      async () => {
+        const res = await ann.client.get(`/api/dashboard/${ann.userId}`);
+        const mine = (res.body?.data?.messages ?? []).filter(
+          (m: { content: string }) => m.content === 'Hello *friend*',
+        );
+        return mine.length === 3 && mine;
+      },
+      15_000,
+      250,
+      'the dashboard to list the job’s messages',
+    );
+    expect(dashboard.map((m: { recipient: string }) => m.recipient).sort()).toEqual([
+      '51234567',
+      '61234567',
+      '91234567',
+    ]);
   });
 
   it('a body too big for one NATS message is staged and accepted whole, not a 413 or a 503', async () => {
-    const recipients = numbers(30_000, 40_000_000).map((phone, i) => ({ phone, variables: { name: `Customer number ${i}` } }));
+    const recipients = numbers(30_000, 40_000_000).map((phone, i) => ({
+      phone,
+      variables: { name: `Customer number ${i}` },
+    }));
     const res = await ann.client.post('/start-bulk-messages', { message: 'Hi {{name}}', recipients });
     expect(res.status).toBe(200);
     expect((await jobOf(ann, res.body.jobId)).progress.total).toBe(30_000);
@@ -114,8 +174,17 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
       [{ message: 'Hi', phoneNumbers: [] }, MESSAGES.addPhoneNumbersFirst],
       [{ message: 'Hi' }, MESSAGES.addPhoneNumbersFirst],
       [{ message: 'x'.repeat(1001), phoneNumbers: ['91234567'] }, JOB_MESSAGES.messageTooLong],
-      [{ message: 'Hi', phoneNumbers: ['91234567', '1234', '912345678'] }, JOB_MESSAGES.invalidPhoneNumbers(['1234', '912345678'])],
-      [{ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }, { phone: '91234568' }] }, JOB_MESSAGES.missingVariable('name', [2])],
+      [
+        { message: 'Hi', phoneNumbers: ['91234567', '1234', '912345678'] },
+        JOB_MESSAGES.invalidPhoneNumbers(['1234', '912345678']),
+      ],
+      [
+        {
+          message: 'Hi {{name}}',
+          recipients: [{ phone: '91234567', variables: { name: 'Ann' } }, { phone: '91234568' }],
+        },
+        JOB_MESSAGES.missingVariable('name', [2]),
+      ],
       [{ message: 'Hi', phoneNumbers: '91234567' }, JOB_MESSAGES.phoneNumbersNotAList],
       [{ message: { text: 'Hi' }, phoneNumbers: ['91234567'] }, MESSAGES.enterMessageFirst],
     ];
@@ -124,11 +193,22 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
       expect({ status: res.status, error: res.body.error }).toEqual({ status: 400, error });
       expect(res.body.success).toBe(false);
     }
-    expect((await ann.client.post('/start-bulk-messages', { clerkUserId: 'user_someone_else', message: 'Hi', phoneNumbers: ['91234567'] })).status).toBe(403);
+    expect(
+      (
+        await ann.client.post('/start-bulk-messages', {
+          clerkUserId: 'user_someone_else',
+          message: 'Hi',
+          phoneNumbers: ['91234567'],
+        })
+      ).status,
+    ).toBe(403);
   });
 
   it('refuses more than MAX_RECIPIENTS_PER_JOB numbers (default 50,000) with 400', async () => {
-    const res = await ann.client.post('/start-bulk-messages', { message: 'Hi', phoneNumbers: numbers(50_001, 50_000_000) });
+    const res = await ann.client.post('/start-bulk-messages', {
+      message: 'Hi',
+      phoneNumbers: numbers(50_001, 50_000_000),
+    });
     expect(res.status).toBe(400);
     expect(res.body.error).toBe(JOB_MESSAGES.tooManyRecipients(50_000));
   });
@@ -136,7 +216,11 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
   it('refuses to start while WhatsApp is not linked (409)', async () => {
     const bob = await signIn(sys.gateway.url, 'bob-unlinked@example.com');
     try {
-      const res = await bob.client.post('/start-bulk-messages', { message: 'Hi', phoneNumbers: ['91234567'], clerkUserId: bob.userId });
+      const res = await bob.client.post('/start-bulk-messages', {
+        message: 'Hi',
+        phoneNumbers: ['91234567'],
+        clerkUserId: bob.userId,
+      });
       expect(res.status).toBe(409);
       expect(res.body).toMatchObject({ success: false, error: JOB_MESSAGES.notLinked });
     } finally {
@@ -182,7 +266,9 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
     const b = await startJob(ann, { message: 'Second', phoneNumbers: numbers(3, 95_000_000) });
     const whileFirstRuns = await jobOf(ann, b);
     expect(whileFirstRuns.status).toBe('queued');
-    expect((await ann.client.get(`/job-logs/${b}`)).body.logs.map((l: { message: string }) => l.message)).toEqual([JOB_MESSAGES.jobQueued]);
+    expect((await ann.client.get(`/job-logs/${b}`)).body.logs.map((l: { message: string }) => l.message)).toEqual([
+      JOB_MESSAGES.jobQueued,
+    ]);
     await waitForJob(ann, b, isFinished, 30_000);
     expect((await jobOf(ann, a)).status).toBe('completed');
     const first = await outboxOf(ann, a);

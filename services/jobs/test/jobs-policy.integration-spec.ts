@@ -13,7 +13,17 @@ import {
 import { connectNats } from '@bns/service-kit';
 import pg from 'pg';
 import { api, devSignIn, sleep, startSystem, type ServiceHandle, type System } from '@bns/testing';
-import { cancelJob, isFinished, jobOf, numbers, outboxOf, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+import {
+  cancelJob,
+  isFinished,
+  jobOf,
+  numbers,
+  outboxOf,
+  signInLinked,
+  startJob,
+  waitForJob,
+  type User,
+} from './helpers.js';
 
 const DELAY_MS = 200;
 const HK = 'Asia/Hong_Kong';
@@ -64,11 +74,28 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     expect(first.status).toBe(200);
     expect(first.body).toEqual({
       success: true,
-      policy: { preset: 'standard', delayMs: DELAY_MS, jitterMs: 0, pauseEvery: null, pauseMs: null, dailyCap: null, window: null, timeZone: HK, warmUp: false },
+      policy: {
+        preset: 'standard',
+        delayMs: DELAY_MS,
+        jitterMs: 0,
+        pauseEvery: null,
+        pauseMs: null,
+        dailyCap: null,
+        window: null,
+        timeZone: HK,
+        warmUp: false,
+      },
     });
     expect(await setPolicy(ann, { preset: 'careful' })).toEqual(carefulPolicy());
-    expect(await setPolicy(ann, { dailyCap: 120, clerkUserId: ann.userId })).toEqual({ ...carefulPolicy(), preset: 'custom', dailyCap: 120 });
-    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toMatchObject({ preset: 'custom', dailyCap: 120 });
+    expect(await setPolicy(ann, { dailyCap: 120, clerkUserId: ann.userId })).toEqual({
+      ...carefulPolicy(),
+      preset: 'custom',
+      dailyCap: 120,
+    });
+    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toMatchObject({
+      preset: 'custom',
+      dailyCap: 120,
+    });
 
     const bad: [Record<string, unknown>, string, string][] = [
       [{ delayMs: 10 }, 'delayMs', POLICY_MESSAGES.delayMs(50)],
@@ -84,10 +111,18 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     ];
     for (const [update, field, message] of bad) {
       const res = await ann.client.put(`/api/sending-policy/${ann.userId}`, update);
-      expect({ update, status: res.status, body: res.body }).toEqual({ update, status: 400, body: expect.objectContaining({ success: false, error: message, errors: { [field]: message } }) });
+      expect({ update, status: res.status, body: res.body }).toEqual({
+        update,
+        status: 400,
+        body: expect.objectContaining({ success: false, error: message, errors: { [field]: message } }),
+      });
     }
     // Nothing of the refused updates was stored.
-    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toEqual({ ...carefulPolicy(), preset: 'custom', dailyCap: 120 });
+    expect((await ann.client.get(`/api/sending-policy/${ann.userId}`)).body.policy).toEqual({
+      ...carefulPolicy(),
+      preset: 'custom',
+      dailyCap: 120,
+    });
     expect((await ann.client.get('/api/sending-policy/user_someone_else')).status).toBe(403);
     expect((await ann.client.put('/api/sending-policy/user_someone_else', { preset: 'careful' })).status).toBe(403);
     expect(await setPolicy(ann, { preset: 'standard' })).toMatchObject({ preset: 'standard', delayMs: DELAY_MS });
@@ -129,7 +164,7 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     });
   });
 
-  it('a paced account lets sessions hold each send\'s record for company (recordWaitMs = JOBS_STEP_GATHER_MS); one sending back to back does not', async () => {
+  it("a paced account lets sessions hold each send's record for company (recordWaitMs = JOBS_STEP_GATHER_MS); one sending back to back does not", async () => {
     const [held, quick] = [await user('held'), await user('quick')];
     await setPolicy(held, { delayMs: 1000, jitterMs: 0 });
     const nc = await connectNats(sys.nats.url, 'policy-spec');
@@ -161,14 +196,23 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
   it('a daily cap of 3 on 5 recipients: 3 sent, then paused/daily_cap until the next local midnight; a higher cap lets it finish', async () => {
     const dee = await user('dee');
     await setPolicy(dee, { delayMs: 100, dailyCap: 3 });
-    const started = await dee.client.post('/start-bulk-messages', { clerkUserId: dee.userId, message: 'Capped', phoneNumbers: numbers(5, 61_300_000) });
+    const started = await dee.client.post('/start-bulk-messages', {
+      clerkUserId: dee.userId,
+      message: 'Capped',
+      phoneNumbers: numbers(5, 61_300_000),
+    });
     expect(started.status).toBe(200);
     // Estimated in days, not seconds: the last two go out tomorrow.
     expect(started.body.estimatedTime).toBeGreaterThan(1);
     const { jobId } = started.body;
     const paused = await waitForJob(dee, jobId, (j) => j.status === 'paused', 15_000, 'paused');
     const midnight = zonedInstant(addDays(localTime(new Date(), HK).date, 1), 0, HK);
-    expect(paused).toMatchObject({ status: 'paused', pausedReason: 'daily_cap', resumesAt: midnight.toISOString(), progress: { total: 5, sent: 3, failed: 0 } });
+    expect(paused).toMatchObject({
+      status: 'paused',
+      pausedReason: 'daily_cap',
+      resumesAt: midnight.toISOString(),
+      progress: { total: 5, sent: 3, failed: 0 },
+    });
     expect(paused.estimatedFinishAt! >= midnight.toISOString()).toBe(true);
     await sleep(800);
     expect(await outboxOf(dee, jobId)).toHaveLength(3);
@@ -208,7 +252,13 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     const waiting = await waitForJob(flo, floJob, (j) => j.status === 'paused', 10_000, 'waiting for its window');
     expect(waiting).toMatchObject({ pausedReason: 'window', resumesAt: boundary.toISOString(), progress: { sent: 0 } });
 
-    const paused = await waitForJob(eli, eliJob, (j) => j.status === 'paused', boundary.getTime() - Date.now() + 10_000, 'window closed');
+    const paused = await waitForJob(
+      eli,
+      eliJob,
+      (j) => j.status === 'paused',
+      boundary.getTime() - Date.now() + 10_000,
+      'window closed',
+    );
     // With this window the next opening is tomorrow 00:00.
     const reopens = zonedInstant(addDays(localTime(new Date(), HK).date, 1), 0, HK);
     expect(paused).toMatchObject({ pausedReason: 'window', resumesAt: reopens.toISOString() });
@@ -217,7 +267,13 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     expect(outbox.every((m) => Date.parse(m.at) < boundary.getTime() + 50)).toBe(true);
 
     // Flo's window opened at the same boundary: her job resumes by itself, nothing sent before it.
-    const resumed = await waitForJob(flo, floJob, (j) => j.status === 'running' && j.progress.sent > 0, boundary.getTime() - Date.now() + 10_000, 'opened');
+    const resumed = await waitForJob(
+      flo,
+      floJob,
+      (j) => j.status === 'running' && j.progress.sent > 0,
+      boundary.getTime() - Date.now() + 10_000,
+      'opened',
+    );
     expect(resumed.pausedReason).toBeNull();
     const opened = await outboxOf(flo, floJob);
     expect(opened.length).toBeGreaterThan(0);
@@ -226,7 +282,13 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     // A new window applies at once: Eli's paused job says at once when it will go on.
     const opensAt = zonedInstant(localTime(new Date(), HK).date, nowMin + 3, HK);
     await setPolicy(eli, { window: { start: hhmm(nowMin + 3), end: '24:00' } });
-    const rescheduled = await waitForJob(eli, eliJob, (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused', 10_000, 'new resumesAt');
+    const rescheduled = await waitForJob(
+      eli,
+      eliJob,
+      (j) => j.resumesAt === opensAt.toISOString() || j.status !== 'paused',
+      10_000,
+      'new resumesAt',
+    );
     expect(rescheduled).toMatchObject({ status: 'paused', pausedReason: 'window', resumesAt: opensAt.toISOString() });
     await Promise.all([cancelJob(eli, eliJob), cancelJob(flo, floJob)]);
   }, 200_000);
@@ -234,7 +296,11 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
   it('startAt a few seconds ahead: scheduled, nothing sent before it, then sent; bad startAt is a 400; a scheduled job can be cancelled', async () => {
     const fay = await user('fay');
     const startAt = new Date(Date.now() + 3000);
-    const jobId = await startJob(fay, { message: 'Later', phoneNumbers: numbers(2, 61_500_000), startAt: startAt.toISOString() });
+    const jobId = await startJob(fay, {
+      message: 'Later',
+      phoneNumbers: numbers(2, 61_500_000),
+      startAt: startAt.toISOString(),
+    });
     const scheduled = await jobOf(fay, jobId);
     expect(scheduled).toMatchObject({ status: 'scheduled', startAt: startAt.toISOString(), startedAt: null });
     const done = await waitForJob(fay, jobId, isFinished, 20_000);
@@ -248,10 +314,22 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
       [new Date(Date.now() - 60_000).toISOString(), POLICY_MESSAGES.startAtPast],
       [new Date(Date.now() + 31 * 86_400_000).toISOString(), POLICY_MESSAGES.startAtTooFar],
     ] as const) {
-      const res = await fay.client.post('/start-bulk-messages', { clerkUserId: fay.userId, message: 'x', phoneNumbers: ['91234567'], startAt: value });
-      expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: expect.objectContaining({ error: message, errors: { startAt: message } }) });
+      const res = await fay.client.post('/start-bulk-messages', {
+        clerkUserId: fay.userId,
+        message: 'x',
+        phoneNumbers: ['91234567'],
+        startAt: value,
+      });
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 400,
+        body: expect.objectContaining({ error: message, errors: { startAt: message } }),
+      });
     }
-    const later = await startJob(fay, { message: 'Never', phoneNumbers: numbers(2, 61_510_000), startAt: new Date(Date.now() + 86_400_000).toISOString() });
+    const later = await startJob(fay, {
+      message: 'Never',
+      phoneNumbers: numbers(2, 61_510_000),
+      startAt: new Date(Date.now() + 86_400_000).toISOString(),
+    });
     expect((await fay.client.post(`/cancel-job/${later}`)).body.job.status).toBe('cancelled');
   });
 

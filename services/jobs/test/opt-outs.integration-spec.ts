@@ -1,9 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { DEFAULT_OPT_OUT_SETTINGS, MESSAGES, OPT_OUT_LIMITS, OPT_OUT_MESSAGES, optOutConfirmationKey, type OptOutEntry } from '@bns/contracts';
+import {
+  DEFAULT_OPT_OUT_SETTINGS,
+  MESSAGES,
+  OPT_OUT_LIMITS,
+  OPT_OUT_MESSAGES,
+  optOutConfirmationKey,
+  type OptOutEntry,
+} from '@bns/contracts';
 import { EventBus } from '@bns/service-kit';
-import { simulatorInbound, simulatorOutbox, sleep, startSystem, waitFor, type ApiResponse, type ServiceHandle, type System } from '@bns/testing';
+import {
+  simulatorInbound,
+  simulatorOutbox,
+  sleep,
+  startSystem,
+  waitFor,
+  type ApiResponse,
+  type ServiceHandle,
+  type System,
+} from '@bns/testing';
 import { isFinished, numbers, outboxOf, signIn, signInLinked, startJob, waitForJob, type User } from './helpers.js';
 
 const DELAY_MS = 300;
@@ -36,7 +52,10 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
         gateway: { RATE_LIMIT_PER_SECOND: '1000', RATE_LIMIT_BURST: '1000' },
       },
     });
-    [ann, bob] = await Promise.all([signInLinked(sys.gateway.url, 'ann-optouts@example.com'), signIn(sys.gateway.url, 'bob-optouts@example.com')]);
+    [ann, bob] = await Promise.all([
+      signInLinked(sys.gateway.url, 'ann-optouts@example.com'),
+      signIn(sys.gateway.url, 'bob-optouts@example.com'),
+    ]);
     nc = await connect({ servers: sys.nats.url });
     bus = new EventBus(nc);
   }, 180_000);
@@ -52,7 +71,14 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
   /** A message from `from` arriving on the user's WhatsApp, published as sessions publishes it. */
   async function inbound(user: User, from: string, text: string): Promise<string> {
     const eventId = randomUUID();
-    await bus.emit('events.message.received', { eventId, userId: user.userId, from, text, at: new Date().toISOString(), messageId: `sim-${eventId}` });
+    await bus.emit('events.message.received', {
+      eventId,
+      userId: user.userId,
+      from,
+      text,
+      at: new Date().toISOString(),
+      messageId: `sim-${eventId}`,
+    });
     return eventId;
   }
 
@@ -63,7 +89,12 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
   }
 
   const listed = (user: User, phone: string, timeoutMs = 5000) =>
-    waitFor(async () => (await listOf(user)).find((o) => o.phoneNumber === phone), timeoutMs, 25, `${phone} on the list`);
+    waitFor(
+      async () => (await listOf(user)).find((o) => o.phoneNumber === phone),
+      timeoutMs,
+      25,
+      `${phone} on the list`,
+    );
 
   it('an inbound STOP is on the list within 1 s, reason keyword; other words are not', async () => {
     const started = Date.now();
@@ -75,7 +106,11 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
 
     // The real path: the simulated phone receives it, the sessions outbox publishes it.
     await simulatorInbound(ann.gatewayUrl, ann.token, '91110004', 'STOP');
-    expect(await listed(ann, '91110004')).toEqual({ phoneNumber: '91110004', reason: 'keyword', at: expect.any(String) });
+    expect(await listed(ann, '91110004')).toEqual({
+      phoneNumber: '91110004',
+      reason: 'keyword',
+      at: expect.any(String),
+    });
 
     await inbound(ann, '85291110002', 'please stop sending me these');
     await inbound(ann, '85291110003@c.us', '取消訂閱');
@@ -86,14 +121,21 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
   it('a job started afterwards skips the opted-out number and reports it as skipped', async () => {
     await inbound(ann, '85291110010', 'UNSUBSCRIBE');
     await listed(ann, '91110010');
-    const check = await ann.client.post(`/api/opt-outs/${ann.userId}/check`, { phoneNumbers: ['91110011', '91110010', '91110012'] });
+    const check = await ann.client.post(`/api/opt-outs/${ann.userId}/check`, {
+      phoneNumbers: ['91110011', '91110010', '91110012'],
+    });
     expect(check.body).toEqual({ success: true, optedOut: ['91110010'], notOnWhatsApp: [] });
 
-    const jobId = await startJob(ann, { message: 'After the STOP', phoneNumbers: ['91110011', '91110010', '91110012'] });
+    const jobId = await startJob(ann, {
+      message: 'After the STOP',
+      phoneNumbers: ['91110011', '91110010', '91110012'],
+    });
     const done = await waitForJob(ann, jobId, isFinished, 20_000);
     expect(done.status).toBe('completed');
     expect(done.progress).toEqual({ total: 3, sent: 2, failed: 0, skipped: 1 });
-    expect(done.results.skippedList).toEqual([{ phoneNumber: '91110010', reason: 'opted_out', timestamp: expect.any(String) }]);
+    expect(done.results.skippedList).toEqual([
+      { phoneNumber: '91110010', reason: 'opted_out', timestamp: expect.any(String) },
+    ]);
     expect((await outboxOf(ann, jobId)).map((m) => m.to)).toEqual(['91110011', '91110012']);
 
     // Every recipient opted out: the job is accepted, sends nothing and completes.
@@ -113,7 +155,9 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     const done = await waitForJob(ann, jobId, isFinished, 30_000);
     expect(done.status).toBe('completed');
     expect(done.progress).toEqual({ total: 8, sent: 7, failed: 0, skipped: 1 });
-    expect(done.results.skippedList).toEqual([{ phoneNumber: late, reason: 'opted_out', timestamp: expect.any(String) }]);
+    expect(done.results.skippedList).toEqual([
+      { phoneNumber: late, reason: 'opted_out', timestamp: expect.any(String) },
+    ]);
     const sent = (await outboxOf(ann, jobId)).map((m) => m.to);
     expect(sent).toHaveLength(7);
     expect(sent).not.toContain(late);
@@ -125,7 +169,9 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     const seen: { phoneNumber: string; status: string; error?: string | null }[] = [];
     let cursor: string | null = null;
     do {
-      const page: ApiResponse = await ann.client.get(`/job-results/${jobId}?limit=3${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: ApiResponse = await ann.client.get(
+        `/job-results/${jobId}?limit=3${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       expect(page.status).toBe(200);
       seen.push(...page.body.results);
       cursor = page.body.nextCursor;
@@ -145,17 +191,26 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     const two = await waitForJob(ann, second, isFinished, 20_000);
     expect(two.progress).toEqual({ total: 2, sent: 1, failed: 0, skipped: 1 });
     expect(two.results.failedList).toEqual([]);
-    expect(two.results.skippedList).toEqual([{ phoneNumber: NOT_ON_WHATSAPP, reason: 'not_on_whatsapp', timestamp: expect.any(String) }]);
+    expect(two.results.skippedList).toEqual([
+      { phoneNumber: NOT_ON_WHATSAPP, reason: 'not_on_whatsapp', timestamp: expect.any(String) },
+    ]);
     // Another account has its own memory: nothing is skipped for Bob.
-    expect((await bob.client.post(`/api/opt-outs/${bob.userId}/check`, { phoneNumbers: [NOT_ON_WHATSAPP] })).body.notOnWhatsApp).toEqual([]);
+    expect(
+      (await bob.client.post(`/api/opt-outs/${bob.userId}/check`, { phoneNumbers: [NOT_ON_WHATSAPP] })).body
+        .notOnWhatsApp,
+    ).toEqual([]);
   });
 
   it('manual add, import, remove, paging and the CSV export', async () => {
-    const add = await bob.client.post(`/api/opt-outs/${bob.userId}`, { phoneNumbers: ['+852 9140 0001', '85291400002', '91400002', '9140-0003'] });
+    const add = await bob.client.post(`/api/opt-outs/${bob.userId}`, {
+      phoneNumbers: ['+852 9140 0001', '85291400002', '91400002', '9140-0003'],
+    });
     expect(add.status).toBe(200);
     expect(add.body).toEqual({ success: true, added: 3, alreadyListed: 0 });
     const imported = numbers(120, 92_000_000);
-    expect((await bob.client.post(`/api/opt-outs/${bob.userId}`, { phoneNumbers: [...imported, '91400001'] })).body).toEqual({
+    expect(
+      (await bob.client.post(`/api/opt-outs/${bob.userId}`, { phoneNumbers: [...imported, '91400001'] })).body,
+    ).toEqual({
       success: true,
       added: 120,
       alreadyListed: 1,
@@ -172,13 +227,19 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
       cursor = page.body.nextCursor;
     }
     expect(seen.size).toBe(123);
-    expect((await listOf(bob, '?q=9140000')).map((o) => o.phoneNumber).sort()).toEqual(['91400001', '91400002', '91400003']);
+    expect((await listOf(bob, '?q=9140000')).map((o) => o.phoneNumber).sort()).toEqual([
+      '91400001',
+      '91400002',
+      '91400003',
+    ]);
 
     expect((await bob.client.delete(`/api/opt-outs/${bob.userId}/85291400002`)).status).toBe(200);
     const again = await bob.client.delete(`/api/opt-outs/${bob.userId}/91400002`);
     expect([again.status, again.body.error]).toEqual([404, OPT_OUT_MESSAGES.notListed]);
 
-    const csv = await fetch(`${sys.gateway.url}/api/opt-outs/${bob.userId}/export?format=csv`, { headers: { authorization: `Bearer ${bob.token}` } });
+    const csv = await fetch(`${sys.gateway.url}/api/opt-outs/${bob.userId}/export?format=csv`, {
+      headers: { authorization: `Bearer ${bob.token}` },
+    });
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
     expect(csv.headers.get('content-disposition')).toContain('opt-outs.csv');
@@ -216,12 +277,19 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
   const api401 = () => fetch(`${sys.gateway.url}/api/opt-outs/${ann.userId}`);
 
   it('keyword settings: editable, refused when empty or oversized, and the optional confirmation reply goes out once', async () => {
-    expect((await bob.client.get(`/api/opt-outs/${bob.userId}/settings`)).body).toEqual({ success: true, settings: DEFAULT_OPT_OUT_SETTINGS });
+    expect((await bob.client.get(`/api/opt-outs/${bob.userId}/settings`)).body).toEqual({
+      success: true,
+      settings: DEFAULT_OPT_OUT_SETTINGS,
+    });
     const empty = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { keywords: [] });
     expect([empty.status, empty.body.error]).toEqual([400, OPT_OUT_MESSAGES.keywordsEmpty]);
-    const tooMany = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { keywords: Array.from({ length: OPT_OUT_LIMITS.keywordsMax + 1 }, (_, i) => `K${i}`) });
+    const tooMany = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, {
+      keywords: Array.from({ length: OPT_OUT_LIMITS.keywordsMax + 1 }, (_, i) => `K${i}`),
+    });
     expect([tooMany.status, tooMany.body.error]).toEqual([400, OPT_OUT_MESSAGES.keywordsTooMany]);
-    const tooLong = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { keywords: ['x'.repeat(OPT_OUT_LIMITS.keywordMaxLength + 1)] });
+    const tooLong = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, {
+      keywords: ['x'.repeat(OPT_OUT_LIMITS.keywordMaxLength + 1)],
+    });
     expect([tooLong.status, tooLong.body.error]).toEqual([400, OPT_OUT_MESSAGES.keywordTooLong]);
 
     const saved = await ann.client.put(`/api/opt-outs/${ann.userId}/settings`, {
@@ -229,7 +297,14 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
       confirmationEnabled: true,
       confirmationText: 'Done: no more messages from us.',
     });
-    expect(saved.body).toEqual({ success: true, settings: { keywords: ['STOP', 'Basta'], confirmationEnabled: true, confirmationText: 'Done: no more messages from us.' } });
+    expect(saved.body).toEqual({
+      success: true,
+      settings: {
+        keywords: ['STOP', 'Basta'],
+        confirmationEnabled: true,
+        confirmationText: 'Done: no more messages from us.',
+      },
+    });
 
     const eventId = await inbound(ann, '85291160001', 'basta');
     await listed(ann, '91160001');
@@ -250,11 +325,20 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
 
   it('bad input gets a clear 400, never a 500', async () => {
     const cases: [Promise<{ status: number; body: any }>, string][] = [
-      [ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: ['91234567', '1234', 'abc'] }), OPT_OUT_MESSAGES.invalidPhoneNumbers(['1234', 'abc'])],
+      [
+        ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: ['91234567', '1234', 'abc'] }),
+        OPT_OUT_MESSAGES.invalidPhoneNumbers(['1234', 'abc']),
+      ],
       [ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: [] }), MESSAGES.addPhoneNumbersFirst],
       [ann.client.post(`/api/opt-outs/${ann.userId}`, {}), MESSAGES.addPhoneNumbersFirst],
-      [ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: '91234567' }), OPT_OUT_MESSAGES.phoneNumbersNotAList],
-      [ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: numbers(OPT_OUT_LIMITS.addMax + 1) }), OPT_OUT_MESSAGES.tooManyPhoneNumbers],
+      [
+        ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: '91234567' }),
+        OPT_OUT_MESSAGES.phoneNumbersNotAList,
+      ],
+      [
+        ann.client.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: numbers(OPT_OUT_LIMITS.addMax + 1) }),
+        OPT_OUT_MESSAGES.tooManyPhoneNumbers,
+      ],
       [ann.client.delete(`/api/opt-outs/${ann.userId}/12ab`), OPT_OUT_MESSAGES.invalidPhoneNumbers(['12ab'])],
       [ann.client.get(`/api/opt-outs/${ann.userId}?limit=abc`), OPT_OUT_MESSAGES.invalidLimit],
       [ann.client.get(`/api/opt-outs/${ann.userId}?limit=100000`), OPT_OUT_MESSAGES.invalidLimit],
@@ -263,8 +347,14 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
       [ann.client.get(`/api/opt-outs/${ann.userId}/export?format=xml`), OPT_OUT_MESSAGES.invalidExportFormat],
       [ann.client.put(`/api/opt-outs/${ann.userId}/settings`, [1, 2]), OPT_OUT_MESSAGES.settingsNotAnObject],
       [ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { keywords: 'STOP' }), OPT_OUT_MESSAGES.keywordsNotAList],
-      [ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { confirmationEnabled: 'yes' }), OPT_OUT_MESSAGES.confirmationEnabledNotBoolean],
-      [ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { confirmationText: ' ' }), OPT_OUT_MESSAGES.confirmationTextRequired],
+      [
+        ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { confirmationEnabled: 'yes' }),
+        OPT_OUT_MESSAGES.confirmationEnabledNotBoolean,
+      ],
+      [
+        ann.client.put(`/api/opt-outs/${ann.userId}/settings`, { confirmationText: ' ' }),
+        OPT_OUT_MESSAGES.confirmationTextRequired,
+      ],
     ];
     for (const [call, message] of cases) {
       const res = await call;

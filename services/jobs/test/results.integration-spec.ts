@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream } from '@nats-io/jetstream';
 import { strFromU8, unzipSync } from 'fflate';
-import { EXPORT_COLUMNS, IDEMPOTENCY_KEY_HEADER, RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem, type RecipientResult } from '@bns/contracts';
+import {
+  EXPORT_COLUMNS,
+  IDEMPOTENCY_KEY_HEADER,
+  RESULTS_LIMITS,
+  RESULTS_MESSAGES,
+  type JobHistoryItem,
+  type RecipientResult,
+} from '@bns/contracts';
 import { startSystem, waitFor, type System } from '@bns/testing';
 import { cancelJob, numbers, signInLinked, type User } from './helpers.js';
 
@@ -22,7 +29,12 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
   beforeAll(async () => {
     sys = await startSystem({
       shards: 1,
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_DELIVERED_DELAY_MS: '100', SIM_READ_DELAY_MS: '300' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_DELIVERED_DELAY_MS: '100',
+        SIM_READ_DELAY_MS: '300',
+      },
       serviceEnv: {
         jobs: { SEND_DELAY_MS: '200', JOBS_MAX_ACTIVE_PER_USER: '3', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '12000' },
         gateway: { START_BODY_LIMIT: '1mb' },
@@ -43,7 +55,11 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
   });
 
   const start = (user: User, body: Record<string, unknown>, key?: string) =>
-    user.client.post('/start-bulk-messages', { clerkUserId: user.userId, ...body }, key ? { [IDEMPOTENCY_KEY_HEADER]: key } : {});
+    user.client.post(
+      '/start-bulk-messages',
+      { clerkUserId: user.userId, ...body },
+      key ? { [IDEMPOTENCY_KEY_HEADER]: key } : {},
+    );
   const history = async (user: User): Promise<JobHistoryItem[]> => {
     const res = await user.client.get(`/api/jobs/${encodeURIComponent(user.userId)}?limit=50`);
     expect(res.status).toBe(200);
@@ -63,7 +79,9 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     expect(again.body.jobId).toBe(first.body.jobId);
 
     const burstKey = randomUUID();
-    const burst = await Promise.all(Array.from({ length: 6 }, () => start(ann, { message: 'Burst', phoneNumbers: numbers(2, 62_000_000) }, burstKey)));
+    const burst = await Promise.all(
+      Array.from({ length: 6 }, () => start(ann, { message: 'Burst', phoneNumbers: numbers(2, 62_000_000) }, burstKey)),
+    );
     const ids = new Set(burst.map((r) => r.body.jobId));
     expect(burst.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
     expect(ids.size).toBe(1);
@@ -82,7 +100,10 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
   }, 60_000);
 
   it('a start body over START_BODY_LIMIT is a 413 with a clear message, never a 500', async () => {
-    const recipients = numbers(20_000, 70_000_000).map((phone, i) => ({ phone, variables: { name: `Customer number ${i}` } }));
+    const recipients = numbers(20_000, 70_000_000).map((phone, i) => ({
+      phone,
+      variables: { name: `Customer number ${i}` },
+    }));
     const res = await start(ann, { message: 'Hi {{name}}', recipients });
     expect(res.status).toBe(413);
     expect(res.body).toMatchObject({ success: false, code: 'PAYLOAD_TOO_LARGE' });
@@ -114,7 +135,11 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     expect((await activeOf(bob)).filter((p) => ['A', 'B', 'D'].includes(p))).toEqual([]);
     const bad = await cat.client.get(`/api/jobs/${encodeURIComponent(cat.userId)}?active=yes`);
     expect(bad.status).toBe(400);
-    expect(bad.body).toEqual({ success: false, error: RESULTS_MESSAGES.invalidActive, code: 'JOB_RESULTS_QUERY_INVALID' });
+    expect(bad.body).toEqual({
+      success: false,
+      error: RESULTS_MESSAGES.invalidActive,
+      code: 'JOB_RESULTS_QUERY_INVALID',
+    });
     await cancelAll(cat);
     await cancelAll(bob);
     expect(await activeOf(cat)).toEqual([]);
@@ -123,7 +148,10 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
 
   it('pages through a 5,000-recipient personalised job: every recipient exactly once, with its variables; exports CSV and XLSX', async () => {
     const phones = numbers(5000, 90_000_000);
-    const recipients = phones.map((phone, i) => ({ phone, variables: { name: `Customer ${i}`, code: `C-${i}`, city: 'Hong Kong' } }));
+    const recipients = phones.map((phone, i) => ({
+      phone,
+      variables: { name: `Customer ${i}`, code: `C-${i}`, city: 'Hong Kong' },
+    }));
     // About 400 KB: staged through the object store, not one NATS message.
     const started = await start(bob, { message: 'Hi {{name}}, your code is {{code}}', recipients }, randomUUID());
     expect(started.status).toBe(200);
@@ -133,9 +161,8 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res: { status: number; body: { results: RecipientResult[]; nextCursor: string | null } } = await bob.client.get(
-        `/job-results/${jobId}?limit=500${cursor ? `&cursor=${cursor}` : ''}`,
-      );
+      const res: { status: number; body: { results: RecipientResult[]; nextCursor: string | null } } =
+        await bob.client.get(`/job-results/${jobId}?limit=500${cursor ? `&cursor=${cursor}` : ''}`);
       expect(res.status).toBe(200);
       seen.push(...res.body.results);
       cursor = res.body.nextCursor;
@@ -143,7 +170,10 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     } while (cursor);
     expect(pages).toBe(10);
     expect(seen.map((r) => r.phoneNumber)).toEqual(phones);
-    expect(seen[7]).toMatchObject({ phoneNumber: phones[7], variables: { name: 'Customer 7', code: 'C-7', city: 'Hong Kong' } });
+    expect(seen[7]).toMatchObject({
+      phoneNumber: phones[7],
+      variables: { name: 'Customer 7', code: 'C-7', city: 'Hong Kong' },
+    });
     expect(seen.every((r) => ['pending', 'sent', 'delivered', 'read'].includes(r.status))).toBe(true);
 
     const pending = await bob.client.get(`/job-results/${jobId}?status=pending&limit=5`);
@@ -156,21 +186,35 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
       [`/job-results/${jobId}?limit=1&limit=2`, RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax)],
       [`/job-results/${jobId}?cursor=a&cursor=b`, RESULTS_MESSAGES.invalidCursor],
       [`/job-results/${jobId}/export?format=csv&format=csv`, RESULTS_MESSAGES.invalidFormat],
-      [`/api/jobs/${encodeURIComponent(bob.userId)}?limit=5&limit=6`, RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.historyPageMax)],
+      [
+        `/api/jobs/${encodeURIComponent(bob.userId)}?limit=5&limit=6`,
+        RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.historyPageMax),
+      ],
     ] as const) {
       const res = await bob.client.get(path);
-      expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 400, body: { success: false, error: error, code: 'JOB_RESULTS_QUERY_INVALID' } });
+      expect({ path, status: res.status, body: res.body }).toEqual({
+        path,
+        status: 400,
+        body: { success: false, error: error, code: 'JOB_RESULTS_QUERY_INVALID' },
+      });
     }
 
-    const csv = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=csv`, { headers: { authorization: `Bearer ${bob.token}` } });
+    const csv = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=csv`, {
+      headers: { authorization: `Bearer ${bob.token}` },
+    });
     expect(csv.status).toBe(200);
     expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
-    const lines = (await csv.text()).replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    const lines = (await csv.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
     expect(lines).toHaveLength(5001);
     expect(lines[0]!.split(',')).toEqual([...EXPORT_COLUMNS, 'var:city', 'var:code', 'var:name']);
     expect(new Set(lines.slice(1).map((l) => l.split(',')[0])).size).toBe(5000);
 
-    const xlsx = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=xlsx`, { headers: { authorization: `Bearer ${bob.token}` } });
+    const xlsx = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=xlsx`, {
+      headers: { authorization: `Bearer ${bob.token}` },
+    });
     expect(xlsx.status).toBe(200);
     const files = unzipSync(new Uint8Array(await xlsx.arrayBuffer()));
     const sheet = strFromU8(files['xl/worksheets/sheet1.xml']!);
@@ -188,26 +232,54 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
     expect(started.status).toBe(200);
     const jobId = started.body.jobId as string;
 
-    const report = () => ann.client.get(`/job-results/${jobId}?limit=10`).then((r) => r.body.results as RecipientResult[]);
-    const read = await waitFor(async () => {
-      const rows = await report();
-      return rows.every((r) => r.status === 'read') ? rows : undefined;
-    }, 30_000, 200, 'read receipts in the report');
+    const report = () =>
+      ann.client.get(`/job-results/${jobId}?limit=10`).then((r) => r.body.results as RecipientResult[]);
+    const read = await waitFor(
+      async () => {
+        const rows = await report();
+        return rows.every((r) => r.status === 'read') ? rows : undefined;
+      },
+      30_000,
+      200,
+      'read receipts in the report',
+    );
     expect(read.every((r) => r.sentAt && r.deliveredAt && r.readAt && r.repliedAt === null)).toBe(true);
 
     // A reply from the second number (as sessions publishes it).
     await jetstream(nc).publish(
       'events.message.received',
-      JSON.stringify({ eventId: randomUUID(), userId: ann.userId, at: new Date().toISOString(), from: `852${phones[1]}`, text: 'Thanks', messageId: randomUUID() }),
+      JSON.stringify({
+        eventId: randomUUID(),
+        userId: ann.userId,
+        at: new Date().toISOString(),
+        from: `852${phones[1]}`,
+        text: 'Thanks',
+        messageId: randomUUID(),
+      }),
     );
-    const replied = await waitFor(async () => {
-      const rows = await report();
-      return rows[1]!.status === 'replied' ? rows : undefined;
-    }, 15_000, 200, 'the reply in the report');
+    const replied = await waitFor(
+      async () => {
+        const rows = await report();
+        return rows[1]!.status === 'replied' ? rows : undefined;
+      },
+      15_000,
+      200,
+      'the reply in the report',
+    );
     expect(replied[1]!.repliedAt).not.toBeNull();
 
-    const item = await waitFor(async () => (await history(ann)).find((j) => j.jobId === jobId && j.receipts.replied === 1), 10_000, 200, 'history');
-    expect(item).toMatchObject({ status: 'completed', progress: { total: 3, sent: 3, failed: 0 }, receipts: { delivered: 3, read: 3, replied: 1 }, messagePreview: 'Receipts please' });
+    const item = await waitFor(
+      async () => (await history(ann)).find((j) => j.jobId === jobId && j.receipts.replied === 1),
+      10_000,
+      200,
+      'history',
+    );
+    expect(item).toMatchObject({
+      status: 'completed',
+      progress: { total: 3, sent: 3, failed: 0 },
+      receipts: { delivered: 3, read: 3, replied: 1 },
+      messagePreview: 'Receipts please',
+    });
 
     // Ann's jobs are Ann's alone.
     expect((await history(bob)).some((j) => j.jobId === jobId)).toBe(false);

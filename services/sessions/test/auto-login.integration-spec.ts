@@ -14,7 +14,11 @@ describe('auto-login success message, driven by the dashboard preference', () =>
     sys = await startSystem({
       shards: 2,
       services: ['dashboard', 'sessions'],
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', AUTO_LOGIN_PREF_TIMEOUT_MS: String(PREF_TIMEOUT_MS) },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        AUTO_LOGIN_PREF_TIMEOUT_MS: String(PREF_TIMEOUT_MS),
+      },
     });
   }, 120_000);
 
@@ -23,13 +27,21 @@ describe('auto-login success message, driven by the dashboard preference', () =>
     await sys?.stop();
   });
 
-  const welcomes = async (u: { token: string }) => (await outbox(sys.gateway.url, u.token)).filter((m) => m.text === SESSION_MESSAGES.autoLoginSuccess);
+  const welcomes = async (u: { token: string }) =>
+    (await outbox(sys.gateway.url, u.token)).filter((m) => m.text === SESSION_MESSAGES.autoLoginSuccess);
 
   it('is sent to the account’s own number once per new link when the preference is on (the default)', async () => {
     const first = await linkUser(sys.gateway.url, 'welcome-on@example.com');
     linked.push(first);
     await waitFor(async () => (await welcomes(first)).length === 1, 10_000);
-    expect(await welcomes(first)).toEqual([{ to: first.phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${first.sessionId}`, at: expect.any(String) }]);
+    expect(await welcomes(first)).toEqual([
+      {
+        to: first.phoneNumber,
+        text: SESSION_MESSAGES.autoLoginSuccess,
+        idempotencyKey: `welcome:${first.sessionId}`,
+        at: expect.any(String),
+      },
+    ]);
 
     // The phone unlinks and the user links again: a new link, so one more message, to the new number.
     await api(sys.gateway.url, first.token).post('/dev/simulator/disconnect');
@@ -44,7 +56,10 @@ describe('auto-login success message, driven by the dashboard preference', () =>
 
   it('is not sent when the user turned the preference off', async () => {
     const user = await devSignIn(sys.gateway.url, 'welcome-off@example.com');
-    const saved = await api(sys.gateway.url, user.token).post('/api/user/preferences', { clerkUserId: user.userId, preferences: { auto_login_message_enabled: false } });
+    const saved = await api(sys.gateway.url, user.token).post('/api/user/preferences', {
+      clerkUserId: user.userId,
+      preferences: { auto_login_message_enabled: false },
+    });
     expect(saved.status).toBe(200);
 
     const off = await linkUser(sys.gateway.url, 'welcome-off@example.com');

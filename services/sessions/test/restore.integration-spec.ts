@@ -24,7 +24,11 @@ describe('links survive a crash and a shard resize without a new scan', () => {
   const users: LinkedUser[] = [];
 
   beforeAll(async () => {
-    sys = await startSystem({ shards: 2, services: ['sessions'], env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' } });
+    sys = await startSystem({
+      shards: 2,
+      services: ['sessions'],
+      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
+    });
     nc = await connectNats(sys.nats.url, 'restore-test');
     // Enough users that both shards hold some and the 2 → 3 resize moves at least one of them.
     for (let i = 0; users.length < 6 || !users.some((u) => shardOf(u.userId, 2) !== shardOf(u.userId, 3)); i++) {
@@ -58,9 +62,16 @@ describe('links survive a crash and a shard resize without a new scan', () => {
     for (const u of users.filter((x) => shardOf(x.userId, 2) === shard)) {
       expect(await existsAfterReload(sys.gateway.url, u)).toEqual({ id: u.sessionId, phoneNumber: u.phoneNumber });
     }
-    const sent = await rpc.call('sessions.send', { userId: victim.userId, to: '91111111', text: 'after a crash', idempotencyKey: 'job-r:91111111' });
+    const sent = await rpc.call('sessions.send', {
+      userId: victim.userId,
+      to: '91111111',
+      text: 'after a crash',
+      idempotencyKey: 'job-r:91111111',
+    });
     expect(sent.duplicate).toBe(false);
-    const welcomes = (await outbox(sys.gateway.url, victim.token)).filter((m) => m.text === SESSION_MESSAGES.autoLoginSuccess);
+    const welcomes = (await outbox(sys.gateway.url, victim.token)).filter(
+      (m) => m.text === SESSION_MESSAGES.autoLoginSuccess,
+    );
     expect(welcomes).toHaveLength(1);
   });
 
@@ -69,7 +80,8 @@ describe('links survive a crash and a shard resize without a new scan', () => {
     await Promise.all([...sys.services.filter((h) => h.name === 'sessions'), ...extra].map((h) => h.stop()));
     await sys.gateway.stop();
     const resized = { SESSIONS_SHARDS: '3' };
-    for (let k = 0; k < 3; k++) extra.push(await sys.start('sessions', { ...resized, SHARD_INDEX: String(k) }, `sessions-${k}-of-3`));
+    for (let k = 0; k < 3; k++)
+      extra.push(await sys.start('sessions', { ...resized, SHARD_INDEX: String(k) }, `sessions-${k}-of-3`));
     const gateway = await sys.start('gateway', resized, 'gateway-3');
     extra.push(gateway);
 
@@ -78,14 +90,25 @@ describe('links survive a crash and a shard resize without a new scan', () => {
       const fresh = await devSignIn(gateway.url, u.email);
       const restored = await existsAfterReload(gateway.url, { ...u, token: fresh.token });
       expect(restored).toEqual({ id: u.sessionId, phoneNumber: u.phoneNumber });
-      expect(await rpc.call('sessions.status', { userId: u.userId })).toEqual({ state: 'exist', sessionId: u.sessionId, phoneNumber: u.phoneNumber });
-      const sent = await rpc.call('sessions.send', { userId: u.userId, to: '92222222', text: 'after resize', idempotencyKey: `job-z:92222222` });
+      expect(await rpc.call('sessions.status', { userId: u.userId })).toEqual({
+        state: 'exist',
+        sessionId: u.sessionId,
+        phoneNumber: u.phoneNumber,
+      });
+      const sent = await rpc.call('sessions.send', {
+        userId: u.userId,
+        to: '92222222',
+        text: 'after resize',
+        idempotencyKey: `job-z:92222222`,
+      });
       expect(sent.duplicate).toBe(false);
     }
     // Each shard holds exactly its own users: a request routed to another shard (a stale count) is refused.
     const moved = users.find((u) => shardOf(u.userId, 2) !== shardOf(u.userId, 3))!;
     const wrongShard = [0, 1, 2].find((k) => k !== shardOf(moved.userId, 3))!;
-    const refused = (await rpc.call('sessions.connect', { userId: moved.userId, explicit: true }, { shard: wrongShard }).catch((e: AppError) => e)) as AppError;
+    const refused = (await rpc
+      .call('sessions.connect', { userId: moved.userId, explicit: true }, { shard: wrongShard })
+      .catch((e: AppError) => e)) as AppError;
     expect([refused.kind, refused.code]).toEqual([ErrorKind.Unavailable, SessionsErrorCode.WrongShard]);
   });
 });

@@ -26,7 +26,13 @@ describe('sessions.send over NATS with the simulated engine', () => {
     sys = await startSystem({
       shards: 2,
       services: ['sessions'],
-      env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50', SIM_FAIL_NUMBERS: `852${FAIL_NUMBER}`, SIM_DELIVERED_DELAY_MS: '200', SIM_READ_DELAY_MS: '400' },
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_FAIL_NUMBERS: `852${FAIL_NUMBER}`,
+        SIM_DELIVERED_DELAY_MS: '200',
+        SIM_READ_DELAY_MS: '400',
+      },
     });
     nc = await connectNats(sys.nats.url, 'send-test');
     rpc = new RpcClient(nc, { shards: 2, timeoutMs: 10_000 });
@@ -46,7 +52,12 @@ describe('sessions.send over NATS with the simulated engine', () => {
       return m.length > 0 && m;
     }, 10_000);
     expect(messages).toEqual([
-      { to: linked.phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${linked.sessionId}`, at: expect.any(String) },
+      {
+        to: linked.phoneNumber,
+        text: SESSION_MESSAGES.autoLoginSuccess,
+        idempotencyKey: `welcome:${linked.sessionId}`,
+        at: expect.any(String),
+      },
     ]);
   });
 
@@ -66,7 +77,8 @@ describe('sessions.send over NATS with the simulated engine', () => {
   it('publishes delivered then read acks as message statuses with the job, recipient and key', async () => {
     const req = { userId: linked.userId, to: '85261234567', text: 'ack me', idempotencyKey: 'job-2:85261234567' };
     const { messageId } = await rpc.call('sessions.send', req);
-    const ofThisKey = () => linked.tab.named('message_status').filter((e) => e.payload.idempotencyKey === req.idempotencyKey);
+    const ofThisKey = () =>
+      linked.tab.named('message_status').filter((e) => e.payload.idempotencyKey === req.idempotencyKey);
     const read = await waitFor(() => ofThisKey().find((e) => e.payload.status === 'read'), 10_000);
     const statuses = ofThisKey();
     expect(statuses.map((s) => s.payload.status)).toEqual(['delivered', 'read']);
@@ -84,11 +96,20 @@ describe('sessions.send over NATS with the simulated engine', () => {
   });
 
   it('fails a number that is not on WhatsApp permanently, the same way on a retry, and sends nothing', async () => {
-    const req = { userId: linked.userId, to: FAIL_NUMBER, text: 'nobody there', idempotencyKey: `job-3:${FAIL_NUMBER}` };
+    const req = {
+      userId: linked.userId,
+      to: FAIL_NUMBER,
+      text: 'nobody there',
+      idempotencyKey: `job-3:${FAIL_NUMBER}`,
+    };
     for (let i = 0; i < 2; i++) {
       const err = await failureOf(rpc.call('sessions.send', req));
       expect(err).toBeInstanceOf(AppError);
-      expect([err.kind, err.code, err.message]).toEqual([ErrorKind.Validation, SessionsErrorCode.NotOnWhatsApp, 'number is not on WhatsApp']);
+      expect([err.kind, err.code, err.message]).toEqual([
+        ErrorKind.Validation,
+        SessionsErrorCode.NotOnWhatsApp,
+        'number is not on WhatsApp',
+      ]);
     }
     expect((await outbox(sys.gateway.url, linked.token)).some((m) => m.to === FAIL_NUMBER)).toBe(false);
   });
@@ -102,15 +123,24 @@ describe('sessions.send over NATS with the simulated engine', () => {
     const late = await linkUser(sys.gateway.url, 'late-linker@example.com');
     try {
       expect((await rpc.call('sessions.send', req)).duplicate).toBe(false);
-      await waitFor(async () => (await outbox(sys.gateway.url, late.token)).some((m) => m.idempotencyKey === req.idempotencyKey), 5000);
+      await waitFor(
+        async () => (await outbox(sys.gateway.url, late.token)).some((m) => m.idempotencyKey === req.idempotencyKey),
+        5000,
+      );
     } finally {
       late.tab.close();
     }
   });
 
   it('refuses bad input with a validation error, never an internal one', async () => {
-    const err = await failureOf(rpc.call('sessions.send', { userId: linked.userId, to: 'abc', text: '', idempotencyKey: '' }));
+    const err = await failureOf(
+      rpc.call('sessions.send', { userId: linked.userId, to: 'abc', text: '', idempotencyKey: '' }),
+    );
     expect([err.kind, err.code]).toEqual([ErrorKind.Validation, SessionsErrorCode.InvalidRequest]);
-    expect(err.extra.errors).toEqual({ to: expect.any(String), text: expect.any(String), idempotencyKey: expect.any(String) });
+    expect(err.extra.errors).toEqual({
+      to: expect.any(String),
+      text: expect.any(String),
+      idempotencyKey: expect.any(String),
+    });
   });
 });

@@ -16,7 +16,11 @@ describe('WhatsApp link state machine through the gateway socket', () => {
   };
 
   beforeAll(async () => {
-    sys = await startSystem({ shards: 2, services: ['sessions'], env: { SIM_QR_INTERVAL_MS: String(QR_INTERVAL_MS), SIM_READY_DELAY_MS: '100' } });
+    sys = await startSystem({
+      shards: 2,
+      services: ['sessions'],
+      env: { SIM_QR_INTERVAL_MS: String(QR_INTERVAL_MS), SIM_READY_DELAY_MS: '100' },
+    });
   }, 120_000);
 
   afterAll(async () => {
@@ -25,7 +29,13 @@ describe('WhatsApp link state machine through the gateway socket', () => {
   });
 
   it('refuses a socket whose token is bad with connect_error "unauthorized"', async () => {
-    const socket = io(sys.gateway.url, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token: 'not-a-token' }, reconnection: false, forceNew: true });
+    const socket = io(sys.gateway.url, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token: 'not-a-token' },
+      reconnection: false,
+      forceNew: true,
+    });
     const error = await new Promise<Error>((resolve, reject) => {
       socket.once('connect_error', resolve);
       socket.once('connect', () => reject(new Error('a bad token was let in')));
@@ -47,7 +57,8 @@ describe('WhatsApp link state machine through the gateway socket', () => {
     const qrs = tab.named('qr');
     expect(qrs.map((q) => q.payload.attempts)).toEqual([1, 2, 3, 4, 5]);
     expect(new Set(qrs.map((q) => q.payload.qr)).size).toBe(LIMITS.qrMaxAttempts); // each rotation is a new code
-    for (const q of qrs) expect(q.payload.qr).toMatch(/^2@[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+$/);
+    for (const q of qrs)
+      expect(q.payload.qr).toMatch(/^2@[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+$/);
     expect(max.payload).toEqual({ message: SESSION_MESSAGES.qrMaxAttempts, attempts: LIMITS.qrMaxAttempts });
 
     // Torn down: no further codes, nothing to scan, and the user starts from no_session again.
@@ -83,7 +94,8 @@ describe('WhatsApp link state machine through the gateway socket', () => {
     expect(tab1.named('creating').some((c) => c.payload.message === SESSION_MESSAGES.creatingFinalizing)).toBe(true);
     // One link only: the join re-sent the code showing, it did not start a second engine with its own codes.
     const codesByAttempt = new Map<number, Set<string>>();
-    for (const q of tab1.named('qr')) codesByAttempt.set(q.payload.attempts, (codesByAttempt.get(q.payload.attempts) ?? new Set()).add(q.payload.qr));
+    for (const q of tab1.named('qr'))
+      codesByAttempt.set(q.payload.attempts, (codesByAttempt.get(q.payload.attempts) ?? new Set()).add(q.payload.qr));
     for (const codes of codesByAttempt.values()) expect(codes.size).toBe(1);
     expect(tab1.named('qr').filter((q) => q.payload.attempts === 1).length).toBeGreaterThanOrEqual(2);
 
@@ -122,9 +134,15 @@ describe('WhatsApp link state machine through the gateway socket', () => {
     await bobTab.waitFor('ready');
 
     // Alice pretending to be Bob is refused and nothing is started for either.
-    const refused = await aliceTab.ask('createSession', { id: bob.userId, clerkUserId: bob.userId, isExplicitRequest: true });
+    const refused = await aliceTab.ask('createSession', {
+      id: bob.userId,
+      clerkUserId: bob.userId,
+      isExplicitRequest: true,
+    });
     expect(refused).toEqual({ code: 'FORBIDDEN', message: SESSION_MESSAGES.createSessionForbidden });
-    expect((await aliceTab.waitFor(SESSION_SOCKET_ERROR)).payload.message).toBe(SESSION_MESSAGES.createSessionForbidden);
+    expect((await aliceTab.waitFor(SESSION_SOCKET_ERROR)).payload.message).toBe(
+      SESSION_MESSAGES.createSessionForbidden,
+    );
 
     aliceTab.emit('createSession', { id: alice.userId, clerkUserId: alice.userId });
     await aliceTab.waitFor('no_session');
@@ -163,7 +181,10 @@ describe('WhatsApp link state machine through the gateway socket', () => {
 
   it('answers 404 on the dev simulator calls unless WA_ENGINE=simulated', async () => {
     const user = await devSignIn(sys.gateway.url, 'dev-calls@example.com');
-    expect((await api(sys.gateway.url, user.token).get('/dev/simulator/outbox')).body).toEqual({ success: true, messages: [] });
+    expect((await api(sys.gateway.url, user.token).get('/dev/simulator/outbox')).body).toEqual({
+      success: true,
+      messages: [],
+    });
     const prodGateway = await sys.start('gateway', { WA_ENGINE: 'webjs' }, 'gateway-webjs');
     try {
       const prodUser = await devSignIn(prodGateway.url, 'dev-calls@example.com');

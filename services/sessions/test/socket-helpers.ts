@@ -16,7 +16,13 @@ export class RecordingSocket {
   }
 
   static async connect(gatewayUrl: string, token: string): Promise<RecordingSocket> {
-    const socket = io(gatewayUrl, { path: SOCKET.path, transports: [...SOCKET.transports], auth: { token }, reconnection: false, forceNew: true });
+    const socket = io(gatewayUrl, {
+      path: SOCKET.path,
+      transports: [...SOCKET.transports],
+      auth: { token },
+      reconnection: false,
+      forceNew: true,
+    });
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
       socket.once('connect_error', (err) => reject(err));
@@ -39,7 +45,11 @@ export class RecordingSocket {
 
   /** The n-th (1-based) event of this name, waiting for it. */
   waitFor(name: string, n = 1, timeoutMs = 15_000): Promise<Received> {
-    return waitForValue(() => this.named(name)[n - 1], timeoutMs, `socket event "${name}" #${n} (got: ${this.received.map((r) => r.name).join(', ')})`);
+    return waitForValue(
+      () => this.named(name)[n - 1],
+      timeoutMs,
+      `socket event "${name}" #${n} (got: ${this.received.map((r) => r.name).join(', ')})`,
+    );
   }
 
   close(): void {

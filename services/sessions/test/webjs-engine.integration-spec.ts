@@ -7,8 +7,25 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { DataSource } from 'typeorm';
-import { DISCONNECT_REASONS, ErrorKind, LIMITS, SESSION_MESSAGES, SessionsErrorCode, type EventEnvelope } from '@bns/contracts';
-import { AppError, connectNats, ensureEventsStream, EventBus, openDatabase, OutboxPublisher, OutboxRepository, RpcClient, Transactions } from '@bns/service-kit';
+import {
+  DISCONNECT_REASONS,
+  ErrorKind,
+  LIMITS,
+  SESSION_MESSAGES,
+  SessionsErrorCode,
+  type EventEnvelope,
+} from '@bns/contracts';
+import {
+  AppError,
+  connectNats,
+  ensureEventsStream,
+  EventBus,
+  openDatabase,
+  OutboxPublisher,
+  OutboxRepository,
+  RpcClient,
+  Transactions,
+} from '@bns/service-kit';
 import { startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bns/testing';
 import type { SessionsEnv } from '../src/config/env.js';
 import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../src/database/schema.js';
@@ -16,7 +33,14 @@ import { SafeRemoteAuth } from '../src/sessions/engines/safe-remote-auth.js';
 import { SimOutboxRepository } from '../src/sessions/engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from '../src/sessions/engines/webjs-auth.repository.js';
 import { WebjsAuthStore, webjsSessionName } from '../src/sessions/engines/webjs-auth.store.js';
-import { WebjsEngine, type WebjsClientArgs, type WebjsClientLike, type WebjsEngineOptions, type WebjsMessageLike, type WebjsWid } from '../src/sessions/engines/webjs.engine.js';
+import {
+  WebjsEngine,
+  type WebjsClientArgs,
+  type WebjsClientLike,
+  type WebjsEngineOptions,
+  type WebjsMessageLike,
+  type WebjsWid,
+} from '../src/sessions/engines/webjs.engine.js';
 import { LinksRepository } from '../src/sessions/links.repository.js';
 import { MessageEvents } from '../src/sessions/message-events.service.js';
 import { SendLedger } from '../src/sessions/send-ledger.service.js';
@@ -71,7 +95,9 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
     if (this.behaviour.lookupHangs) return new Promise<null>(() => undefined);
     if (number === '85299999999') return null;
     const id = `${number}@c.us`;
-    return this.behaviour.send === 'dollar1' ? { $1: id, user: number, server: 'c.us' } : { _serialized: id, user: number, server: 'c.us' };
+    return this.behaviour.send === 'dollar1'
+      ? { $1: id, user: number, server: 'c.us' }
+      : { _serialized: id, user: number, server: 'c.us' };
   }
   async sendMessage(chatId: string, text: string, options?: unknown): Promise<WebjsMessageLike | undefined> {
     this.sendOptions.push(options);
@@ -148,11 +174,15 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
   const newManager = async (
     opts: { env?: Partial<SessionsEnv>; engine?: Partial<WebjsEngineOptions>; behaviour?: Partial<FakeBehaviour> } = {},
   ) => {
-    const engine = new WebjsEngine(new WebjsAuthRepository(new Transactions(db)), { ...ENGINE_OPTIONS, dataPath, ...opts.engine }, (args) => {
-      const c = new FakeClient(args, { ...DEFAULT_BEHAVIOUR, ...opts.behaviour });
-      clients.push(c);
-      return c;
-    });
+    const engine = new WebjsEngine(
+      new WebjsAuthRepository(new Transactions(db)),
+      { ...ENGINE_OPTIONS, dataPath, ...opts.engine },
+      (args) => {
+        const c = new FakeClient(args, { ...DEFAULT_BEHAVIOUR, ...opts.behaviour });
+        clients.push(c);
+        return c;
+      },
+    );
     const env = { ...ENV, ...opts.env } as SessionsEnv;
     const tx = new Transactions(db);
     const sessionEvents = new SessionEvents(new EventBus(nc));
@@ -174,16 +204,24 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     await manager.onApplicationBootstrap();
     return manager;
   };
-  const eventsOf = (userId: string, subject?: string) => events.filter((e) => e.userId === userId && (!subject || e.subject === subject));
+  const eventsOf = (userId: string, subject?: string) =>
+    events.filter((e) => e.userId === userId && (!subject || e.subject === subject));
   const statesOf = (userId: string) => eventsOf(userId, 'events.session.state').map((e) => e.state);
   const lastClient = () => clients[clients.length - 1]!;
 
   beforeAll(async () => {
     [pg, nats] = await Promise.all([startPostgres(), startNats()]);
-    db = await openDatabase({ url: pg.url, schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS });
+    db = await openDatabase({
+      url: pg.url,
+      schema: 'sessions',
+      entities: SESSIONS_ENTITIES,
+      migrations: SESSIONS_MIGRATIONS,
+    });
     nc = await connectNats(nats.url, 'webjs-test');
     await ensureEventsStream(nc);
-    nc.subscribe('events.>', { callback: (_e, msg) => void events.push({ ...msg.json<EventEnvelope>(), subject: msg.subject }) });
+    nc.subscribe('events.>', {
+      callback: (_e, msg) => void events.push({ ...msg.json<EventEnvelope>(), subject: msg.subject }),
+    });
     dataPath = mkdtempSync(join(tmpdir(), 'bns-wwebjs-'));
   }, 60_000);
 
@@ -207,7 +245,10 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     await waitFor(() => statesOf(userId).includes('qr_max_attempts'), 5000);
     const qrs = eventsOf(userId, 'events.session.state').filter((e) => e.state === 'qr');
     expect(qrs.map((e) => [e.qr, e.attempts])).toEqual([1, 2, 3, 4, 5].map((n) => [`qr-code-${n}`, n]));
-    expect(eventsOf(userId).find((e) => e.state === 'qr_max_attempts')).toMatchObject({ message: SESSION_MESSAGES.qrMaxAttempts, attempts: 5 });
+    expect(eventsOf(userId).find((e) => e.state === 'qr_max_attempts')).toMatchObject({
+      message: SESSION_MESSAGES.qrMaxAttempts,
+      attempts: 5,
+    });
     expect(client.calls).toEqual(['initialize', 'destroy']);
     expect(await manager.status(userId)).toEqual({ state: 'no_session' });
   });
@@ -228,19 +269,41 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(client.sent[0]).toEqual({ chatId: '85290000001@c.us', text: SESSION_MESSAGES.autoLoginSuccess });
 
     const reply = await manager.send({ userId, to: '91234567', text: 'hi', idempotencyKey: 'job-w:91234567' });
-    expect(reply).toEqual({ messageId: 'true_85291234567@c.us_2', status: 'sent', at: expect.any(String), duplicate: false });
-    expect((await manager.send({ userId, to: '91234567', text: 'hi', idempotencyKey: 'job-w:91234567' })).duplicate).toBe(true);
+    expect(reply).toEqual({
+      messageId: 'true_85291234567@c.us_2',
+      status: 'sent',
+      at: expect.any(String),
+      duplicate: false,
+    });
+    expect(
+      (await manager.send({ userId, to: '91234567', text: 'hi', idempotencyKey: 'job-w:91234567' })).duplicate,
+    ).toBe(true);
     expect(client.sent).toHaveLength(2);
 
-    const refused = (await manager.send({ userId, to: '99999999', text: 'hi', idempotencyKey: 'job-w:99999999' }).catch((e: AppError) => e)) as AppError;
-    expect([refused.kind, refused.code, refused.message]).toEqual([ErrorKind.Validation, SessionsErrorCode.NotOnWhatsApp, 'number is not on WhatsApp']);
+    const refused = (await manager
+      .send({ userId, to: '99999999', text: 'hi', idempotencyKey: 'job-w:99999999' })
+      .catch((e: AppError) => e)) as AppError;
+    expect([refused.kind, refused.code, refused.message]).toEqual([
+      ErrorKind.Validation,
+      SessionsErrorCode.NotOnWhatsApp,
+      'number is not on WhatsApp',
+    ]);
 
     const msg = { id: { _serialized: reply.messageId } };
     client.emit('message_ack', msg, 1); // server ack = sent: the jobs service reports sent itself
     client.emit('message_ack', msg, 2);
     client.emit('message_ack', msg, 3);
     await waitFor(() => eventsOf(userId, 'events.message.status').length === 2, 5000);
-    expect(eventsOf(userId, 'events.message.status').map((e) => [e.status, e.jobId, e.recipient, e.idempotencyKey, e.messageId, e.content])).toEqual([
+    expect(
+      eventsOf(userId, 'events.message.status').map((e) => [
+        e.status,
+        e.jobId,
+        e.recipient,
+        e.idempotencyKey,
+        e.messageId,
+        e.content,
+      ]),
+    ).toEqual([
       ['delivered', 'job-w', '91234567', 'job-w:91234567', reply.messageId, 'hi'],
       ['read', 'job-w', '91234567', 'job-w:91234567', reply.messageId, 'hi'],
     ]);
@@ -250,7 +313,9 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(eventsOf(userId).find((e) => e.state === 'disconnected')).toMatchObject({ reason: 'phone_unlinked' });
     expect(client.calls).toContain('destroy');
     expect(await db.query(`SELECT 1 FROM links WHERE user_id = $1`, [userId])).toHaveLength(0);
-    const notLinked = (await manager.send({ userId, to: '91234568', text: 'x', idempotencyKey: 'job-w:91234568' }).catch((e: AppError) => e)) as AppError;
+    const notLinked = (await manager
+      .send({ userId, to: '91234568', text: 'x', idempotencyKey: 'job-w:91234568' })
+      .catch((e: AppError) => e)) as AppError;
     expect([notLinked.kind, notLinked.code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.NotLinked]);
   });
 
@@ -261,7 +326,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const client = lastClient();
     client.link('85290000002');
     await waitFor(() => statesOf(userId).includes('ready'), 5000);
-    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [webjsSessionName(userId), userId, Buffer.from('zip')]);
+    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [
+      webjsSessionName(userId),
+      userId,
+      Buffer.from('zip'),
+    ]);
 
     expect(await manager.logout(userId)).toEqual({ sessionsCleanedUp: 1 });
     expect(client.calls).toEqual(['initialize', 'logout', 'destroy']);
@@ -276,7 +345,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const client = lastClient();
     client.link('85290000005');
     await waitFor(() => statesOf(userId).includes('ready'), 5000);
-    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [webjsSessionName(userId), userId, Buffer.from('zip')]);
+    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [
+      webjsSessionName(userId),
+      userId,
+      Buffer.from('zip'),
+    ]);
     client.failLogout = true;
 
     expect(await manager.logout(userId)).toEqual({
@@ -293,8 +366,15 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
   it('restores a stored link on start without a QR, and forgets a link whose login never reached the store', async () => {
     const restorable = 'user_restore';
     const unsaved = 'user_unsaved';
-    await db.query(`INSERT INTO links (user_id, engine, phone_number) VALUES ($1, 'webjs', '85290000003'), ($2, 'webjs', '85290000004')`, [restorable, unsaved]);
-    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [webjsSessionName(restorable), restorable, Buffer.from('zip')]);
+    await db.query(
+      `INSERT INTO links (user_id, engine, phone_number) VALUES ($1, 'webjs', '85290000003'), ($2, 'webjs', '85290000004')`,
+      [restorable, unsaved],
+    );
+    await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [
+      webjsSessionName(restorable),
+      restorable,
+      Buffer.from('zip'),
+    ]);
     const before = clients.length;
     const manager = await newManager();
     await waitFor(() => clients.length === before + 1, 5000);
@@ -325,7 +405,9 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     writeFileSync(join(profile, 'Default', 'IndexedDB', 'keys.ldb'), 'secret-keys');
     await (auth as any).storeRemoteSession({ emit: true });
     expect(await store.sessionExists({ session })).toBe(true);
-    const [{ size_bytes: goodSize }] = await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [session]);
+    const [{ size_bytes: goodSize }] = await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [
+      session,
+    ]);
 
     // An empty or non-zip backup never replaces the good one.
     writeFileSync(join(dataPath, `${session}.zip`), '');
@@ -333,9 +415,14 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     writeFileSync(join(dataPath, `${session}.zip`), 'x'.repeat(100));
     await store.save({ session });
     const big = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 50);
-    writeFileSync(join(dataPath, `${session}.zip`), Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]));
+    writeFileSync(
+      join(dataPath, `${session}.zip`),
+      Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]),
+    );
     await big.save({ session });
-    expect(await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [session])).toEqual([{ size_bytes: goodSize }]);
+    expect(await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [session])).toEqual([
+      { size_bytes: goodSize },
+    ]);
     rmSync(join(dataPath, `${session}.zip`), { force: true });
 
     // Another replica (an empty disk) gets the same profile back from Postgres, fully written when
@@ -360,18 +447,34 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     await waitFor(() => client.sent.length === 1, 5000); // the auto-login message
     return { manager, client };
   };
-  const ledgerOf = async (userId: string, key: string) => (await db.query(`SELECT status, message_id FROM sends WHERE user_id = $1 AND idempotency_key = $2`, [userId, key]))[0];
-  const failureOf = async (p: Promise<unknown>) => (await p.then(() => undefined, (e: AppError) => e))!;
+  const ledgerOf = async (userId: string, key: string) =>
+    (
+      await db.query(`SELECT status, message_id FROM sends WHERE user_id = $1 AND idempotency_key = $2`, [userId, key])
+    )[0];
+  const failureOf = async (p: Promise<unknown>) =>
+    (await p.then(
+      () => undefined,
+      (e: AppError) => e,
+    ))!;
 
   it('1: ids that carry only $1 are read (sends and acks), sent with waitUntilMsgSent and without marking the chat read', async () => {
     const userId = 'user_dollar1';
     const { manager, client } = await linkedUser(userId, { behaviour: { send: 'dollar1' } });
     const reply = await manager.send({ userId, to: '91230001', text: 'hi', idempotencyKey: 'job-d:91230001' });
-    expect(reply).toEqual({ messageId: 'true_85291230001@c.us_2', status: 'sent', at: expect.any(String), duplicate: false });
+    expect(reply).toEqual({
+      messageId: 'true_85291230001@c.us_2',
+      status: 'sent',
+      at: expect.any(String),
+      duplicate: false,
+    });
     expect(client.sendOptions.at(-1)).toEqual({ waitUntilMsgSent: true, sendSeen: false });
     client.emit('message_ack', { id: { $1: reply.messageId } }, 2);
     await waitFor(() => eventsOf(userId, 'events.message.status').length === 1, 5000);
-    expect(eventsOf(userId, 'events.message.status')[0]).toMatchObject({ status: 'delivered', messageId: reply.messageId, jobId: 'job-d' });
+    expect(eventsOf(userId, 'events.message.status')[0]).toMatchObject({
+      status: 'delivered',
+      messageId: reply.messageId,
+      jobId: 'job-d',
+    });
   });
 
   it('1: a send whose result is undefined (or that fails after the hand-over) is unconfirmed, never sent again', async () => {
@@ -379,7 +482,13 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const { manager, client } = await linkedUser(userId, { behaviour: { send: 'undefined' } });
     const req = { userId, to: '91230002', text: 'hi', idempotencyKey: 'job-u:91230002' };
     const first = await manager.send(req);
-    expect(first).toEqual({ messageId: '', status: 'sent', at: expect.any(String), duplicate: false, unconfirmed: true });
+    expect(first).toEqual({
+      messageId: '',
+      status: 'sent',
+      at: expect.any(String),
+      duplicate: false,
+      unconfirmed: true,
+    });
     expect(await ledgerOf(userId, req.idempotencyKey)).toEqual({ status: 'unknown', message_id: null });
     const retry = await manager.send(req);
     expect(retry).toMatchObject({ duplicate: true, unconfirmed: true });
@@ -403,7 +512,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
       const reinject = async () => { throw new Error('Execution context was destroyed, most likely because of a navigation. 85291234567'); };
       void reinject();
       setTimeout(() => { console.log('still serving'); process.exit(0); }, 300);`;
-    const run = (install: boolean) => spawnSync(process.execPath, ['--input-type=module', '-e', script(install)], { encoding: 'utf8', timeout: 20_000 });
+    const run = (install: boolean) =>
+      spawnSync(process.execPath, ['--input-type=module', '-e', script(install)], {
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
     const guarded = run(true);
     expect([guarded.status, guarded.stdout.trim()]).toEqual([0, 'still serving']);
     expect(guarded.stdout + guarded.stderr).not.toContain('85291234567'); // the log masks numbers
@@ -417,9 +530,17 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const { client } = await linkedUser('user_logout', {}, '85290000101');
     client.phoneLogout();
     await waitFor(() => statesOf('user_logout').includes('disconnected'), 5000);
-    expect(eventsOf('user_logout').find((e) => e.state === 'disconnected')).toMatchObject({ reason: 'phone_unlinked', waReason: 'LOGOUT' });
+    expect(eventsOf('user_logout').find((e) => e.state === 'disconnected')).toMatchObject({
+      reason: 'phone_unlinked',
+      waReason: 'LOGOUT',
+    });
     expect(client.calls).toContain('destroy');
-    const reply = await other.manager.send({ userId: 'user_bystander', to: '91230004', text: 'still here', idempotencyKey: 'job-b:91230004' });
+    const reply = await other.manager.send({
+      userId: 'user_bystander',
+      to: '91230004',
+      text: 'still here',
+      idempotencyKey: 'job-b:91230004',
+    });
     expect(reply.duplicate).toBe(false);
     expect(other.client.sent.at(-1)).toEqual({ chatId: '85291230004@c.us', text: 'still here' });
   });
@@ -428,11 +549,19 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const users = ['user_hang_a', 'user_hang_b'];
     for (const u of users) {
       await db.query(`INSERT INTO links (user_id, engine, phone_number) VALUES ($1, 'webjs', '85290000200')`, [u]);
-      await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [webjsSessionName(u), u, Buffer.from('zip')]);
+      await db.query(`INSERT INTO webjs_auth (session, user_id, data, size_bytes) VALUES ($1, $2, $3, 3)`, [
+        webjsSessionName(u),
+        u,
+        Buffer.from('zip'),
+      ]);
     }
     const before = clients.length;
     const t0 = Date.now();
-    await newManager({ env: { RESTORE_CONCURRENCY: 1 }, engine: { startTimeoutMs: 600 }, behaviour: { initialize: 'hang' } });
+    await newManager({
+      env: { RESTORE_CONCURRENCY: 1 },
+      engine: { startTimeoutMs: 600 },
+      behaviour: { initialize: 'hang' },
+    });
     await waitFor(() => clients.length === before + 1, 5000);
     await new Promise((r) => setTimeout(r, 300));
     expect(clients.length).toBe(before + 1); // the second browser waits for the first
@@ -440,7 +569,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(Date.now() - t0).toBeGreaterThanOrEqual(550);
     expect(clients[before]!.calls).toEqual(['initialize', 'destroy']);
     await waitFor(() => users.every((u) => statesOf(u).includes('disconnected')), 5000);
-    for (const u of users) expect(eventsOf(u).find((e) => e.state === 'disconnected')).toMatchObject({ reason: 'engine_failed', message: SESSION_MESSAGES.engineFailed });
+    for (const u of users)
+      expect(eventsOf(u).find((e) => e.state === 'disconnected')).toMatchObject({
+        reason: 'engine_failed',
+        message: SESSION_MESSAGES.engineFailed,
+      });
   });
 
   it('7: a QR nobody scans ends as qr_max_attempts at its deadline; a scan that never gets ready fails at its own', async () => {
@@ -497,11 +630,18 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(await store.sessionExists({ session })).toBe(false);
 
     // A profile zipped after the logout has a valid header and no login in it.
-    const empty = new SafeRemoteAuth({ clientId: `${userId}_empty`, store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024), dataPath, backupSyncIntervalMs: 60_000 });
+    const empty = new SafeRemoteAuth({
+      clientId: `${userId}_empty`,
+      store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024),
+      dataPath,
+      backupSyncIntervalMs: 60_000,
+    });
     (empty as any).setup({ options: { puppeteer: {} }, emit: () => undefined });
     await (empty as any).beforeBrowserInitialized();
     await (empty as any).storeRemoteSession({ emit: true });
-    expect(await db.query(`SELECT 1 FROM webjs_auth WHERE session = $1`, [webjsSessionName(`${userId}_empty`)])).toHaveLength(0);
+    expect(
+      await db.query(`SELECT 1 FROM webjs_auth WHERE session = $1`, [webjsSessionName(`${userId}_empty`)]),
+    ).toHaveLength(0);
   });
 
   it('5: ack -1 in the send result is a permanent failure; a late ack -1 is reported as failed', async () => {
@@ -509,7 +649,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const { manager, client } = await linkedUser(userId, { behaviour: { send: 'ackError' } });
     const req = { userId, to: '91230005', text: 'hi', idempotencyKey: 'job-e:91230005' };
     const refused = await failureOf(manager.send(req));
-    expect([refused.kind, refused.code, refused.message]).toEqual([ErrorKind.Validation, SessionsErrorCode.SendRejected, SESSION_MESSAGES.sendRejected]);
+    expect([refused.kind, refused.code, refused.message]).toEqual([
+      ErrorKind.Validation,
+      SessionsErrorCode.SendRejected,
+      SESSION_MESSAGES.sendRejected,
+    ]);
     expect((await failureOf(manager.send(req))).code).toBe(SessionsErrorCode.SendRejected);
     expect(client.sent.filter((m) => m.text === 'hi')).toHaveLength(1);
 
@@ -517,7 +661,10 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const ok = await manager.send({ ...req, to: '91230006', idempotencyKey: 'job-e:91230006' });
     client.emit('message_ack', { id: { _serialized: ok.messageId } }, -1);
     await waitFor(() => eventsOf(userId, 'events.message.status').some((e) => e.status === 'failed'), 5000);
-    expect(eventsOf(userId, 'events.message.status').find((e) => e.status === 'failed')).toMatchObject({ recipient: '91230006', error: SESSION_MESSAGES.sendRejected });
+    expect(eventsOf(userId, 'events.message.status').find((e) => e.status === 'failed')).toMatchObject({
+      recipient: '91230006',
+      error: SESSION_MESSAGES.sendRejected,
+    });
   });
 
   it('6: a send that hangs is unconfirmed within SEND_TIMEOUT_MS (never free to resend); a hanging lookup is retried', async () => {
@@ -539,16 +686,29 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect([slow.kind, slow.message]).toEqual([ErrorKind.Unavailable, SESSION_MESSAGES.whatsappSlow]);
     expect(await ledgerOf(userId, lookup.idempotencyKey)).toBeUndefined(); // nothing was handed over: retry
     client.behaviour.lookupHangs = false;
-    expect(await manager.send(lookup)).toMatchObject({ duplicate: false, messageId: expect.stringContaining('85291230008@c.us') });
+    expect(await manager.send(lookup)).toMatchObject({
+      duplicate: false,
+      messageId: expect.stringContaining('85291230008@c.us'),
+    });
     expect(client.sent.filter((m) => m.chatId === '85291230008@c.us')).toHaveLength(1);
   });
 
-  it('8: WhatsApp\'s disconnect reason is passed through with a plain message (a ban, another browser)', async () => {
+  it("8: WhatsApp's disconnect reason is passed through with a plain message (a ban, another browser)", async () => {
     for (const [userId, waReason, reason, message] of [
       ['user_banned', 'TOS_BLOCK', DISCONNECT_REASONS.banned, SESSION_MESSAGES.disconnectBanned],
-      ['user_banned_smb', 'SMB_TOS_BLOCK', DISCONNECT_REASONS.bannedBusiness, SESSION_MESSAGES.disconnectBannedBusiness],
+      [
+        'user_banned_smb',
+        'SMB_TOS_BLOCK',
+        DISCONNECT_REASONS.bannedBusiness,
+        SESSION_MESSAGES.disconnectBannedBusiness,
+      ],
       ['user_conflict', 'CONFLICT', DISCONNECT_REASONS.conflict, SESSION_MESSAGES.disconnectConflict],
-      ['user_deprecated', 'DEPRECATED_VERSION', DISCONNECT_REASONS.deprecatedVersion, SESSION_MESSAGES.disconnectDeprecatedVersion],
+      [
+        'user_deprecated',
+        'DEPRECATED_VERSION',
+        DISCONNECT_REASONS.deprecatedVersion,
+        SESSION_MESSAGES.disconnectDeprecatedVersion,
+      ],
     ] as const) {
       const { client } = await linkedUser(userId);
       client.emit('disconnected', waReason);
@@ -565,7 +725,9 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     client.emit('qr', 'code');
     client.emit('loading_screen', 0, 'WhatsApp');
     await waitFor(() => statesOf(userId).includes('creating'), 5000);
-    expect(eventsOf(userId).find((e) => e.state === 'creating')).toMatchObject({ message: SESSION_MESSAGES.creatingFinalizing });
+    expect(eventsOf(userId).find((e) => e.state === 'creating')).toMatchObject({
+      message: SESSION_MESSAGES.creatingFinalizing,
+    });
     client.emit('loading_screen', 50, 'WhatsApp');
     client.link('85290000102');
     await waitFor(() => statesOf(userId).includes('ready'), 5000);
@@ -595,8 +757,17 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
 
   it('one-to-one messages to the account become events.message.received; groups, status, our own and unknown LIDs do not', async () => {
     const userId = 'user_inbound';
-    const { client } = await linkedUser(userId, { behaviour: { lidPhones: { '555000111222333@lid': '85291230010@c.us' } } });
-    const message = (from: string, body: string, extra: Record<string, unknown> = {}) => ({ id: { $1: `false_${from}_${body}` }, from, body, fromMe: false, timestamp: 1_800_000_000, ...extra });
+    const { client } = await linkedUser(userId, {
+      behaviour: { lidPhones: { '555000111222333@lid': '85291230010@c.us' } },
+    });
+    const message = (from: string, body: string, extra: Record<string, unknown> = {}) => ({
+      id: { $1: `false_${from}_${body}` },
+      from,
+      body,
+      fromMe: false,
+      timestamp: 1_800_000_000,
+      ...extra,
+    });
     client.emit('message', message('120363000000000000@g.us', 'group chatter'));
     client.emit('message', message('status@broadcast', 'a status', { isStatus: true }));
     client.emit('message', message('85291230011@c.us', 'sent from the phone', { fromMe: true }));
@@ -606,8 +777,17 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     await waitFor(() => eventsOf(userId, 'events.message.received').length === 2, 5000);
     await new Promise((r) => setTimeout(r, 300));
     // In arrival order per user; the LID sender's number is looked up first, so compare as a set.
-    expect(eventsOf(userId, 'events.message.received').map((e) => [e.from, e.text, e.messageId, e.at]).sort()).toEqual([
-      ['85291230010', 'hello from a lid', 'false_555000111222333@lid_hello from a lid', new Date(1_800_000_000_000).toISOString()],
+    expect(
+      eventsOf(userId, 'events.message.received')
+        .map((e) => [e.from, e.text, e.messageId, e.at])
+        .sort(),
+    ).toEqual([
+      [
+        '85291230010',
+        'hello from a lid',
+        'false_555000111222333@lid_hello from a lid',
+        new Date(1_800_000_000_000).toISOString(),
+      ],
       ['85291230012', 'STOP', 'false_85291230012@c.us_STOP', new Date(1_800_000_000_000).toISOString()],
     ]);
   });

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { CommonErrorCode, duplicateTemplateName, ErrorKind, LIMITS, MESSAGES, TEMPLATE_MESSAGES, type RequestKey, type Template } from '@bns/contracts';
+import {
+  CommonErrorCode,
+  duplicateTemplateName,
+  ErrorKind,
+  LIMITS,
+  MESSAGES,
+  TEMPLATE_MESSAGES,
+  type RequestKey,
+  type Template,
+} from '@bns/contracts';
 import { AppError, connectNats, RpcClient } from '@bns/service-kit';
 import { api, devSignIn, startSystem, type System } from '@bns/testing';
 
@@ -125,27 +134,75 @@ describe('validation (SPEC §5, exact messages)', () => {
     ['name of a word joiner and a BOM', { ...ok, name: ' \u2060\ufeff ' }, { name: 'Template name is required' }],
     ['message missing', { name: 'x' }, { message_content: 'Message content is required' }],
     ['message blank', { ...ok, message_content: '' }, { message_content: 'Message content is required' }],
-    ['message of invisible characters', { ...ok, message_content: '\u200b\n\u2060\ufeff' }, { message_content: 'Message content is required' }],
-    ['message too long', { ...ok, message_content: 'm'.repeat(1001) }, { message_content: 'Message content must be 1000 characters or less' }],
+    [
+      'message of invisible characters',
+      { ...ok, message_content: '\u200b\n\u2060\ufeff' },
+      { message_content: 'Message content is required' },
+    ],
+    [
+      'message too long',
+      { ...ok, message_content: 'm'.repeat(1001) },
+      { message_content: 'Message content must be 1000 characters or less' },
+    ],
     ['description too long', { ...ok, description: 'd'.repeat(501) }, { description: MESSAGES.descriptionTooLong }],
-    ['one bad number', { ...ok, phone_numbers: ['85212345678', '1234567'] }, { phone_numbers: 'Phone number must be 8-15 digits' }],
-    ['too many digits', { ...ok, phone_numbers: ['1234567890123456'] }, { phone_numbers: 'Phone number must be 8-15 digits' }],
-    ['several bad numbers', { ...ok, phone_numbers: ['123', '85212345678', 'abc'] }, { phone_numbers: 'Invalid phone numbers: 123, abc' }],
-    ['several bad numbers as a JSON string', { ...ok, phone_numbers: '["12","34"]' }, { phone_numbers: 'Invalid phone numbers: 12, 34' }],
-    ['duplicate number', { ...ok, phone_numbers: ['85212345678', '85212345678'] }, { phone_numbers: 'Phone number already added' }],
-    ['duplicate after formatting', { ...ok, phone_numbers: ['85212345678', '+852 1234-5678'] }, { phone_numbers: 'Phone number already added' }],
+    [
+      'one bad number',
+      { ...ok, phone_numbers: ['85212345678', '1234567'] },
+      { phone_numbers: 'Phone number must be 8-15 digits' },
+    ],
+    [
+      'too many digits',
+      { ...ok, phone_numbers: ['1234567890123456'] },
+      { phone_numbers: 'Phone number must be 8-15 digits' },
+    ],
+    [
+      'several bad numbers',
+      { ...ok, phone_numbers: ['123', '85212345678', 'abc'] },
+      { phone_numbers: 'Invalid phone numbers: 123, abc' },
+    ],
+    [
+      'several bad numbers as a JSON string',
+      { ...ok, phone_numbers: '["12","34"]' },
+      { phone_numbers: 'Invalid phone numbers: 12, 34' },
+    ],
+    [
+      'duplicate number',
+      { ...ok, phone_numbers: ['85212345678', '85212345678'] },
+      { phone_numbers: 'Phone number already added' },
+    ],
+    [
+      'duplicate after formatting',
+      { ...ok, phone_numbers: ['85212345678', '+852 1234-5678'] },
+      { phone_numbers: 'Phone number already added' },
+    ],
     ['201 numbers', { ...ok, phone_numbers: numbers(201) }, { phone_numbers: 'Maximum 200 phone numbers allowed' }],
     ['unknown category', { ...ok, category: 'spam' }, { category: MESSAGES.categoryInvalid }],
     ['name is a number', { ...ok, name: 5 }, { name: TEMPLATE_MESSAGES.nameNotText }],
-    ['message is an object', { ...ok, message_content: { text: 'x' } }, { message_content: TEMPLATE_MESSAGES.messageContentNotText }],
+    [
+      'message is an object',
+      { ...ok, message_content: { text: 'x' } },
+      { message_content: TEMPLATE_MESSAGES.messageContentNotText },
+    ],
     ['description is a list', { ...ok, description: ['x'] }, { description: TEMPLATE_MESSAGES.descriptionNotText }],
     ['is_favorite is "yes"', { ...ok, is_favorite: 'yes' }, { is_favorite: TEMPLATE_MESSAGES.isFavoriteNotBoolean }],
-    ['phone_numbers is a number', { ...ok, phone_numbers: 85212345678 }, { phone_numbers: TEMPLATE_MESSAGES.phoneNumbersNotList }],
-    ['phone_numbers is broken JSON', { ...ok, phone_numbers: '["85212345678"' }, { phone_numbers: TEMPLATE_MESSAGES.phoneNumbersNotList }],
+    [
+      'phone_numbers is a number',
+      { ...ok, phone_numbers: 85212345678 },
+      { phone_numbers: TEMPLATE_MESSAGES.phoneNumbersNotList },
+    ],
+    [
+      'phone_numbers is broken JSON',
+      { ...ok, phone_numbers: '["85212345678"' },
+      { phone_numbers: TEMPLATE_MESSAGES.phoneNumbersNotList },
+    ],
     [
       'several fields at once',
       { name: '', message_content: 'm'.repeat(1001), category: 'x' },
-      { name: 'Template name is required', message_content: 'Message content must be 1000 characters or less', category: MESSAGES.categoryInvalid },
+      {
+        name: 'Template name is required',
+        message_content: 'Message content must be 1000 characters or less',
+        category: MESSAGES.categoryInvalid,
+      },
     ],
   ];
 
@@ -155,20 +212,32 @@ describe('validation (SPEC §5, exact messages)', () => {
     expect(res.body).toEqual({ success: false, error: 'Please fix the form errors', code: 'TEMPLATE_INVALID', errors });
   });
 
-  it.each(cases.filter(([label]) => !label.includes('missing')))('update with %s → 400 with the same message', async (_label, body, errors) => {
-    const t = await create(alice, ok);
-    const res = await alice.put(`${alice.base}/${t.id}`, body);
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: 'Please fix the form errors', code: 'TEMPLATE_INVALID', errors });
-    // Nothing of a refused update is stored.
-    const list = await alice.get(alice.base);
-    expect(list.body.templates.find((x: Template) => x.id === t.id)).toEqual(t);
-  });
+  it.each(cases.filter(([label]) => !label.includes('missing')))(
+    'update with %s → 400 with the same message',
+    async (_label, body, errors) => {
+      const t = await create(alice, ok);
+      const res = await alice.put(`${alice.base}/${t.id}`, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        success: false,
+        error: 'Please fix the form errors',
+        code: 'TEMPLATE_INVALID',
+        errors,
+      });
+      // Nothing of a refused update is stored.
+      const list = await alice.get(alice.base);
+      expect(list.body.templates.find((x: Template) => x.id === t.id)).toEqual(t);
+    },
+  );
 
   it('a body that is not an object, or not JSON, is a 400 (never a 500)', async () => {
     const notObject = await alice.post(alice.base, [1, 2]);
     expect(notObject.status).toBe(400);
-    expect(notObject.body).toMatchObject({ success: false, error: TEMPLATE_MESSAGES.bodyNotObject, code: 'TEMPLATE_INVALID' });
+    expect(notObject.body).toMatchObject({
+      success: false,
+      error: TEMPLATE_MESSAGES.bodyNotObject,
+      code: 'TEMPLATE_INVALID',
+    });
     const notJson = await alice.post(alice.base, '{"name": "x",');
     expect(notJson.status).toBe(400);
     expect(notJson.body.success).toBe(false);
@@ -191,7 +260,9 @@ describe(`at most ${LIMITS.templatesPerUserMax} templates per user`, () => {
   async function fill(client: Client, count: number, body: Record<string, unknown> = {}): Promise<Template[]> {
     const made: Template[] = [];
     for (let i = 0; i < count; i += 10) {
-      const batch = Array.from({ length: Math.min(10, count - i) }, (_, j) => create(client, { name: `t${i + j}`, ...body }));
+      const batch = Array.from({ length: Math.min(10, count - i) }, (_, j) =>
+        create(client, { name: `t${i + j}`, ...body }),
+      );
       made.push(...(await Promise.all(batch)));
     }
     return made;
@@ -359,7 +430,12 @@ describe('list: newest first, category and favorite filters', () => {
 describe('update', () => {
   it('a partial update changes only what is sent', async () => {
     const alice = await signIn('alice');
-    const t = await create(alice, { name: 'Base', description: 'desc', phone_numbers: ['85212345678'], category: 'personal' });
+    const t = await create(alice, {
+      name: 'Base',
+      description: 'desc',
+      phone_numbers: ['85212345678'],
+      category: 'personal',
+    });
     const res = await alice.put(`${alice.base}/${t.id}`, { is_favorite: true });
     expect(res.status).toBe(200);
     expect(res.body.success).toBe(true);
@@ -406,7 +482,8 @@ describe('update', () => {
 
 describe('Idempotency-Key on create: a retry stores no second template', () => {
   const KEY = 'Idempotency-Key';
-  const names = async (client: Client) => (await client.get(client.base)).body.templates.map((t: Template) => t.name).sort();
+  const names = async (client: Client) =>
+    (await client.get(client.base)).body.templates.map((t: Template) => t.name).sort();
 
   it('answers the template the first try stored, for a retry and for tries racing each other; another key is another template', async () => {
     const alice = await signIn('alice');
@@ -414,13 +491,19 @@ describe('Idempotency-Key on create: a retry stores no second template', () => {
     expect(first.status).toBe(201);
     const again = await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-1' });
     expect(again.body.template).toEqual(first.body.template);
-    const racing = await Promise.all(Array.from({ length: 6 }, () => alice.post(alice.base, { name: 'Race', message_content: 'Hi' }, { [KEY]: 'save-2' })));
+    const racing = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        alice.post(alice.base, { name: 'Race', message_content: 'Hi' }, { [KEY]: 'save-2' }),
+      ),
+    );
     expect(new Set(racing.map((r) => r.body.template.id)).size).toBe(1);
     await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-3' });
     expect(await names(alice)).toEqual(['Promo', 'Promo', 'Race']);
     // Keys are per user: Bob's 'save-1' is his own.
     const bob = await signIn('bob');
-    expect((await bob.post(bob.base, { name: 'Bob', message_content: 'Hi' }, { [KEY]: 'save-1' })).body.template.name).toBe('Bob');
+    expect(
+      (await bob.post(bob.base, { name: 'Bob', message_content: 'Hi' }, { [KEY]: 'save-1' })).body.template.name,
+    ).toBe('Bob');
     // A deleted template takes its key along: the key makes a new one.
     await alice.delete(`${alice.base}/${first.body.template.id}`);
     const after = await alice.post(alice.base, { name: 'Promo', message_content: 'Hi' }, { [KEY]: 'save-1' });
@@ -433,7 +516,11 @@ describe('Idempotency-Key on create: a retry stores no second template', () => {
     for (const bad of ['x'.repeat(201), 'with space']) {
       const res = await alice.post(alice.base, { name: 'Nope', message_content: 'Hi' }, { [KEY]: bad });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ success: false, code: 'TEMPLATE_IDEMPOTENCY_KEY_INVALID', error: expect.stringMatching(/^Idempotency-Key must be 1 to 200 printable characters$/) });
+      expect(res.body).toMatchObject({
+        success: false,
+        code: 'TEMPLATE_IDEMPOTENCY_KEY_INVALID',
+        error: expect.stringMatching(/^Idempotency-Key must be 1 to 200 printable characters$/),
+      });
     }
     expect(await names(alice)).toEqual([]);
   });
@@ -442,7 +529,11 @@ describe('Idempotency-Key on create: a retry stores no second template', () => {
     const quick = await sys.start('gateway', { RPC_TIMEOUT_MS: '1000', RATE_LIMIT_BURST: '1000' }, 'gateway-quick');
     const templates = sys.services.find((s) => s.name === 'templates')!;
     const session = await devSignIn(quick.url, `stall.${++seq}@templates.test`, 'stall');
-    const carol: Client = { ...api(quick.url, session.token), userId: session.userId, base: `/api/templates/${session.userId}` };
+    const carol: Client = {
+      ...api(quick.url, session.token),
+      userId: session.userId,
+      base: `/api/templates/${session.userId}`,
+    };
     const body = { name: 'Stalled', message_content: 'Hi' };
     process.kill(templates.process.pid!, 'SIGSTOP');
     let stalled;
@@ -483,10 +574,16 @@ describe('categories and stats', () => {
     expect(categories.status).toBe(200);
     expect(categories.body).toEqual({
       success: true,
-      categories: ['general', 'marketing', 'personal', 'business', 'custom'].map((category) => ({ category, count: 0 })),
+      categories: ['general', 'marketing', 'personal', 'business', 'custom'].map((category) => ({
+        category,
+        count: 0,
+      })),
     });
     const stats = await alice.get(`${alice.base}/stats`);
-    expect(stats.body).toEqual({ success: true, stats: { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 } });
+    expect(stats.body).toEqual({
+      success: true,
+      stats: { total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 },
+    });
   });
 
   it('count each category, favorites, distinct categories and total usage', async () => {
@@ -506,7 +603,10 @@ describe('categories and stats', () => {
       { category: 'custom', count: 1 },
     ]);
     const stats = await alice.get(`${alice.base}/stats`);
-    expect(stats.body).toEqual({ success: true, stats: { total_templates: 4, favorite_templates: 2, categories: 3, total_usage: 3 } });
+    expect(stats.body).toEqual({
+      success: true,
+      stats: { total_templates: 4, favorite_templates: 2, categories: 3, total_usage: 3 },
+    });
   });
 });
 
@@ -581,20 +681,29 @@ describe('duplicate', () => {
   it('the web can also duplicate with a plain create using the shared name rule', async () => {
     const alice = await signIn('alice');
     const source = await create(alice, { name: 'y'.repeat(100), is_favorite: true });
-    const res = await alice.post(alice.base, { ...source, name: duplicateTemplateName(source.name), is_favorite: false });
+    const res = await alice.post(alice.base, {
+      ...source,
+      name: duplicateTemplateName(source.name),
+      is_favorite: false,
+    });
     expect(res.status).toBe(201);
     expect(res.body.template).toMatchObject({ name: `${'y'.repeat(93)} (Copy)`, is_favorite: false, usage_count: 0 });
   });
 });
 
-describe('tenancy: another user\'s template is not found on every call', () => {
+describe("tenancy: another user's template is not found on every call", () => {
   let alice: Client;
   let bob: Client;
   let secret: Template;
   beforeAll(async () => {
     alice = await signIn('alice');
     bob = await signIn('bob');
-    secret = await create(alice, { name: 'Secret', category: 'business', is_favorite: true, phone_numbers: ['85212345678'] });
+    secret = await create(alice, {
+      name: 'Secret',
+      category: 'business',
+      is_favorite: true,
+      phone_numbers: ['85212345678'],
+    });
     await create(bob, { name: 'Bob own', category: 'personal' });
   });
 
@@ -636,12 +745,20 @@ describe('tenancy: another user\'s template is not found on every call', () => {
     expect(list.body.templates.map((t: Template) => t.name)).toEqual(['Bob own']);
     expect((await bob.get(`${bob.base}?category=business`)).body.templates).toEqual([]);
     expect((await bob.get(`${bob.base}?is_favorite=true`)).body.templates).toEqual([]);
-    const categories = (await bob.get(`${bob.base}/categories`)).body.categories as { category: string; count: number }[];
+    const categories = (await bob.get(`${bob.base}/categories`)).body.categories as {
+      category: string;
+      count: number;
+    }[];
     expect(categories.filter((c) => c.count > 0)).toEqual([{ category: 'personal', count: 1 }]);
-    expect((await bob.get(`${bob.base}/stats`)).body.stats).toEqual({ total_templates: 1, favorite_templates: 0, categories: 1, total_usage: 0 });
+    expect((await bob.get(`${bob.base}/stats`)).body.stats).toEqual({
+      total_templates: 1,
+      favorite_templates: 0,
+      categories: 1,
+      total_usage: 0,
+    });
   });
 
-  it("her path with his token is refused (403) on every call", async () => {
+  it('her path with his token is refused (403) on every call', async () => {
     const paths: [string, string][] = [
       ['GET', alice.base],
       ['POST', alice.base],
@@ -654,7 +771,13 @@ describe('tenancy: another user\'s template is not found on every call', () => {
     ];
     for (const [method, path] of paths) {
       const res =
-        method === 'GET' ? await bob.get(path) : method === 'POST' ? await bob.post(path, { name: 'x', message_content: 'y' }) : method === 'PUT' ? await bob.put(path, { name: 'x' }) : await bob.delete(path);
+        method === 'GET'
+          ? await bob.get(path)
+          : method === 'POST'
+            ? await bob.post(path, { name: 'x', message_content: 'y' })
+            : method === 'PUT'
+              ? await bob.put(path, { name: 'x' })
+              : await bob.delete(path);
       expect([method, path, res.status]).toEqual([method, path, 403]);
     }
   });
@@ -675,13 +798,24 @@ describe('API docs', () => {
   it('list every templates call with its body and answer schemas', async () => {
     const res = await fetch(`${sys.gateway.url}/api/docs-json`);
     expect(res.status).toBe(200);
-    const doc = (await res.json()) as { paths: Record<string, Record<string, unknown>>; components: { schemas: Record<string, unknown> } };
+    const doc = (await res.json()) as {
+      paths: Record<string, Record<string, unknown>>;
+      components: { schemas: Record<string, unknown> };
+    };
     expect(Object.keys(doc.paths['/api/templates/{userId}']!).sort()).toEqual(['get', 'post']);
     expect(Object.keys(doc.paths['/api/templates/{userId}/{templateId}']!).sort()).toEqual(['delete', 'put']);
-    for (const path of ['categories', 'stats']) expect(doc.paths[`/api/templates/{userId}/${path}`]).toHaveProperty('get');
-    for (const path of ['use', 'duplicate']) expect(doc.paths[`/api/templates/{userId}/{templateId}/${path}`]).toHaveProperty('post');
+    for (const path of ['categories', 'stats'])
+      expect(doc.paths[`/api/templates/{userId}/${path}`]).toHaveProperty('get');
+    for (const path of ['use', 'duplicate'])
+      expect(doc.paths[`/api/templates/{userId}/{templateId}/${path}`]).toHaveProperty('post');
     expect(Object.keys(doc.components.schemas)).toEqual(
-      expect.arrayContaining(['CreateTemplateDto', 'UpdateTemplateDto', 'TemplateDto', 'TemplateResponseDto', 'TemplateErrorResponseDto']),
+      expect.arrayContaining([
+        'CreateTemplateDto',
+        'UpdateTemplateDto',
+        'TemplateDto',
+        'TemplateResponseDto',
+        'TemplateErrorResponseDto',
+      ]),
     );
   });
 });
@@ -712,25 +846,49 @@ describe('NATS requests straight to the templates service', () => {
     const cases: [RequestKey, unknown, string, string][] = [
       ['templates.stats', {}, 'userId', 'userId is required'],
       ['templates.categories', { userId: 12345678 }, 'userId', 'userId must be text'],
-      ['templates.list', { userId: 'u'.repeat(10_000) }, 'userId', `userId must be at most ${LIMITS.userIdMaxLength} characters`],
+      [
+        'templates.list',
+        { userId: 'u'.repeat(10_000) },
+        'userId',
+        `userId must be at most ${LIMITS.userIdMaxLength} characters`,
+      ],
       ['templates.use', { userId: carol.userId }, 'templateId', 'templateId is required'],
       ['templates.delete', { userId: carol.userId, templateId: '' }, 'templateId', 'templateId must not be empty'],
-      ['templates.create', [{ userId: carol.userId, body: { name: 'x', message_content: 'y' } }], '', 'The request must be an object'],
+      [
+        'templates.create',
+        [{ userId: carol.userId, body: { name: 'x', message_content: 'y' } }],
+        '',
+        'The request must be an object',
+      ],
     ];
     for (const [key, payload, field, message] of cases) {
       const err = await refusal(key, payload);
       expect(err).toBeInstanceOf(AppError);
-      expect([key, err.kind, err.code, err.message]).toEqual([key, ErrorKind.Validation, CommonErrorCode.InvalidRequest, message]);
+      expect([key, err.kind, err.code, err.message]).toEqual([
+        key,
+        ErrorKind.Validation,
+        CommonErrorCode.InvalidRequest,
+        message,
+      ]);
       expect(err.extra.errors).toEqual({ [field]: message });
       expect(JSON.stringify(err.toPayload())).not.toContain('12345678');
     }
   });
 
   it('still answers good requests (and the service is still up after the bad ones)', async () => {
-    const made = await rpc.call('templates.create', { userId: carol.userId, body: { name: 'Over NATS', message_content: 'Hi' } });
+    const made = await rpc.call('templates.create', {
+      userId: carol.userId,
+      body: { name: 'Over NATS', message_content: 'Hi' },
+    });
     expect(made).toMatchObject({ name: 'Over NATS', usage_count: 0 });
-    expect(await rpc.call('templates.use', { userId: carol.userId, templateId: made.id })).toMatchObject({ id: made.id, usage_count: 1 });
-    expect(await rpc.call('templates.stats', { userId: carol.userId })).toMatchObject({ total_templates: 1, total_usage: 1 });
+    expect(await rpc.call('templates.use', { userId: carol.userId, templateId: made.id })).toMatchObject({
+      id: made.id,
+      usage_count: 1,
+    });
+    expect(await rpc.call('templates.stats', { userId: carol.userId })).toMatchObject({
+      total_templates: 1,
+      total_usage: 1,
+    });
     // A body the envelope lets through is still the service's to judge, in its own words.
     const form = await refusal('templates.create', { userId: carol.userId, body: { message_content: 'Hi' } });
     expect([form.kind, form.code]).not.toEqual([ErrorKind.Validation, CommonErrorCode.InvalidRequest]);

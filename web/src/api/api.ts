@@ -1,4 +1,10 @@
-import { createApi, fetchBaseQuery, type BaseQueryFn, type FetchArgs, type FetchBaseQueryError } from '@reduxjs/toolkit/query/react';
+import {
+  createApi,
+  fetchBaseQuery,
+  type BaseQueryFn,
+  type FetchArgs,
+  type FetchBaseQueryError,
+} from '@reduxjs/toolkit/query/react';
 import {
   IDEMPOTENCY_KEY_HEADER,
   duplicateTemplateInput,
@@ -10,7 +16,16 @@ import {
   type UserPreferences,
 } from '@bns/contracts';
 import { getToken } from './token.js';
-import type { CleanupAnswer, DashboardData, JobLog, JobPacing, JobView, StartJobAnswer, StartJobBody, TemplateFilters } from './types.js';
+import type {
+  CleanupAnswer,
+  DashboardData,
+  JobLog,
+  JobPacing,
+  JobView,
+  StartJobAnswer,
+  StartJobBody,
+  TemplateFilters,
+} from './types.js';
 
 let onUnauthorized: () => void = () => undefined;
 /** Called once a call answers 401 (the token expired or was revoked): the app signs the user out. */
@@ -65,7 +80,11 @@ export const api = createApi({
       providesTags: ['Dashboard'],
     }),
     setPreferences: build.mutation<UserPreferences, { userId: string; preferences: UserPreferences }>({
-      query: ({ userId, preferences }) => ({ url: 'api/user/preferences', method: 'POST', body: { clerkUserId: userId, preferences } }),
+      query: ({ userId, preferences }) => ({
+        url: 'api/user/preferences',
+        method: 'POST',
+        body: { clerkUserId: userId, preferences },
+      }),
       transformResponse: (r: { preferences: UserPreferences }) => r.preferences,
       async onQueryStarted({ userId, preferences }, { dispatch, queryFulfilled }) {
         const patch = dispatch(
@@ -85,7 +104,10 @@ export const api = createApi({
     getTemplates: build.query<Template[], { userId: string; filters: TemplateFilters }>({
       query: ({ userId, filters }) => templatesUrl(userId, filters),
       transformResponse: (r: { templates: Template[] }) => r.templates,
-      providesTags: (result) => [{ type: 'Template', id: 'LIST' }, ...(result ?? []).map((t) => ({ type: 'Template' as const, id: t.id }))],
+      providesTags: (result) => [
+        { type: 'Template', id: 'LIST' },
+        ...(result ?? []).map((t) => ({ type: 'Template' as const, id: t.id })),
+      ],
     }),
     getTemplateStats: build.query<TemplateStats, string>({
       query: (userId) => `api/templates/${encodeURIComponent(userId)}/stats`,
@@ -109,9 +131,17 @@ export const api = createApi({
       invalidatesTags: [{ type: 'Template', id: 'LIST' }, 'TemplateStats'],
     }),
     updateTemplate: build.mutation<Template, { userId: string; id: string; patch: Partial<TemplateInput> }>({
-      query: ({ userId, id, patch }) => ({ url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}`, method: 'PUT', body: patch }),
+      query: ({ userId, id, patch }) => ({
+        url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}`,
+        method: 'PUT',
+        body: patch,
+      }),
       transformResponse: (r: { template: Template }) => r.template,
-      invalidatesTags: (_r, _e, { id }) => [{ type: 'Template', id }, { type: 'Template', id: 'LIST' }, 'TemplateStats'],
+      invalidatesTags: (_r, _e, { id }) => [
+        { type: 'Template', id },
+        { type: 'Template', id: 'LIST' },
+        'TemplateStats',
+      ],
     }),
     /** Only is_favorite, applied at once to every cached list and undone if the server refuses. */
     setFavorite: build.mutation<Template, { userId: string; id: string; is_favorite: boolean }>({
@@ -146,12 +176,23 @@ export const api = createApi({
     }),
     /** A create of "<name> (Copy)"; the copy shows at once and disappears again if the server refuses. */
     duplicateTemplate: build.mutation<Template, { userId: string; source: Template }>({
-      query: ({ userId, source }) => ({ url: `api/templates/${encodeURIComponent(userId)}`, method: 'POST', body: duplicateTemplateInput(source) }),
+      query: ({ userId, source }) => ({
+        url: `api/templates/${encodeURIComponent(userId)}`,
+        method: 'POST',
+        body: duplicateTemplateInput(source),
+      }),
       transformResponse: (r: { template: Template }) => r.template,
       invalidatesTags: [{ type: 'Template', id: 'LIST' }, 'TemplateStats'],
       async onQueryStarted({ userId, source }, { dispatch, getState, queryFulfilled }) {
         const now = new Date().toISOString();
-        const copy: Template = { ...source, ...duplicateTemplateInput(source), id: `optimistic-${++optimisticIds}`, usage_count: 0, created_at: now, updated_at: now };
+        const copy: Template = {
+          ...source,
+          ...duplicateTemplateInput(source),
+          id: `optimistic-${++optimisticIds}`,
+          usage_count: 0,
+          created_at: now,
+          updated_at: now,
+        };
         const patches = api.util.selectCachedArgsForQuery(getState(), 'getTemplates').flatMap((args) =>
           args.userId !== userId || !matchesFilters(copy, args.filters)
             ? []
@@ -171,12 +212,22 @@ export const api = createApi({
       },
     }),
     deleteTemplate: build.mutation<void, { userId: string; id: string }>({
-      query: ({ userId, id }) => ({ url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}`, method: 'DELETE' }),
+      query: ({ userId, id }) => ({
+        url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}`,
+        method: 'DELETE',
+      }),
       transformResponse: () => undefined,
-      invalidatesTags: (_r, _e, { id }) => [{ type: 'Template', id }, { type: 'Template', id: 'LIST' }, 'TemplateStats'],
+      invalidatesTags: (_r, _e, { id }) => [
+        { type: 'Template', id },
+        { type: 'Template', id: 'LIST' },
+        'TemplateStats',
+      ],
     }),
     useTemplate: build.mutation<Template | undefined, { userId: string; id: string }>({
-      query: ({ userId, id }) => ({ url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}/use`, method: 'POST' }),
+      query: ({ userId, id }) => ({
+        url: `api/templates/${encodeURIComponent(userId)}/${encodeURIComponent(id)}/use`,
+        method: 'POST',
+      }),
       transformResponse: (r: { template?: Template }) => r.template,
       invalidatesTags: (_r, _e, { id }) => [{ type: 'Template', id }, 'TemplateStats'],
     }),
@@ -197,7 +248,8 @@ export const api = createApi({
       keepUnusedDataFor: 0,
     }),
     getJobLogs: build.query<JobLog[], { jobId: string; since?: string }>({
-      query: ({ jobId, since }) => `job-logs/${encodeURIComponent(jobId)}${since ? `?since=${encodeURIComponent(since)}` : ''}`,
+      query: ({ jobId, since }) =>
+        `job-logs/${encodeURIComponent(jobId)}${since ? `?since=${encodeURIComponent(since)}` : ''}`,
       transformResponse: (r: { logs: JobLog[] }) => r.logs,
       keepUnusedDataFor: 0,
     }),

@@ -1,4 +1,11 @@
-import { combineSlices, configureStore, createAction, createListenerMiddleware, type ThunkAction, type UnknownAction } from '@reduxjs/toolkit';
+import {
+  combineSlices,
+  configureStore,
+  createAction,
+  createListenerMiddleware,
+  type ThunkAction,
+  type UnknownAction,
+} from '@reduxjs/toolkit';
 import { api } from '../api/api.js';
 import { activitySlice } from '../features/activity/slice.js';
 import { sessionSlice, type SessionState } from '../features/auth/slice.js';
@@ -15,7 +22,18 @@ import { registerListeners } from './listeners.js';
 /** Sign-out clears every piece of local state but who the store belongs to (SPEC §4.6). */
 export const localStateCleared = createAction('app/localStateCleared');
 
-const slices = combineSlices(api, sessionSlice, connectionSlice, uiSlice, senderSlice, jobSlice, activitySlice, templatesSlice, pacingSlice, receiptsSlice);
+const slices = combineSlices(
+  api,
+  sessionSlice,
+  connectionSlice,
+  uiSlice,
+  senderSlice,
+  jobSlice,
+  activitySlice,
+  templatesSlice,
+  pacingSlice,
+  receiptsSlice,
+);
 export type RootState = ReturnType<typeof slices>;
 
 const rootReducer = (state: RootState | undefined, action: UnknownAction): RootState => {
@@ -36,7 +54,9 @@ export function makeStore({ session, preloadedState, socketFactory, onUnauthoriz
     reducer: rootReducer,
     preloadedState: { ...preloadedState, session } as RootState,
     middleware: (getDefault) =>
-      getDefault().prepend(listener.middleware).concat(api.middleware, createSocketMiddleware(socketFactory, onUnauthorized)),
+      getDefault()
+        .prepend(listener.middleware)
+        .concat(api.middleware, createSocketMiddleware(socketFactory, onUnauthorized)),
   });
   registerListeners(listener.startListening.withTypes<RootState, typeof store.dispatch>());
   return Object.assign(store, { listener });

@@ -48,7 +48,9 @@ export function Dialog({ title, onClose, children, footer, size = 'medium', init
         return;
       }
       if (e.key !== 'Tab' || !panel.current) return;
-      const items = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter((el) => !el.closest('[hidden]') && getComputedStyle(el).visibility !== 'hidden');
+      const items = [...panel.current.querySelectorAll<HTMLElement>(FOCUSABLE)].filter(
+        (el) => !el.closest('[hidden]') && getComputedStyle(el).visibility !== 'hidden',
+      );
       if (items.length === 0) {
         e.preventDefault();
         return;
@@ -58,7 +60,10 @@ export function Dialog({ title, onClose, children, footer, size = 'medium', init
       if (e.shiftKey && (document.activeElement === firstItem || !panel.current.contains(document.activeElement))) {
         e.preventDefault();
         lastItem.focus();
-      } else if (!e.shiftKey && (document.activeElement === lastItem || !panel.current.contains(document.activeElement))) {
+      } else if (
+        !e.shiftKey &&
+        (document.activeElement === lastItem || !panel.current.contains(document.activeElement))
+      ) {
         e.preventDefault();
         firstItem.focus();
       }

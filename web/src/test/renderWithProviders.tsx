@@ -24,7 +24,10 @@ export interface ExtendedRenderOptions extends Omit<RenderOptions, 'queries'> {
 }
 
 /** Renders with a real store (all slices, RTK Query, listeners), the auth context and the toaster. */
-export function renderWithProviders(ui: ReactElement, { preloadedState, socketFactory, store, ...options }: ExtendedRenderOptions = {}) {
+export function renderWithProviders(
+  ui: ReactElement,
+  { preloadedState, socketFactory, store, ...options }: ExtendedRenderOptions = {},
+) {
   const theStore = store ?? makeStore({ session: TEST_USER, preloadedState, socketFactory });
   const Wrapper = ({ children }: { children: ReactNode }) => (
     <AuthContext.Provider value={testAuth}>
@@ -54,7 +57,13 @@ export function connectedState(): Partial<RootState> {
 }
 
 /** A fetch that answers from a table of handlers, recording every call. */
-export function fakeFetch(handler: (method: string, url: URL, body: unknown) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>) {
+export function fakeFetch(
+  handler: (
+    method: string,
+    url: URL,
+    body: unknown,
+  ) => { status?: number; body: unknown } | Promise<{ status?: number; body: unknown }>,
+) {
   const calls: { method: string; url: URL; body: unknown; at: number; headers: Headers }[] = [];
   const fn = async (input: RequestInfo | URL, init?: RequestInit) => {
     const req = input instanceof Request ? input : new Request(input, init);
@@ -63,7 +72,10 @@ export function fakeFetch(handler: (method: string, url: URL, body: unknown) => 
     const body = text ? (JSON.parse(text) as unknown) : undefined;
     calls.push({ method: req.method, url, body, at: Date.now(), headers: req.headers });
     const answer = await handler(req.method, url, body);
-    return new Response(JSON.stringify(answer.body), { status: answer.status ?? 200, headers: { 'Content-Type': 'application/json' } });
+    return new Response(JSON.stringify(answer.body), {
+      status: answer.status ?? 200,
+      headers: { 'Content-Type': 'application/json' },
+    });
   };
   return { fn, calls };
 }

@@ -52,7 +52,9 @@ describe('templates per user', () => {
     name: char.repeat(LIMITS.templateNameMax),
     description: char.repeat(LIMITS.templateDescriptionMax),
     message_content: char.repeat(LIMITS.templateMessageMax),
-    phone_numbers: Array.from({ length: LIMITS.templatePhoneNumbersMax }, (_, i) => String(10 ** (LIMITS.templatePhoneMaxDigits - 1) + i)),
+    phone_numbers: Array.from({ length: LIMITS.templatePhoneNumbersMax }, (_, i) =>
+      String(10 ** (LIMITS.templatePhoneMaxDigits - 1) + i),
+    ),
     category: 'marketing',
     is_favorite: true,
     usage_count: 2 ** 31 - 1,

@@ -32,5 +32,8 @@ export const DevSignInBodySchema = z.object(
  * token would have expired anyway, so the replicas forget the sign-out then.
  */
 export const DEV_SIGNED_OUT_SUBJECT = 'internal.gateway.dev-signed-out';
-export const DevSignedOutNoticeSchema = z.object({ sessionId: z.string().min(1).max(200), expiresAtMs: z.number().finite() });
+export const DevSignedOutNoticeSchema = z.object({
+  sessionId: z.string().min(1).max(200),
+  expiresAtMs: z.number().finite(),
+});
 export type DevSignedOutNotice = z.output<typeof DevSignedOutNoticeSchema>;

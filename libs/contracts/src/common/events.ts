@@ -30,7 +30,13 @@ export type SessionStateEvent = z.output<typeof SessionStateEventSchema>;
 export const MESSAGE_STATUSES = ['pending', 'sent', 'failed', 'delivered', 'read'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 /** Forward order of a message's life; a status never moves backwards (failed is terminal beside sent). */
-export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = { pending: 0, failed: 1, sent: 1, delivered: 2, read: 3 };
+export const MESSAGE_STATUS_RANK: Record<MessageStatus, number> = {
+  pending: 0,
+  failed: 1,
+  sent: 1,
+  delivered: 2,
+  read: 3,
+};
 
 export const MessageStatusEventSchema = EventEnvelopeSchema.extend({
   jobId: z.string(),

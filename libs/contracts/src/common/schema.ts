@@ -23,7 +23,8 @@ export const REQUEST_MESSAGES = {
   bodyNotJson: 'The request body must be JSON, sent with Content-Type: application/json',
   bodyNotUtf8: 'The request body must be UTF-8 text',
   charsetUnsupported: 'The request body must be JSON in UTF-8 (charset=utf-8)',
-  encodingUnsupported: 'The request body\'s Content-Encoding is not supported: send it as it is, or with gzip or deflate',
+  encodingUnsupported:
+    "The request body's Content-Encoding is not supported: send it as it is, or with gzip or deflate",
   badRequest: 'Bad request',
   /** A NUL character (U+0000) cannot be stored or sent: refused where silently changing the text would be wrong. */
   nulCharacter: (field: string) => `${field} must not contain the NUL character (U+0000)`,
@@ -111,7 +112,10 @@ export function checkWith<S extends z.ZodType>(schema: S, value: unknown): Schem
  * `.meta()` next to the check.
  */
 export function openApiSchemaOf(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete json.$schema;
   return json;
 }
@@ -119,7 +123,9 @@ export function openApiSchemaOf(schema: z.ZodType): Record<string, unknown> {
 /** Text that must not carry NUL, refused with the field's name. */
 export function text(field: string, options: { required: string; notText: string }) {
   return z
-    .string({ error: (issue) => (issue.input === undefined || issue.input === null ? options.required : options.notText) })
+    .string({
+      error: (issue) => (issue.input === undefined || issue.input === null ? options.required : options.notText),
+    })
     .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter(field), abort: true });
 }
 

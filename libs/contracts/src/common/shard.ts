@@ -16,7 +16,8 @@ const MASK_64 = (1n << 64n) - 1n;
 const JUMP_MULTIPLIER = 2862933555777941757n;
 
 export function jumpConsistentHash(key: number, buckets: number): number {
-  if (!Number.isInteger(buckets) || buckets < 1) throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
+  if (!Number.isInteger(buckets) || buckets < 1)
+    throw new RangeError(`buckets must be a positive integer, got ${buckets}`);
   let k = BigInt(key);
   let b = -1;
   let j = 0;

@@ -13,12 +13,30 @@ export const DASHBOARD_MESSAGES = {
  * Accepts the raw query string or an already numeric value (the NATS request).
  */
 export const DashboardLimitSchema = z
-  .union([z.string().regex(/^\s*\d+\s*$/).transform(Number), z.number()], { error: DASHBOARD_MESSAGES.invalidLimit })
-  .pipe(z.int({ error: DASHBOARD_MESSAGES.invalidLimit }).min(1, DASHBOARD_MESSAGES.invalidLimit).max(LIMITS.dashboardRecentMessagesMax, DASHBOARD_MESSAGES.invalidLimit))
-  .meta({ description: `recent messages, 1..${LIMITS.dashboardRecentMessagesMax} (default ${LIMITS.dashboardRecentMessages})` });
+  .union(
+    [
+      z
+        .string()
+        .regex(/^\s*\d+\s*$/)
+        .transform(Number),
+      z.number(),
+    ],
+    { error: DASHBOARD_MESSAGES.invalidLimit },
+  )
+  .pipe(
+    z
+      .int({ error: DASHBOARD_MESSAGES.invalidLimit })
+      .min(1, DASHBOARD_MESSAGES.invalidLimit)
+      .max(LIMITS.dashboardRecentMessagesMax, DASHBOARD_MESSAGES.invalidLimit),
+  )
+  .meta({
+    description: `recent messages, 1..${LIMITS.dashboardRecentMessagesMax} (default ${LIMITS.dashboardRecentMessages})`,
+  });
 
 export const DashboardQuerySchema = z.object({
-  limit: z.preprocess((v) => (v === '' || v === null ? undefined : v), DashboardLimitSchema.optional()).transform((v) => v ?? LIMITS.dashboardRecentMessages),
+  limit: z
+    .preprocess((v) => (v === '' || v === null ? undefined : v), DashboardLimitSchema.optional())
+    .transform((v) => v ?? LIMITS.dashboardRecentMessages),
 });
 
 /** `{auto_login_message_enabled: boolean}`: the only preference there is, so it is required. */
@@ -36,7 +54,9 @@ export const SetPreferencesBodySchema = z.object(
   { error: REQUEST_MESSAGES.bodyNotObject },
 );
 
-export const UserPreferencesSchema = z.object({ auto_login_message_enabled: z.boolean().meta({ description: 'SPEC §3: default true' }) });
+export const UserPreferencesSchema = z.object({
+  auto_login_message_enabled: z.boolean().meta({ description: 'SPEC §3: default true' }),
+});
 
 export const DashboardMessageSchema = z.object({
   id: z.string(),
@@ -57,12 +77,26 @@ export const DashboardSessionSchema = z.object({
   connected_at: z.iso.datetime().nullable(),
   updated_at: z.iso.datetime(),
 });
-export const MonthlyUsageSchema = z.object({ month: z.string().meta({ description: 'YYYY-MM, UTC' }), sent: z.int(), failed: z.int() });
+export const MonthlyUsageSchema = z.object({
+  month: z.string().meta({ description: 'YYYY-MM, UTC' }),
+  sent: z.int(),
+  failed: z.int(),
+});
 export const DashboardDataSchema = z.object({
   messages: z.array(DashboardMessageSchema),
   sessions: z.array(DashboardSessionSchema),
-  usage: z.object({ messages_sent_count: z.int(), messages_failed_count: z.int(), monthly: z.array(MonthlyUsageSchema) }),
-  stats: z.object({ totalMessages: z.int(), successfulMessages: z.int(), failedMessages: z.int(), activeSessions: z.int(), repliedMessages: z.int() }),
+  usage: z.object({
+    messages_sent_count: z.int(),
+    messages_failed_count: z.int(),
+    monthly: z.array(MonthlyUsageSchema),
+  }),
+  stats: z.object({
+    totalMessages: z.int(),
+    successfulMessages: z.int(),
+    failedMessages: z.int(),
+    activeSessions: z.int(),
+    repliedMessages: z.int(),
+  }),
   user: z.object({ id: z.string(), preferences: UserPreferencesSchema }),
 });
 export const DashboardAnswerSchema = z.object({ success: z.literal(true), data: DashboardDataSchema });

@@ -67,5 +67,7 @@ export const ApiKeyVerifyRequestSchema = z.object({ hash: z.string().regex(/^[0-
 
 /** `bns_` + base64url: what a key looks like (a cheap check before any hashing or lookup). */
 export function looksLikeApiKey(token: string): boolean {
-  return token.startsWith('bns_') && token.length >= 4 + 43 && token.length <= 200 && /^bns_[A-Za-z0-9_-]+$/.test(token);
+  return (
+    token.startsWith('bns_') && token.length >= 4 + 43 && token.length <= 200 && /^bns_[A-Za-z0-9_-]+$/.test(token)
+  );
 }

@@ -5,7 +5,8 @@
  */
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-const problem = (slug: string, status: number, title: string) => ({ type: `/v1/problems/${slug}`, slug, status, title }) as const;
+const problem = (slug: string, status: number, title: string) =>
+  ({ type: `/v1/problems/${slug}`, slug, status, title }) as const;
 
 export const PROBLEMS = {
   validation: problem('validation', 400, 'The request is not valid'),
@@ -17,7 +18,11 @@ export const PROBLEMS = {
   methodNotAllowed: problem('method-not-allowed', 405, 'Method not allowed'),
   conflict: problem('conflict', 409, 'The request conflicts with the current state'),
   idempotencyConflict: problem('idempotency-key-reused', 409, 'Idempotency-Key reused with another request'),
-  idempotencyInProgress: problem('idempotency-key-in-progress', 409, 'A request with this Idempotency-Key is in progress'),
+  idempotencyInProgress: problem(
+    'idempotency-key-in-progress',
+    409,
+    'A request with this Idempotency-Key is in progress',
+  ),
   limitReached: problem('limit-reached', 409, 'A limit of the account was reached'),
   payloadTooLarge: problem('payload-too-large', 413, 'The request body is too large'),
   unsupportedMediaType: problem('unsupported-media-type', 415, 'The request body must be JSON'),

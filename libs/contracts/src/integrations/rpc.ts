@@ -9,7 +9,15 @@ import type {
   ApiKeyVerifyRequestSchema,
   IntegrationsUserRequestSchema,
 } from './keys.js';
-import type { DeliveryRefSchema, Webhook, WebhookCreateRequestSchema, WebhookDelivery, WebhookRefSchema, WebhookUpdateRequestSchema, WebhookWithSecret } from './webhooks.js';
+import type {
+  DeliveryRefSchema,
+  Webhook,
+  WebhookCreateRequestSchema,
+  WebhookDelivery,
+  WebhookRefSchema,
+  WebhookUpdateRequestSchema,
+  WebhookWithSecret,
+} from './webhooks.js';
 
 export type IntegrationsUserRequest = z.output<typeof IntegrationsUserRequestSchema>;
 export type ApiKeyCreateRequest = z.output<typeof ApiKeyCreateRequestSchema>;

@@ -17,23 +17,38 @@ export const V1MessageCreateSchema = z
     to: z
       .union([z.string(), z.number()], { error: M.messageToRequired })
       .transform(String)
-      .meta({ description: 'Recipient: an 8-digit Hong Kong number (852/+852 stripped) or international digits', example: '91234567' }),
+      .meta({
+        description: 'Recipient: an 8-digit Hong Kong number (852/+852 stripped) or international digits',
+        example: '91234567',
+      }),
     text: z
       .string({ error: M.messageTextRequired })
       .refine((t) => !isBlankText(t), M.messageTextRequired)
-      .refine((t) => t.length <= LIMITS.messageMaxLength, `The message must be ${LIMITS.messageMaxLength} characters or less`)
+      .refine(
+        (t) => t.length <= LIMITS.messageMaxLength,
+        `The message must be ${LIMITS.messageMaxLength} characters or less`,
+      )
       .refine((t) => !hasNul(t), 'text must not contain the NUL character (U+0000)')
       .optional()
       .meta({ example: 'Your order #1042 has shipped' }),
-    templateId: z.uuid({ error: M.templateNotFound }).optional().meta({ description: 'Send a saved template instead of text' }),
-    variables: Variables.optional().meta({ description: 'Fills {{placeholders}} of the text or template', example: { order: '1042' } }),
+    templateId: z
+      .uuid({ error: M.templateNotFound })
+      .optional()
+      .meta({ description: 'Send a saved template instead of text' }),
+    variables: Variables.optional().meta({
+      description: 'Fills {{placeholders}} of the text or template',
+      example: { order: '1042' },
+    }),
     metadata: z
       .record(z.string().max(100), z.string().max(L.messageMetadataValueMax), { error: M.messageMetadataInvalid })
       .refine((m) => Object.keys(m).length <= L.messageMetadataKeysMax, M.messageMetadataInvalid)
       .optional()
       .meta({ description: 'Your own references (checked; not yet echoed back)', example: { orderId: '1042' } }),
   })
-  .refine((b) => (b.text === undefined) !== (b.templateId === undefined), { message: M.messageTextOrTemplate, path: ['text'] });
+  .refine((b) => (b.text === undefined) !== (b.templateId === undefined), {
+    message: M.messageTextOrTemplate,
+    path: ['text'],
+  });
 export type V1MessageCreate = z.output<typeof V1MessageCreateSchema>;
 
 export const V1MessageAcceptedSchema = z.object({ id: z.string(), status: z.literal('queued') });
@@ -42,7 +57,9 @@ export const V1MessageSchema = z.object({
   id: z.string(),
   to: z.string(),
   status: z.enum(V1_MESSAGE_STATUSES),
-  timeline: z.array(z.object({ status: z.enum(V1_MESSAGE_STATUSES), at: z.iso.datetime(), reason: z.string().optional() })),
+  timeline: z.array(
+    z.object({ status: z.enum(V1_MESSAGE_STATUSES), at: z.iso.datetime(), reason: z.string().optional() }),
+  ),
   metadata: z.record(z.string(), z.string()).optional(),
 });
 export type V1Message = z.output<typeof V1MessageSchema>;
@@ -56,7 +73,10 @@ export const V1OptOutsAddSchema = z.object({
 
 export const V1ListQuerySchema = z.object({
   cursor: z.string().max(200).optional(),
-  limit: z.string().regex(/^\d{1,4}$/).optional(),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/)
+    .optional(),
 });
 
 export const V1AccountSchema = z.object({

@@ -85,7 +85,8 @@ export const OPT_OUT_MESSAGES = {
   settingsNotAnObject: 'Send {keywords, confirmationEnabled, confirmationText}',
   /** The review step (web). */
   willBeSkipped: (n: number) => `${n} ${n === 1 ? 'recipient has' : 'recipients have'} opted out and will be skipped`,
-  notOnWhatsAppSkipped: (n: number) => `${n} ${n === 1 ? 'recipient is' : 'recipients are'} not on WhatsApp and will be skipped`,
+  notOnWhatsAppSkipped: (n: number) =>
+    `${n} ${n === 1 ? 'recipient is' : 'recipients are'} not on WhatsApp and will be skipped`,
   /** Job log line for a start that skipped recipients. */
   skippedAtStart: (optedOut: number, notOnWhatsApp: number) =>
     'Skipped ' +
@@ -109,12 +110,15 @@ export const SKIP_REASON_TEXT: Record<SkipReason, string> = {
 
 /** A zod 4 type error: `required` when the field is absent (or null), `notOfType` when it is something else. */
 function typeError(required: string, notOfType: string) {
-  return { error: (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? required : notOfType) };
+  return {
+    error: (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? required : notOfType),
+  };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Query values the browser sends empty (`?limit=`) count as not given. */
-const blankToUndefined = (v: unknown) => (isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x === '' ? undefined : x])) : v);
+const blankToUndefined = (v: unknown) =>
+  isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x === '' ? undefined : x])) : v;
 
 function buildSchemas() {
   const keyword = z
@@ -175,7 +179,10 @@ function buildSchemas() {
       z.object({
         phoneNumbers: z
           .array(z.unknown(), typeError(OPT_OUT_MESSAGES.phoneNumbersRequired, OPT_OUT_MESSAGES.phoneNumbersNotAList))
-          .meta({ description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)', example: ['91234567', '+852 6123 4567'] }),
+          .meta({
+            description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)',
+            example: ['91234567', '+852 6123 4567'],
+          }),
       }),
     ),
     /**
@@ -234,19 +241,23 @@ export interface SkippedEntry {
   timestamp: string;
 }
 
-
-export type PhoneListCheck = { ok: true; phones: string[] } | { ok: false; code: OptOutsErrorCode; message: string; details?: Record<string, unknown> };
+export type PhoneListCheck =
+  | { ok: true; phones: string[] }
+  | { ok: false; code: OptOutsErrorCode; message: string; details?: Record<string, unknown> };
 
 /** `{phoneNumbers: [...]}` of the add call: normalised like a job's numbers, duplicates merged. */
 export function checkOptOutNumbers(value: unknown, max: number = OPT_OUT_LIMITS.addMax): PhoneListCheck {
-  if (value === undefined || value === null) return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
-  if (!Array.isArray(value)) return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
+  if (value === undefined || value === null)
+    return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
+  if (!Array.isArray(value))
+    return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
   const entries = value.filter((v) => !(v === null || v === undefined || (typeof v === 'string' && v.trim() === '')));
   // An object or a list among the numbers is no number to echo back ("[object Object]").
   if (entries.some((v) => typeof v !== 'string' && typeof v !== 'number')) {
     return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
   }
-  if (entries.length === 0) return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
+  if (entries.length === 0)
+    return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
   if (entries.length > max) {
     return {
       ok: false,
@@ -263,7 +274,12 @@ export function checkOptOutNumbers(value: unknown, max: number = OPT_OUT_LIMITS.
     else phones.add(phone);
   }
   if (invalid.length > 0) {
-    return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.invalidPhoneNumbers(invalid), details: { invalid } };
+    return {
+      ok: false,
+      code: OptOutsErrorCode.InvalidPhoneNumbers,
+      message: OPT_OUT_MESSAGES.invalidPhoneNumbers(invalid),
+      details: { invalid },
+    };
   }
   return { ok: true, phones: [...phones] };
 }

@@ -34,7 +34,16 @@ export interface SendingPolicy {
 }
 
 /** The editable fields, in the order the web shows them. */
-export const POLICY_FIELDS = ['delayMs', 'jitterMs', 'pauseEvery', 'pauseMs', 'dailyCap', 'window', 'timeZone', 'warmUp'] as const;
+export const POLICY_FIELDS = [
+  'delayMs',
+  'jitterMs',
+  'pauseEvery',
+  'pauseMs',
+  'dailyCap',
+  'window',
+  'timeZone',
+  'warmUp',
+] as const;
 export type PolicyField = (typeof POLICY_FIELDS)[number];
 export type PolicyUpdate = Partial<Omit<SendingPolicy, 'preset'>> & { preset?: PolicyPreset };
 
@@ -61,8 +70,22 @@ export const WARM_UP_CAPS = [50, 100, 200, 400] as const;
 export const DEFAULT_BACKOFF_MS = [300_000, 900_000, 3_600_000] as const;
 
 /** The spec's pace: 4 s between messages, nothing else (SPEC §9). */
-export function standardPolicy(delayMs: number = LIMITS.defaultSendDelayMs, jitterMs = 0, timeZone: string = POLICY_LIMITS.defaultTimeZone): SendingPolicy {
-  return { preset: 'standard', delayMs, jitterMs, pauseEvery: null, pauseMs: null, dailyCap: null, window: null, timeZone, warmUp: false };
+export function standardPolicy(
+  delayMs: number = LIMITS.defaultSendDelayMs,
+  jitterMs = 0,
+  timeZone: string = POLICY_LIMITS.defaultTimeZone,
+): SendingPolicy {
+  return {
+    preset: 'standard',
+    delayMs,
+    jitterMs,
+    pauseEvery: null,
+    pauseMs: null,
+    dailyCap: null,
+    window: null,
+    timeZone,
+    warmUp: false,
+  };
 }
 
 /**
@@ -106,7 +129,8 @@ export const POLICY_MESSAGES = {
   notAnObject: 'The sending policy must be an object',
   unknownField: (key: string) => `Unknown sending policy setting: ${key}`,
   preset: `preset must be one of ${POLICY_PRESETS.join(', ')}`,
-  delayMs: (floor: number) => `delayMs must be a whole number of milliseconds from ${floor} (${seconds(floor)}) to ${POLICY_LIMITS.maxDelayMs}`,
+  delayMs: (floor: number) =>
+    `delayMs must be a whole number of milliseconds from ${floor} (${seconds(floor)}) to ${POLICY_LIMITS.maxDelayMs}`,
   jitterMs: `jitterMs must be a whole number of milliseconds from 0 to ${POLICY_LIMITS.maxJitterMs}`,
   pauseEvery: `pauseEvery must be a whole number from 1 to ${POLICY_LIMITS.maxPauseEvery}, or null for no pauses`,
   pauseMs: `pauseMs must be a whole number of milliseconds from ${POLICY_LIMITS.minPauseMs} to ${POLICY_LIMITS.maxPauseMs}`,
@@ -191,7 +215,8 @@ export function isTimeZone(value: unknown): value is string {
   }
 }
 
-const isWhole = (v: unknown, min: number, max: number): v is number => typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+const isWhole = (v: unknown, min: number, max: number): v is number =>
+  typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
 
 function sameSettings(a: SendingPolicy, b: SendingPolicy): boolean {
   return (
@@ -217,12 +242,15 @@ export function applyPolicyUpdate(
 ): PolicyCheck {
   const floor = options.minDelayMs ?? POLICY_LIMITS.minDelayMs;
   const refuse = (field: string, message: string): PolicyCheck => ({ ok: false, field, message });
-  if (typeof update !== 'object' || update === null || Array.isArray(update)) return refuse('policy', POLICY_MESSAGES.notAnObject);
+  if (typeof update !== 'object' || update === null || Array.isArray(update))
+    return refuse('policy', POLICY_MESSAGES.notAnObject);
   const input = update as Record<string, unknown>;
   for (const key of Object.keys(input)) {
-    if (key !== 'preset' && !(POLICY_FIELDS as readonly string[]).includes(key)) return refuse(key, POLICY_MESSAGES.unknownField(key));
+    if (key !== 'preset' && !(POLICY_FIELDS as readonly string[]).includes(key))
+      return refuse(key, POLICY_MESSAGES.unknownField(key));
   }
-  if (input.timeZone !== undefined && !isTimeZone(input.timeZone)) return refuse('timeZone', POLICY_MESSAGES.timeZone(String(input.timeZone)));
+  if (input.timeZone !== undefined && !isTimeZone(input.timeZone))
+    return refuse('timeZone', POLICY_MESSAGES.timeZone(String(input.timeZone)));
   const timeZone = (input.timeZone as string | undefined) ?? current.timeZone;
   const standard = { ...(options.standardBase ?? standardPolicy()), timeZone };
 
@@ -233,7 +261,8 @@ export function applyPolicyUpdate(
     if (input.preset === 'careful') next = carefulPolicy(timeZone);
   }
   if (input.delayMs !== undefined) {
-    if (!isWhole(input.delayMs, floor, POLICY_LIMITS.maxDelayMs)) return refuse('delayMs', POLICY_MESSAGES.delayMs(floor));
+    if (!isWhole(input.delayMs, floor, POLICY_LIMITS.maxDelayMs))
+      return refuse('delayMs', POLICY_MESSAGES.delayMs(floor));
     next.delayMs = input.delayMs;
   }
   if (input.jitterMs !== undefined) {
@@ -241,17 +270,21 @@ export function applyPolicyUpdate(
     next.jitterMs = input.jitterMs;
   }
   if (input.pauseEvery !== undefined) {
-    if (input.pauseEvery !== null && !isWhole(input.pauseEvery, 1, POLICY_LIMITS.maxPauseEvery)) return refuse('pauseEvery', POLICY_MESSAGES.pauseEvery);
+    if (input.pauseEvery !== null && !isWhole(input.pauseEvery, 1, POLICY_LIMITS.maxPauseEvery))
+      return refuse('pauseEvery', POLICY_MESSAGES.pauseEvery);
     next.pauseEvery = input.pauseEvery;
     if (input.pauseEvery === null) next.pauseMs = null;
   }
   if (input.pauseMs !== undefined) {
-    if (input.pauseMs !== null && !isWhole(input.pauseMs, POLICY_LIMITS.minPauseMs, POLICY_LIMITS.maxPauseMs)) return refuse('pauseMs', POLICY_MESSAGES.pauseMs);
+    if (input.pauseMs !== null && !isWhole(input.pauseMs, POLICY_LIMITS.minPauseMs, POLICY_LIMITS.maxPauseMs))
+      return refuse('pauseMs', POLICY_MESSAGES.pauseMs);
     next.pauseMs = input.pauseMs;
   }
-  if ((next.pauseEvery === null) !== (next.pauseMs === null)) return refuse(next.pauseEvery === null ? 'pauseEvery' : 'pauseMs', POLICY_MESSAGES.pauseIncomplete);
+  if ((next.pauseEvery === null) !== (next.pauseMs === null))
+    return refuse(next.pauseEvery === null ? 'pauseEvery' : 'pauseMs', POLICY_MESSAGES.pauseIncomplete);
   if (input.dailyCap !== undefined) {
-    if (input.dailyCap !== null && !isWhole(input.dailyCap, 1, POLICY_LIMITS.maxDailyCap)) return refuse('dailyCap', POLICY_MESSAGES.dailyCap);
+    if (input.dailyCap !== null && !isWhole(input.dailyCap, 1, POLICY_LIMITS.maxDailyCap))
+      return refuse('dailyCap', POLICY_MESSAGES.dailyCap);
     next.dailyCap = input.dailyCap;
   }
   if (input.window !== undefined) {
@@ -265,20 +298,29 @@ export function applyPolicyUpdate(
   }
   const edited = Object.keys(input).some((k) => k !== 'preset' && k !== 'timeZone');
   if (edited || input.preset === 'custom') {
-    next.preset = sameSettings(next, standard) ? 'standard' : sameSettings(next, carefulPolicy(timeZone)) ? 'careful' : 'custom';
+    next.preset = sameSettings(next, standard)
+      ? 'standard'
+      : sameSettings(next, carefulPolicy(timeZone))
+        ? 'careful'
+        : 'custom';
   }
   return { ok: true, policy: next };
 }
 
-function checkWindow(value: unknown): { ok: true; window: SendingWindow | null } | { ok: false; field: string; message: string } {
+function checkWindow(
+  value: unknown,
+): { ok: true; window: SendingWindow | null } | { ok: false; field: string; message: string } {
   if (value === null) return { ok: true, window: null };
-  if (typeof value !== 'object' || Array.isArray(value)) return { ok: false, field: 'window', message: POLICY_MESSAGES.window };
+  if (typeof value !== 'object' || Array.isArray(value))
+    return { ok: false, field: 'window', message: POLICY_MESSAGES.window };
   const w = value as Record<string, unknown>;
   for (const key of Object.keys(w)) {
-    if (!['start', 'end', 'days'].includes(key)) return { ok: false, field: `window.${key}`, message: POLICY_MESSAGES.unknownField(`window.${key}`) };
+    if (!['start', 'end', 'days'].includes(key))
+      return { ok: false, field: `window.${key}`, message: POLICY_MESSAGES.unknownField(`window.${key}`) };
   }
   const start = minutesOfDay(w.start);
-  if (start === undefined || start >= 1440) return { ok: false, field: 'window.start', message: POLICY_MESSAGES.windowTime('start') };
+  if (start === undefined || start >= 1440)
+    return { ok: false, field: 'window.start', message: POLICY_MESSAGES.windowTime('start') };
   const end = minutesOfDay(w.end);
   if (end === undefined) return { ok: false, field: 'window.end', message: POLICY_MESSAGES.windowTime('end') };
   if (end <= start) return { ok: false, field: 'window.end', message: POLICY_MESSAGES.windowOrder };
@@ -286,16 +328,24 @@ function checkWindow(value: unknown): { ok: true; window: SendingWindow | null }
   if (!Array.isArray(days) || days.length === 0 || days.some((d) => !isWhole(d, 1, 7))) {
     return { ok: false, field: 'window.days', message: POLICY_MESSAGES.windowDays };
   }
-  return { ok: true, window: { start: w.start as string, end: w.end as string, days: [...new Set(days as number[])].sort() } };
+  return {
+    ok: true,
+    window: { start: w.start as string, end: w.end as string, days: [...new Set(days as number[])].sort() },
+  };
 }
 
 /** `startAt` of a start request: absent (undefined), a time within 30 days ahead, or a refusal. */
-export function checkStartAt(value: unknown, now: Date = new Date()): { ok: true; startAt: Date | undefined } | { ok: false; message: string } {
+export function checkStartAt(
+  value: unknown,
+  now: Date = new Date(),
+): { ok: true; startAt: Date | undefined } | { ok: false; message: string } {
   if (value === undefined || value === null || value === '') return { ok: true, startAt: undefined };
-  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return { ok: false, message: POLICY_MESSAGES.startAtInvalid };
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T/.test(value))
+    return { ok: false, message: POLICY_MESSAGES.startAtInvalid };
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) return { ok: false, message: POLICY_MESSAGES.startAtInvalid };
   if (at.getTime() <= now.getTime()) return { ok: false, message: POLICY_MESSAGES.startAtPast };
-  if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs) return { ok: false, message: POLICY_MESSAGES.startAtTooFar };
+  if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs)
+    return { ok: false, message: POLICY_MESSAGES.startAtTooFar };
   return { ok: true, startAt: at };
 }

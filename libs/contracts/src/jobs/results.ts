@@ -1,6 +1,11 @@
 import { z } from '../common/schema.js';
 import { RESULTS_LIMITS } from './results-limits.js';
-import type { JobExportRequestSchema, JobHistoryRequestSchema, JobProgress, JobResultsRequestSchema } from './schemas.js';
+import type {
+  JobExportRequestSchema,
+  JobHistoryRequestSchema,
+  JobProgress,
+  JobResultsRequestSchema,
+} from './schemas.js';
 import type { JobStatus } from './types.js';
 
 /** Declared in results-limits.ts, so the schemas read them without importing this file. */
@@ -29,10 +34,23 @@ export const EXPORT_STREAM_HEADERS = {
 export const EXPORT_ACK = { ok: 'ok', stop: 'stop' } as const;
 
 /** Status of one recipient in the report: how far its message got. */
-export const RECIPIENT_RESULT_STATUSES = ['pending', 'sent', 'delivered', 'read', 'replied', 'failed', 'skipped'] as const;
+export const RECIPIENT_RESULT_STATUSES = [
+  'pending',
+  'sent',
+  'delivered',
+  'read',
+  'replied',
+  'failed',
+  'skipped',
+] as const;
 export type RecipientResultStatus = (typeof RECIPIENT_RESULT_STATUSES)[number];
 /** Every status in which the message reached WhatsApp: the web's "Successful" list. */
-export const SUCCESSFUL_RESULT_STATUSES = ['sent', 'delivered', 'read', 'replied'] as const satisfies readonly RecipientResultStatus[];
+export const SUCCESSFUL_RESULT_STATUSES = [
+  'sent',
+  'delivered',
+  'read',
+  'replied',
+] as const satisfies readonly RecipientResultStatus[];
 /** Statuses counted as work in flight for the per-user caps (`scheduled`/`paused` come with the sending policy). */
 export const CAPPED_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as const;
 
@@ -43,7 +61,16 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 /** Columns of the export, in order; variables follow as `var:<name>` columns (at most LIMITS.variablesPerJobMax, in name order). */
-export const EXPORT_COLUMNS = ['phoneNumber', 'status', 'error', 'sentAt', 'failedAt', 'deliveredAt', 'readAt', 'repliedAt'] as const;
+export const EXPORT_COLUMNS = [
+  'phoneNumber',
+  'status',
+  'error',
+  'sentAt',
+  'failedAt',
+  'deliveredAt',
+  'readAt',
+  'repliedAt',
+] as const;
 
 export enum JobResultsErrorCode {
   IdempotencyKeyInvalid = 'JOB_IDEMPOTENCY_KEY_INVALID',
@@ -96,14 +123,17 @@ const intInRange = (max: number, fallback: number) =>
       return n;
     });
 
-const cursorSchema = z.unknown().optional().transform((v, ctx) => {
-  if (v === undefined || v === '') return undefined;
-  if (typeof v !== 'string' || v.length > 200 || !/^[A-Za-z0-9_-]*$/.test(v)) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidCursor });
-    return z.NEVER;
-  }
-  return v;
-});
+const cursorSchema = z
+  .unknown()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return undefined;
+    if (typeof v !== 'string' || v.length > 200 || !/^[A-Za-z0-9_-]*$/.test(v)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidCursor });
+      return z.NEVER;
+    }
+    return v;
+  });
 
 /** `status=` of the report: one status or several, comma-separated; absent = every recipient. */
 const statusFilterSchema = z
@@ -132,14 +162,17 @@ export type JobResultsQuery = z.output<typeof jobResultsQuerySchema>;
 
 /** Query of `GET /job-results/{jobId}/export`. */
 export const jobExportQuerySchema = z.object({
-  format: z.unknown().optional().transform((v, ctx) => {
-    const f = v === undefined ? 'csv' : typeof v === 'string' ? v.trim().toLowerCase() : '';
-    if (!(EXPORT_FORMATS as readonly string[]).includes(f)) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidFormat });
-      return z.NEVER;
-    }
-    return f as ExportFormat;
-  }),
+  format: z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      const f = v === undefined ? 'csv' : typeof v === 'string' ? v.trim().toLowerCase() : '';
+      if (!(EXPORT_FORMATS as readonly string[]).includes(f)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidFormat });
+        return z.NEVER;
+      }
+      return f as ExportFormat;
+    }),
 });
 export type JobExportQuery = z.output<typeof jobExportQuerySchema>;
 
@@ -165,7 +198,6 @@ export const idempotencyKeySchema = z
   .min(1, RESULTS_MESSAGES.idempotencyKeyInvalid)
   .max(RESULTS_LIMITS.idempotencyKeyMaxLength, RESULTS_MESSAGES.idempotencyKeyInvalid)
   .regex(/^[\x21-\x7e]+$/, RESULTS_MESSAGES.idempotencyKeyInvalid);
-
 
 // ---- answers ----
 

@@ -1,7 +1,15 @@
 import type { PingRequest } from '../common/rpc.js';
 import type { z } from '../common/schema.js';
 import type { SendingPolicy } from './policy.js';
-import type { JobLogEntry, JobLogsRequestSchema, JobRefSchema, JobsUserRequestSchema, JobView, PolicySetRequestSchema, StartJobRequestSchema } from './schemas.js';
+import type {
+  JobLogEntry,
+  JobLogsRequestSchema,
+  JobRefSchema,
+  JobsUserRequestSchema,
+  JobView,
+  PolicySetRequestSchema,
+  StartJobRequestSchema,
+} from './schemas.js';
 import type { JobStatusReply, JobStatusRequest } from './job-status.js';
 
 /** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user (schema: `StartJobRequestSchema`). */

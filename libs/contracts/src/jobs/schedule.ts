@@ -48,7 +48,8 @@ interface WallClock {
 
 function formatWallClock(at: Date, timeZone: string): WallClock {
   const p: Record<string, number> = {};
-  for (const part of formatOf(timeZone).formatToParts(at)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+  for (const part of formatOf(timeZone).formatToParts(at))
+    if (part.type !== 'literal') p[part.type] = Number(part.value);
   return { y: p.year!, m: p.month!, d: p.day!, h: p.hour! % 24, min: p.minute!, s: p.second! };
 }
 
@@ -128,7 +129,11 @@ export function dailyCapOn(policy: SendingPolicy, date: string, warmUpFrom: stri
 }
 
 function inWindow(window: SendingWindow, local: LocalTime): boolean {
-  return window.days.includes(local.weekday) && local.minutes >= minutesOfDay(window.start)! && local.minutes < minutesOfDay(window.end)!;
+  return (
+    window.days.includes(local.weekday) &&
+    local.minutes >= minutesOfDay(window.start)! &&
+    local.minutes < minutesOfDay(window.end)!
+  );
 }
 
 /** The first instant at or after `from` inside the window (`from` itself when there is none). */
@@ -147,7 +152,9 @@ export function nextWindowOpening(policy: SendingPolicy, from: Date): Date {
   return from;
 }
 
-export type Gate = { open: true; cap: number | null; sentToday: number } | { open: false; reason: 'window' | 'daily_cap'; resumesAt: Date; cap: number | null };
+export type Gate =
+  | { open: true; cap: number | null; sentToday: number }
+  | { open: false; reason: 'window' | 'daily_cap'; resumesAt: Date; cap: number | null };
 
 /** May the account send at `at`? If not, why, and from when on it may. */
 export function gateAt(policy: SendingPolicy, at: Date, counters: SendCounters): Gate {
@@ -158,7 +165,8 @@ export function gateAt(policy: SendingPolicy, at: Date, counters: SendCounters):
     const midnight = zonedInstant(addDays(local.date, 1), 0, policy.timeZone);
     return { open: false, reason: 'daily_cap', resumesAt: nextWindowOpening(policy, midnight), cap };
   }
-  if (policy.window && !inWindow(policy.window, local)) return { open: false, reason: 'window', resumesAt: nextWindowOpening(policy, at), cap };
+  if (policy.window && !inWindow(policy.window, local))
+    return { open: false, reason: 'window', resumesAt: nextWindowOpening(policy, at), cap };
   return { open: true, cap, sentToday };
 }
 
@@ -202,7 +210,10 @@ export function estimateSend(
   if (plain) {
     const gap = policy.delayMs + policy.jitterMs / 2;
     return {
-      estimatedTime: policy.jitterMs === 0 ? estimateMinutes(recipients, policy.delayMs) : Math.ceil((gap * (recipients - 1)) / 60_000),
+      estimatedTime:
+        policy.jitterMs === 0
+          ? estimateMinutes(recipients, policy.delayMs)
+          : Math.ceil((gap * (recipients - 1)) / 60_000),
       estimatedFinishAt: new Date(begin.getTime() + gap * (recipients - 1)),
       firstSendAt: begin,
     };
@@ -212,7 +223,7 @@ export function estimateSend(
   let first = t;
   let last = t;
   let guard = 0;
-  for (let i = 1; i <= recipients; ) {
+  for (let i = 1; i <= recipients;) {
     if (++guard > 100_000) break;
     const gate = gateAt(policy, new Date(t), counters);
     if (!gate.open) {
@@ -222,19 +233,29 @@ export function estimateSend(
     // Inside the window with room under the cap: send until the window closes, the day ends or the cap is hit.
     const local = localTime(new Date(t), policy.timeZone);
     const dayEnd = zonedInstant(addDays(local.date, 1), 0, policy.timeZone).getTime();
-    const windowEnd = policy.window ? zonedInstant(local.date, minutesOfDay(policy.window.end)!, policy.timeZone).getTime() : dayEnd;
+    const windowEnd = policy.window
+      ? zonedInstant(local.date, minutesOfDay(policy.window.end)!, policy.timeZone).getTime()
+      : dayEnd;
     const until = Math.min(dayEnd, windowEnd);
     let room = gate.cap === null ? Infinity : gate.cap - gate.sentToday;
     while (i <= recipients && t < until && room > 0) {
       if (i === 1) first = t;
       last = t;
-      counters = { dayKey: local.date, dayCount: (counters.dayKey === local.date ? counters.dayCount : 0) + 1, warmUpFrom: counters.warmUpFrom ?? (policy.warmUp ? local.date : null) };
+      counters = {
+        dayKey: local.date,
+        dayCount: (counters.dayKey === local.date ? counters.dayCount : 0) + 1,
+        warmUpFrom: counters.warmUpFrom ?? (policy.warmUp ? local.date : null),
+      };
       room--;
       if (i < recipients) t += expectedGapMs(policy, i);
       i++;
     }
   }
-  return { estimatedTime: Math.ceil((last - begin.getTime()) / 60_000), estimatedFinishAt: new Date(last), firstSendAt: new Date(first) };
+  return {
+    estimatedTime: Math.ceil((last - begin.getTime()) / 60_000),
+    estimatedFinishAt: new Date(last),
+    firstSendAt: new Date(first),
+  };
 }
 
 /** `{Hello|Hi|Hey}`: a choice between options; `{{name}}` placeholders have no `|` and are left alone. */
@@ -243,7 +264,8 @@ const VARIATION = /\{([^{}]*\|[^{}]*)\}/g;
 /** How many different texts the message's variations give (1 when it has none). */
 export function variantCount(message: string): number {
   let count = 1;
-  for (const m of message.matchAll(VARIATION)) count = Math.min(Number.MAX_SAFE_INTEGER, count * m[1]!.split('|').length);
+  for (const m of message.matchAll(VARIATION))
+    count = Math.min(Number.MAX_SAFE_INTEGER, count * m[1]!.split('|').length);
   return count;
 }
 

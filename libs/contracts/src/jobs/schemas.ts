@@ -26,13 +26,18 @@ import { RESULTS_LIMITS } from './results-limits.js';
  * changing what is sent to a customer would be worse than saying so.
  */
 
-const isBlank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+const isBlank = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 const PhoneEntry = z.union([z.string(), z.number(), z.null()], { error: JOB_MESSAGES.phoneNumbersNotAList });
 
 /** Text a message may carry: no NUL (Postgres cannot store it), no lone surrogate (it would go out as "�"). */
 const textIssue = (field: string, text: string): string | undefined =>
-  hasNul(text) ? REQUEST_MESSAGES.nulCharacter(field) : hasLoneSurrogate(text) ? REQUEST_MESSAGES.invalidText(field) : undefined;
+  hasNul(text)
+    ? REQUEST_MESSAGES.nulCharacter(field)
+    : hasLoneSurrogate(text)
+      ? REQUEST_MESSAGES.invalidText(field)
+      : undefined;
 
 const VariableValue = z.union(
   [
@@ -102,38 +107,49 @@ export const JobRecipientSchema = z.object(
  * hop a start crosses (the web's form, the gateway, the staged body, the jobs service) takes the list of
  * fields from here, so a field added here reaches the jobs service without a hop naming it.
  */
-const StartJobObjectSchema = z
-  .object({
-    message: z
-      .string({ error: JOB_MESSAGES.enterMessageFirst })
-      // Only invisible characters (zero-width spaces, joiners, U+FEFF…) show nothing: blank, too.
-      .refine((v) => !isBlankText(v), { message: JOB_MESSAGES.enterMessageFirst, abort: true })
-      .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter('message'), abort: true })
-      .refine((v) => !hasLoneSurrogate(v), { message: REQUEST_MESSAGES.invalidText('message'), abort: true })
-      .meta({ maxLength: LIMITS.messageMaxLength, example: 'Hi {{name}}' }),
-    phoneNumbers: z
-      .array(PhoneEntry, { error: JOB_MESSAGES.phoneNumbersNotAList })
-      .nullish()
-      .meta({ description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)', example: ['91234567'] }),
-    recipients: z
-      .array(JobRecipientSchema, { error: JOB_MESSAGES.recipientsNotAList })
-      .nullish()
-      .meta({ description: 'Personalised recipients; {{placeholders}} are filled from variables', example: [{ phone: '91234567', variables: { name: 'Ann' } }] }),
-    clientId: ClientIdSchema.optional(),
-    clerkUserId: ClerkUserIdSchema.optional(),
-    /** Checked by the jobs service (`checkStartAt`): the only one that knows "now" for the job. */
-    startAt: z
-      .string({ error: POLICY_MESSAGES.startAtInvalid })
-      .nullish()
-      .meta({ description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then', example: '2026-01-31T09:00:00+08:00' }),
-  });
+const StartJobObjectSchema = z.object({
+  message: z
+    .string({ error: JOB_MESSAGES.enterMessageFirst })
+    // Only invisible characters (zero-width spaces, joiners, U+FEFF…) show nothing: blank, too.
+    .refine((v) => !isBlankText(v), { message: JOB_MESSAGES.enterMessageFirst, abort: true })
+    .refine((v) => !hasNul(v), { message: REQUEST_MESSAGES.nulCharacter('message'), abort: true })
+    .refine((v) => !hasLoneSurrogate(v), { message: REQUEST_MESSAGES.invalidText('message'), abort: true })
+    .meta({ maxLength: LIMITS.messageMaxLength, example: 'Hi {{name}}' }),
+  phoneNumbers: z
+    .array(PhoneEntry, { error: JOB_MESSAGES.phoneNumbersNotAList })
+    .nullish()
+    .meta({ description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)', example: ['91234567'] }),
+  recipients: z
+    .array(JobRecipientSchema, { error: JOB_MESSAGES.recipientsNotAList })
+    .nullish()
+    .meta({
+      description: 'Personalised recipients; {{placeholders}} are filled from variables',
+      example: [{ phone: '91234567', variables: { name: 'Ann' } }],
+    }),
+  clientId: ClientIdSchema.optional(),
+  clerkUserId: ClerkUserIdSchema.optional(),
+  /** Checked by the jobs service (`checkStartAt`): the only one that knows "now" for the job. */
+  startAt: z
+    .string({ error: POLICY_MESSAGES.startAtInvalid })
+    .nullish()
+    .meta({
+      description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then',
+      example: '2026-01-31T09:00:00+08:00',
+    }),
+});
 
 /** The acting user named in a body is the gateway's to check against the token; it is not the job's. */
 export type StartJobField = Exclude<keyof typeof StartJobObjectSchema.shape, 'clerkUserId'>;
 /** The job's own fields of a start, in the body's order: what the gateway forwards and the jobs service reads. */
-export const START_JOB_FIELDS = Object.keys(StartJobObjectSchema.shape).filter((k): k is StartJobField => k !== 'clerkUserId');
+export const START_JOB_FIELDS = Object.keys(StartJobObjectSchema.shape).filter(
+  (k): k is StartJobField => k !== 'clerkUserId',
+);
 /** The fields that can make a start too big for one NATS message: they travel in the staged body when it is staged. */
-export const STAGED_START_FIELDS = ['message', 'phoneNumbers', 'recipients'] as const satisfies readonly StartJobField[];
+export const STAGED_START_FIELDS = [
+  'message',
+  'phoneNumbers',
+  'recipients',
+] as const satisfies readonly StartJobField[];
 /** A start's fields as they travel between services, not yet checked (the jobs service checks them). */
 export type StartJobFields = { [K in StartJobField]?: unknown };
 
@@ -147,18 +163,19 @@ export function startFieldsOf(source: object): StartJobFields {
 
 /** `POST /start-bulk-messages` body (SPEC §7), plus `recipients` for personalised sends. */
 export const StartJobBodySchema = StartJobObjectSchema.superRefine((body, ctx) => {
-    if ((body.phoneNumbers ?? []).length > 0 && (body.recipients ?? []).length > 0) {
-      // Which list is meant is anyone's guess: silently sending to one of them would be worse than asking.
-      ctx.addIssue({ code: 'custom', path: ['recipients'], message: JOB_MESSAGES.phoneNumbersAndRecipients });
-      return;
-    }
-    const rows = body.recipients && body.recipients.length > 0 ? body.recipients.map((r) => r.phone) : (body.phoneNumbers ?? []);
-    if (!Array.isArray(rows) || rows.every(isBlank)) {
-      ctx.addIssue({ code: 'custom', path: ['phoneNumbers'], message: JOB_MESSAGES.addPhoneNumbersFirst });
-    } else if (typeof body.message === 'string' && body.message.length > LIMITS.messageMaxLength) {
-      ctx.addIssue({ code: 'custom', path: ['message'], message: JOB_MESSAGES.messageTooLong });
-    }
-  });
+  if ((body.phoneNumbers ?? []).length > 0 && (body.recipients ?? []).length > 0) {
+    // Which list is meant is anyone's guess: silently sending to one of them would be worse than asking.
+    ctx.addIssue({ code: 'custom', path: ['recipients'], message: JOB_MESSAGES.phoneNumbersAndRecipients });
+    return;
+  }
+  const rows =
+    body.recipients && body.recipients.length > 0 ? body.recipients.map((r) => r.phone) : (body.phoneNumbers ?? []);
+  if (!Array.isArray(rows) || rows.every(isBlank)) {
+    ctx.addIssue({ code: 'custom', path: ['phoneNumbers'], message: JOB_MESSAGES.addPhoneNumbersFirst });
+  } else if (typeof body.message === 'string' && body.message.length > LIMITS.messageMaxLength) {
+    ctx.addIssue({ code: 'custom', path: ['message'], message: JOB_MESSAGES.messageTooLong });
+  }
+});
 
 /** What the gateway parses: a body that is not an object is a form with nothing in it. */
 export const StartJobHttpBodySchema = z.preprocess(
@@ -197,7 +214,11 @@ export const JobProgressSchema = z.object({
 export const SuccessEntrySchema = z.object({ originalNumber: z.string(), timestamp: z.iso.datetime() });
 export const FailedEntrySchema = z.object({ phoneNumber: z.string(), timestamp: z.iso.datetime(), error: z.string() });
 /** A recipient a job did not send to: opted out, or known not to be on WhatsApp. */
-export const SkippedEntrySchema = z.object({ phoneNumber: z.string(), reason: z.enum(SKIP_REASONS), timestamp: z.iso.datetime() });
+export const SkippedEntrySchema = z.object({
+  phoneNumber: z.string(),
+  reason: z.enum(SKIP_REASONS),
+  timestamp: z.iso.datetime(),
+});
 
 /** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
 export const JobViewSchema = z.object({
@@ -205,7 +226,11 @@ export const JobViewSchema = z.object({
   status: z.enum(JOB_STATUSES),
   progress: JobProgressSchema,
   /** `skippedList`: opted-out and not-on-WhatsApp recipients, present when there are any. */
-  results: z.object({ successList: z.array(SuccessEntrySchema), failedList: z.array(FailedEntrySchema), skippedList: z.array(SkippedEntrySchema).optional() }),
+  results: z.object({
+    successList: z.array(SuccessEntrySchema),
+    failedList: z.array(FailedEntrySchema),
+    skippedList: z.array(SkippedEntrySchema).optional(),
+  }),
   error: z.string().nullable(),
   /** Minutes, estimated at start from the configured delay. */
   estimatedTime: z.int(),
@@ -233,7 +258,11 @@ export const JobLogEntrySchema = z.object({
   timestamp: z.iso.datetime(),
 });
 
-export const StartJobAnswerSchema = z.object({ success: z.literal(true), jobId: z.string(), estimatedTime: z.int().meta({ description: 'Minutes' }) });
+export const StartJobAnswerSchema = z.object({
+  success: z.literal(true),
+  jobId: z.string(),
+  estimatedTime: z.int().meta({ description: 'Minutes' }),
+});
 export const JobAnswerSchema = z.object({ success: z.literal(true), job: JobViewSchema });
 export const JobLogsAnswerSchema = z.object({ success: z.literal(true), logs: z.array(JobLogEntrySchema) });
 
@@ -274,7 +303,9 @@ export const JobLogsRequestSchema = JobRefSchema.extend({ since: z.string().max(
 export const StartJobRequestSchema = z.object({
   userId: RpcUserIdSchema,
   /** The start's own fields (START_JOB_FIELDS), unchecked: see StartJobBodySchema. */
-  ...(Object.fromEntries(START_JOB_FIELDS.map((k) => [k, z.unknown().optional()])) as { [K in StartJobField]: z.ZodOptional<z.ZodUnknown> }),
+  ...(Object.fromEntries(START_JOB_FIELDS.map((k) => [k, z.unknown().optional()])) as {
+    [K in StartJobField]: z.ZodOptional<z.ZodUnknown>;
+  }),
   /** The `Idempotency-Key` header; the gateway makes one when the client sent none. */
   idempotencyKey: z.string().min(1).max(RESULTS_LIMITS.idempotencyKeyMaxLength).optional(),
   /** The body was too big for one NATS message: read it from the object store. */
@@ -287,20 +318,37 @@ export const StartJobRequestSchema = z.object({
 export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy: z.unknown().optional() });
 
 /** `jobs.results`: one page of a job's report; the query values are checked with `jobResultsQuerySchema`. */
-export const JobResultsRequestSchema = JobRefSchema.extend({ status: z.unknown().optional(), cursor: z.unknown().optional(), limit: z.unknown().optional() });
+export const JobResultsRequestSchema = JobRefSchema.extend({
+  status: z.unknown().optional(),
+  cursor: z.unknown().optional(),
+  limit: z.unknown().optional(),
+});
 /** `jobs.list`: one page of the campaign history; the query values are checked with `jobHistoryQuerySchema`. */
-export const JobHistoryRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional(), active: z.unknown().optional() });
+export const JobHistoryRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  cursor: z.unknown().optional(),
+  limit: z.unknown().optional(),
+  active: z.unknown().optional(),
+});
 /** `jobs.export`: the file goes to `inbox` (the service checks it is a NATS inbox); `format` is checked with `jobExportQuerySchema`. */
 export const JobExportRequestSchema = JobRefSchema.extend({ format: z.unknown().optional(), inbox: RpcIdSchema });
 
 /** `jobs.optouts.list`: the query values are checked by the service with `optOutSchemas().listQuery`. */
-export const OptOutListRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.unknown().optional(), limit: z.unknown().optional(), q: z.unknown().optional() });
+export const OptOutListRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  cursor: z.unknown().optional(),
+  limit: z.unknown().optional(),
+  q: z.unknown().optional(),
+});
 /** `jobs.optouts.add` and `.check`: the numbers are checked by the service (`checkOptOutNumbers`). */
 export const OptOutNumbersRequestSchema = z.object({ userId: RpcUserIdSchema, phoneNumbers: z.unknown().optional() });
 /** `jobs.optouts.remove`: the number is checked (and normalised) by the service. */
 export const OptOutRemoveRequestSchema = z.object({ userId: RpcUserIdSchema, phone: z.unknown().optional() });
 /** `jobs.optouts.export`: one page of the whole list; `cursor` is the last page's. */
-export const OptOutExportRequestSchema = z.object({ userId: RpcUserIdSchema, cursor: z.string().max(LIMITS.rpcIdMaxLength).optional() });
+export const OptOutExportRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  cursor: z.string().max(LIMITS.rpcIdMaxLength).optional(),
+});
 /** `jobs.optouts.settings.set`: a partial update, checked by the service with `optOutSchemas().settingsPatch`. */
 export const OptOutSettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, settings: z.unknown().optional() });
 

@@ -61,15 +61,20 @@ function sheetRow(value: unknown): number | undefined {
 
 /** Text the start refuses whatever the field: NUL, lone surrogates. */
 const TEXT_MESSAGES = new Set<string>(
-  ['message', 'variables', 'clientId'].flatMap((field) => [REQUEST_MESSAGES.nulCharacter(field), REQUEST_MESSAGES.invalidText(field)]),
+  ['message', 'variables', 'clientId'].flatMap((field) => [
+    REQUEST_MESSAGES.nulCharacter(field),
+    REQUEST_MESSAGES.invalidText(field),
+  ]),
 );
 
 /** The error code of a start body's first problem, by its field and message. */
 export function startJobErrorCode(field: string, message: string): JobsErrorCode {
-  if (TEXT_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId')) return JobsErrorCode.InvalidField;
+  if (TEXT_MESSAGES.has(message) || field.startsWith('clientId') || field.startsWith('clerkUserId'))
+    return JobsErrorCode.InvalidField;
   if (message === JOB_MESSAGES.phoneNumbersAndRecipients) return JobsErrorCode.PhoneNumbersAndRecipients;
   if (message === JOB_MESSAGES.addPhoneNumbersFirst) return JobsErrorCode.PhoneNumbersRequired;
-  if (field === 'message') return message === JOB_MESSAGES.messageTooLong ? JobsErrorCode.MessageTooLong : JobsErrorCode.MessageRequired;
+  if (field === 'message')
+    return message === JOB_MESSAGES.messageTooLong ? JobsErrorCode.MessageTooLong : JobsErrorCode.MessageRequired;
   if (field === '') return JobsErrorCode.MessageRequired;
   return JobsErrorCode.InvalidRecipients;
 }
@@ -78,7 +83,10 @@ export function startJobErrorCode(field: string, message: string): JobsErrorCode
  * Checks a start request and prepares its recipients: numbers normalised (852/+852 stripped),
  * duplicates merged (the first row wins), placeholders filled per recipient.
  */
-export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecipients: LIMITS.defaultMaxRecipientsPerJob }): StartJobCheck {
+export function checkStartJob(
+  body: unknown,
+  limits: StartJobLimits = { maxRecipients: LIMITS.defaultMaxRecipientsPerJob },
+): StartJobCheck {
   const checked = checkWith(StartJobHttpBodySchema, body);
   if (!checked.ok) return refuse(startJobErrorCode(checked.field, checked.message), checked.message);
   const { message, recipients, phoneNumbers } = checked.value;
@@ -87,7 +95,11 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
   const none: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const rows =
     recipients && recipients.length > 0
-      ? recipients.map((r, i) => ({ row: sheetRow(r.row) ?? i + 1, phone: r.phone as unknown, variables: (r.variables ?? none) as Record<string, unknown> }))
+      ? recipients.map((r, i) => ({
+          row: sheetRow(r.row) ?? i + 1,
+          phone: r.phone as unknown,
+          variables: (r.variables ?? none) as Record<string, unknown>,
+        }))
       : (phoneNumbers ?? []).map((phone, i) => ({ row: i + 1, phone: phone as unknown, variables: none }));
 
   const invalid: string[] = [];
@@ -127,19 +139,21 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
   for (const name of names) {
     const missing = unique.filter((r) => !Object.hasOwn(r.variables, name)).map((r) => r.row);
     if (missing.length > 0) {
-      return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(name, missing), { variable: name, rows: missing });
+      return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(name, missing), {
+        variable: name,
+        rows: missing,
+      });
     }
   }
-  const prepared = unique.map(
-    (r): PreparedRecipient => ({
-      phone: r.phone,
-      text: personalised ? fillPlaceholders(message, r.variables) : message,
-      ...(Object.keys(r.variables).length > 0 ? { variables: r.variables } : {}),
-    }),
-  );
+  const prepared = unique.map((r): PreparedRecipient => ({
+    phone: r.phone,
+    text: personalised ? fillPlaceholders(message, r.variables) : message,
+    ...(Object.keys(r.variables).length > 0 ? { variables: r.variables } : {}),
+  }));
   if (personalised) {
     const tooLong = unique.filter((_, i) => prepared[i]!.text.length > LIMITS.messageMaxLength).map((r) => r.row);
-    if (tooLong.length > 0) return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
+    if (tooLong.length > 0)
+      return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
   }
   const nonBlank = rows.filter((r) => !isBlank(r.phone)).length;
   return { ok: true, recipients: prepared, personalised, duplicatesMerged: nonBlank - unique.length };
@@ -150,7 +164,9 @@ export function checkStartJob(body: unknown, limits: StartJobLimits = { maxRecip
  * name at most `variableNameMaxLength` characters, a value at most `messageMaxLength`. They hold for
  * every variable with a value, used or not, since each is stored and shown in the report.
  */
-function checkVariableSizes(rows: readonly { row: number; variables: Record<string, string> }[]): StartJobCheck | undefined {
+function checkVariableSizes(
+  rows: readonly { row: number; variables: Record<string, string> }[],
+): StartJobCheck | undefined {
   const names = new Set<string>();
   const longNames: number[] = [];
   let longValue: string | undefined;
@@ -164,15 +180,25 @@ function checkVariableSizes(rows: readonly { row: number; variables: Record<stri
     if (longName) longNames.push(r.row);
   }
   if (names.size > LIMITS.variablesPerJobMax) {
-    return refuse(JobsErrorCode.TooManyVariables, JOB_MESSAGES.tooManyVariables(names.size), { max: LIMITS.variablesPerJobMax, count: names.size });
+    return refuse(JobsErrorCode.TooManyVariables, JOB_MESSAGES.tooManyVariables(names.size), {
+      max: LIMITS.variablesPerJobMax,
+      count: names.size,
+    });
   }
   if (longNames.length > 0) {
-    return refuse(JobsErrorCode.VariableNameTooLong, JOB_MESSAGES.variableNameTooLong(longNames), { max: LIMITS.variableNameMaxLength, rows: longNames });
+    return refuse(JobsErrorCode.VariableNameTooLong, JOB_MESSAGES.variableNameTooLong(longNames), {
+      max: LIMITS.variableNameMaxLength,
+      rows: longNames,
+    });
   }
   if (longValue !== undefined) {
     const name = longValue;
     const found = rows.filter((r) => (r.variables[name]?.length ?? 0) > LIMITS.messageMaxLength).map((r) => r.row);
-    return refuse(JobsErrorCode.VariableTooLong, JOB_MESSAGES.variableTooLong(name, found), { variable: name, max: LIMITS.messageMaxLength, rows: found });
+    return refuse(JobsErrorCode.VariableTooLong, JOB_MESSAGES.variableTooLong(name, found), {
+      variable: name,
+      max: LIMITS.messageMaxLength,
+      rows: found,
+    });
   }
   return undefined;
 }

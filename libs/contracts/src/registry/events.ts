@@ -1,4 +1,12 @@
-import { MessageReceivedEventSchema, MessageStatusEventSchema, SessionStateEventSchema, type EventEnvelope, type MessageReceivedEvent, type MessageStatusEvent, type SessionStateEvent } from '../common/events.js';
+import {
+  MessageReceivedEventSchema,
+  MessageStatusEventSchema,
+  SessionStateEventSchema,
+  type EventEnvelope,
+  type MessageReceivedEvent,
+  type MessageStatusEvent,
+  type SessionStateEvent,
+} from '../common/events.js';
 import { JobLogEventSchema, JobProgressEventSchema, type JobLogEvent, type JobProgressEvent } from '../jobs/events.js';
 
 /** Each event subject's payload schema: a consumer checks what it receives with the same schema. */

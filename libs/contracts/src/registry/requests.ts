@@ -19,9 +19,23 @@ import {
   StartJobRequestSchema,
 } from '../jobs/schemas.js';
 import { JobStatusRequestSchema } from '../jobs/job-status.js';
-import { IdempotencyBeginRequestSchema, IdempotencyFinishRequestSchema, IdempotencyReleaseRequestSchema } from '../integrations/idempotency.js';
-import { ApiKeyCreateRequestSchema, ApiKeyRefSchema, ApiKeyVerifyRequestSchema, IntegrationsUserRequestSchema } from '../integrations/keys.js';
-import { DeliveryRefSchema, WebhookCreateRequestSchema, WebhookRefSchema, WebhookUpdateRequestSchema } from '../integrations/webhooks.js';
+import {
+  IdempotencyBeginRequestSchema,
+  IdempotencyFinishRequestSchema,
+  IdempotencyReleaseRequestSchema,
+} from '../integrations/idempotency.js';
+import {
+  ApiKeyCreateRequestSchema,
+  ApiKeyRefSchema,
+  ApiKeyVerifyRequestSchema,
+  IntegrationsUserRequestSchema,
+} from '../integrations/keys.js';
+import {
+  DeliveryRefSchema,
+  WebhookCreateRequestSchema,
+  WebhookRefSchema,
+  WebhookUpdateRequestSchema,
+} from '../integrations/webhooks.js';
 import { SessionsErrorCode } from '../sessions/rpc.js';
 import {
   SessionConnectRequestSchema,
@@ -167,9 +181,13 @@ function messageOf(issue: z.core.$ZodIssue, input: unknown): string {
   if (field === '') return REQUEST_MESSAGES.requestNotObject;
   switch (issue.code) {
     case 'invalid_type':
-      return valueAt(input, issue.path) === undefined ? REQUEST_MESSAGES.fieldRequired(field) : REQUEST_MESSAGES.fieldNotOfType(field, EXPECTED[issue.expected] ?? 'valid');
+      return valueAt(input, issue.path) === undefined
+        ? REQUEST_MESSAGES.fieldRequired(field)
+        : REQUEST_MESSAGES.fieldNotOfType(field, EXPECTED[issue.expected] ?? 'valid');
     case 'too_small':
-      return issue.origin === 'string' || issue.origin === 'array' ? REQUEST_MESSAGES.fieldEmpty(field) : REQUEST_MESSAGES.fieldInvalid(field);
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? REQUEST_MESSAGES.fieldEmpty(field)
+        : REQUEST_MESSAGES.fieldInvalid(field);
     case 'too_big':
       if (issue.origin === 'string') return REQUEST_MESSAGES.fieldTooLong(field, issue.maximum);
       if (issue.origin === 'array') return REQUEST_MESSAGES.fieldTooMany(field, issue.maximum);

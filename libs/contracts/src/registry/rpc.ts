@@ -10,7 +10,15 @@ import { isSharded, type PingRequests } from '../common/rpc.js';
  * Every request/reply subject with its payload types. A key is the logical subject; sessions keys are
  * sharded on the wire (`sessions.<shard>.<verb>`, see `subjectOf`).
  */
-export interface RequestMap extends PingRequests, SessionsRequests, JobsRequests, OptOutsRequests, TemplatesRequests, DashboardRequests, IntegrationsRequests {}
+export interface RequestMap
+  extends
+    PingRequests,
+    SessionsRequests,
+    JobsRequests,
+    OptOutsRequests,
+    TemplatesRequests,
+    DashboardRequests,
+    IntegrationsRequests {}
 export type RequestKey = keyof RequestMap;
 export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
 export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];

@@ -88,7 +88,9 @@ export type SocketEmission = { [K in ServerEventName]: { name: K; payload: Serve
 
 /** socket.io's listener maps (`Server<ClientToServerEvents, ServerToClientEvents>`, `Socket<ServerToClientEvents, ClientToServerEvents>`). */
 export type ServerToClientEvents = {
-  [K in ServerEventName]: ServerEventPayload<K> extends undefined ? () => void : (payload: ServerEventPayload<K>) => void;
+  [K in ServerEventName]: ServerEventPayload<K> extends undefined
+    ? () => void
+    : (payload: ServerEventPayload<K>) => void;
 };
 export type ClientToServerEvents = {
   connected: (ack?: (reply: SocketEventMap['clientToServer']['connected']['ack']) => void) => void;

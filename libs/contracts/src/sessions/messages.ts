@@ -20,22 +20,28 @@ export const SESSION_MESSAGES = {
   cleanupDone: 'Session cleaned up',
   cleanupNothing: 'No session to clean up',
   cleanupPartial: 'The session was only partly cleaned up',
-  cleanupWhatsappLogoutFailed: 'WhatsApp did not confirm the logout; remove this device under Linked Devices on the phone',
+  cleanupWhatsappLogoutFailed:
+    'WhatsApp did not confirm the logout; remove this device under Linked Devices on the phone',
   cleanupStoredLinkFailed: 'The stored link could not be deleted',
   cleanupStoredLoginFailed: 'The stored WhatsApp login could not be deleted',
   createSessionForbidden: 'You can only create a session for your own account',
-  createSessionInvalid: 'createSession needs {clerkUserId} as text, with an optional id and isExplicitRequest (true or false)',
+  createSessionInvalid:
+    'createSession needs {clerkUserId} as text, with an optional id and isExplicitRequest (true or false)',
   createSessionFailed: 'Could not reach the WhatsApp service. Please try again.',
   engineFailed: 'WhatsApp could not be started',
   phoneUnlinked: 'The phone unlinked this device',
   loggedOut: 'Logged out',
   authLost: 'The saved WhatsApp login is no longer valid',
   /** Why a link ended, as WhatsApp reported it (the `disconnected` state's message). */
-  disconnectConflict: 'WhatsApp was opened on another computer or browser, so this one was disconnected. Connect again to continue.',
-  disconnectBanned: 'WhatsApp has banned this number. Sending is stopped; contact WhatsApp support before linking it again.',
-  disconnectBannedBusiness: 'WhatsApp has banned this WhatsApp Business number. Sending is stopped; contact WhatsApp support before linking it again.',
+  disconnectConflict:
+    'WhatsApp was opened on another computer or browser, so this one was disconnected. Connect again to continue.',
+  disconnectBanned:
+    'WhatsApp has banned this number. Sending is stopped; contact WhatsApp support before linking it again.',
+  disconnectBannedBusiness:
+    'WhatsApp has banned this WhatsApp Business number. Sending is stopped; contact WhatsApp support before linking it again.',
   disconnectProxyBlocked: "WhatsApp blocked this server's network address. Sending is stopped; please contact support.",
-  disconnectDeprecatedVersion: 'WhatsApp no longer accepts the version of WhatsApp Web this server runs. Please contact support.',
+  disconnectDeprecatedVersion:
+    'WhatsApp no longer accepts the version of WhatsApp Web this server runs. Please contact support.',
   disconnectUnpaired: 'The phone unlinked this device. Connect again to continue.',
   /** WhatsApp answered a send with an error (ack -1): the message did not go out. */
   sendRejected: 'WhatsApp refused this message',

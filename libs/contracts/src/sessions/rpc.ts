@@ -1,5 +1,10 @@
 import type { z } from '../common/schema.js';
-import type { SessionConnectRequestSchema, SessionSendRequestSchema, SessionUserRequestSchema, SimulatorInboundRequestSchema } from './schemas.js';
+import type {
+  SessionConnectRequestSchema,
+  SessionSendRequestSchema,
+  SessionUserRequestSchema,
+  SimulatorInboundRequestSchema,
+} from './schemas.js';
 import type { SessionState } from './types.js';
 
 export type SessionConnectRequest = z.output<typeof SessionConnectRequestSchema>;

@@ -26,7 +26,9 @@ export const SessionCleanupAnswerSchema = z.union([
     sessionsCleanedUp: z.int(),
     error: z.string(),
     message: z.string().meta({ example: SESSION_MESSAGES.cleanupPartial }),
-    failures: z.array(z.object({ step: z.enum(['whatsapp_logout', 'stored_link', 'stored_login']), message: z.string() })),
+    failures: z.array(
+      z.object({ step: z.enum(['whatsapp_logout', 'stored_link', 'stored_login']), message: z.string() }),
+    ),
   }),
 ]);
 
@@ -52,7 +54,12 @@ export const SEND_RECORD_WAIT_MAX_MS = 100;
  */
 export const SessionSendRequestSchema = z.object({
   userId: RpcUserIdSchema,
-  to: z.string().regex(new RegExp(`^\\d{${LIMITS.templatePhoneMinDigits},${LIMITS.templatePhoneMaxDigits}}$`), 'to must be 8 to 15 digits'),
+  to: z
+    .string()
+    .regex(
+      new RegExp(`^\\d{${LIMITS.templatePhoneMinDigits},${LIMITS.templatePhoneMaxDigits}}$`),
+      'to must be 8 to 15 digits',
+    ),
   text: z.string().min(1).max(LIMITS.messageMaxLength),
   idempotencyKey: z.string().min(1),
   jobId: z.string().min(1).optional(),

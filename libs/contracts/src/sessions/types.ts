@@ -1,5 +1,13 @@
 /** States of a user's WhatsApp link as the sessions service reports them (SPEC §4, DESIGN §3). */
-export const SESSION_STATES = ['qr', 'qr_max_attempts', 'ready', 'exist', 'creating', 'no_session', 'disconnected'] as const;
+export const SESSION_STATES = [
+  'qr',
+  'qr_max_attempts',
+  'ready',
+  'exist',
+  'creating',
+  'no_session',
+  'disconnected',
+] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
 /** SPEC §3: digits 3 to 11 of the phone number are shown as the connected number. */

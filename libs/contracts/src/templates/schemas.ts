@@ -1,7 +1,15 @@
 import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
 import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
-import { isBlankText, ONE_NATS_MESSAGE, RpcIdSchema, RpcUserIdSchema, withoutNul, z, type HttpCallRule } from '../common/schema.js';
+import {
+  isBlankText,
+  ONE_NATS_MESSAGE,
+  RpcIdSchema,
+  RpcUserIdSchema,
+  withoutNul,
+  z,
+  type HttpCallRule,
+} from '../common/schema.js';
 import { idempotencyKeySchema } from '../jobs/results.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
@@ -54,7 +62,14 @@ export function parsePhoneNumbers(value: unknown): unknown[] | undefined {
 
 /** An entry as the message shows it. Lists and objects are not walked (a JSON string may nest them thousands deep). */
 function echo(value: unknown): string {
-  const text = typeof value === 'string' ? value : Array.isArray(value) ? '[…]' : typeof value === 'object' && value !== null ? '{…}' : String(value);
+  const text =
+    typeof value === 'string'
+      ? value
+      : Array.isArray(value)
+        ? '[…]'
+        : typeof value === 'object' && value !== null
+          ? '{…}'
+          : String(value);
   return text.length > ECHO_MAX ? `${text.slice(0, ECHO_MAX)}…` : text;
 }
 
@@ -97,7 +112,9 @@ const NameSchema = z
 
 // Kept as typed (line breaks and spacing are part of the message); blank (also invisible-only) counts as missing.
 const MessageContentSchema = z
-  .string({ error: (i) => (missing(i.input) ? MESSAGES.messageContentRequired : TEMPLATE_MESSAGES.messageContentNotText) })
+  .string({
+    error: (i) => (missing(i.input) ? MESSAGES.messageContentRequired : TEMPLATE_MESSAGES.messageContentNotText),
+  })
   .transform((v) => withoutNul(v))
   .pipe(
     z
@@ -123,14 +140,17 @@ const PhoneNumbersSchema = z
   });
 
 /** The list rule runs on whatever was sent (a non-list answers the list message, not a type error). */
-const PhoneNumbersRule = z.unknown().optional().transform((value, ctx) => {
-  const checked = validatePhoneNumbers(value);
-  if (!checked.ok) {
-    ctx.addIssue({ code: 'custom', message: checked.error });
-    return z.NEVER;
-  }
-  return checked.value;
-});
+const PhoneNumbersRule = z
+  .unknown()
+  .optional()
+  .transform((value, ctx) => {
+    const checked = validatePhoneNumbers(value);
+    if (!checked.ok) {
+      ctx.addIssue({ code: 'custom', message: checked.error });
+      return z.NEVER;
+    }
+    return checked.value;
+  });
 
 const CategorySchema = z
   .union([z.enum(TEMPLATE_CATEGORIES), z.literal(''), z.null()], { error: MESSAGES.categoryInvalid })
@@ -155,7 +175,10 @@ const FIELDS = {
 
 /** Documents a rule that checks `unknown` by the shape it accepts. */
 function openApiOverride(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, { io: 'input', target: 'openapi-3.0', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   delete json.$schema;
   return json;
 }
@@ -228,10 +251,15 @@ export const TEMPLATE_HTTP = {
 } as const satisfies Record<string, HttpCallRule>;
 
 export const TemplateAnswerSchema = z.object({ success: z.literal(true), template: TemplateSchema });
-export const TemplateListAnswerSchema = z.object({ success: z.literal(true), templates: z.array(TemplateSchema).meta({ description: 'Newest first' }) });
+export const TemplateListAnswerSchema = z.object({
+  success: z.literal(true),
+  templates: z.array(TemplateSchema).meta({ description: 'Newest first' }),
+});
 export const TemplateCategoriesAnswerSchema = z.object({
   success: z.literal(true),
-  categories: z.array(TemplateCategoryCountSchema).meta({ description: 'Every category, in the spec order, with its count' }),
+  categories: z
+    .array(TemplateCategoryCountSchema)
+    .meta({ description: 'Every category, in the spec order, with its count' }),
 });
 export const TemplateStatsAnswerSchema = z.object({ success: z.literal(true), stats: TemplateStatsSchema });
 
@@ -242,7 +270,11 @@ export const TemplateStatsAnswerSchema = z.object({ success: z.literal(true), st
 /** `templates.categories`, `templates.stats`: the acting user only. */
 export const TemplateUserRequestSchema = z.object({ userId: RpcUserIdSchema });
 /** `templates.list`: optional filters, checked by the service with `TemplateListQuerySchema`. */
-export const TemplateListRequestSchema = z.object({ userId: RpcUserIdSchema, category: z.unknown().optional(), is_favorite: z.unknown().optional() });
+export const TemplateListRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  category: z.unknown().optional(),
+  is_favorite: z.unknown().optional(),
+});
 /** `templates.delete`, `.duplicate`, `.use`: one of the user's templates (another user's is "not found"). */
 export const TemplateRefSchema = z.object({ userId: RpcUserIdSchema, templateId: RpcIdSchema });
 /** `templates.create`: `body` is checked by the service with `TemplateCreateSchema`. */

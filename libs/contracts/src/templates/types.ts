@@ -1,5 +1,10 @@
 import type { z } from '../common/schema.js';
-import type { TemplateCategoryCountSchema, TemplateCreateSchema, TemplateSchema, TemplateStatsSchema } from './schemas.js';
+import type {
+  TemplateCategoryCountSchema,
+  TemplateCreateSchema,
+  TemplateSchema,
+  TemplateStatsSchema,
+} from './schemas.js';
 
 /** A template as the API answers it (SPEC §3). Field names are the spec's, snake_case. */
 export type Template = z.output<typeof TemplateSchema>;

@@ -10,11 +10,17 @@ export function placeholdersIn(message: string): string[] {
 
 /** The message with each placeholder replaced by the recipient's value; unknown ones are left as typed. */
 export function fillPlaceholders(message: string, variables: Readonly<Record<string, string>>): string {
-  return message.replace(PLACEHOLDER, (whole, name: string) => (Object.hasOwn(variables, name) ? variables[name]! : whole));
+  return message.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(variables, name) ? variables[name]! : whole,
+  );
 }
 
 /** A column title as a variable name: lower case, spaces and punctuation to underscores ("First Name" → first_name). */
 export function variableNameOf(title: string): string {
-  const name = title.trim().toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  const name = title
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return /^[a-z_]/.test(name) ? name : `_${name}`;
 }

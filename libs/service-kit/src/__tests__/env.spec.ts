@@ -14,7 +14,15 @@ const spec = {
 describe('loadEnv', () => {
   it('applies defaults and parses values into types', () => {
     const e = loadEnv(spec, { DATABASE_URL: 'postgres://x/y', SHARDS: '3', DEBUG: 'yes', ORIGINS: 'a, b,,c' });
-    expect(e).toEqual({ NATS_URL: 'nats://127.0.0.1:4222', SHARDS: 3, DATABASE_URL: 'postgres://x/y', DEBUG: true, MODE: 'a', NOTE: undefined, ORIGINS: ['a', 'b', 'c'] });
+    expect(e).toEqual({
+      NATS_URL: 'nats://127.0.0.1:4222',
+      SHARDS: 3,
+      DATABASE_URL: 'postgres://x/y',
+      DEBUG: true,
+      MODE: 'a',
+      NOTE: undefined,
+      ORIGINS: ['a', 'b', 'c'],
+    });
   });
 
   it('names every bad or missing variable in one error', () => {
@@ -43,6 +51,8 @@ describe('loadEnv', () => {
     expect(loadEnv(listen, {}).BIND_ADDRESS).toBeUndefined();
     expect(loadEnv(listen, { BIND_ADDRESS: ' 127.0.0.1 ' }).BIND_ADDRESS).toBe('127.0.0.1');
     expect(loadEnv(listen, { BIND_ADDRESS: '::' }).BIND_ADDRESS).toBe('::');
-    expect(() => loadEnv(listen, { BIND_ADDRESS: 'localhost' })).toThrow(/BIND_ADDRESS must be an IP address such as 127\.0\.0\.1, 0\.0\.0\.0 or ::, got "localhost"/);
+    expect(() => loadEnv(listen, { BIND_ADDRESS: 'localhost' })).toThrow(
+      /BIND_ADDRESS must be an IP address such as 127\.0\.0\.1, 0\.0\.0\.0 or ::, got "localhost"/,
+    );
   });
 });

@@ -10,9 +10,16 @@ describe('log redaction', () => {
       code: '23505',
       detail: 'Key (phone)=(85291234567) already exists.',
     });
-    const err = new QueryFailedError('INSERT INTO t (phone, text) VALUES ($1, $2)', ['85291234567', 'Your secret order'], driverError);
+    const err = new QueryFailedError(
+      'INSERT INTO t (phone, text) VALUES ($1, $2)',
+      ['85291234567', 'Your secret order'],
+      driverError,
+    );
     const chunks: string[] = [];
-    const params = loggerParams('svc', 'info', false).pinoHttp as { serializers: Record<string, (v: unknown) => unknown>; redact: { paths: string[] } };
+    const params = loggerParams('svc', 'info', false).pinoHttp as {
+      serializers: Record<string, (v: unknown) => unknown>;
+      redact: { paths: string[] };
+    };
     const logger = pino(
       { serializers: params.serializers, redact: params.redact },
       new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) }),
@@ -27,17 +34,30 @@ describe('log redaction', () => {
 
   it("logs a request's route parameters only when they are ids: a phone, or a catch-all's copy of the path, is replaced", () => {
     const chunks: string[] = [];
-    const params = loggerParams('svc', 'info', true).pinoHttp as { serializers: Record<string, (v: unknown) => unknown>; redact: { paths: string[]; censor: string } };
-    const logger = pino({ serializers: params.serializers, redact: params.redact }, new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) }));
+    const params = loggerParams('svc', 'info', true).pinoHttp as {
+      serializers: Record<string, (v: unknown) => unknown>;
+      redact: { paths: string[]; censor: string };
+    };
+    const logger = pino(
+      { serializers: params.serializers, redact: params.redact },
+      new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) }),
+    );
     const req = {
       method: 'DELETE',
       url: '/API/opt-outs/user_1/+85291234567',
-      params: { splat: ['API', 'opt-outs', 'user_1', '+85291234567'], userId: 'user_1', jobId: 'j1', phone: '91234567' },
+      params: {
+        splat: ['API', 'opt-outs', 'user_1', '+85291234567'],
+        userId: 'user_1',
+        jobId: 'j1',
+        phone: '91234567',
+      },
       query: { q: '9123', limit: '20' },
       headers: {},
     };
     logger.error({ req }, 'request failed');
-    const line = JSON.parse(chunks.join('')) as { req: { url: string; params: Record<string, unknown>; query: Record<string, unknown> } };
+    const line = JSON.parse(chunks.join('')) as {
+      req: { url: string; params: Record<string, unknown>; query: Record<string, unknown> };
+    };
     expect(line.req.params).toEqual({ splat: '[redacted]', userId: 'user_1', jobId: 'j1', phone: '[redacted]' });
     expect(line.req.query).toEqual({ q: '[redacted]', limit: '20' });
     expect(line.req.url).toBe('/API/opt-outs/user_1/[redacted]');
@@ -45,7 +65,9 @@ describe('log redaction', () => {
   });
 
   it('redacts sensitive query-string values in URLs', () => {
-    expect(redactUrl('/job-logs/1?since=5&token=abc.def&__session=x')).toBe('/job-logs/1?since=5&token=[redacted]&__session=[redacted]');
+    expect(redactUrl('/job-logs/1?since=5&token=abc.def&__session=x')).toBe(
+      '/job-logs/1?since=5&token=[redacted]&__session=[redacted]',
+    );
     expect(redactUrl('/healthz')).toBe('/healthz');
   });
 });

@@ -4,7 +4,9 @@ import { redactUrl } from '../logging/logging.js';
 describe('redactUrl: phone numbers never reach logs or trace names', () => {
   it('masks the phone of an opt-out path and the search, and leaves every other URL alone', () => {
     expect(redactUrl('/api/opt-outs/user_1/91234567')).toBe('/api/opt-outs/user_1/[redacted]');
-    expect(redactUrl('/api/opt-outs/user_1?limit=20&q=9123&cursor=abc')).toBe('/api/opt-outs/user_1?limit=20&q=[redacted]&cursor=abc');
+    expect(redactUrl('/api/opt-outs/user_1?limit=20&q=9123&cursor=abc')).toBe(
+      '/api/opt-outs/user_1?limit=20&q=[redacted]&cursor=abc',
+    );
     expect(redactUrl('/api/opt-outs/user_1?q=9123')).toBe('/api/opt-outs/user_1?q=[redacted]');
     expect(redactUrl('/api/opt-outs/user_1/settings')).toBe('/api/opt-outs/user_1/settings');
     expect(redactUrl('/api/opt-outs/user_1/export?format=csv')).toBe('/api/opt-outs/user_1/export?format=csv');
@@ -17,7 +19,9 @@ describe('redactUrl: phone numbers never reach logs or trace names', () => {
     expect(redactUrl('/api/opt-out/user_1/9123%204567')).toBe('/api/opt-out/user_1/[redacted]');
     expect(redactUrl('/anything/(852)%209123-4567/x')).toBe('/anything/[redacted]/x');
     // Ids stay readable: a UUID, a user id, a short number.
-    expect(redactUrl('/job-status/3f0c2a9e-1b2c-4d5e-8f90-123456789abc')).toBe('/job-status/3f0c2a9e-1b2c-4d5e-8f90-123456789abc');
+    expect(redactUrl('/job-status/3f0c2a9e-1b2c-4d5e-8f90-123456789abc')).toBe(
+      '/job-status/3f0c2a9e-1b2c-4d5e-8f90-123456789abc',
+    );
     expect(redactUrl('/api/templates/user_dev_0123456789/stats')).toBe('/api/templates/user_dev_0123456789/stats');
     expect(redactUrl('/api/jobs/u?limit=20')).toBe('/api/jobs/u?limit=20');
   });

@@ -27,7 +27,12 @@ describe('@Rpc / RpcRequestPipe', () => {
   it('refuses a bad one as a validation error naming the field', () => {
     const err = refusal(() => new RpcRequestPipe('jobs.status').transform({ userId: 'u1' }, PAYLOAD));
     expect(err).toBeInstanceOf(AppError);
-    expect(err.toPayload()).toEqual({ kind: ErrorKind.Validation, code: CommonErrorCode.InvalidRequest, message: 'jobId is required', errors: { jobId: 'jobId is required' } });
+    expect(err.toPayload()).toEqual({
+      kind: ErrorKind.Validation,
+      code: CommonErrorCode.InvalidRequest,
+      message: 'jobId is required',
+      errors: { jobId: 'jobId is required' },
+    });
   });
 
   it('answers the sessions service its own code', () => {

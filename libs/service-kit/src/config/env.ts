@@ -27,62 +27,94 @@ function variable<T>(doc: string, parse: (raw: string) => T, defaultValue?: T): 
 
 export const env = {
   str(doc: string, defaultValue?: string): EnvVar<string> {
-    return variable(doc, (raw) => {
-      if (raw.trim() === '') throw new Error('must not be empty');
-      return raw;
-    }, defaultValue);
+    return variable(
+      doc,
+      (raw) => {
+        if (raw.trim() === '') throw new Error('must not be empty');
+        return raw;
+      },
+      defaultValue,
+    );
   },
   optionalStr(doc: string): EnvVar<string | undefined> {
     return variable<string | undefined>(doc, (raw) => (raw.trim() === '' ? undefined : raw), undefined);
   },
   int(doc: string, defaultValue: number | undefined, range: { min?: number; max?: number } = {}): EnvVar<number> {
-    return variable(doc, (raw) => {
-      if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer, got "${raw}"`);
-      const n = Number(raw);
-      if (range.min !== undefined && n < range.min) throw new Error(`must be ≥ ${range.min}, got ${n}`);
-      if (range.max !== undefined && n > range.max) throw new Error(`must be ≤ ${range.max}, got ${n}`);
-      return n;
-    }, defaultValue);
+    return variable(
+      doc,
+      (raw) => {
+        if (!/^-?\d+$/.test(raw.trim())) throw new Error(`must be an integer, got "${raw}"`);
+        const n = Number(raw);
+        if (range.min !== undefined && n < range.min) throw new Error(`must be ≥ ${range.min}, got ${n}`);
+        if (range.max !== undefined && n > range.max) throw new Error(`must be ≤ ${range.max}, got ${n}`);
+        return n;
+      },
+      defaultValue,
+    );
   },
   bool(doc: string, defaultValue: boolean): EnvVar<boolean> {
-    return variable(doc, (raw) => {
-      const v = raw.trim().toLowerCase();
-      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-      if (['0', 'false', 'no', 'off'].includes(v)) return false;
-      throw new Error(`must be true or false, got "${raw}"`);
-    }, defaultValue);
+    return variable(
+      doc,
+      (raw) => {
+        const v = raw.trim().toLowerCase();
+        if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+        if (['0', 'false', 'no', 'off'].includes(v)) return false;
+        throw new Error(`must be true or false, got "${raw}"`);
+      },
+      defaultValue,
+    );
   },
   oneOf<const T extends string>(doc: string, values: readonly T[], defaultValue?: T): EnvVar<T> {
-    return variable(doc, (raw) => {
-      if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(', ')}, got "${raw}"`);
-      return raw as T;
-    }, defaultValue);
+    return variable(
+      doc,
+      (raw) => {
+        if (!values.includes(raw as T)) throw new Error(`must be one of ${values.join(', ')}, got "${raw}"`);
+        return raw as T;
+      },
+      defaultValue,
+    );
   },
   url(doc: string, protocols: readonly string[], defaultValue?: string): EnvVar<string> {
-    return variable(doc, (raw) => {
-      let parsed: URL;
-      try {
-        parsed = new URL(raw);
-      } catch {
-        throw new Error(`must be a URL, got "${raw}"`);
-      }
-      if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
-        throw new Error(`must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
-      }
-      return raw;
-    }, defaultValue);
+    return variable(
+      doc,
+      (raw) => {
+        let parsed: URL;
+        try {
+          parsed = new URL(raw);
+        } catch {
+          throw new Error(`must be a URL, got "${raw}"`);
+        }
+        if (!protocols.includes(parsed.protocol.replace(/:$/, ''))) {
+          throw new Error(`must use ${protocols.join(' or ')}, got "${parsed.protocol}"`);
+        }
+        return raw;
+      },
+      defaultValue,
+    );
   },
   /** An IP address (v4 or v6) to listen on, or unset (`undefined`: every address). */
   optionalIp(doc: string): EnvVar<string | undefined> {
-    return variable<string | undefined>(doc, (raw) => {
-      const value = raw.trim();
-      if (value === '') return undefined;
-      if (isIP(value) === 0) throw new Error(`must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
-      return value;
-    }, undefined);
+    return variable<string | undefined>(
+      doc,
+      (raw) => {
+        const value = raw.trim();
+        if (value === '') return undefined;
+        if (isIP(value) === 0) throw new Error(`must be an IP address such as 127.0.0.1, 0.0.0.0 or ::, got "${raw}"`);
+        return value;
+      },
+      undefined,
+    );
   },
   list(doc: string, defaultValue: string[] = []): EnvVar<string[]> {
-    return variable(doc, (raw) => raw.split(',').map((s) => s.trim()).filter(Boolean), defaultValue);
+    return variable(
+      doc,
+      (raw) =>
+        raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      defaultValue,
+    );
   },
 };
 
@@ -130,7 +162,11 @@ export function loadEnvOrExit<S extends Spec>(spec: S, service: string): EnvOf<S
 /** Variables every service reads. */
 export const COMMON_ENV = {
   NATS_URL: env.url('NATS server URL', ['nats', 'tls'], 'nats://127.0.0.1:4222'),
-  LOG_LEVEL: env.oneOf('pino log level', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  LOG_LEVEL: env.oneOf(
+    'pino log level',
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const,
+    'info',
+  ),
   OTEL_EXPORTER_OTLP_ENDPOINT: env.optionalStr('OTLP/HTTP collector base URL; tracing is off when unset'),
   SESSIONS_SHARDS: env.int('number of sessions shards (replicas of the sessions service)', 2, { min: 1, max: 1024 }),
   RPC_TIMEOUT_MS: env.int('timeout of a request to another service over NATS', 10_000, { min: 100 }),

@@ -48,7 +48,9 @@ export async function migrateWithLock(dataSource: DataSource, schema: string): P
     await runner.query('SELECT pg_advisory_lock(hashtext($1))', [lockKey]);
     // Postgres checks CREATE on the database even for IF NOT EXISTS, so a role that only owns its
     // pre-created schema must not ask.
-    const [{ exists }] = await runner.query('SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS exists', [schema]);
+    const [{ exists }] = await runner.query('SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS exists', [
+      schema,
+    ]);
     if (!exists) await runner.query(`CREATE SCHEMA "${schema}"`);
     const applied = await dataSource.runMigrations({ transaction: 'each' });
     return applied.map((m) => m.name);

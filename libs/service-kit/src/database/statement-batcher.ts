@@ -100,10 +100,13 @@ export class StatementBatcher<I, O> {
       if (this.gathering) clearTimeout(this.gathering.timer);
       this.gathering = {
         at,
-        timer: setTimeout(() => {
-          this.gathering = undefined;
-          this.kick();
-        }, Math.ceil(at - performance.now())),
+        timer: setTimeout(
+          () => {
+            this.gathering = undefined;
+            this.kick();
+          },
+          Math.ceil(at - performance.now()),
+        ),
       };
       return;
     }

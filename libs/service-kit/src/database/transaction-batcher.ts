@@ -53,14 +53,17 @@ class BatchScope implements Batch {
       });
     }
     round.keys.push(key);
-    return new Promise<R>((resolve, reject) => round.waiters.push({ resolve: resolve as (value: unknown) => void, reject }));
+    return new Promise<R>((resolve, reject) =>
+      round.waiters.push({ resolve: resolve as (value: unknown) => void, reject }),
+    );
   }
 
   private async settle(round: Round, many: (em: EntityManager, keys: unknown[]) => Promise<unknown[]>): Promise<void> {
     let answers: unknown[];
     try {
       answers = await many(this.em, round.keys);
-      if (answers.length !== round.keys.length) throw new Error(`gathered statement answered ${answers.length} results for ${round.keys.length} keys`);
+      if (answers.length !== round.keys.length)
+        throw new Error(`gathered statement answered ${answers.length} results for ${round.keys.length} keys`);
     } catch (err) {
       for (const w of round.waiters) w.reject(err);
       return;
@@ -75,7 +78,11 @@ class BatchScope implements Batch {
   async end(em: EntityManager): Promise<void> {
     // An end may register another (it runs too, once).
     const done = new Set<string>();
-    for (let pending = [...this.ends.keys()]; pending.length > 0; pending = [...this.ends.keys()].filter((k) => !done.has(k))) {
+    for (
+      let pending = [...this.ends.keys()];
+      pending.length > 0;
+      pending = [...this.ends.keys()].filter((k) => !done.has(k))
+    ) {
       for (const key of pending) {
         done.add(key);
         await this.ends.get(key)!(em);

@@ -63,7 +63,10 @@ function preparedName(text: string, always: boolean): string | undefined {
   let name = prepared.get(text);
   if (name === undefined) {
     if (prepared.size >= PREPARED_MAX) return undefined;
-    name = ARRAY_DRIVEN.test(text) && !always ? null : `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
+    name =
+      ARRAY_DRIVEN.test(text) && !always
+        ? null
+        : `bns_${createHash('sha256').update(text).digest('base64url').slice(0, 24)}`;
     prepared.set(text, name);
   }
   return name ?? undefined;
@@ -97,7 +100,12 @@ export async function plannedByIndex(em: EntityManager): Promise<void> {
  * plan, instead of parsing and planning it on every call (most of a short statement's cost). Errors
  * are TypeORM's QueryFailedError, as for every other statement.
  */
-export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[], options: RowsOptions = {}): Promise<T[]> {
+export async function rows<T extends ObjectLiteral = ObjectLiteral>(
+  em: EntityManager,
+  text: string,
+  params?: unknown[],
+  options: RowsOptions = {},
+): Promise<T[]> {
   const held = em.queryRunner && !em.queryRunner.isReleased ? em.queryRunner : undefined;
   const runner = held ?? em.connection.createQueryRunner();
   try {
@@ -115,7 +123,11 @@ export async function rows<T extends ObjectLiteral = ObjectLiteral>(em: EntityMa
 }
 
 /** The first row of a statement, or undefined. */
-export async function row<T extends ObjectLiteral = ObjectLiteral>(em: EntityManager, text: string, params?: unknown[]): Promise<T | undefined> {
+export async function row<T extends ObjectLiteral = ObjectLiteral>(
+  em: EntityManager,
+  text: string,
+  params?: unknown[],
+): Promise<T | undefined> {
   return (await rows<T>(em, text, params))[0];
 }
 

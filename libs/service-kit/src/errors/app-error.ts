@@ -24,7 +24,12 @@ export class AppError extends Error {
     this.name = 'AppError';
   }
 
-  static validation(code: string, message: string, errors?: Record<string, string>, details?: Record<string, unknown>): AppError {
+  static validation(
+    code: string,
+    message: string,
+    errors?: Record<string, string>,
+    details?: Record<string, unknown>,
+  ): AppError {
     return new AppError(ErrorKind.Validation, code, message, { errors, details });
   }
   static notFound(code: string = CommonErrorCode.NotFound, message: string = MESSAGES.notFound): AppError {

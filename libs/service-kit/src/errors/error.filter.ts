@@ -53,10 +53,12 @@ function httpLikeMessage(status: number, exception: unknown): string {
   if (status === 413) return MESSAGES.payloadTooLarge;
   if (status === 404) return MESSAGES.notFound;
   const type = parserField(exception, 'type');
-  if (type === 'entity.parse.failed') return isJsonScalarBody(exception) ? REQUEST_MESSAGES.bodyNotObject : REQUEST_MESSAGES.invalidJson;
+  if (type === 'entity.parse.failed')
+    return isJsonScalarBody(exception) ? REQUEST_MESSAGES.bodyNotObject : REQUEST_MESSAGES.invalidJson;
   if (type !== undefined && type in BODY_MESSAGES) return BODY_MESSAGES[type]!;
   // Mapped from a middleware (body-parser, zlib, Express): its text is the library's, not ours.
-  if (type !== undefined || (exception as { cause?: unknown } | null)?.cause !== undefined) return REQUEST_MESSAGES.badRequest;
+  if (type !== undefined || (exception as { cause?: unknown } | null)?.cause !== undefined)
+    return REQUEST_MESSAGES.badRequest;
   return exception instanceof HttpException ? exception.message : REQUEST_MESSAGES.badRequest;
 }
 
@@ -70,7 +72,12 @@ function fromHttpLike(exception: unknown): AppError | undefined {
         : undefined;
   if (typeof status !== 'number' || status >= 500) return undefined;
   const kind = KIND_BY_STATUS[status] ?? ErrorKind.Validation;
-  const code = status === 413 ? CommonErrorCode.PayloadTooLarge : status === 404 ? CommonErrorCode.NotFound : CommonErrorCode.BadRequest;
+  const code =
+    status === 413
+      ? CommonErrorCode.PayloadTooLarge
+      : status === 404
+        ? CommonErrorCode.NotFound
+        : CommonErrorCode.BadRequest;
   return new AppError(kind, code, httpLikeMessage(status, exception));
 }
 

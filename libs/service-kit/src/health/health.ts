@@ -34,7 +34,12 @@ export async function runChecks(checks: readonly ReadinessCheck[]): Promise<{ re
             timer = setTimeout(() => reject(new Error(`no answer within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS);
           }),
         ]);
-        return { name, ok: true, ms: Math.round(performance.now() - started), ...(detail === undefined ? {} : { detail }) };
+        return {
+          name,
+          ok: true,
+          ms: Math.round(performance.now() - started),
+          ...(detail === undefined ? {} : { detail }),
+        };
       } catch (err) {
         return { name, ok: false, ms: Math.round(performance.now() - started), error: (err as Error).message };
       } finally {

@@ -23,7 +23,8 @@ export const REDACT_PATHS = [
 ];
 
 /** Query-string keys whose values are secrets (a token in `?token=` must not land in the log). */
-const SENSITIVE_QUERY_KEY = /^(token|access_token|id_token|refresh_token|jwt|__session|__clerk_db_jwt|code|password|secret|api_?key|key|signature|auth|authorization)$/i;
+const SENSITIVE_QUERY_KEY =
+  /^(token|access_token|id_token|refresh_token|jwt|__session|__clerk_db_jwt|code|password|secret|api_?key|key|signature|auth|authorization)$/i;
 const CENSOR = '[redacted]';
 
 /** URLs whose path or search carry a phone number: the opt-out calls (`/api/opt-outs/{userId}/{phone}`, `?q=`); routing ignores case. */
@@ -85,7 +86,9 @@ function redactParams(params: unknown): unknown {
 
 function redactQuery(query: unknown): unknown {
   if (typeof query !== 'object' || query === null) return query;
-  return Object.fromEntries(Object.entries(query).map(([k, v]) => [k, SENSITIVE_QUERY_KEY.test(k) || k.toLowerCase() === 'q' ? CENSOR : v]));
+  return Object.fromEntries(
+    Object.entries(query).map(([k, v]) => [k, SENSITIVE_QUERY_KEY.test(k) || k.toLowerCase() === 'q' ? CENSOR : v]),
+  );
 }
 
 /**
@@ -117,11 +120,19 @@ let nextRequestId = 0;
  * HTTP access logs: errors (5xx) always, slow requests (≥ slowMs) at info, everything else at debug.
  * A per-request info line on the hot paths (pollers) cost the gateway ~10% of its CPU.
  */
-export function loggerParams(service: string, level: string, http: boolean, slowMs = 1000, quietRoutes: QuietRoute[] = []): Params {
+export function loggerParams(
+  service: string,
+  level: string,
+  http: boolean,
+  slowMs = 1000,
+  quietRoutes: QuietRoute[] = [],
+): Params {
   return {
     // Routes hit by pollers skip pino-http altogether: it serialises and redacts every request into a
     // child logger even when nothing is written. Their errors and slow answers are logged by the service.
-    ...(quietRoutes.length > 0 ? { exclude: quietRoutes.map(({ path }) => ({ path, method: RequestMethod.GET })) } : {}),
+    ...(quietRoutes.length > 0
+      ? { exclude: quietRoutes.map(({ path }) => ({ path, method: RequestMethod.GET })) }
+      : {}),
     pinoHttp: {
       level,
       base: { service },

@@ -21,11 +21,15 @@ export class MetricsEndpoint implements OnApplicationShutdown {
     const server = createServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path !== '/metrics') {
-        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found: this port serves /metrics only.\n');
+        res
+          .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+          .end('Not found: this port serves /metrics only.\n');
         return;
       }
       if (req.method !== 'GET' && req.method !== 'HEAD') {
-        res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('Method not allowed: use GET.\n');
+        res
+          .writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' })
+          .end('Method not allowed: use GET.\n');
         return;
       }
       metricsRegistry.metrics().then(
@@ -35,14 +39,18 @@ export class MetricsEndpoint implements OnApplicationShutdown {
         },
         () => {
           // A gauge's collect() failed (each logs its own cause); the scrape shows as failed, not empty.
-          res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('Collecting the metrics failed: see the service log.\n');
+          res
+            .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+            .end('Collecting the metrics failed: see the service log.\n');
         },
       );
     });
     // Prometheus keeps its connection open between scrapes (15–60 s apart).
     server.keepAliveTimeout = 120_000;
     await new Promise<void>((resolve, reject) => {
-      server.once('error', (err) => reject(new Error(`metrics port ${port} (METRICS_PORT): ${err.message}`, { cause: err })));
+      server.once('error', (err) =>
+        reject(new Error(`metrics port ${port} (METRICS_PORT): ${err.message}`, { cause: err })),
+      );
       server.listen(port, host, () => resolve());
     });
     return new MetricsEndpoint(server, (server.address() as AddressInfo).port);

@@ -1,4 +1,13 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type CounterConfiguration, type GaugeConfiguration, type HistogramConfiguration } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  collectDefaultMetrics,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type HistogramConfiguration,
+} from 'prom-client';
 import type { NextFunction, Request, Response } from 'express';
 
 /**
@@ -21,14 +30,23 @@ export function collectProcessMetrics(labels: Record<string, string>): void {
 // Metrics are module singletons; a test process that boots a service twice gets the same series.
 // A gauge whose collect() reads a database is replaced instead, so it reads the newest one.
 export function counter<L extends string>(config: CounterConfiguration<L>): Counter<L> {
-  return (metricsRegistry.getSingleMetric(config.name) as Counter<L> | undefined) ?? new Counter({ ...config, registers: [metricsRegistry] });
+  return (
+    (metricsRegistry.getSingleMetric(config.name) as Counter<L> | undefined) ??
+    new Counter({ ...config, registers: [metricsRegistry] })
+  );
 }
 export function histogram<L extends string>(config: HistogramConfiguration<L>): Histogram<L> {
-  return (metricsRegistry.getSingleMetric(config.name) as Histogram<L> | undefined) ?? new Histogram({ ...config, registers: [metricsRegistry] });
+  return (
+    (metricsRegistry.getSingleMetric(config.name) as Histogram<L> | undefined) ??
+    new Histogram({ ...config, registers: [metricsRegistry] })
+  );
 }
 export function gauge<L extends string>(config: GaugeConfiguration<L>): Gauge<L> {
   if (config.collect) metricsRegistry.removeSingleMetric(config.name);
-  return (metricsRegistry.getSingleMetric(config.name) as Gauge<L> | undefined) ?? new Gauge({ ...config, registers: [metricsRegistry] });
+  return (
+    (metricsRegistry.getSingleMetric(config.name) as Gauge<L> | undefined) ??
+    new Gauge({ ...config, registers: [metricsRegistry] })
+  );
 }
 
 /** Latency buckets for requests between services and HTTP calls (seconds). */
@@ -75,7 +93,11 @@ function childCache<L extends string>(countConfig: CounterConfiguration<L>, time
   let metrics: [Counter<L>, Histogram<L>] | undefined;
   let children = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
   return (key: string, labels: Record<L, string>) => {
-    if (!metrics || metricsRegistry.getSingleMetric(countConfig.name) !== metrics[0] || metricsRegistry.getSingleMetric(timeConfig.name) !== metrics[1]) {
+    if (
+      !metrics ||
+      metricsRegistry.getSingleMetric(countConfig.name) !== metrics[0] ||
+      metricsRegistry.getSingleMetric(timeConfig.name) !== metrics[1]
+    ) {
       metrics = [counter(countConfig), histogram(timeConfig)];
       children = new Map();
     }
@@ -105,10 +127,24 @@ export function recordRpcServer(subject: string, outcome: string, seconds: numbe
 }
 
 const httpChild = childCache<'method' | 'route' | 'status'>(
-  { name: 'bns_http_requests_total', help: 'HTTP requests answered, by method, route template and status (429 = rate limited)', labelNames: ['method', 'route', 'status'] },
-  { name: 'bns_http_request_duration_seconds', help: 'HTTP request duration, by method, route template and status', labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS },
+  {
+    name: 'bns_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status (429 = rate limited)',
+    labelNames: ['method', 'route', 'status'],
+  },
+  {
+    name: 'bns_http_request_duration_seconds',
+    help: 'HTTP request duration, by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+  },
 );
-const httpRateLimited = () => counter({ name: 'bns_http_rate_limited_total', help: 'HTTP requests refused with 429 by the per-user rate limit, by route template', labelNames: ['route'] });
+const httpRateLimited = () =>
+  counter({
+    name: 'bns_http_rate_limited_total',
+    help: 'HTTP requests refused with 429 by the per-user rate limit, by route template',
+    labelNames: ['route'],
+  });
 
 /**
  * Counts every HTTP request at the end of its response, labelled with the route *template*
@@ -118,7 +154,12 @@ export function httpMetricsMiddleware(req: Request, res: Response, next: NextFun
   const started = performance.now();
   res.on('finish', () => {
     const template = (req.route as { path?: unknown } | undefined)?.path;
-    recordHttpRequest(req.method, typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched', res.statusCode, (performance.now() - started) / 1000);
+    recordHttpRequest(
+      req.method,
+      typeof template === 'string' ? `${req.baseUrl}${template}` : 'unmatched',
+      res.statusCode,
+      (performance.now() - started) / 1000,
+    );
   });
   next();
 }

@@ -16,5 +16,12 @@ export function connectNats(url: string, name: string): Promise<NatsConnection> 
 
 /** Options for Nest's NATS microservice transport (same server, queue group per service or shard). */
 export function natsTransportOptions(url: string, name: string, queue: string) {
-  return { servers: url.split(','), name, queue, maxReconnectAttempts: -1, reconnectTimeWait: 1000, noAsyncTraces: true };
+  return {
+    servers: url.split(','),
+    name,
+    queue,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    noAsyncTraces: true,
+  };
 }

@@ -1,6 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  jetstream,
+  jetstreamManager,
+  type ConsumerMessages,
+  type JsMsg,
+} from '@nats-io/jetstream';
 import { backoffMs, type BackoffPolicy } from '@bns/contracts';
 
 const MS_NS = 1_000_000;
@@ -72,7 +79,10 @@ export interface DurableConsumerOptions<T> {
 export function redactedError(err: unknown): { name: string; message: string; code?: string } {
   const name = err instanceof Error ? err.name : typeof err;
   const raw = err instanceof Error ? err.message : String(err);
-  const code = typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string' ? (err as { code: string }).code : undefined;
+  const code =
+    typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
+      ? (err as { code: string }).code
+      : undefined;
   return { name, message: raw.replace(/\d{6,}/g, '<digits>').slice(0, 300), ...(code ? { code } : {}) };
 }
 
@@ -129,7 +139,11 @@ export class DurableConsumer<T> {
   async ensure(): Promise<void> {
     const { stream, durable } = this.options;
     const jsm = await jetstreamManager(this.nc);
-    const tunables = { ack_wait: this.options.ackWaitMs * MS_NS, max_deliver: this.options.maxDeliver, max_ack_pending: this.options.maxAckPending };
+    const tunables = {
+      ack_wait: this.options.ackWaitMs * MS_NS,
+      max_deliver: this.options.maxDeliver,
+      max_ack_pending: this.options.maxAckPending,
+    };
     try {
       await jsm.consumers.info(stream, durable);
       await jsm.consumers.update(stream, durable, tunables);
@@ -159,7 +173,10 @@ export class DurableConsumer<T> {
       try {
         if (restarts > 0) await this.ensure(); // the consumer may be gone with a NATS store that was lost
         const consumer = await jetstream(this.nc).consumers.get(stream, durable);
-        const messages = await consumer.consume({ max_messages: this.options.prefetch ?? this.batchMax * 2, callback: (m) => this.enqueue(m) });
+        const messages = await consumer.consume({
+          max_messages: this.options.prefetch ?? this.batchMax * 2,
+          callback: (m) => this.enqueue(m),
+        });
         this.messages = messages;
         if (this.stopping) await messages.close().catch(() => undefined);
         const err = await messages.closed();
@@ -190,7 +207,9 @@ export class DurableConsumer<T> {
     // Start on the next turn, so the rest of the messages that came in the same read join the batch;
     // or, with gatherMs, a little later, so those that come soon after join it too.
     const gatherMs = this.buffer.length < this.batchMax ? (this.options.gatherMs ?? 0) : 0;
-    this.pumping = new Promise<void>((resolve) => (gatherMs > 0 ? setTimeout(resolve, gatherMs) : setImmediate(resolve)))
+    this.pumping = new Promise<void>((resolve) =>
+      gatherMs > 0 ? setTimeout(resolve, gatherMs) : setImmediate(resolve),
+    )
       .then(() => this.pump())
       .finally(() => {
         this.pumping = undefined;
@@ -205,7 +224,10 @@ export class DurableConsumer<T> {
       try {
         await this.handleBatch(batch);
       } catch (err) {
-        this.logger.error({ err: redactedError(err), durable: this.options.durable }, `handling ${this.noun}s failed unexpectedly; they will be redelivered`);
+        this.logger.error(
+          { err: redactedError(err), durable: this.options.durable },
+          `handling ${this.noun}s failed unexpectedly; they will be redelivered`,
+        );
         for (const m of batch) m.nak(backoffMs(1, this.redelivery));
       }
     }
@@ -225,7 +247,10 @@ export class DurableConsumer<T> {
         msg.ack();
       } else if (payload instanceof Poison) {
         // Subject, sequence and the problem only: never the body (numbers, texts, tokens).
-        this.logger.warn({ durable: this.options.durable, subject: msg.subject, seq: msg.seq, problem: payload.problem.slice(0, 200) }, `malformed ${this.noun} dropped`);
+        this.logger.warn(
+          { durable: this.options.durable, subject: msg.subject, seq: msg.seq, problem: payload.problem.slice(0, 200) },
+          `malformed ${this.noun} dropped`,
+        );
         // No reason: nats-server 2.9 does not understand `+TERM <reason>` and would keep the message pending.
         msg.term();
       } else {
@@ -239,7 +264,10 @@ export class DurableConsumer<T> {
         for (const d of deliveries) d.msg.ack();
         return;
       } catch (err) {
-        this.logger.warn({ err: redactedError(err), durable: this.options.durable, size: deliveries.length }, `${this.noun} batch failed; handling them one by one`);
+        this.logger.warn(
+          { err: redactedError(err), durable: this.options.durable, size: deliveries.length },
+          `${this.noun} batch failed; handling them one by one`,
+        );
       }
     }
     // One bad message must not hold back the rest of its batch.
@@ -256,7 +284,12 @@ export class DurableConsumer<T> {
   /** A failed delivery: redelivered after a back-off, or terminated after the last one. */
   private giveBack(d: Delivery<T>, err: unknown): void {
     const delivery = d.msg.info.deliveryCount;
-    const fields = { err: redactedError(err), durable: this.options.durable, subject: d.msg.subject, ...this.options.describe?.(d.payload) };
+    const fields = {
+      err: redactedError(err),
+      durable: this.options.durable,
+      subject: d.msg.subject,
+      ...this.options.describe?.(d.payload),
+    };
     if (delivery >= this.options.maxDeliver) {
       this.logger.error(fields, `${this.noun} could not be handled; dropped after the last delivery`);
       d.msg.term();

@@ -1,6 +1,14 @@
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { EVENTS_STREAM, EVENTS_WILDCARD, publish as typedPublish, type EventEnvelope, type EventKey, type EventOf, type EventTransport } from '@bns/contracts';
+import {
+  EVENTS_STREAM,
+  EVENTS_WILDCARD,
+  publish as typedPublish,
+  type EventEnvelope,
+  type EventKey,
+  type EventOf,
+  type EventTransport,
+} from '@bns/contracts';
 import { injectTraceHeaders } from '../telemetry/telemetry.js';
 import { isRpcDisconnected, RpcClient } from './rpc-client.js';
 
@@ -78,7 +86,9 @@ export class EventBus implements EventTransport {
     for (let attempt = 1; !ack; attempt++) {
       try {
         await this.rpc.whenConnected(PUBLISH_TIMEOUT_MS);
-        ack = (await this.rpc.requestMessage(subject, body, { headers: hdrs, timeoutMs: PUBLISH_TIMEOUT_MS })).json<PubAck>();
+        ack = (
+          await this.rpc.requestMessage(subject, body, { headers: hdrs, timeoutMs: PUBLISH_TIMEOUT_MS })
+        ).json<PubAck>();
       } catch (err) {
         if (attempt === 1 && isRpcDisconnected(err)) continue;
         throw err;

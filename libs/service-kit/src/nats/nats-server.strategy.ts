@@ -1,7 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Logger } from '@nestjs/common';
 import { ServerNats } from '@nestjs/microservices';
-import { CommonErrorCode, ErrorKind, isSharded, LIMITS, MESSAGES, subjectOf, type ErrorPayload, type RequestKey } from '@bns/contracts';
+import {
+  CommonErrorCode,
+  ErrorKind,
+  isSharded,
+  LIMITS,
+  MESSAGES,
+  subjectOf,
+  type ErrorPayload,
+  type RequestKey,
+} from '@bns/contracts';
 import type { Msg } from '@nats-io/transport-node';
 import { NatsContext } from '@nestjs/microservices';
 import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants.js';
@@ -12,7 +21,11 @@ const PLAIN_SUBJECT = /^[A-Za-z_$]/;
 const JSON_WORDS = new Set(['true', 'false', 'null']);
 
 /** What the caller gets instead of an answer too large for one NATS message. */
-const REPLY_TOO_LARGE: ErrorPayload = { kind: ErrorKind.PayloadTooLarge, code: CommonErrorCode.ReplyTooLarge, message: MESSAGES.replyTooLarge };
+const REPLY_TOO_LARGE: ErrorPayload = {
+  kind: ErrorKind.PayloadTooLarge,
+  code: CommonErrorCode.ReplyTooLarge,
+  message: MESSAGES.replyTooLarge,
+};
 
 /** nats.js refuses to publish more than the server's max_payload with "'payload' max_payload size exceeded". */
 function isOverMaxPayload(err: unknown): boolean {
@@ -20,7 +33,11 @@ function isOverMaxPayload(err: unknown): boolean {
 }
 
 /** What a caller that gave up gets, should it still listen: nothing was done. */
-const REQUEST_EXPIRED: ErrorPayload = { kind: ErrorKind.Unavailable, code: CommonErrorCode.RequestExpired, message: MESSAGES.serviceUnavailable };
+const REQUEST_EXPIRED: ErrorPayload = {
+  kind: ErrorKind.Unavailable,
+  code: CommonErrorCode.RequestExpired,
+  message: MESSAGES.serviceUnavailable,
+};
 
 /** The deadline (epoch ms) of the request being handled, for a handler that checks it before it commits. */
 const deadlines = new AsyncLocalStorage<number>();
@@ -49,7 +66,12 @@ export class KitNatsServer extends ServerNats {
   private readonly replyLogger = new Logger('KitNatsServer');
   private readonly expiredLoggedAt = new Map<string, number>();
 
-  constructor(url: string, name: string, private readonly queue: string, private readonly shard?: number) {
+  constructor(
+    url: string,
+    name: string,
+    private readonly queue: string,
+    private readonly shard?: number,
+  ) {
     super(natsTransportOptions(url, name, queue));
   }
 
@@ -58,7 +80,10 @@ export class KitNatsServer extends ServerNats {
     const subscriptions = (this as unknown as { subscriptions: unknown[] }).subscriptions;
     for (const channel of this.messageHandlers.keys()) {
       const subject = isSharded(channel) ? subjectOf(channel as RequestKey, this.shard) : channel;
-      const sub = client.subscribe(subject, { queue: this.queue, callback: this.getMessageHandler(channel).bind(this) });
+      const sub = client.subscribe(subject, {
+        queue: this.queue,
+        callback: this.getMessageHandler(channel).bind(this),
+      });
       subscriptions.push(sub);
     }
   }
@@ -81,7 +106,8 @@ export class KitNatsServer extends ServerNats {
     const publish = this.getPublisher(natsMsg, message.id, ctx);
     const handler = this.getHandlerByPattern(channel);
     if (!handler) return publish({ id: message.id, status: 'error', err: NO_MESSAGE_HANDLER } as never);
-    const run = () => this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish);
+    const run = () =>
+      this.handleRequest(ctx, async () => this.transformToObservable(await handler(message.data, ctx)), publish);
     if (typeof message.deadline !== 'number') return run();
     const late = Date.now() - message.deadline;
     if (late > LIMITS.rpcDeadlineGraceMs) {
@@ -95,7 +121,10 @@ export class KitNatsServer extends ServerNats {
     const now = performance.now();
     if (now - (this.expiredLoggedAt.get(subject) ?? -Infinity) < EXPIRED_LOG_EVERY_MS) return;
     this.expiredLoggedAt.set(subject, now);
-    this.replyLogger.warn({ subject, lateMs }, 'dropped requests that arrived after their caller had given up (not acted on)');
+    this.replyLogger.warn(
+      { subject, lateMs },
+      'dropped requests that arrived after their caller had given up (not acted on)',
+    );
   }
 
   /**
@@ -106,7 +135,9 @@ export class KitNatsServer extends ServerNats {
    * straight to Nest's normalising; anything else goes Nest's way.
    */
   override getRouteFromPattern(pattern: string): string {
-    return PLAIN_SUBJECT.test(pattern) && !JSON_WORDS.has(pattern) ? this.normalizePattern(pattern) : super.getRouteFromPattern(pattern);
+    return PLAIN_SUBJECT.test(pattern) && !JSON_WORDS.has(pattern)
+      ? this.normalizePattern(pattern)
+      : super.getRouteFromPattern(pattern);
   }
 
   /**

@@ -32,7 +32,9 @@ export const RPC_DISCONNECTED = CommonErrorCode.NatsDisconnected;
  * about the request itself. Retry after `rpc.whenConnected()` without counting it as a failure.
  */
 export function isRpcDisconnected(err: unknown): boolean {
-  return err instanceof AppError ? err.code === RPC_DISCONNECTED : (err as { code?: unknown } | null)?.code === RPC_DISCONNECTED;
+  return err instanceof AppError
+    ? err.code === RPC_DISCONNECTED
+    : (err as { code?: unknown } | null)?.code === RPC_DISCONNECTED;
 }
 
 /** How long after a reconnect "no responders" is taken for subscriptions still being restored. */
@@ -72,7 +74,9 @@ function signal(): { promise: Promise<void>; resolve: () => void } {
 }
 
 function disconnected(subject: string): AppError {
-  return new AppError(ErrorKind.Unavailable, RPC_DISCONNECTED, MESSAGES.serviceUnavailable, { details: { subject, retryAfterSeconds: 1 } });
+  return new AppError(ErrorKind.Unavailable, RPC_DISCONNECTED, MESSAGES.serviceUnavailable, {
+    details: { subject, retryAfterSeconds: 1 },
+  });
 }
 
 /**
@@ -192,7 +196,12 @@ export class RpcClient implements RpcTransport {
   }
 
   /** The request and its reply, timed and counted; failures as AppError. */
-  private async exchange(subject: string, payload: unknown, options: RpcOptions, hdrs: MsgHdrs | undefined): Promise<unknown> {
+  private async exchange(
+    subject: string,
+    payload: unknown,
+    options: RpcOptions,
+    hdrs: MsgHdrs | undefined,
+  ): Promise<unknown> {
     const timeout = options.timeoutMs ?? this.options.timeoutMs;
     // Nest's wire format needs an id to take a message for a request; it only echoes it back (replies
     // are matched by their subject), so a counter does: no random UUID per request.
@@ -248,9 +257,13 @@ export class RpcClient implements RpcTransport {
    * Not counted in bns_rpc_client_*: such a subject can name a user (a KV key), and labels never do.
    */
   requestMessage(subject: string, body: string, options: { headers?: MsgHdrs; timeoutMs?: number } = {}): Promise<Msg> {
-    return this.send(subject, body, options.timeoutMs ?? this.options.timeoutMs, options.headers).catch((err: unknown) => {
-      throw err instanceof AppError ? err : AppError.unavailable(undefined, { subject, cause: (err as Error).message });
-    });
+    return this.send(subject, body, options.timeoutMs ?? this.options.timeoutMs, options.headers).catch(
+      (err: unknown) => {
+        throw err instanceof AppError
+          ? err
+          : AppError.unavailable(undefined, { subject, cause: (err as Error).message });
+      },
+    );
   }
 
   /** One try; rejects with RPC_DISCONNECTED when the connection is down or drops before the reply. */
@@ -263,7 +276,8 @@ export class RpcClient implements RpcTransport {
         reject(new NoReply('timeout'));
       }, timeout);
       this.pending.set(token, { resolve, reject, timer, at: performance.now() });
-      if (this.outgoing.push({ subject, body, reply: `${this.inbox}.${token}`, headers }) === 1) setImmediate(this.publishOutgoing);
+      if (this.outgoing.push({ subject, body, reply: `${this.inbox}.${token}`, headers }) === 1)
+        setImmediate(this.publishOutgoing);
     });
   }
 

@@ -109,7 +109,12 @@ export class OutboxRepository implements BeforeApplicationShutdown {
       throw err;
     });
     const id = made[0]!.id;
-    return events.map((e) => ({ id, subject: e.subject, payload: e.payload, ...(events.length > 1 ? { of: events.length } : {}) }));
+    return events.map((e) => ({
+      id,
+      subject: e.subject,
+      payload: e.payload,
+      ...(events.length > 1 ? { of: events.length } : {}),
+    }));
   }
 
   /** Rows that were published: the next `add` deletes them, or a statement of their own soon after. */
@@ -130,7 +135,10 @@ export class OutboxRepository implements BeforeApplicationShutdown {
     const gone = this.published.splice(0);
     if (gone.length === 0) return;
     await this.delete(gone).catch((err: unknown) =>
-      this.logger.warn({ err: errorKind(err) }, 'could not delete published outbox rows; the sweeper republishes them (deduplicated)'),
+      this.logger.warn(
+        { err: errorKind(err) },
+        'could not delete published outbox rows; the sweeper republishes them (deduplicated)',
+      ),
     );
   }
 
@@ -253,7 +261,10 @@ export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicatio
         const results = await this.publishAll(orphans);
         const failedRows = new Set(orphans.filter((_, i) => !results[i]).map((r) => r.id));
         const rowIds = [...new Set(orphans.map((r) => r.id))];
-        await this.outbox.delete(rowIds.filter((id) => !failedRows.has(id)), em);
+        await this.outbox.delete(
+          rowIds.filter((id) => !failedRows.has(id)),
+          em,
+        );
         const published = results.filter(Boolean).length;
         this.logger.log({ published, left: orphans.length - published }, 'republished events left in the outbox');
         return { rows: rowIds.length, published, failed: orphans.length - published };
@@ -298,7 +309,11 @@ export class OutboxPublisher implements OnApplicationBootstrap, BeforeApplicatio
   private async publishAll(batch: OutboxRow[]): Promise<boolean[]> {
     const results = await Promise.allSettled(batch.map((r) => this.events.emit(r.subject, r.payload)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length > 0) this.logger.warn({ failed: failed.length, err: errorKind(failed[0]!.reason) }, 'events not published yet; the sweeper retries them');
+    if (failed.length > 0)
+      this.logger.warn(
+        { failed: failed.length, err: errorKind(failed[0]!.reason) },
+        'events not published yet; the sweeper retries them',
+      );
     return results.map((r) => r.status === 'fulfilled');
   }
 }

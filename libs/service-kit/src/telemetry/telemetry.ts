@@ -30,7 +30,12 @@ export async function stopTelemetry(): Promise<void> {
 export const tracer = trace.getTracer('bns');
 
 /** Runs `fn` in a new active span that ends (and records a failure) when `fn` settles. */
-export function withSpan<T>(name: string, kind: SpanKind, fn: (span: Span) => Promise<T>, parent: Context = context.active()): Promise<T> {
+export function withSpan<T>(
+  name: string,
+  kind: SpanKind,
+  fn: (span: Span) => Promise<T>,
+  parent: Context = context.active(),
+): Promise<T> {
   return tracer.startActiveSpan(name, { kind }, parent, async (span) => {
     try {
       return await fn(span);

@@ -73,8 +73,12 @@ describe('waitForStart with the progress rule, on real processes', () => {
 
   it('keeps waiting for a process whose port answers, not yet 200', async () => {
     const port = await freePort();
-    const proc = node(`require('node:http').createServer((q, s) => s.writeHead(503).end()).listen(${port}, '127.0.0.1')`);
-    expect(await waitForStart(proc, `http://127.0.0.1:${port}/healthz`, { timeoutMs: 4000, silenceMs: 1500 })).toBe('timeout');
+    const proc = node(
+      `require('node:http').createServer((q, s) => s.writeHead(503).end()).listen(${port}, '127.0.0.1')`,
+    );
+    expect(await waitForStart(proc, `http://127.0.0.1:${port}/healthz`, { timeoutMs: 4000, silenceMs: 1500 })).toBe(
+      'timeout',
+    );
   });
 
   it('answers up at the first 200, and exited at once for a process that ends', async () => {
@@ -82,15 +86,24 @@ describe('waitForStart with the progress rule, on real processes', () => {
     const server = createServer((_q, s) => s.writeHead(200).end('ok'));
     servers.push(server);
     await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
-    expect(await waitForStart(node('setInterval(() => {}, 1000)'), `http://127.0.0.1:${port}/healthz`, { timeoutMs: 4000, silenceMs: 1500 })).toBe('up');
+    expect(
+      await waitForStart(node('setInterval(() => {}, 1000)'), `http://127.0.0.1:${port}/healthz`, {
+        timeoutMs: 4000,
+        silenceMs: 1500,
+      }),
+    ).toBe('up');
     const started = Date.now();
-    expect(await waitForStart(node('process.exit(3)'), await closedPortUrl(), { timeoutMs: 60_000, silenceMs: 30_000 })).toBe('exited');
+    expect(
+      await waitForStart(node('process.exit(3)'), await closedPortUrl(), { timeoutMs: 60_000, silenceMs: 30_000 }),
+    ).toBe('exited');
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('without silenceMs, only the limit ends the wait', async () => {
     const started = Date.now();
-    expect(await waitForStart(node('setInterval(() => {}, 1000)'), await closedPortUrl(), { timeoutMs: 3000 })).toBe('timeout');
+    expect(await waitForStart(node('setInterval(() => {}, 1000)'), await closedPortUrl(), { timeoutMs: 3000 })).toBe(
+      'timeout',
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
   });
 });

@@ -2,15 +2,24 @@ import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
 
 /** The dashboard service's own variables (beyond the common and database ones of service-kit). */
 export const DASHBOARD_ENV = {
-  DASHBOARD_CONSUMER: env.str('prefix of the durable JetStream consumers that feed the read model (one per event subject)', 'dashboard'),
+  DASHBOARD_CONSUMER: env.str(
+    'prefix of the durable JetStream consumers that feed the read model (one per event subject)',
+    'dashboard',
+  ),
   DASHBOARD_BATCH_MAX: env.int('most events applied in one database transaction', 500, { min: 1, max: 10_000 }),
   DASHBOARD_ACK_WAIT_MS: env.int(
     'how long JetStream waits for an ack before redelivering an event (after a crash, events in flight wait this long), ms',
     10_000,
     { min: 1000 },
   ),
-  DASHBOARD_MAX_DELIVER: env.int('deliveries of an event that keeps failing before it is dropped (and logged)', 20, { min: 2 }),
-  DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS: env.int('days an applied event id is kept for dedupe; keep it above the EVENTS stream age (30 days)', 35, { min: 1 }),
+  DASHBOARD_MAX_DELIVER: env.int('deliveries of an event that keeps failing before it is dropped (and logged)', 20, {
+    min: 2,
+  }),
+  DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS: env.int(
+    'days an applied event id is kept for dedupe; keep it above the EVENTS stream age (30 days)',
+    35,
+    { min: 1 },
+  ),
 } satisfies Record<string, EnvVar<unknown>>;
 
 export type DashboardEnv = EnvOf<typeof DASHBOARD_ENV>;

@@ -14,12 +14,16 @@ export class DashboardHandler {
   }
 
   @Rpc('dashboard.preferences.get')
-  getPreferences(@Payload() req: RequestOf<'dashboard.preferences.get'>): Promise<ReplyOf<'dashboard.preferences.get'>> {
+  getPreferences(
+    @Payload() req: RequestOf<'dashboard.preferences.get'>,
+  ): Promise<ReplyOf<'dashboard.preferences.get'>> {
     return this.dashboard.preferences(req.userId);
   }
 
   @Rpc('dashboard.preferences.set')
-  setPreferences(@Payload() req: RequestOf<'dashboard.preferences.set'>): Promise<ReplyOf<'dashboard.preferences.set'>> {
+  setPreferences(
+    @Payload() req: RequestOf<'dashboard.preferences.set'>,
+  ): Promise<ReplyOf<'dashboard.preferences.set'>> {
     return this.dashboard.setPreferences(req.userId, req.preferences);
   }
 }

@@ -38,16 +38,23 @@ export class DashboardService {
 
   async get(userId: string, rawLimit: unknown, now = new Date()): Promise<DashboardData> {
     const limit = parseDashboardLimit(rawLimit);
-    if (!limit.ok) throw AppError.validation(DashboardErrorCode.InvalidLimit, limit.message, { [limit.field]: limit.message });
+    if (!limit.ok)
+      throw AppError.validation(DashboardErrorCode.InvalidLimit, limit.message, { [limit.field]: limit.message });
     const months = lastMonths(now);
 
     const row = await this.projection.read(userId, limit.value, `${months[0]}-01`);
     const { messages, sessions, totals: t, monthly } = row;
     const preferences: UserPreferences =
-      row.auto_login_message_enabled === null ? { ...DEFAULT_PREFERENCES } : { auto_login_message_enabled: row.auto_login_message_enabled };
+      row.auto_login_message_enabled === null
+        ? { ...DEFAULT_PREFERENCES }
+        : { auto_login_message_enabled: row.auto_login_message_enabled };
 
     const byMonth = new Map(monthly.map((m) => [m.month, m]));
-    const usage: MonthlyUsage[] = months.map((month) => ({ month, sent: byMonth.get(month)?.sent ?? 0, failed: byMonth.get(month)?.failed ?? 0 }));
+    const usage: MonthlyUsage[] = months.map((month) => ({
+      month,
+      sent: byMonth.get(month)?.sent ?? 0,
+      failed: byMonth.get(month)?.failed ?? 0,
+    }));
     const current = usage[usage.length - 1]!;
     const n = (status: MessageStatus) => t?.[status] ?? 0;
     const sessionList: DashboardSession[] = sessions.map((s) => ({
@@ -59,7 +66,12 @@ export class DashboardService {
     }));
 
     return {
-      messages: messages.map(({ seq: _seq, ...m }) => ({ ...m, sent_at: iso(m.sent_at), created_at: iso(m.created_at)!, replied_at: iso(m.replied_at) })),
+      messages: messages.map(({ seq: _seq, ...m }) => ({
+        ...m,
+        sent_at: iso(m.sent_at),
+        created_at: iso(m.created_at)!,
+        replied_at: iso(m.replied_at),
+      })),
       sessions: sessionList,
       usage: { messages_sent_count: current.sent, messages_failed_count: current.failed, monthly: usage },
       stats: {
@@ -80,7 +92,15 @@ export class DashboardService {
 
   async setPreferences(userId: string, raw: unknown): Promise<UserPreferences> {
     const update = parsePreferencesUpdate(raw);
-    if (!update.ok) throw AppError.validation(DashboardErrorCode.InvalidPreferences, update.message, { [update.field]: update.message });
-    return { auto_login_message_enabled: await this.prefs.setAutoLoginMessageEnabled(userId, update.value.auto_login_message_enabled!) };
+    if (!update.ok)
+      throw AppError.validation(DashboardErrorCode.InvalidPreferences, update.message, {
+        [update.field]: update.message,
+      });
+    return {
+      auto_login_message_enabled: await this.prefs.setAutoLoginMessageEnabled(
+        userId,
+        update.value.auto_login_message_enabled!,
+      ),
+    };
   }
 }

@@ -13,6 +13,15 @@ import { AddReplies1795411802762 } from './migrations/1795411802762-add-replies.
 /** The dashboard's schema: an entity per table, and the migrations that create them (the service and its tests share it). */
 export const DASHBOARD_DATABASE = {
   schema: 'dashboard',
-  entities: [UserPreferencesEntity, AppliedEventEntity, MessageEntity, UserTotalsEntity, MonthlyUsageEntity, LinkStateEntity, SessionEntity, InboundMessageEntity],
+  entities: [
+    UserPreferencesEntity,
+    AppliedEventEntity,
+    MessageEntity,
+    UserTotalsEntity,
+    MonthlyUsageEntity,
+    LinkStateEntity,
+    SessionEntity,
+    InboundMessageEntity,
+  ],
   migrations: [CreateDashboard1763769600000, AddReplies1795411802762],
 } satisfies Omit<DatabaseOptions, 'url'>;

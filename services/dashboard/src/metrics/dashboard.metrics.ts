@@ -45,7 +45,8 @@ export function registerDashboardMetrics(ctx: KitContext<ServiceEnv<typeof DASHB
     const jsm = await jetstreamManager(ctx.nc);
     const out = [];
     for await (const c of jsm.consumers.list(EVENTS_STREAM)) {
-      if (c.name.startsWith(prefix)) out.push({ consumer: c.name, pending: c.num_pending, ackPending: c.num_ack_pending });
+      if (c.name.startsWith(prefix))
+        out.push({ consumer: c.name, pending: c.num_pending, ackPending: c.num_ack_pending });
     }
     return out;
   };

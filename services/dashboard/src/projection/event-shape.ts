@@ -34,7 +34,10 @@ export function parseReadModelEvent(subject: string, body: unknown): ReadModelEv
     if (!str(e.jobId) || !str(e.recipient)) return 'jobId or recipient missing';
     if (e.content !== undefined && !str(e.content)) return 'content is not text';
     if (e.error !== undefined && e.error !== null && !str(e.error)) return 'error is not text';
-    return { subject, event: { ...(e as unknown as MessageStatusEvent), content: (e.content as string | undefined) ?? '' } };
+    return {
+      subject,
+      event: { ...(e as unknown as MessageStatusEvent), content: (e.content as string | undefined) ?? '' },
+    };
   }
   if (subject === 'events.message.received') {
     // Problems name the field, never its value: the text is personal data and these end up in the log.
@@ -42,10 +45,18 @@ export function parseReadModelEvent(subject: string, body: unknown): ReadModelEv
     if (!str(e.text)) return 'text is not text';
     if (!str(e.messageId) || e.messageId === '') return 'messageId missing';
     // Postgres refuses NUL in text.
-    return { subject, event: { ...(e as unknown as MessageReceivedEvent), from: senderNumber(e.from), text: e.text.replaceAll('\u0000', '') } };
+    return {
+      subject,
+      event: {
+        ...(e as unknown as MessageReceivedEvent),
+        from: senderNumber(e.from),
+        text: e.text.replaceAll('\u0000', ''),
+      },
+    };
   }
   if (subject === 'events.session.state') {
-    if (!str(e.state) || !(SESSION_STATES as readonly string[]).includes(e.state)) return `unknown state ${String(e.state)}`;
+    if (!str(e.state) || !(SESSION_STATES as readonly string[]).includes(e.state))
+      return `unknown state ${String(e.state)}`;
     return { subject, event: e as unknown as SessionStateEvent };
   }
   return `unexpected subject ${subject}`;

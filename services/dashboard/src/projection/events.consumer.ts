@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, type EventKey } from '@bns/contracts';
 import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV } from '@bns/service-kit';
@@ -11,7 +17,11 @@ import { ProjectionService } from './projection.service.js';
 const GATHER_MS = 20;
 
 /** The events the read model is built from. */
-export const READ_MODEL_SUBJECTS = ['events.message.status', 'events.session.state', 'events.message.received'] as const satisfies readonly EventKey[];
+export const READ_MODEL_SUBJECTS = [
+  'events.message.status',
+  'events.session.state',
+  'events.message.received',
+] as const satisfies readonly EventKey[];
 
 /**
  * Feeds the read model from the EVENTS stream through durable pull consumers, one per subject: a

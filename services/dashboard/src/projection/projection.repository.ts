@@ -38,7 +38,13 @@ export interface MonthlyCount {
 /** The one row of the dashboard read: json columns arrive parsed, their times as ISO text. */
 export interface DashboardReadRow {
   messages: Array<DashboardMessage & { seq: number }>;
-  sessions: Array<{ session_id: string; phone_number: string | null; active: boolean; connected_at: string | null; updated_at: string }>;
+  sessions: Array<{
+    session_id: string;
+    phone_number: string | null;
+    active: boolean;
+    connected_at: string | null;
+    updated_at: string;
+  }>;
   totals: (Totals & { replied: number }) | null;
   monthly: MonthlyUsage[];
   auto_login_message_enabled: boolean | null;
@@ -84,7 +90,8 @@ const PREVIEW = `left(%s, ${LIMITS.replyPreviewMax})`;
  * The message a received message answers: the most recent one sent (not failed) to its sender at or
  * before it arrived. WhatsApp's times have whole seconds, so the send time is compared cut to seconds.
  */
-const SENT_BEFORE = (m: string, at: string) => `${m}.sent_at IS NOT NULL AND ${m}.status <> 'failed' AND date_trunc('second', ${m}.sent_at) <= ${at}`;
+const SENT_BEFORE = (m: string, at: string) =>
+  `${m}.sent_at IS NOT NULL AND ${m}.status <> 'failed' AND date_trunc('second', ${m}.sent_at) <= ${at}`;
 
 interface KeyRow {
   user_id: string;
@@ -133,7 +140,13 @@ export class ProjectionRepository {
    * it reads does not break the statement cached on a live connection.
    */
   async read(userId: string, limit: number, fromMonth: string): Promise<DashboardReadRow> {
-    const { rows: [row] } = await this.pool().query<DashboardReadRow>({ name: 'dashboard-read', text: DASHBOARD_READ_SQL, values: [userId, limit, fromMonth] });
+    const {
+      rows: [row],
+    } = await this.pool().query<DashboardReadRow>({
+      name: 'dashboard-read',
+      text: DASHBOARD_READ_SQL,
+      values: [userId, limit, fromMonth],
+    });
     return row!;
   }
 
@@ -254,7 +267,9 @@ export class ProjectionRepository {
 
   async addMonthlyUsage(em: EntityManager, counts: MonthlyCount[]): Promise<void> {
     if (counts.length === 0) return;
-    const sorted = [...counts].sort((a, b) => (a.userId === b.userId ? a.month.localeCompare(b.month) : a.userId < b.userId ? -1 : 1));
+    const sorted = [...counts].sort((a, b) =>
+      a.userId === b.userId ? a.month.localeCompare(b.month) : a.userId < b.userId ? -1 : 1,
+    );
     await rows(
       em,
       `INSERT INTO monthly_usage AS mu (user_id, month, sent_count, failed_count)
@@ -287,7 +302,13 @@ export class ProjectionRepository {
   }
 
   /** Makes the session active; a session that already was keeps its connected time. */
-  async activateSession(em: EntityManager, userId: string, sessionId: string, phoneNumber: string | null, at: string): Promise<void> {
+  async activateSession(
+    em: EntityManager,
+    userId: string,
+    sessionId: string,
+    phoneNumber: string | null,
+    at: string,
+  ): Promise<void> {
     await rows(
       em,
       `INSERT INTO sessions AS s (user_id, session_id, phone_number, active, connected_at, updated_at)
@@ -334,13 +355,17 @@ export class ProjectionRepository {
       [r.userId, r.from, r.at],
     );
     if (!answered) return 'unmatched';
-    await rows(em, `UPDATE inbound_messages SET reply_to = $3 WHERE user_id = $1 AND message_id = $2`, [r.userId, r.messageId, answered.id]);
-    if (answered.replied) return 'answered-again';
-    await rows(em, `UPDATE messages SET replied_at = $2, reply = ${PREVIEW.replace('%s', '$3::text')}, updated_at = now() WHERE id = $1`, [
+    await rows(em, `UPDATE inbound_messages SET reply_to = $3 WHERE user_id = $1 AND message_id = $2`, [
+      r.userId,
+      r.messageId,
       answered.id,
-      r.at,
-      r.text,
     ]);
+    if (answered.replied) return 'answered-again';
+    await rows(
+      em,
+      `UPDATE messages SET replied_at = $2, reply = ${PREVIEW.replace('%s', '$3::text')}, updated_at = now() WHERE id = $1`,
+      [answered.id, r.at, r.text],
+    );
     return 'first-answer';
   }
 

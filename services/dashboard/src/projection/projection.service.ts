@@ -4,7 +4,13 @@ import type { MessageReceivedEvent, MessageStatus, MessageStatusEvent, SessionSt
 import { Transactions } from '@bns/service-kit';
 import type { ReadModelEvent } from './event-shape.js';
 import { applyMessageEvent, type MessageState } from './message-projection.js';
-import { ProjectionRepository, type MonthlyCount, type NewMessage, type StoredMessage, type Totals } from './projection.repository.js';
+import {
+  ProjectionRepository,
+  type MonthlyCount,
+  type NewMessage,
+  type StoredMessage,
+  type Totals,
+} from './projection.repository.js';
 
 const ACTIVE_STATES = new Set(['ready', 'exist']);
 const INACTIVE_STATES = new Set(['disconnected', 'no_session']);
@@ -74,7 +80,13 @@ export class ProjectionService {
   private async applyReceived(em: EntityManager, events: MessageReceivedEvent[]): Promise<void> {
     const replied: string[] = [];
     for (const e of [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at))) {
-      const outcome = await this.repo.recordInbound(em, { userId: e.userId, messageId: e.messageId, from: e.from, text: e.text, at: e.at });
+      const outcome = await this.repo.recordInbound(em, {
+        userId: e.userId,
+        messageId: e.messageId,
+        from: e.from,
+        text: e.text,
+        at: e.at,
+      });
       if (outcome === 'first-answer') replied.push(e.userId);
     }
     await this.repo.addReplied(em, replied);
@@ -82,9 +94,12 @@ export class ProjectionService {
 
   private async applyMessages(em: EntityManager, events: MessageStatusEvent[]): Promise<void> {
     const firstByKey = new Map<string, MessageStatusEvent>();
-    for (const e of events) if (!firstByKey.has(keyOf(e.userId, e.idempotencyKey))) firstByKey.set(keyOf(e.userId, e.idempotencyKey), e);
+    for (const e of events)
+      if (!firstByKey.has(keyOf(e.userId, e.idempotencyKey))) firstByKey.set(keyOf(e.userId, e.idempotencyKey), e);
     // A fixed order of row locks, so two replicas applying overlapping batches cannot deadlock.
-    const firsts = [...firstByKey.values()].sort((a, b) => (keyOf(a.userId, a.idempotencyKey) < keyOf(b.userId, b.idempotencyKey) ? -1 : 1));
+    const firsts = [...firstByKey.values()].sort((a, b) =>
+      keyOf(a.userId, a.idempotencyKey) < keyOf(b.userId, b.idempotencyKey) ? -1 : 1,
+    );
 
     const placeholders: NewMessage[] = firsts.map((e) => ({
       userId: e.userId,
@@ -94,7 +109,9 @@ export class ProjectionService {
       content: e.content,
       at: e.at,
     }));
-    const inserted = new Set((await this.repo.insertPlaceholders(em, placeholders)).map((k) => keyOf(k.userId, k.idempotencyKey)));
+    const inserted = new Set(
+      (await this.repo.insertPlaceholders(em, placeholders)).map((k) => keyOf(k.userId, k.idempotencyKey)),
+    );
     const stored = await this.repo.lockMessages(em, firsts);
 
     // A placeholder stands for "not seen before": the fold starts from nothing.

@@ -8,7 +8,13 @@ import { WebhooksController } from '../webhooks/webhooks.controller.js';
 /** /api/keys and /api/webhooks (the web's calls), and the API-key verifier the /v1 API uses. */
 @Module({
   controllers: [ApiKeysController, WebhooksController],
-  providers: [{ provide: ApiKeyVerifier, useFactory: (nc: NatsConnection, rpc: RpcClient) => new ApiKeyVerifier(nc, rpc), inject: [NATS_CONNECTION, RpcClient] }],
+  providers: [
+    {
+      provide: ApiKeyVerifier,
+      useFactory: (nc: NatsConnection, rpc: RpcClient) => new ApiKeyVerifier(nc, rpc),
+      inject: [NATS_CONNECTION, RpcClient],
+    },
+  ],
   exports: [ApiKeyVerifier],
 })
 export class ApiKeysApiModule {}

@@ -26,5 +26,7 @@ export class AuthFailures {
 }
 
 export function tooManyFailures(retryAfterSeconds: number): AppError {
-  return new AppError(ErrorKind.RateLimited, CommonErrorCode.RateLimited, MESSAGES.rateLimited, { details: { retryAfterSeconds } });
+  return new AppError(ErrorKind.RateLimited, CommonErrorCode.RateLimited, MESSAGES.rateLimited, {
+    details: { retryAfterSeconds },
+  });
 }

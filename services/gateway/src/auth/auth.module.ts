@@ -17,8 +17,10 @@ import { TokenVerifier, type VerifierOptions } from './token-verifier.js';
 export function authEnvProblems(env: GatewayEnv): string[] {
   if (env.AUTH_MODE !== 'clerk') return [];
   const problems: string[] = [];
-  if (!env.CLERK_ISSUER) problems.push('CLERK_ISSUER is required when AUTH_MODE=clerk (set AUTH_MODE=dev for local use)');
-  if (!env.CLERK_JWKS_URL && !env.CLERK_JWT_KEY) problems.push('CLERK_JWKS_URL or CLERK_JWT_KEY is required when AUTH_MODE=clerk');
+  if (!env.CLERK_ISSUER)
+    problems.push('CLERK_ISSUER is required when AUTH_MODE=clerk (set AUTH_MODE=dev for local use)');
+  if (!env.CLERK_JWKS_URL && !env.CLERK_JWT_KEY)
+    problems.push('CLERK_JWKS_URL or CLERK_JWT_KEY is required when AUTH_MODE=clerk');
   return problems;
 }
 
@@ -32,20 +34,30 @@ export interface AuthSource {
 
 export function authSource(env: GatewayEnv): AuthSource {
   if (env.AUTH_MODE === 'dev') {
-    const key = env.DEV_ISSUER_KEY_FILE ? 'dev issuer key kept in DEV_ISSUER_KEY_FILE (made on the first start)' : 'dev issuer key made at start';
-    return { mode: 'dev', issuer: DEV_ISSUER, keySource: `${key} (JWKS at /auth/dev/.well-known/jwks.json)`, authorizedParties: [] };
+    const key = env.DEV_ISSUER_KEY_FILE
+      ? 'dev issuer key kept in DEV_ISSUER_KEY_FILE (made on the first start)'
+      : 'dev issuer key made at start';
+    return {
+      mode: 'dev',
+      issuer: DEV_ISSUER,
+      keySource: `${key} (JWKS at /auth/dev/.well-known/jwks.json)`,
+      authorizedParties: [],
+    };
   }
   return {
     mode: 'clerk',
     issuer: env.CLERK_ISSUER ?? '',
-    keySource: env.CLERK_JWT_KEY ? 'CLERK_JWT_KEY (PEM public key, networkless)' : `CLERK_JWKS_URL ${env.CLERK_JWKS_URL ?? ''}`,
+    keySource: env.CLERK_JWT_KEY
+      ? 'CLERK_JWT_KEY (PEM public key, networkless)'
+      : `CLERK_JWKS_URL ${env.CLERK_JWKS_URL ?? ''}`,
     authorizedParties: env.CLERK_AUTHORIZED_PARTIES,
   };
 }
 
 /** One line a deployer can grep for: "auth: clerk tokens from https://… checked with CLERK_JWKS_URL …". */
 export function describeAuthSource(source: AuthSource): string {
-  const parties = source.authorizedParties.length > 0 ? source.authorizedParties.join(', ') : 'any (CLERK_AUTHORIZED_PARTIES unset)';
+  const parties =
+    source.authorizedParties.length > 0 ? source.authorizedParties.join(', ') : 'any (CLERK_AUTHORIZED_PARTIES unset)';
   return `auth: ${source.mode} tokens, issuer ${source.issuer}, keys from ${source.keySource}, azp allowed: ${source.mode === 'dev' ? 'not checked' : parties}`;
 }
 
@@ -62,7 +74,11 @@ export class AuthModule {
     const providers: Provider[] = dev
       ? [
           { provide: DevIssuer, useFactory: () => DevIssuer.create(env.DEV_TOKEN_TTL_S, env.DEV_ISSUER_KEY_FILE) },
-          { provide: TOKEN_VERIFIER, useFactory: (issuer: DevIssuer) => TokenVerifier.fromJwks(issuer.jwks, options(DEV_ISSUER)), inject: [DevIssuer] },
+          {
+            provide: TOKEN_VERIFIER,
+            useFactory: (issuer: DevIssuer) => TokenVerifier.fromJwks(issuer.jwks, options(DEV_ISSUER)),
+            inject: [DevIssuer],
+          },
           DevSignOuts,
         ]
       : [
@@ -82,7 +98,8 @@ export class AuthModule {
         ...providers,
         {
           provide: SharedRateLimiter,
-          useFactory: (nc: NatsConnection, rpc: RpcClient) => SharedRateLimiter.open(nc, rpc, env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, env.RATE_LIMIT_LEASE),
+          useFactory: (nc: NatsConnection, rpc: RpcClient) =>
+            SharedRateLimiter.open(nc, rpc, env.RATE_LIMIT_PER_SECOND, env.RATE_LIMIT_BURST, env.RATE_LIMIT_LEASE),
           inject: [NATS_CONNECTION, RpcClient],
         },
         { provide: AuthFailures, useValue: new AuthFailures(env.AUTH_FAIL_BURST, env.AUTH_FAIL_PER_MINUTE) },

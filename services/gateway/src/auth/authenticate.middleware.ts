@@ -32,11 +32,18 @@ export function authenticateThenParse(options: {
     (req, res, next) =>
       declaresJson(req) || req.headers['content-length'] === '0' ? parse(req, res, next) : next(new BodyNotJsonError());
   const parseDefault = jsonOnly(json({ limit: options.bodyLimit, verify: options.verify }));
-  const parseByRoute = new Map(Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [path, jsonOnly(json({ limit, verify: options.verify }))]));
+  const parseByRoute = new Map(
+    Object.entries(options.routeBodyLimits ?? {}).map(([path, limit]) => [
+      path,
+      jsonOnly(json({ limit, verify: options.verify })),
+    ]),
+  );
   // A request without a body (every GET poll) has nothing to parse: the parser would only find that out.
-  const parseSignedIn: RequestHandler = (req, res, next) => (hasBody(req) ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next) : next());
+  const parseSignedIn: RequestHandler = (req, res, next) =>
+    hasBody(req) ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next) : next();
   const parseAnonymousJson = jsonOnly(json({ limit: options.preAuthBodyLimit, verify: options.verify }));
-  const parseAnonymous: RequestHandler = (req, res, next) => (hasBody(req) ? parseAnonymousJson(req, res, next) : next());
+  const parseAnonymous: RequestHandler = (req, res, next) =>
+    hasBody(req) ? parseAnonymousJson(req, res, next) : next();
   return (req: Request, res: Response, next: NextFunction) => {
     const authed = req as AuthedRequest;
     const anonymous = () => (PRE_AUTH_BODY_PATHS.has(req.path) ? parseAnonymous(req, res, next) : next());

@@ -9,8 +9,11 @@ import { CurrentUser } from './current-user.decorator.js';
 import { DevIssuer } from './dev-issuer.js';
 import { DevSignOuts } from './dev-sign-outs.js';
 
-
-const PIPES = { signIn: new SchemaPipe(DevSignInBodySchema, (r) => AppError.validation(CommonErrorCode.BadRequest, r.message, { email: r.message })) };
+const PIPES = {
+  signIn: new SchemaPipe(DevSignInBodySchema, (r) =>
+    AppError.validation(CommonErrorCode.BadRequest, r.message, { email: r.message }),
+  ),
+};
 
 /** Only mounted with AUTH_MODE=dev; otherwise these paths answer 404 like any unknown route. */
 @ApiTags('dev auth')

@@ -31,7 +31,12 @@ export class DevIssuer {
       privateJwk = stored;
     } else {
       const { privateKey } = await generateKeyPair('RS256', { extractable: true });
-      privateJwk = { ...(await exportJWK(privateKey)), kid: `dev-${randomUUID().slice(0, 8)}`, alg: 'RS256', use: 'sig' };
+      privateJwk = {
+        ...(await exportJWK(privateKey)),
+        kid: `dev-${randomUUID().slice(0, 8)}`,
+        alg: 'RS256',
+        use: 'sig',
+      };
       if (keyFile) saveKey(keyFile, privateJwk);
     }
     const privateKey = (await importJWK(privateJwk, 'RS256')) as CryptoKey;
@@ -46,7 +51,11 @@ export class DevIssuer {
   async signIn(email: string, firstName?: string): Promise<DevSignIn> {
     const normalized = email.trim().toLowerCase();
     const userId = DevIssuer.userIdFor(normalized);
-    const token = await new SignJWT({ sid: `sess_${randomUUID()}`, email: normalized, ...(firstName ? { first_name: firstName } : {}) })
+    const token = await new SignJWT({
+      sid: `sess_${randomUUID()}`,
+      email: normalized,
+      ...(firstName ? { first_name: firstName } : {}),
+    })
       .setProtectedHeader({ alg: 'RS256', kid: String(this.jwks.keys[0]!.kid) })
       .setSubject(userId)
       .setIssuer(DEV_ISSUER)

@@ -39,7 +39,10 @@ export class DevSignOuts implements OnModuleInit, OnModuleDestroy {
     if (user.sessionId === undefined) return false;
     this.verifier.signOut(user.sessionId, user.expiresAtMs);
     try {
-      this.nc.publish(DEV_SIGNED_OUT_SUBJECT, JSON.stringify({ sessionId: user.sessionId, expiresAtMs: user.expiresAtMs }));
+      this.nc.publish(
+        DEV_SIGNED_OUT_SUBJECT,
+        JSON.stringify({ sessionId: user.sessionId, expiresAtMs: user.expiresAtMs }),
+      );
     } catch (err) {
       // This replica refuses the session already; the others may still accept it until it expires.
       this.logger.warn({ err }, 'could not tell the other gateway replicas of a sign-out');

@@ -1,4 +1,12 @@
-import { createLocalJWKSet, createRemoteJWKSet, importSPKI, jwtVerify, type JSONWebKeySet, type JWTVerifyGetKey, type CryptoKey } from 'jose';
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  importSPKI,
+  jwtVerify,
+  type JSONWebKeySet,
+  type JWTVerifyGetKey,
+  type CryptoKey,
+} from 'jose';
 import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 import type { AuthUser } from './auth.types.js';
@@ -15,7 +23,9 @@ export interface VerifierOptions {
 type KeySource = JWTVerifyGetKey | CryptoKey;
 
 export function unauthorized(reason: string): AppError {
-  return new AppError(ErrorKind.Unauthorized, CommonErrorCode.Unauthorized, MESSAGES.unauthorized, { details: { reason } });
+  return new AppError(ErrorKind.Unauthorized, CommonErrorCode.Unauthorized, MESSAGES.unauthorized, {
+    details: { reason },
+  });
 }
 
 /**
@@ -44,7 +54,10 @@ export class TokenVerifier {
   }
 
   static fromJwksUrl(url: string, options: VerifierOptions): TokenVerifier {
-    return new TokenVerifier(createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }), options);
+    return new TokenVerifier(
+      createRemoteJWKSet(new URL(url), { cooldownDuration: 30_000, cacheMaxAge: 600_000 }),
+      options,
+    );
   }
 
   static async fromPem(pem: string, options: VerifierOptions): Promise<TokenVerifier> {

@@ -12,6 +12,9 @@ export class DashboardApi {
   }
 
   async setPreferences(userId: string, body: Infer<typeof SetPreferencesBodySchema>) {
-    return { success: true, preferences: await this.rpc.call('dashboard.preferences.set', { userId, preferences: body.preferences }) };
+    return {
+      success: true,
+      preferences: await this.rpc.call('dashboard.preferences.set', { userId, preferences: body.preferences }),
+    };
   }
 }

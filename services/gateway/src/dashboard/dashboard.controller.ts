@@ -15,11 +15,15 @@ import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { DashboardApi } from './dashboard.api.js';
 
-const dashboardQuery = new SchemaPipe(DashboardQuerySchema, (r) => AppError.validation(DashboardErrorCode.InvalidLimit, r.message, { [r.field]: r.message }));
+const dashboardQuery = new SchemaPipe(DashboardQuerySchema, (r) =>
+  AppError.validation(DashboardErrorCode.InvalidLimit, r.message, { [r.field]: r.message }),
+);
 // eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
-const PIPES = { preferences: new SchemaPipe(SetPreferencesBodySchema, (r) =>
-  AppError.validation(DashboardErrorCode.InvalidPreferences, r.message, { [r.field || 'preferences']: r.message }),
-) };
+const PIPES = {
+  preferences: new SchemaPipe(SetPreferencesBodySchema, (r) =>
+    AppError.validation(DashboardErrorCode.InvalidPreferences, r.message, { [r.field || 'preferences']: r.message }),
+  ),
+};
 
 /** The user is always the token's subject (AuthGuard has checked the path/body id matches it). */
 @ApiTags('dashboard')

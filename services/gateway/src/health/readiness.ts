@@ -13,10 +13,16 @@ export function servicePings(ctx: Pick<KitContext, 'info' | 'rpc'>): ReadinessCh
   for (const service of SERVICES) {
     if (service === 'sessions') {
       for (let shard = 0; shard < ctx.info.shards; shard++) {
-        checks.push({ name: `sessions-${shard}`, check: async () => void (await ctx.rpc.call('sessions.ping', {}, { shard, timeoutMs: PING_TIMEOUT_MS })) });
+        checks.push({
+          name: `sessions-${shard}`,
+          check: async () => void (await ctx.rpc.call('sessions.ping', {}, { shard, timeoutMs: PING_TIMEOUT_MS })),
+        });
       }
     } else {
-      checks.push({ name: service, check: async () => void (await ctx.rpc.call(pingKeyOf(service), {}, { timeoutMs: PING_TIMEOUT_MS })) });
+      checks.push({
+        name: service,
+        check: async () => void (await ctx.rpc.call(pingKeyOf(service), {}, { timeoutMs: PING_TIMEOUT_MS })),
+      });
     }
   }
   return checks;

@@ -27,9 +27,14 @@ export class BodySizeGuard implements CanActivate {
     if (ctx.getType() === 'http') {
       const bytes = ctx.switchToHttp().getRequest<SizedRequest>().bodyBytes ?? 0;
       if (bytes === 0) return true;
-      const max = this.maxBytes(this.reflector.getAllAndOverride<HttpCallRule>(BODY_RULE, [ctx.getHandler(), ctx.getClass()]) ?? ONE_NATS_MESSAGE);
+      const max = this.maxBytes(
+        this.reflector.getAllAndOverride<HttpCallRule>(BODY_RULE, [ctx.getHandler(), ctx.getClass()]) ??
+          ONE_NATS_MESSAGE,
+      );
       if (bytes > max) {
-        throw new AppError(ErrorKind.PayloadTooLarge, CommonErrorCode.PayloadTooLarge, MESSAGES.payloadTooLarge, { details: { maxBytes: max } });
+        throw new AppError(ErrorKind.PayloadTooLarge, CommonErrorCode.PayloadTooLarge, MESSAGES.payloadTooLarge, {
+          details: { maxBytes: max },
+        });
       }
     }
     return true;

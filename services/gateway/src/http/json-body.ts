@@ -44,7 +44,10 @@ class BodyError extends Error {
   readonly status = 400;
   readonly statusCode = 400;
   readonly expose = true;
-  constructor(readonly type: string, message: string) {
+  constructor(
+    readonly type: string,
+    message: string,
+  ) {
     super(message);
   }
 }

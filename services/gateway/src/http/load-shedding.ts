@@ -98,7 +98,10 @@ export class AdaptiveLimit {
    */
   judge(inFlight: number, waiting = 0): void {
     const queued =
-      this.options.targetMs > 0 && this.fastest > this.options.targetMs && this.samples + waiting >= SHED_MIN_SAMPLES && inFlight > this.floor;
+      this.options.targetMs > 0 &&
+      this.fastest > this.options.targetMs &&
+      this.samples + waiting >= SHED_MIN_SAMPLES &&
+      inFlight > this.floor;
     this.queuedWindows = queued ? this.queuedWindows + 1 : 0;
     if (this.queuedWindows >= SHED_SUSTAIN_WINDOWS) {
       // No round trip came back at all: cut by as much as a window may.

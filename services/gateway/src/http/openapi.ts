@@ -7,7 +7,11 @@ import { openApiSchemaOf, type Schema } from '@bns/contracts';
  * pipe validates with, so the two cannot disagree. A schema given a name is listed once under
  * `components.schemas` and referenced; `addSchemaComponents` puts them into the document.
  */
-export type OpenApiSchema = Parameters<typeof ApiBody>[0] extends infer O ? (O extends { schema?: infer S } ? S : never) : never;
+export type OpenApiSchema = Parameters<typeof ApiBody>[0] extends infer O
+  ? O extends { schema?: infer S }
+    ? S
+    : never
+  : never;
 
 const components = new Map<string, OpenApiSchema>();
 
@@ -25,20 +29,32 @@ export function registerSchema(name: string, schema: Schema): void {
 }
 
 export function addSchemaComponents(document: OpenAPIObject): OpenAPIObject {
-  document.components = { ...document.components, schemas: { ...document.components?.schemas, ...Object.fromEntries(components) } };
+  document.components = {
+    ...document.components,
+    schemas: { ...document.components?.schemas, ...Object.fromEntries(components) },
+  };
   return document;
 }
 
 export const ApiSchemaBody = (schema: Schema, name?: string) => ApiBody({ schema: openApi(schema, name) });
 export const ApiSchemaOk = (schema: Schema, name?: string) => ApiOkResponse({ schema: openApi(schema, name) });
-export const ApiSchemaCreated = (schema: Schema, name?: string) => ApiCreatedResponse({ schema: openApi(schema, name) });
+export const ApiSchemaCreated = (schema: Schema, name?: string) =>
+  ApiCreatedResponse({ schema: openApi(schema, name) });
 
 /** One `@ApiQuery` per property of an object schema. */
 export function ApiSchemaQuery(schema: Schema): MethodDecorator & ClassDecorator {
-  const json = openApiSchemaOf(schema) as { properties?: Record<string, OpenApiSchema & { description?: string }>; required?: string[] };
+  const json = openApiSchemaOf(schema) as {
+    properties?: Record<string, OpenApiSchema & { description?: string }>;
+    required?: string[];
+  };
   return applyDecorators(
     ...Object.entries(json.properties ?? {}).map(([name, property]) =>
-      ApiQuery({ name, required: json.required?.includes(name) ?? false, schema: property, description: property.description }),
+      ApiQuery({
+        name,
+        required: json.required?.includes(name) ?? false,
+        schema: property,
+        description: property.description,
+      }),
     ),
   );
 }

@@ -12,7 +12,8 @@ type Refusal = Extract<SchemaCheck<unknown>, { ok: false }>;
 export class SchemaPipe<T> implements PipeTransform<unknown, T> {
   constructor(
     private readonly schema: Schema<T>,
-    private readonly refusal: (r: Refusal) => AppError = (r) => AppError.validation(CommonErrorCode.BadRequest, r.message, r.errors),
+    private readonly refusal: (r: Refusal) => AppError = (r) =>
+      AppError.validation(CommonErrorCode.BadRequest, r.message, r.errors),
   ) {}
 
   transform(value: unknown): T {

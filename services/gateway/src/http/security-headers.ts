@@ -41,7 +41,12 @@ export function securityHeaderSets(options: { clerkOrigin?: string }): SecurityH
   const docs = helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: { ...common, scriptSrc: ["'self'"], styleSrc: ["'self'", "'unsafe-inline'"], imgSrc: ["'self'", 'data:'] },
+      directives: {
+        ...common,
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+      },
     },
     frameguard: { action: 'deny' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },

@@ -11,9 +11,14 @@ export function trustProxySetting(raw: string): false | number | string[] {
   if (value === '' || value === 'off' || value === 'false' || value === '0') return false;
   if (/^\d+$/.test(value)) return Number(value);
   if (value === 'true' || value === 'on') {
-    throw new Error('TRUST_PROXY=true would trust any X-Forwarded-For: give the number of proxies in front (1) or their addresses');
+    throw new Error(
+      'TRUST_PROXY=true would trust any X-Forwarded-For: give the number of proxies in front (1) or their addresses',
+    );
   }
-  return raw.split(',').map((s) => s.trim()).filter(Boolean);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 type TrustFn = (addr: string, hop: number) => boolean;

@@ -7,7 +7,11 @@ import { redactUrl } from '@bns/service-kit';
  * of pino-http (see main.ts), whose per-request line and redaction cost as much as the rest of such an
  * answer; logged here only when they fail or are slow.
  */
-export const HOT_ROUTES = [{ path: 'job-status/:jobId' }, { path: 'job-logs/:jobId' }, { path: 'api/dashboard/:userId' }];
+export const HOT_ROUTES = [
+  { path: 'job-status/:jobId' },
+  { path: 'job-logs/:jobId' },
+  { path: 'api/dashboard/:userId' },
+];
 const HOT_PATHS = /^\/(job-status|job-logs|api\/dashboard)\/[^/]+$/;
 
 /** 5xx answers at error, answers slower than `slowMs` at info; nothing for the usual fast poll. */
@@ -18,7 +22,11 @@ export function hotPathLog(logger: LoggerService, slowMs: number) {
     res.once('finish', () => {
       const ms = performance.now() - started;
       if (res.statusCode < 500 && ms < slowMs) return;
-      const entry = { req: { method: req.method, url: redactUrl(req.originalUrl) }, res: { statusCode: res.statusCode }, responseTime: Math.round(ms) };
+      const entry = {
+        req: { method: req.method, url: redactUrl(req.originalUrl) },
+        res: { statusCode: res.statusCode },
+        responseTime: Math.round(ms),
+      };
       if (res.statusCode >= 500) logger.error(entry, 'request errored');
       else logger.log(entry, 'slow request');
     });

@@ -50,7 +50,12 @@ export class JobIdCheck implements OnApplicationBootstrap, OnModuleDestroy {
   mayExist(userId: string, jobId: string): boolean {
     if (this.scheme === undefined) return isUuid(jobId);
     if (jobMayExist(this.scheme, userId, jobId)) return true;
-    if (isUuid(jobId) && !this.loading && !this.stopped && performance.now() - this.askedAt >= this.recheckAfterRefusalMs) {
+    if (
+      isUuid(jobId) &&
+      !this.loading &&
+      !this.stopped &&
+      performance.now() - this.askedAt >= this.recheckAfterRefusalMs
+    ) {
       clearTimeout(this.timer);
       void this.load();
     }

@@ -105,7 +105,12 @@ export class JobStatusCache {
   version(userId: string, jobId: string): string | undefined {
     const entry = this.fresh(userId, jobId);
     if (entry === undefined || entry.version === MISSING) return undefined;
-    if (!entry.refreshing && this.refresh !== undefined && this.refreshesInFlight < REFRESHES_MAX_IN_FLIGHT && performance.now() >= entry.refreshAt) {
+    if (
+      !entry.refreshing &&
+      this.refresh !== undefined &&
+      this.refreshesInFlight < REFRESHES_MAX_IN_FLIGHT &&
+      performance.now() >= entry.refreshAt
+    ) {
       this.refreshAhead(this.refresh, entry, userId, jobId);
     }
     return entry.version;
@@ -145,7 +150,8 @@ export class JobStatusCache {
     const key = keyOf(userId, jobId);
     const entry = this.known.get(key);
     if (!entry) return undefined;
-    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until) return entry;
+    if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until)
+      return entry;
     this.known.delete(key);
     return undefined;
   }
@@ -239,7 +245,10 @@ export class JobStatusRefresher implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.cache.refreshWith(async (userId, jobId, version) => (await this.rpc.call('jobs.status', { userId, jobId, ifNoneMatch: [version] })).version);
+    this.cache.refreshWith(
+      async (userId, jobId, version) =>
+        (await this.rpc.call('jobs.status', { userId, jobId, ifNoneMatch: [version] })).version,
+    );
   }
 }
 

@@ -38,10 +38,13 @@ export class JobStatusService {
       countRevalidation('jobs');
     }
     const ticket = this.statusCache.ticket(userId);
-    const answer = await this.rpc.call('jobs.status', { userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) }).catch((err: unknown) => {
-      if (err instanceof AppError && err.kind === ErrorKind.NotFound && err.code === JobsErrorCode.NotFound) this.statusCache.rememberMissing(userId, jobId, ticket);
-      throw err;
-    });
+    const answer = await this.rpc
+      .call('jobs.status', { userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) })
+      .catch((err: unknown) => {
+        if (err instanceof AppError && err.kind === ErrorKind.NotFound && err.code === JobsErrorCode.NotFound)
+          this.statusCache.rememberMissing(userId, jobId, ticket);
+        throw err;
+      });
     this.statusCache.remember(userId, jobId, answer.version, ticket);
     // The jobs service decided: not res.send, which would hash the body for an ETag of its own when
     // none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`).

@@ -20,7 +20,9 @@ const START_TRIES = 3;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 /** The request without the fields a staged body carries. */
 const withoutStaged = (request: StartJobRequest): StartJobRequest =>
-  Object.fromEntries(Object.entries(request).filter(([k]) => !(STAGED_START_FIELDS as readonly string[]).includes(k))) as StartJobRequest;
+  Object.fromEntries(
+    Object.entries(request).filter(([k]) => !(STAGED_START_FIELDS as readonly string[]).includes(k)),
+  ) as StartJobRequest;
 
 /**
  * The gateway's half of a job start. Every start carries an idempotency key (the client's

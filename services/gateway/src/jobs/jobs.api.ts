@@ -1,5 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { parseSince, startFieldsOf, type Infer, type JobLogsQuerySchema, type StartJobHttpBodySchema } from '@bns/contracts';
+import {
+  parseSince,
+  startFieldsOf,
+  type Infer,
+  type JobLogsQuerySchema,
+  type StartJobHttpBodySchema,
+} from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import { JobIdCheck, JobStatusCache } from '../job-status-fast-path/index.js';
 import { JobStarter } from './job-starter.js';
@@ -29,7 +35,11 @@ export class JobsApi {
   async logs(userId: string, jobId: string, query: Infer<typeof JobLogsQuerySchema>) {
     // A bad `since` is the jobs service's to refuse first, as it would.
     if (parseSince(query.since) !== null) this.ids.check(userId, jobId);
-    const { logs } = await this.rpc.call('jobs.logs', { userId, jobId, ...(query.since !== undefined ? { since: query.since } : {}) });
+    const { logs } = await this.rpc.call('jobs.logs', {
+      userId,
+      jobId,
+      ...(query.since !== undefined ? { since: query.since } : {}),
+    });
     return { success: true, logs };
   }
 

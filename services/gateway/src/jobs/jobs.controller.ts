@@ -26,7 +26,9 @@ import { JobStatusService } from '../job-status-fast-path/index.js';
 import { JobsApi } from './jobs.api.js';
 
 /** The start body's shape, checked here with the same codes and words the jobs service answers. */
-const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) => AppError.validation(startJobErrorCode(r.field, r.message), r.message));
+const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) =>
+  AppError.validation(startJobErrorCode(r.field, r.message), r.message),
+);
 const logsQuery = new SchemaPipe(JobLogsQuerySchema, (r) => AppError.validation(JobsErrorCode.InvalidSince, r.message));
 
 /**
@@ -46,7 +48,8 @@ export class JobsController {
   @HttpCode(200)
   @BodyRule(JOB_HTTP.start)
   @ApiOperation({
-    summary: 'Start a bulk send: phoneNumbers (8-digit Hong Kong numbers, 852/+852 stripped, duplicates merged) or personalised recipients [{phone, variables}] filling {{placeholders}}',
+    summary:
+      'Start a bulk send: phoneNumbers (8-digit Hong Kong numbers, 852/+852 stripped, duplicates merged) or personalised recipients [{phone, variables}] filling {{placeholders}}',
   })
   @ApiSchemaBody(StartJobBodySchema)
   @ApiSchemaOk(StartJobAnswerSchema)
@@ -59,7 +62,10 @@ export class JobsController {
   }
 
   @Get('api/jobs/pacing')
-  @ApiOperation({ summary: 'The delay between two messages the jobs service uses (ms), so an estimate shown before a start matches its own' })
+  @ApiOperation({
+    summary:
+      'The delay between two messages the jobs service uses (ms), so an estimate shown before a start matches its own',
+  })
   @ApiSchemaOk(JobPacingAnswerSchema)
   pacing(@CurrentUser() user: AuthUser) {
     return this.jobs.pacing(user.userId);
@@ -68,19 +74,33 @@ export class JobsController {
   @Get('job-status/:jobId')
   // Pollers revalidate (JobStatusService); the front door answers what it can before Express (job-status-fast-path/).
   @Header('Cache-Control', JOB_STATUS_CACHE_CONTROL)
-  @ApiOperation({ summary: "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time; 304 when If-None-Match names its current ETag" })
+  @ApiOperation({
+    summary:
+      "A job's status, counts, result lists (newest 2000 of each), error, estimate and next send time; 304 when If-None-Match names its current ETag",
+  })
   @ApiHeader({ name: 'If-None-Match', required: false, description: 'The ETag of a copy the client has' })
   @ApiSchemaOk(JobAnswerSchema)
   @ApiResponse({ status: 304, description: 'The copy named by If-None-Match is current (no body)' })
-  status(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser, @Headers('if-none-match') ifNoneMatch: unknown, @Res() res: Response): Promise<void> {
+  status(
+    @Param('jobId') jobId: string,
+    @CurrentUser() user: AuthUser,
+    @Headers('if-none-match') ifNoneMatch: unknown,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.jobStatus.answer(user.userId, jobId, ifNoneMatch, res);
   }
 
   @Get('job-logs/:jobId')
-  @ApiOperation({ summary: 'Log entries strictly after `since` (ISO time or epoch ms), oldest first, up to 500 per call' })
+  @ApiOperation({
+    summary: 'Log entries strictly after `since` (ISO time or epoch ms), oldest first, up to 500 per call',
+  })
   @ApiSchemaQuery(JobLogsQuerySchema)
   @ApiSchemaOk(JobLogsAnswerSchema)
-  logs(@Param('jobId') jobId: string, @Query(logsQuery) query: Infer<typeof JobLogsQuerySchema>, @CurrentUser() user: AuthUser) {
+  logs(
+    @Param('jobId') jobId: string,
+    @Query(logsQuery) query: Infer<typeof JobLogsQuerySchema>,
+    @CurrentUser() user: AuthUser,
+  ) {
     return this.jobs.logs(user.userId, jobId, query);
   }
 

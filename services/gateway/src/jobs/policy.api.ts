@@ -13,7 +13,10 @@ export class PolicyApi {
 
   async set(userId: string, body: unknown) {
     // clerkUserId, when the client sends it, is who acts (AuthGuard checked it), not a policy setting.
-    const update = typeof body === 'object' && body !== null && !Array.isArray(body) ? { ...(body as Record<string, unknown>) } : body;
+    const update =
+      typeof body === 'object' && body !== null && !Array.isArray(body)
+        ? { ...(body as Record<string, unknown>) }
+        : body;
     if (typeof update === 'object' && update !== null) delete (update as Record<string, unknown>).clerkUserId;
     const { policy } = await this.rpc.call('jobs.policy.set', { userId, policy: update ?? {} });
     return { success: true, policy };

@@ -31,7 +31,9 @@ export class PolicyController {
   }
 
   @Put('api/sending-policy/:userId')
-  @ApiOperation({ summary: `Change the sending policy (partial). ${POLICY_EXPLANATIONS.careful} Any edit makes it custom; bad values answer 400 naming the field.` })
+  @ApiOperation({
+    summary: `Change the sending policy (partial). ${POLICY_EXPLANATIONS.careful} Any edit makes it custom; bad values answer 400 naming the field.`,
+  })
   @ApiParam({ name: 'userId', description: "The signed-in user's id" })
   @ApiBody({ schema: { example: { preset: 'careful' } } })
   @ApiOkResponse({ schema: { example: { success: true, policy: POLICY_EXAMPLE } } })
@@ -41,7 +43,9 @@ export class PolicyController {
 
   @Post('pause-job/:jobId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Pause a queued, scheduled or running job; it keeps its place (409 when finished or already paused)' })
+  @ApiOperation({
+    summary: 'Pause a queued, scheduled or running job; it keeps its place (409 when finished or already paused)',
+  })
   pause(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {
     return this.jobs.pause(user.userId, jobId);
   }

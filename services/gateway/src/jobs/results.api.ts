@@ -14,7 +14,9 @@ import {
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
 
-function parsed<T>(result: { success: true; data: T } | { success: false; error: Parameters<typeof firstIssue>[0] }): T {
+function parsed<T>(
+  result: { success: true; data: T } | { success: false; error: Parameters<typeof firstIssue>[0] },
+): T {
   if (!result.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(result.error));
   return result.data;
 }

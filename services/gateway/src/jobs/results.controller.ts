@@ -30,7 +30,11 @@ export class ResultsController {
   @ApiOperation({
     summary: `A page of the per-recipient report in list order (limit ≤ ${RESULTS_LIMITS.reportPageMax}); pass nextCursor as cursor for the next page`,
   })
-  @ApiQuery({ name: 'status', required: false, description: `one or more of ${RECIPIENT_RESULT_STATUSES.join(', ')}, comma-separated` })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    description: `one or more of ${RECIPIENT_RESULT_STATUSES.join(', ')}, comma-separated`,
+  })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'limit', required: false })
   @ApiOkResponse({ schema: { example: { success: true, results: [RESULT_EXAMPLE], nextCursor: '100' } } })
@@ -39,10 +43,17 @@ export class ResultsController {
   }
 
   @Get('api/jobs/:userId')
-  @ApiOperation({ summary: "The user's jobs, newest first, with counts, receipts and a message preview; pass nextCursor as cursor for more" })
+  @ApiOperation({
+    summary:
+      "The user's jobs, newest first, with counts, receipts and a message preview; pass nextCursor as cursor for more",
+  })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'limit', required: false })
-  @ApiQuery({ name: 'active', required: false, description: 'true: only the jobs not finished yet (queued, scheduled, running, paused)' })
+  @ApiQuery({
+    name: 'active',
+    required: false,
+    description: 'true: only the jobs not finished yet (queued, scheduled, running, paused)',
+  })
   history(@Query() query: Record<string, unknown>, @CurrentUser() user: AuthUser) {
     return this.api.history(user.userId, query);
   }
@@ -51,7 +62,12 @@ export class ResultsController {
   @Get('job-results/:jobId/export')
   @ApiOperation({ summary: 'Download the whole report: ?format=csv (default) or xlsx' })
   @ApiQuery({ name: 'format', required: false, enum: ['csv', 'xlsx'] })
-  export(@Param('jobId') jobId: string, @Query() query: Record<string, unknown>, @CurrentUser() user: AuthUser, @Res() res: Response): Promise<void> {
+  export(
+    @Param('jobId') jobId: string,
+    @Query() query: Record<string, unknown>,
+    @CurrentUser() user: AuthUser,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.api.export(user.userId, jobId, query, res);
   }
 }

@@ -8,7 +8,7 @@ import type { LoadShedder } from '../http/load-shedding.js';
  */
 const eventsSent = counter({
   name: 'bns_gateway_socket_events_sent_total',
-  help: 'Events pushed to users\' socket rooms on this replica (those of users with a socket here), by socket event name',
+  help: "Events pushed to users' socket rooms on this replica (those of users with a socket here), by socket event name",
   labelNames: ['event'],
 });
 
@@ -30,7 +30,7 @@ export function countSocketEvent(event: string): void {
 
 const jobStatusRevalidations = counter({
   name: 'bns_gateway_job_status_revalidations_total',
-  help: 'job-status polls with If-None-Match, by who answered: memory (a 304 from this replica\'s cache) or jobs (the jobs service)',
+  help: "job-status polls with If-None-Match, by who answered: memory (a 304 from this replica's cache) or jobs (the jobs service)",
   labelNames: ['answered_by'],
 });
 
@@ -69,7 +69,7 @@ export function trackShedding(shedder: LoadShedder): void {
 
 const rateLimitStoreUp = gauge({
   name: 'bns_gateway_rate_limit_store_up',
-  help: 'Whether the per-user rate limit\'s shared store (NATS KV) answers on this replica (0: it limits on its own buckets until a background retry finds the store back)',
+  help: "Whether the per-user rate limit's shared store (NATS KV) answers on this replica (0: it limits on its own buckets until a background retry finds the store back)",
 });
 const localRateDecisions = counter({
   name: 'bns_gateway_rate_limit_local_decisions_total',

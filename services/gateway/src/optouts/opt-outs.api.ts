@@ -52,7 +52,10 @@ export class OptOutsApi {
   }
 
   async check(userId: string, body: Infer<Schemas['phoneNumbersBody']>) {
-    return { success: true, ...(await this.rpc.call('jobs.optouts.check', { userId, phoneNumbers: body.phoneNumbers })) };
+    return {
+      success: true,
+      ...(await this.rpc.call('jobs.optouts.check', { userId, phoneNumbers: body.phoneNumbers })),
+    };
   }
 
   async remove(userId: string, phone: string) {

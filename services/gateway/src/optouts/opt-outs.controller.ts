@@ -24,13 +24,22 @@ type Schemas = ReturnType<typeof optOutSchemas>;
 const schemas = optOutSchemas();
 /** Refusals worded and coded as the jobs service answers the same input. */
 const settingsBody = new SchemaPipe(schemas.settingsPatch, (r) =>
-  AppError.validation(OptOutsErrorCode.InvalidSettings, r.field === '' ? OPT_OUT_MESSAGES.settingsNotAnObject : r.message),
+  AppError.validation(
+    OptOutsErrorCode.InvalidSettings,
+    r.field === '' ? OPT_OUT_MESSAGES.settingsNotAnObject : r.message,
+  ),
 );
-const listQuery = new SchemaPipe(schemas.listHttpQuery, (r) => AppError.validation(OptOutsErrorCode.InvalidQuery, r.message));
-const exportQuery = new SchemaPipe(schemas.exportQuery, (r) => AppError.validation(OptOutsErrorCode.InvalidQuery, r.message));
+const listQuery = new SchemaPipe(schemas.listHttpQuery, (r) =>
+  AppError.validation(OptOutsErrorCode.InvalidQuery, r.message),
+);
+const exportQuery = new SchemaPipe(schemas.exportQuery, (r) =>
+  AppError.validation(OptOutsErrorCode.InvalidQuery, r.message),
+);
 const phonesBody = new SchemaPipe(schemas.phoneNumbersBody, (r) =>
   AppError.validation(
-    r.message === OPT_OUT_MESSAGES.phoneNumbersRequired ? OptOutsErrorCode.PhoneNumbersRequired : OptOutsErrorCode.InvalidPhoneNumbers,
+    r.message === OPT_OUT_MESSAGES.phoneNumbersRequired
+      ? OptOutsErrorCode.PhoneNumbersRequired
+      : OptOutsErrorCode.InvalidPhoneNumbers,
     r.message,
   ),
 );
@@ -56,8 +65,18 @@ export class OptOutsController {
 
   @Put(':userId/settings')
   @BodyRule(OPT_OUT_HTTP.settings)
-  @ApiOperation({ summary: 'Change any of keywords (1 to 20, each up to 30 characters), confirmationEnabled, confirmationText' })
-  @ApiBody({ schema: { example: { keywords: ['STOP', '退訂'], confirmationEnabled: true, confirmationText: DEFAULT_OPT_OUT_SETTINGS.confirmationText } } })
+  @ApiOperation({
+    summary: 'Change any of keywords (1 to 20, each up to 30 characters), confirmationEnabled, confirmationText',
+  })
+  @ApiBody({
+    schema: {
+      example: {
+        keywords: ['STOP', '退訂'],
+        confirmationEnabled: true,
+        confirmationText: DEFAULT_OPT_OUT_SETTINGS.confirmationText,
+      },
+    },
+  })
   @ApiOkResponse({ schema: { example: { success: true, settings: DEFAULT_OPT_OUT_SETTINGS } } })
   setSettings(@CurrentUser() user: AuthUser, @Body(settingsBody) settings: Infer<Schemas['settingsPatch']>) {
     return this.api.setSettings(user.userId, settings);
@@ -67,12 +86,19 @@ export class OptOutsController {
   @ApiOperation({ summary: 'The whole list as CSV (phoneNumber,reason,at), newest first, streamed' })
   @ApiSchemaQuery(schemas.exportQuery)
   @ApiProduces('text/csv')
-  export(@CurrentUser() user: AuthUser, @Query(exportQuery) _query: Infer<Schemas['exportQuery']>, @Res() res: Response): Promise<void> {
+  export(
+    @CurrentUser() user: AuthUser,
+    @Query(exportQuery) _query: Infer<Schemas['exportQuery']>,
+    @Res() res: Response,
+  ): Promise<void> {
     return this.api.export(user.userId, res);
   }
 
   @Get(':userId')
-  @ApiOperation({ summary: 'The opt-out list, newest first, a page at a time (`nextCursor` continues); `q` finds digits anywhere in the number' })
+  @ApiOperation({
+    summary:
+      'The opt-out list, newest first, a page at a time (`nextCursor` continues); `q` finds digits anywhere in the number',
+  })
   @ApiSchemaQuery(schemas.listQuery)
   @ApiOkResponse({
     description: `limit: 1..${OPT_OUT_LIMITS.listPageMax} (default ${OPT_OUT_LIMITS.listPageDefault})`,
@@ -84,7 +110,10 @@ export class OptOutsController {
 
   @Post(':userId')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Add numbers by hand or import them (reason manual; 8-digit Hong Kong numbers, 852/+852 stripped; up to 1000 a call)' })
+  @ApiOperation({
+    summary:
+      'Add numbers by hand or import them (reason manual; 8-digit Hong Kong numbers, 852/+852 stripped; up to 1000 a call)',
+  })
   @BodyRule(OPT_OUT_HTTP.add)
   @ApiSchemaBody(schemas.phoneNumbersBody)
   @ApiOkResponse({ schema: { example: { success: true, added: 2, alreadyListed: 0 } } })

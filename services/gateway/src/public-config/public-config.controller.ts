@@ -12,9 +12,20 @@ export class PublicConfigController {
   constructor(@Inject(SERVICE_ENV) private readonly env: GatewayEnv) {}
 
   @Get()
-  @ApiOperation({ summary: 'Public settings the web app reads at start: donation link, support e-mail, WhatsApp engine (no token needed)' })
-  @ApiOkResponse({ schema: { example: { donationUrl: 'https://example.org/donate', supportEmail: CONTACT_EMAIL, whatsappEngine: 'simulated' } } })
+  @ApiOperation({
+    summary:
+      'Public settings the web app reads at start: donation link, support e-mail, WhatsApp engine (no token needed)',
+  })
+  @ApiOkResponse({
+    schema: {
+      example: { donationUrl: 'https://example.org/donate', supportEmail: CONTACT_EMAIL, whatsappEngine: 'simulated' },
+    },
+  })
   get(): PublicConfig {
-    return { donationUrl: this.env.DONATION_URL ?? null, supportEmail: this.env.SUPPORT_EMAIL.trim(), whatsappEngine: this.env.WA_ENGINE };
+    return {
+      donationUrl: this.env.DONATION_URL ?? null,
+      supportEmail: this.env.SUPPORT_EMAIL.trim(),
+      whatsappEngine: this.env.WA_ENGINE,
+    };
   }
 }

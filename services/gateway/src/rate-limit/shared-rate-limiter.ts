@@ -111,7 +111,13 @@ export class SharedRateLimiter {
     setRateLimitStoreUp(true);
   }
 
-  static async open(nc: NatsConnection, rpc: RpcClient, perSecond: number, burst: number, lease = 1): Promise<SharedRateLimiter> {
+  static async open(
+    nc: NatsConnection,
+    rpc: RpcClient,
+    perSecond: number,
+    burst: number,
+    lease = 1,
+  ): Promise<SharedRateLimiter> {
     // A key idle for longer than a full refill carries no information; the bucket forgets it.
     const ttl = Math.max(60_000, Math.ceil((burst / perSecond) * 1000) * 2);
     const kvm = new Kvm(nc);
@@ -146,7 +152,9 @@ export class SharedRateLimiter {
     if (!this.storeUp) return;
     this.storeUp = false;
     setRateLimitStoreUp(false);
-    this.logger.warn(`rate-limit store (NATS KV) is not answering (${(err as Error)?.message ?? err}): limiting on this replica's own buckets until it does`);
+    this.logger.warn(
+      `rate-limit store (NATS KV) is not answering (${(err as Error)?.message ?? err}): limiting on this replica's own buckets until it does`,
+    );
     this.scheduleRetry();
   }
 
@@ -298,7 +306,9 @@ export function kvStore(kv: KV, rpc: RpcClient, bucket: string, reopen?: () => P
     async write(key, value, last) {
       const hdrs = headers();
       hdrs.set('Nats-Expected-Last-Subject-Sequence', String(last));
-      const ack = (await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: STORE_TIMEOUT_MS })).json<PubAck>();
+      const ack = (
+        await rpc.requestMessage(`$KV.${bucket}.${key}`, value, { headers: hdrs, timeoutMs: STORE_TIMEOUT_MS })
+      ).json<PubAck>();
       // A refusal carries `seq: 0` next to its error: the error decides.
       const refused = `KV write refused: ${ack.error?.description ?? 'no ack'}`;
       if (ack.error?.err_code === WRONG_LAST_SEQUENCE) throw new RevisionMoved(refused);

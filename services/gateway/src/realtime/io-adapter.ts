@@ -24,7 +24,8 @@ export class GatewayIoAdapter extends IoAdapter {
     return super.createIOServer(port, {
       ...options,
       cors: allowed.length > 0 ? { origin: [...allowed], credentials: true } : undefined,
-      allowRequest: (req: IncomingMessage, callback: (err: string | null | undefined, success: boolean) => void) => callback(null, originAllowed(req, allowed)),
+      allowRequest: (req: IncomingMessage, callback: (err: string | null | undefined, success: boolean) => void) =>
+        callback(null, originAllowed(req, allowed)),
     } as ServerOptions);
   }
 }

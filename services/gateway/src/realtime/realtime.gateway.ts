@@ -73,7 +73,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 // No `cors` here: GatewayIoAdapter applies CORS_ORIGINS to every handshake, polling and websocket alike.
 @WebSocketGateway({ path: SOCKET.path, transports: [...SOCKET.transports] })
-export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleInit, OnModuleDestroy {
+export class RealtimeGateway
+  implements OnGatewayInit, OnGatewayConnection, OnGatewayDisconnect, OnModuleInit, OnModuleDestroy
+{
   @WebSocketServer() server!: TypedServer;
   private subscription?: Subscription;
   private readonly logger = new Logger('RealtimeGateway');
@@ -154,10 +156,13 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   /** A socket lives no longer than its token; the client reconnects with a fresh one. */
   private closeAtExpiry(socket: AuthedSocket, expiresAtMs: number): void {
     const left = expiresAtMs - Date.now();
-    const timer = setTimeout(() => {
-      if (Date.now() < expiresAtMs) return this.closeAtExpiry(socket, expiresAtMs);
-      socket.disconnect(true);
-    }, Math.max(0, Math.min(left, MAX_TIMER_MS)));
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < expiresAtMs) return this.closeAtExpiry(socket, expiresAtMs);
+        socket.disconnect(true);
+      },
+      Math.max(0, Math.min(left, MAX_TIMER_MS)),
+    );
     timer.unref();
     this.expiryTimers.set(socket.id, timer);
   }
@@ -173,14 +178,23 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
    * come back to the user's room as events (every tab sees them), and the ack carries the first one.
    */
   @SubscribeMessage(SOCKET_CLIENT_EVENTS.createSession)
-  async onCreateSession(@ConnectedSocket() socket: AuthedSocket, @MessageBody() body: unknown): Promise<Ack<'createSession'>> {
+  async onCreateSession(
+    @ConnectedSocket() socket: AuthedSocket,
+    @MessageBody() body: unknown,
+  ): Promise<Ack<'createSession'>> {
     const userId = socket.data.user.userId;
     const checked = checkWith(CreateSessionPayloadSchema, body);
     if (!checked.ok) {
-      return this.socketError(socket, { code: CommonErrorCode.BadRequest, message: SESSION_MESSAGES.createSessionInvalid });
+      return this.socketError(socket, {
+        code: CommonErrorCode.BadRequest,
+        message: SESSION_MESSAGES.createSessionInvalid,
+      });
     }
     if (checked.value.clerkUserId !== userId) {
-      return this.socketError(socket, { code: CommonErrorCode.Forbidden, message: SESSION_MESSAGES.createSessionForbidden });
+      return this.socketError(socket, {
+        code: CommonErrorCode.Forbidden,
+        message: SESSION_MESSAGES.createSessionForbidden,
+      });
     }
     try {
       return await this.rpc.call('sessions.connect', { userId, explicit: checked.value.isExplicitRequest === true });
@@ -225,7 +239,10 @@ export class RealtimeGateway implements OnGatewayInit, OnGatewayConnection, OnGa
   private emitTo(userId: string, emission: SocketEmission): void {
     const room = this.server.to(userRoom(userId));
     // socket.io's typed emit takes the name and its own payload; the union is narrowed per event.
-    (room.emit as (name: string, ...payload: unknown[]) => boolean)(emission.name, ...(emission.payload === undefined ? [] : [emission.payload]));
+    (room.emit as (name: string, ...payload: unknown[]) => boolean)(
+      emission.name,
+      ...(emission.payload === undefined ? [] : [emission.payload]),
+    );
   }
 
   onModuleDestroy(): void {

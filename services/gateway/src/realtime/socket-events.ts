@@ -1,4 +1,10 @@
-import { SOCKET_EVENTS, type EventKey, type EventMap, type SessionStateEvent, type SocketEmission } from '@bns/contracts';
+import {
+  SOCKET_EVENTS,
+  type EventKey,
+  type EventMap,
+  type SessionStateEvent,
+  type SocketEmission,
+} from '@bns/contracts';
 
 /** Session states to the exact socket events and payloads of SPEC §7. */
 function sessionEmission(e: SessionStateEvent): SocketEmission {

@@ -9,7 +9,11 @@ import { SchemaPipe } from '../http/schema.pipe.js';
 import { SessionsApi } from './sessions.api.js';
 
 // eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
-const PIPES = { cleanup: new SchemaPipe(SessionCleanupBodySchema, (r) => AppError.validation(SessionsErrorCode.InvalidRequest, r.message, { clerkUserId: r.message })) };
+const PIPES = {
+  cleanup: new SchemaPipe(SessionCleanupBodySchema, (r) =>
+    AppError.validation(SessionsErrorCode.InvalidRequest, r.message, { clerkUserId: r.message }),
+  ),
+};
 
 @ApiTags('session')
 @ApiBearerAuth()
@@ -19,7 +23,9 @@ export class SessionController {
 
   @Post('cleanup')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Sign-out cleanup: logs the WhatsApp account out and deletes its stored login (0 when there is nothing)' })
+  @ApiOperation({
+    summary: 'Sign-out cleanup: logs the WhatsApp account out and deletes its stored login (0 when there is nothing)',
+  })
   @ApiSchemaBody(SessionCleanupBodySchema)
   @ApiSchemaOk(SessionCleanupAnswerSchema)
   // AuthGuard has already refused a clerkUserId that is not the caller.

@@ -21,7 +21,11 @@ export class SessionsApi {
         failures,
       };
     }
-    return { success: true, sessionsCleanedUp, message: sessionsCleanedUp > 0 ? SESSION_MESSAGES.cleanupDone : SESSION_MESSAGES.cleanupNothing };
+    return {
+      success: true,
+      sessionsCleanedUp,
+      message: sessionsCleanedUp > 0 ? SESSION_MESSAGES.cleanupDone : SESSION_MESSAGES.cleanupNothing,
+    };
   }
 }
 
@@ -41,7 +45,10 @@ export class SimulatorApi {
   async inbound(userId: string, body: unknown) {
     const { from, text } = (body ?? {}) as { from?: unknown; text?: unknown };
     // The sessions service validates both and answers a validation error (400) for bad ones.
-    return { success: true, ...(await this.rpc.call('sessions.simulator.inbound', { userId, from: from as string, text: text as string })) };
+    return {
+      success: true,
+      ...(await this.rpc.call('sessions.simulator.inbound', { userId, from: from as string, text: text as string })),
+    };
   }
 
   async outbox(userId: string) {

@@ -16,7 +16,9 @@ export class SimulatorController {
 
   @Post('scan')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Scan the QR code showing for the caller: completes the pending link (simulated engine only)' })
+  @ApiOperation({
+    summary: 'Scan the QR code showing for the caller: completes the pending link (simulated engine only)',
+  })
   @ApiOkResponse({ schema: { example: { success: true, sessionId: 'uuid', phoneNumber: '85291234567' } } })
   scan(@CurrentUser() user: AuthUser) {
     return this.api.scan(user.userId);
@@ -31,7 +33,10 @@ export class SimulatorController {
 
   @Post('inbound')
   @HttpCode(200)
-  @ApiOperation({ summary: "The caller's simulated phone receives a message from `from` (simulated engine only); it arrives as events.message.received" })
+  @ApiOperation({
+    summary:
+      "The caller's simulated phone receives a message from `from` (simulated engine only); it arrives as events.message.received",
+  })
   @ApiBody({ schema: { example: { from: '91234567', text: 'STOP' } } })
   @ApiOkResponse({ schema: { example: { success: true, messageId: 'sim-in-uuid', at: '2025-01-01T00:00:00.000Z' } } })
   inbound(@CurrentUser() user: AuthUser, @Body() body: unknown) {
@@ -40,7 +45,16 @@ export class SimulatorController {
 
   @Get('outbox')
   @ApiOperation({ summary: "What arrived on WhatsApp from the caller's account (simulated engine only)" })
-  @ApiOkResponse({ schema: { example: { success: true, messages: [{ to: '85291234567', text: 'Hello', idempotencyKey: 'job:85291234567', at: '2025-01-01T00:00:00.000Z' }] } } })
+  @ApiOkResponse({
+    schema: {
+      example: {
+        success: true,
+        messages: [
+          { to: '85291234567', text: 'Hello', idempotencyKey: 'job:85291234567', at: '2025-01-01T00:00:00.000Z' },
+        ],
+      },
+    },
+  })
   outbox(@CurrentUser() user: AuthUser) {
     return this.api.outbox(user.userId);
   }

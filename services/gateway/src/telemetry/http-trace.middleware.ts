@@ -19,7 +19,11 @@ export function traceHttpRequest(req: IncomingMessage, res: ServerResponse): Con
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
   // opt-outs: a path can carry a phone number (DELETE /api/opt-outs/{userId}/{phone}); traces never hold one
   const path = redactUrl((req.url ?? '/').split('?', 1)[0]!);
-  const span = tracer.startSpan(`${req.method} ${path}`, { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': path } }, parent);
+  const span = tracer.startSpan(
+    `${req.method} ${path}`,
+    { kind: SpanKind.SERVER, attributes: { 'http.request.method': req.method, 'url.path': path } },
+    parent,
+  );
   res.on('finish', () => {
     span.setAttribute('http.response.status_code', res.statusCode);
     span.end();

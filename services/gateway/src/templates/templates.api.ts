@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { TemplatesErrorCode, type Infer, type TemplateCreateSchema, type TemplateListQuerySchema } from '@bns/contracts';
+import {
+  TemplatesErrorCode,
+  type Infer,
+  type TemplateCreateSchema,
+  type TemplateListQuerySchema,
+} from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import { idempotencyKeyOf } from '../http/idempotency-key.js';
 
@@ -17,13 +22,28 @@ export class TemplatesApi {
   }
 
   async list(userId: string, query: Infer<typeof TemplateListQuerySchema>) {
-    const templates = await this.rpc.call('templates.list', { userId, category: query.category, is_favorite: query.is_favorite });
+    const templates = await this.rpc.call('templates.list', {
+      userId,
+      category: query.category,
+      is_favorite: query.is_favorite,
+    });
     return { success: true, templates };
   }
 
-  async create(userId: string, body: Infer<typeof TemplateCreateSchema>, idempotencyKeyHeader: string | string[] | undefined) {
+  async create(
+    userId: string,
+    body: Infer<typeof TemplateCreateSchema>,
+    idempotencyKeyHeader: string | string[] | undefined,
+  ) {
     const idempotencyKey = idempotencyKeyOf(idempotencyKeyHeader, TemplatesErrorCode.IdempotencyKeyInvalid);
-    return { success: true, template: await this.rpc.call('templates.create', { userId, body, ...(idempotencyKey ? { idempotencyKey } : {}) }) };
+    return {
+      success: true,
+      template: await this.rpc.call('templates.create', {
+        userId,
+        body,
+        ...(idempotencyKey ? { idempotencyKey } : {}),
+      }),
+    };
   }
 
   async update(userId: string, templateId: string, body: unknown) {

@@ -1,5 +1,14 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiConflictResponse, ApiHeader, ApiNotFoundResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiConflictResponse,
+  ApiHeader,
+  ApiNotFoundResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   IDEMPOTENCY_KEY_HEADER,
   LIMITS,
@@ -22,7 +31,14 @@ import { AppError } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { BodyRule } from '../http/body-size.js';
-import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi, registerSchema } from '../http/openapi.js';
+import {
+  ApiSchemaBody,
+  ApiSchemaCreated,
+  ApiSchemaOk,
+  ApiSchemaQuery,
+  openApi,
+  registerSchema,
+} from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { ErrorAnswerSchema, SuccessAnswerSchema } from '../http/answers.js';
 import { TemplatesApi } from './templates.api.js';
@@ -91,7 +107,12 @@ export class TemplatesController {
   @ApiSchemaCreated(TemplateAnswerSchema, TEMPLATE_ANSWER)
   @ApiBadRequestResponse({ description: '"Please fix the form errors" with field → message', schema: ERROR })
   @ApiConflictResponse(LIMIT_REACHED)
-  @ApiHeader({ name: IDEMPOTENCY_KEY_HEADER, required: false, description: 'The same key again answers the template the first try stored (a retry after a 503 makes no second one)' })
+  @ApiHeader({
+    name: IDEMPOTENCY_KEY_HEADER,
+    required: false,
+    description:
+      'The same key again answers the template the first try stored (a retry after a 503 makes no second one)',
+  })
   create(
     @CurrentUser() user: AuthUser,
     @Body(createBody) body: Infer<typeof TemplateCreateSchema>,

@@ -30,9 +30,14 @@ export class KeyRateLimiter {
     b.at = now;
     if (this.buckets.size > 100_000) this.sweep(now);
     this.buckets.set(key, b);
-    if (b.tokens < 1) return { allowed: false, remaining: 0, resetS: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)) };
+    if (b.tokens < 1)
+      return { allowed: false, remaining: 0, resetS: Math.max(1, Math.ceil((1 - b.tokens) / this.perMs / 1000)) };
     b.tokens -= 1;
-    return { allowed: true, remaining: Math.floor(b.tokens), resetS: Math.ceil((this.quota - b.tokens) / this.perMs / 1000) };
+    return {
+      allowed: true,
+      remaining: Math.floor(b.tokens),
+      resetS: Math.ceil((this.quota - b.tokens) / this.perMs / 1000),
+    };
   }
 
   /** Buckets that are full again are forgotten (a new one starts full). */

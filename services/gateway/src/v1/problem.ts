@@ -1,11 +1,27 @@
 import type { Response } from 'express';
-import { CommonErrorCode, ErrorKind, IntegrationsErrorCode, PROBLEM_CONTENT_TYPE, PROBLEMS, REQUEST_MESSAGES, type Problem, type ProblemName } from '@bns/contracts';
+import {
+  CommonErrorCode,
+  ErrorKind,
+  IntegrationsErrorCode,
+  PROBLEM_CONTENT_TYPE,
+  PROBLEMS,
+  REQUEST_MESSAGES,
+  type Problem,
+  type ProblemName,
+} from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 
 /** A problem of `name` with this occurrence's words. */
 export function problem(name: ProblemName, detail: string, extra: Pick<Problem, 'errors' | 'errorId'> = {}): Problem {
   const { type, title, status } = PROBLEMS[name];
-  return { type, title, status, detail, ...(extra.errors && Object.keys(extra.errors).length ? { errors: extra.errors } : {}), ...(extra.errorId ? { errorId: extra.errorId } : {}) };
+  return {
+    type,
+    title,
+    status,
+    detail,
+    ...(extra.errors && Object.keys(extra.errors).length ? { errors: extra.errors } : {}),
+    ...(extra.errorId ? { errorId: extra.errorId } : {}),
+  };
 }
 
 /** Body-parser refusals by their type: our words, never the parser's. */
@@ -36,7 +52,8 @@ export function problemOf(err: unknown): Problem {
         return problem('notFound', err.message);
       case ErrorKind.Conflict:
         if (err.code === IntegrationsErrorCode.IdempotencyConflict) return problem('idempotencyConflict', err.message);
-        if (err.code === IntegrationsErrorCode.IdempotencyInProgress) return problem('idempotencyInProgress', err.message);
+        if (err.code === IntegrationsErrorCode.IdempotencyInProgress)
+          return problem('idempotencyInProgress', err.message);
         if (err.code.endsWith('LIMIT_REACHED')) return problem('limitReached', err.message);
         return problem('conflict', err.message);
       case ErrorKind.PayloadTooLarge:
@@ -54,7 +71,8 @@ export function problemOf(err: unknown): Problem {
     const [name, detail] = BODY_PROBLEMS[type]!;
     return problem(name, detail);
   }
-  if (typeof (err as { status?: unknown } | null)?.status === 'number' && (err as { status: number }).status < 500) return problem('malformedBody', REQUEST_MESSAGES.badRequest);
+  if (typeof (err as { status?: unknown } | null)?.status === 'number' && (err as { status: number }).status < 500)
+    return problem('malformedBody', REQUEST_MESSAGES.badRequest);
   return problem('internal', 'Something went wrong on our side', { errorId: AppError.internal().extra.errorId });
 }
 

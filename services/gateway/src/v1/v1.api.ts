@@ -21,7 +21,8 @@ function checked<T>(schema: Schema<T>, value: unknown): T {
 }
 
 function object(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw AppError.validation(CommonErrorCode.BadRequest, REQUEST_MESSAGES.bodyNotObject);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw AppError.validation(CommonErrorCode.BadRequest, REQUEST_MESSAGES.bodyNotObject);
   return body as Record<string, unknown>;
 }
 
@@ -45,7 +46,10 @@ export class V1Api {
   ) {}
 
   async account(userId: string) {
-    const [session, { policy }] = await Promise.all([this.rpc.call('sessions.status', { userId }), this.rpc.call('jobs.policy.get', { userId })]);
+    const [session, { policy }] = await Promise.all([
+      this.rpc.call('sessions.status', { userId }),
+      this.rpc.call('jobs.policy.get', { userId }),
+    ]);
     return {
       userId,
       whatsapp: { state: session.state, ...(session.phoneNumber ? { phoneNumber: session.phoneNumber } : {}) },
@@ -59,7 +63,12 @@ export class V1Api {
   }
 
   async campaigns(userId: string, query: Record<string, unknown>) {
-    const page = await this.rpc.call('jobs.list', { userId, cursor: one(query.cursor), limit: one(query.limit), active: one(query.active) });
+    const page = await this.rpc.call('jobs.list', {
+      userId,
+      cursor: one(query.cursor),
+      limit: one(query.limit),
+      active: one(query.active),
+    });
     return { data: page.jobs.map(({ jobId, ...rest }) => ({ id: jobId, ...rest })), nextCursor: page.nextCursor };
   }
 
@@ -68,7 +77,13 @@ export class V1Api {
   }
 
   async results(userId: string, jobId: string, query: Record<string, unknown>) {
-    const page = await this.rpc.call('jobs.results', { userId, jobId, status: one(query.status), cursor: one(query.cursor), limit: one(query.limit) });
+    const page = await this.rpc.call('jobs.results', {
+      userId,
+      jobId,
+      status: one(query.status),
+      cursor: one(query.cursor),
+      limit: one(query.limit),
+    });
     return { data: page.results, nextCursor: page.nextCursor };
   }
 
@@ -80,14 +95,30 @@ export class V1Api {
   async startCampaign(userId: string, body: unknown, idempotencyKey: string | undefined) {
     const input = checked(V1CampaignCreateSchema, object(body));
     const started = await this.starter.start(
-      { userId, message: input.message, phoneNumbers: input.phoneNumbers ?? undefined, recipients: input.recipients ?? undefined, ...(input.startAt ? { startAt: input.startAt } : {}) },
+      {
+        userId,
+        message: input.message,
+        phoneNumbers: input.phoneNumbers ?? undefined,
+        recipients: input.recipients ?? undefined,
+        ...(input.startAt ? { startAt: input.startAt } : {}),
+      },
       JobStarterKey.of(idempotencyKey),
     );
-    return { id: started.jobId, status: started.status, total: started.total, estimatedFinishAt: started.estimatedFinishAt };
+    return {
+      id: started.jobId,
+      status: started.status,
+      total: started.total,
+      estimatedFinishAt: started.estimatedFinishAt,
+    };
   }
 
   async optOuts(userId: string, query: Record<string, unknown>) {
-    const page = await this.rpc.call('jobs.optouts.list', { userId, cursor: one(query.cursor), limit: one(query.limit), q: one(query.q) });
+    const page = await this.rpc.call('jobs.optouts.list', {
+      userId,
+      cursor: one(query.cursor),
+      limit: one(query.limit),
+      q: one(query.q),
+    });
     return { data: page.optOuts, nextCursor: page.nextCursor, total: page.total };
   }
 
@@ -97,21 +128,32 @@ export class V1Api {
 
   async removeOptOut(userId: string, phone: unknown) {
     const value = one(phone);
-    if (value === undefined) throw AppError.validation(CommonErrorCode.BadRequest, 'Name the number to remove: DELETE /v1/opt-outs/{phoneNumber}');
+    if (value === undefined)
+      throw AppError.validation(
+        CommonErrorCode.BadRequest,
+        'Name the number to remove: DELETE /v1/opt-outs/{phoneNumber}',
+      );
     return this.rpc.call('jobs.optouts.remove', { userId, phone: value });
   }
 
   /** One transactional message: a one-recipient job of the account, under its sending policy, taken before its campaigns. */
   async sendMessage(userId: string, body: unknown, idempotencyKey: string | undefined) {
     const input = checked(V1MessageCreateSchema, object(body));
-    const text = input.text ?? (await this.rpc.call('templates.use', { userId, templateId: input.templateId! })).message_content;
+    const text =
+      input.text ?? (await this.rpc.call('templates.use', { userId, templateId: input.templateId! })).message_content;
     const recipients = input.variables ? [{ phone: input.to, variables: input.variables }] : undefined;
-    const started = await this.starter.start({ userId, message: text, transactional: true, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) }, JobStarterKey.of(idempotencyKey));
+    const started = await this.starter.start(
+      { userId, message: text, transactional: true, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) },
+      JobStarterKey.of(idempotencyKey),
+    );
     return { id: started.jobId, status: 'queued' as const };
   }
 
   async message(userId: string, id: string): Promise<V1Message> {
-    const [job, page] = await Promise.all([this.job(userId, id), this.rpc.call('jobs.results', { userId, jobId: id, limit: '1' })]);
+    const [job, page] = await Promise.all([
+      this.job(userId, id),
+      this.rpc.call('jobs.results', { userId, jobId: id, limit: '1' }),
+    ]);
     const result = page.results[0];
     if (!result || job.progress.total !== 1) throw AppError.notFound(CommonErrorCode.NotFound, M.messageNotFound);
     return { id, to: result.phoneNumber, ...timelineOf(job, result) };

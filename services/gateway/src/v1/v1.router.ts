@@ -87,26 +87,80 @@ export function v1Router(deps: V1RouterDeps): Router {
   const need =
     (scope: ApiKeyScope): RequestHandler =>
     (req, res, next) =>
-      locals(req).principal!.scopes.includes(scope) ? next() : sendProblem(res, problem('insufficientScope', M.scopeMissing(scope)));
+      locals(req).principal!.scopes.includes(scope)
+        ? next()
+        : sendProblem(res, problem('insufficientScope', M.scopeMissing(scope)));
   const read = need('read');
   const userOf = (req: V1Request) => req.principal!.userId;
   const json = (status: number) => (res: Response, body: unknown) => res.status(status).json(body);
 
-  router.get('/account', read, handle(async (req, res) => json(200)(res, await api.account(userOf(req)))));
-  router.get('/templates', read, handle(async (req, res) => json(200)(res, await api.templates(userOf(req)))));
-  router.get('/campaigns', read, handle(async (req, res) => json(200)(res, await api.campaigns(userOf(req), req.query))));
-  router.post('/campaigns', need('campaigns:write'), handle(async (req, res) => json(201)(res, await api.startCampaign(userOf(req), req.body, idempotencyKeyOf(req)))));
-  router.get('/campaigns/:id', read, handle(async (req, res) => json(200)(res, await api.campaign(userOf(req), String(req.params.id)))));
-  router.get('/campaigns/:id/results', read, handle(async (req, res) => json(200)(res, await api.results(userOf(req), String(req.params.id), req.query))));
+  router.get(
+    '/account',
+    read,
+    handle(async (req, res) => json(200)(res, await api.account(userOf(req)))),
+  );
+  router.get(
+    '/templates',
+    read,
+    handle(async (req, res) => json(200)(res, await api.templates(userOf(req)))),
+  );
+  router.get(
+    '/campaigns',
+    read,
+    handle(async (req, res) => json(200)(res, await api.campaigns(userOf(req), req.query))),
+  );
+  router.post(
+    '/campaigns',
+    need('campaigns:write'),
+    handle(async (req, res) => json(201)(res, await api.startCampaign(userOf(req), req.body, idempotencyKeyOf(req)))),
+  );
+  router.get(
+    '/campaigns/:id',
+    read,
+    handle(async (req, res) => json(200)(res, await api.campaign(userOf(req), String(req.params.id)))),
+  );
+  router.get(
+    '/campaigns/:id/results',
+    read,
+    handle(async (req, res) => json(200)(res, await api.results(userOf(req), String(req.params.id), req.query))),
+  );
   for (const action of ['pause', 'resume', 'cancel'] as const) {
-    router.post(`/campaigns/:id/${action}`, need('campaigns:write'), handle(async (req, res) => json(200)(res, await api.campaignAction(userOf(req), String(req.params.id), action))));
+    router.post(
+      `/campaigns/:id/${action}`,
+      need('campaigns:write'),
+      handle(async (req, res) => json(200)(res, await api.campaignAction(userOf(req), String(req.params.id), action))),
+    );
   }
-  router.get('/opt-outs', read, handle(async (req, res) => json(200)(res, await api.optOuts(userOf(req), req.query))));
-  router.post('/opt-outs', need('campaigns:write'), handle(async (req, res) => json(201)(res, await api.addOptOuts(userOf(req), req.body))));
-  router.delete('/opt-outs', need('campaigns:write'), handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.query.phoneNumber))));
-  router.delete('/opt-outs/:phone', need('campaigns:write'), handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.params.phone))));
-  router.post('/messages', need('messages:send'), handle(async (req, res) => json(202)(res, await api.sendMessage(userOf(req), req.body, idempotencyKeyOf(req)))));
-  router.get('/messages/:id', read, handle(async (req, res) => json(200)(res, await api.message(userOf(req), String(req.params.id)))));
+  router.get(
+    '/opt-outs',
+    read,
+    handle(async (req, res) => json(200)(res, await api.optOuts(userOf(req), req.query))),
+  );
+  router.post(
+    '/opt-outs',
+    need('campaigns:write'),
+    handle(async (req, res) => json(201)(res, await api.addOptOuts(userOf(req), req.body))),
+  );
+  router.delete(
+    '/opt-outs',
+    need('campaigns:write'),
+    handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.query.phoneNumber))),
+  );
+  router.delete(
+    '/opt-outs/:phone',
+    need('campaigns:write'),
+    handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.params.phone))),
+  );
+  router.post(
+    '/messages',
+    need('messages:send'),
+    handle(async (req, res) => json(202)(res, await api.sendMessage(userOf(req), req.body, idempotencyKeyOf(req)))),
+  );
+  router.get(
+    '/messages/:id',
+    read,
+    handle(async (req, res) => json(200)(res, await api.message(userOf(req), String(req.params.id)))),
+  );
 
   router.use((req, res) => {
     const known = KNOWN_PATHS.some((p) => p.test(req.path));
@@ -116,7 +170,13 @@ export function v1Router(deps: V1RouterDeps): Router {
   return router;
 }
 
-const KNOWN_PATHS = [/^\/account$/, /^\/templates$/, /^\/campaigns(\/[^/]+(\/(results|pause|resume|cancel))?)?$/, /^\/opt-outs(\/[^/]+)?$/, /^\/messages(\/[^/]+)?$/];
+const KNOWN_PATHS = [
+  /^\/account$/,
+  /^\/templates$/,
+  /^\/campaigns(\/[^/]+(\/(results|pause|resume|cancel))?)?$/,
+  /^\/opt-outs(\/[^/]+)?$/,
+  /^\/messages(\/[^/]+)?$/,
+];
 
 /**
  * An API key in `Authorization: Bearer`, and nothing else. Failures count against the client
@@ -155,7 +215,9 @@ function parseBody(deps: V1RouterDeps): RequestHandler {
   const small = express.json({ limit: deps.bodyLimit, verify });
   const large = express.json({ limit: deps.startBodyLimit, verify });
   return (req, res, next) => {
-    const hasBody = req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
+    const hasBody =
+      req.headers['transfer-encoding'] !== undefined ||
+      (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0');
     if (!hasBody) return next();
     if (!declaresJson(req)) return next(new BodyNotJsonError());
     (req.method === 'POST' && req.path === '/campaigns' ? large : small)(req, res, next);
@@ -176,7 +238,13 @@ function idempotency(rpc: RpcClient): RequestHandler {
   return (req, res, next) => {
     const key = idempotencyKeyOf(locals(req));
     if (req.method !== 'POST' || key === undefined) return next();
-    if (!idempotencyKeySchema.safeParse(key).success) return sendProblem(res, problem('validation', RESULTS_MESSAGES.idempotencyKeyInvalid, { errors: { [IDEMPOTENCY_KEY_HEADER]: RESULTS_MESSAGES.idempotencyKeyInvalid } }));
+    if (!idempotencyKeySchema.safeParse(key).success)
+      return sendProblem(
+        res,
+        problem('validation', RESULTS_MESSAGES.idempotencyKeyInvalid, {
+          errors: { [IDEMPOTENCY_KEY_HEADER]: RESULTS_MESSAGES.idempotencyKeyInvalid },
+        }),
+      );
     const userId = locals(req).principal!.userId;
     const fingerprint = createHash('sha256')
       .update(`${req.method} ${req.baseUrl}${req.path}\n`)
@@ -186,7 +254,12 @@ function idempotency(rpc: RpcClient): RequestHandler {
     rpc.call('integrations.idempotency.begin', held).then(
       (begun) => {
         if (begun.state === 'done') {
-          res.status(begun.status).setHeader('Content-Type', begun.status >= 400 ? `${PROBLEM_CONTENT_TYPE}; charset=utf-8` : 'application/json; charset=utf-8');
+          res
+            .status(begun.status)
+            .setHeader(
+              'Content-Type',
+              begun.status >= 400 ? `${PROBLEM_CONTENT_TYPE}; charset=utf-8` : 'application/json; charset=utf-8',
+            );
           res.setHeader('Idempotent-Replayed', 'true');
           res.end(begun.body);
           return;
@@ -203,7 +276,9 @@ function idempotency(rpc: RpcClient): RequestHandler {
           if (settled) return;
           settled = true;
           const keep = res.writableFinished && res.statusCode < 500;
-          const done = keep ? rpc.call('integrations.idempotency.finish', { ...held, status: res.statusCode, body }) : rpc.call('integrations.idempotency.release', held);
+          const done = keep
+            ? rpc.call('integrations.idempotency.finish', { ...held, status: res.statusCode, body })
+            : rpc.call('integrations.idempotency.release', held);
           done.catch(() => undefined);
         };
         res.on('finish', settle);
@@ -214,4 +289,3 @@ function idempotency(rpc: RpcClient): RequestHandler {
     );
   };
 }
-

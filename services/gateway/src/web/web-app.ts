@@ -5,7 +5,8 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import express, { type NextFunction, type Request, type Response } from 'express';
 
 /** Paths that belong to the API; everything else a browser asks for is the single-page app. */
-export const API_PATHS = /^\/(api|v1|auth|dev|socket\.io|healthz|readyz|start-bulk-messages|job-status|job-logs|cancel-job)(\/|$)/;
+export const API_PATHS =
+  /^\/(api|v1|auth|dev|socket\.io|healthz|readyz|start-bulk-messages|job-status|job-logs|cancel-job)(\/|$)/;
 
 const DEFAULT_DIST = fileURLToPath(new URL('../../../../web/dist', import.meta.url));
 

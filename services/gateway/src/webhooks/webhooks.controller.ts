@@ -1,6 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { WebhookCreateSchema, WebhookDeliverySchema, WebhookSchema, WebhookUpdateSchema, WebhookWithSecretSchema, z } from '@bns/contracts';
+import {
+  WebhookCreateSchema,
+  WebhookDeliverySchema,
+  WebhookSchema,
+  WebhookUpdateSchema,
+  WebhookWithSecretSchema,
+  z,
+} from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
@@ -75,7 +82,11 @@ export class WebhooksController {
   @Post(':webhookId/deliveries/:deliveryId/resend')
   @HttpCode(202)
   @ApiOperation({ summary: 'Send a delivery again now (same webhook-id)' })
-  resend(@CurrentUser() user: AuthUser, @Param('webhookId') webhookId: string, @Param('deliveryId') deliveryId: string) {
+  resend(
+    @CurrentUser() user: AuthUser,
+    @Param('webhookId') webhookId: string,
+    @Param('deliveryId') deliveryId: string,
+  ) {
     return this.rpc.call('integrations.webhooks.resend', { userId: user.userId, webhookId, deliveryId });
   }
 }

@@ -31,10 +31,19 @@ export class ApiKeysRepository {
    * Stores a key unless the user already holds `max` live ones ('full'). The user's creates take a
    * transaction-scoped advisory lock, so two at once cannot both count max − 1 and both insert.
    */
-  insertUnlessFull(userId: string, key: { name: string; scopes: ApiKeyScope[]; prefix: string; hash: string }, max: number, now: Date): Promise<ApiKey | 'full'> {
+  insertUnlessFull(
+    userId: string,
+    key: { name: string; scopes: ApiKeyScope[]; prefix: string; hash: string },
+    max: number,
+    now: Date,
+  ): Promise<ApiKey | 'full'> {
     return this.tx.run(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:api-keys:' || $1))`, [userId]);
-      const [{ n }] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`, [userId]);
+      const [{ n }] = await rows<{ n: number }>(
+        em,
+        `SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL`,
+        [userId],
+      );
       if (n >= max) return 'full';
       const [created] = await rows<KeyRow>(
         em,
@@ -46,13 +55,21 @@ export class ApiKeysRepository {
   }
 
   async listLive(userId: string): Promise<ApiKey[]> {
-    const found = await rows<KeyRow>(this.tx.manager, `SELECT ${COLUMNS} FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id`, [userId]);
+    const found = await rows<KeyRow>(
+      this.tx.manager,
+      `SELECT ${COLUMNS} FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id`,
+      [userId],
+    );
     return found.map(toKey);
   }
 
   /** True when the user had such a live key (now revoked). */
   async revoke(userId: string, keyId: string, now: Date): Promise<boolean> {
-    const done = await rows(this.tx.manager, `UPDATE api_keys SET revoked_at = $3 WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL RETURNING id`, [userId, keyId, now]);
+    const done = await rows(
+      this.tx.manager,
+      `UPDATE api_keys SET revoked_at = $3 WHERE id = $2 AND user_id = $1 AND revoked_at IS NULL RETURNING id`,
+      [userId, keyId, now],
+    );
     return done.length > 0;
   }
 
@@ -67,6 +84,10 @@ export class ApiKeysRepository {
 
   /** Last-used times only move forward (several gateways report). */
   async touch(keyId: string, at: Date): Promise<void> {
-    await rows(this.tx.manager, `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`, [keyId, at]);
+    await rows(
+      this.tx.manager,
+      `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+      [keyId, at],
+    );
   }
 }

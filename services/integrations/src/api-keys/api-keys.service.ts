@@ -52,7 +52,9 @@ export class ApiKeysService implements OnApplicationBootstrap, OnApplicationShut
         }
         const notice = ApiKeyUsedNoticeSchema.safeParse(body);
         if (!notice.success || !isUuid(notice.data.keyId)) return;
-        this.keys.touch(notice.data.keyId, new Date(notice.data.at)).catch((e: unknown) => this.logger.warn({ err: e }, 'could not record a key use'));
+        this.keys
+          .touch(notice.data.keyId, new Date(notice.data.at))
+          .catch((e: unknown) => this.logger.warn({ err: e }, 'could not record a key use'));
       },
     });
   }
@@ -65,9 +67,16 @@ export class ApiKeysService implements OnApplicationBootstrap, OnApplicationShut
     const input = checkWith(ApiKeyCreateSchema, body);
     if (!input.ok) throw AppError.validation(IntegrationsErrorCode.InvalidKey, input.message, input.errors);
     const secret = newKeySecret();
-    const created = await this.keys.insertUnlessFull(userId, { ...input.value, prefix: secret.prefix, hash: secret.hash }, INTEGRATIONS_LIMITS.apiKeysPerUserMax, this.clock.now());
+    const created = await this.keys.insertUnlessFull(
+      userId,
+      { ...input.value, prefix: secret.prefix, hash: secret.hash },
+      INTEGRATIONS_LIMITS.apiKeysPerUserMax,
+      this.clock.now(),
+    );
     if (created === 'full') {
-      throw AppError.conflict(IntegrationsErrorCode.KeyLimitReached, INTEGRATIONS_MESSAGES.keyLimitReached, { max: INTEGRATIONS_LIMITS.apiKeysPerUserMax });
+      throw AppError.conflict(IntegrationsErrorCode.KeyLimitReached, INTEGRATIONS_MESSAGES.keyLimitReached, {
+        max: INTEGRATIONS_LIMITS.apiKeysPerUserMax,
+      });
     }
     return { ...created, secret: secret.secret };
   }

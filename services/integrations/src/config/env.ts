@@ -5,10 +5,22 @@ export const INTEGRATIONS_ENV = {
   WEBHOOK_ALLOWED_HOSTS: env.list(
     'hosts or CIDRs (comma-separated) that webhooks may reach although they are loopback, private, link-local or otherwise non-public, and the only ones plain http:// may go to; empty = public https:// endpoints only (tests and local runs set it, e.g. 127.0.0.1,localhost)',
   ),
-  INTEGRATIONS_CONSUMER: env.str('name of the durable JetStream consumer of events.> that feeds webhook deliveries (shared by the replicas)', 'integrations-webhooks'),
-  INTEGRATIONS_ACK_WAIT_MS: env.int('how long JetStream waits for an ack before redelivering an event to this service, ms', 10_000, { min: 1000 }),
-  WEBHOOK_CONCURRENCY: env.int('webhook POSTs one replica has in flight at most (at most one per endpoint)', 64, { min: 1, max: 2000 }),
-  WEBHOOK_POLL_MS: env.int('how often a replica looks for deliveries that are due when none were signalled, ms', 500, { min: 10 }),
+  INTEGRATIONS_CONSUMER: env.str(
+    'name of the durable JetStream consumer of events.> that feeds webhook deliveries (shared by the replicas)',
+    'integrations-webhooks',
+  ),
+  INTEGRATIONS_ACK_WAIT_MS: env.int(
+    'how long JetStream waits for an ack before redelivering an event to this service, ms',
+    10_000,
+    { min: 1000 },
+  ),
+  WEBHOOK_CONCURRENCY: env.int('webhook POSTs one replica has in flight at most (at most one per endpoint)', 64, {
+    min: 1,
+    max: 2000,
+  }),
+  WEBHOOK_POLL_MS: env.int('how often a replica looks for deliveries that are due when none were signalled, ms', 500, {
+    min: 10,
+  }),
   WEBHOOK_LEASE_MS: env.int(
     'how long a claimed delivery is kept from other replicas; one whose replica died is sent again (same webhook-id) after this, ms',
     30_000,

@@ -17,16 +17,30 @@ export class IdempotencyRepository {
    * Holds the key for a request (true), or answers what the key already holds. A row older than
    * `expiredBefore` is forgotten first: after the TTL a key may be used again.
    */
-  claim(userId: string, key: string, fingerprint: string, now: Date, expiredBefore: Date): Promise<true | IdempotencyRow> {
+  claim(
+    userId: string,
+    key: string,
+    fingerprint: string,
+    now: Date,
+    expiredBefore: Date,
+  ): Promise<true | IdempotencyRow> {
     return this.tx.run(async (em) => {
-      await rows(em, `DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at < $3`, [userId, key, expiredBefore]);
+      await rows(em, `DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND created_at < $3`, [
+        userId,
+        key,
+        expiredBefore,
+      ]);
       const inserted = await rows(
         em,
         `INSERT INTO idempotency_keys (user_id, key, fingerprint, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING RETURNING key`,
         [userId, key, fingerprint, now],
       );
       if (inserted.length > 0) return true;
-      return (await row<IdempotencyRow>(em, `SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE user_id = $1 AND key = $2`, [userId, key]))!;
+      return (await row<IdempotencyRow>(
+        em,
+        `SELECT fingerprint, status, body, created_at FROM idempotency_keys WHERE user_id = $1 AND key = $2`,
+        [userId, key],
+      ))!;
     });
   }
 
@@ -41,14 +55,23 @@ export class IdempotencyRepository {
   }
 
   async finish(userId: string, key: string, fingerprint: string, status: number, body: string): Promise<void> {
-    await rows(this.tx.manager, `UPDATE idempotency_keys SET status = $4, body = $5 WHERE user_id = $1 AND key = $2 AND fingerprint = $3`, [userId, key, fingerprint, status, body]);
+    await rows(
+      this.tx.manager,
+      `UPDATE idempotency_keys SET status = $4, body = $5 WHERE user_id = $1 AND key = $2 AND fingerprint = $3`,
+      [userId, key, fingerprint, status, body],
+    );
   }
 
   async release(userId: string, key: string, fingerprint: string): Promise<void> {
-    await rows(this.tx.manager, `DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL`, [userId, key, fingerprint]);
+    await rows(
+      this.tx.manager,
+      `DELETE FROM idempotency_keys WHERE user_id = $1 AND key = $2 AND fingerprint = $3 AND status IS NULL`,
+      [userId, key, fingerprint],
+    );
   }
 
   async prune(before: Date): Promise<number> {
-    return (await rows(this.tx.manager, `DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1`, [before])).length;
+    return (await rows(this.tx.manager, `DELETE FROM idempotency_keys WHERE created_at < $1 RETURNING 1`, [before]))
+      .length;
   }
 }

@@ -28,7 +28,13 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   ) {}
 
   onApplicationBootstrap(): void {
-    this.pruner = setInterval(() => void this.keys.prune(new Date(this.clock.now().getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs)).catch(() => undefined), 3600_000);
+    this.pruner = setInterval(
+      () =>
+        void this.keys
+          .prune(new Date(this.clock.now().getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs))
+          .catch(() => undefined),
+      3600_000,
+    );
     this.pruner.unref();
   }
 
@@ -38,11 +44,19 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
 
   async begin({ userId, key, fingerprint }: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
     const now = this.clock.now();
-    const held = await this.keys.claim(userId, key, fingerprint, now, new Date(now.getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs));
+    const held = await this.keys.claim(
+      userId,
+      key,
+      fingerprint,
+      now,
+      new Date(now.getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs),
+    );
     if (held === true) return { state: 'new' };
-    if (held.fingerprint !== fingerprint) throw AppError.conflict(IntegrationsErrorCode.IdempotencyConflict, INTEGRATIONS_MESSAGES.idempotencyConflict);
+    if (held.fingerprint !== fingerprint)
+      throw AppError.conflict(IntegrationsErrorCode.IdempotencyConflict, INTEGRATIONS_MESSAGES.idempotencyConflict);
     if (held.status !== null && held.body !== null) return { state: 'done', status: held.status, body: held.body };
-    if (await this.keys.retake(userId, key, fingerprint, now, new Date(now.getTime() - HELD_MAX_MS))) return { state: 'new' };
+    if (await this.keys.retake(userId, key, fingerprint, now, new Date(now.getTime() - HELD_MAX_MS)))
+      return { state: 'new' };
     throw AppError.conflict(IntegrationsErrorCode.IdempotencyInProgress, INTEGRATIONS_MESSAGES.idempotencyInProgress);
   }
 

@@ -5,7 +5,11 @@ import { counter, gauge, histogram, type KitContext, type ServiceEnv } from '@bn
 import type { INTEGRATIONS_ENV } from '../config/env.js';
 
 /** Webhook metrics: outcomes, POST latency and event-to-delivery lag. Labels never name a user or endpoint. */
-const attempts = counter({ name: 'bns_webhook_attempts_total', help: 'Webhook POST attempts, by outcome (succeeded / failed)', labelNames: ['outcome'] });
+const attempts = counter({
+  name: 'bns_webhook_attempts_total',
+  help: 'Webhook POST attempts, by outcome (succeeded / failed)',
+  labelNames: ['outcome'],
+});
 const postSeconds = histogram({
   name: 'bns_webhook_post_duration_seconds',
   help: 'Time of one webhook POST, connect to answer',
@@ -31,7 +35,9 @@ export function registerIntegrationsMetrics(ctx: KitContext<ServiceEnv<typeof IN
     help: 'Events of events.> not yet handed to the webhook fan-out (JetStream num_pending + ack pending)',
     async collect() {
       try {
-        const info = await (await jetstreamManager(ctx.nc)).consumers.info(EVENTS_STREAM, ctx.env.INTEGRATIONS_CONSUMER);
+        const info = await (
+          await jetstreamManager(ctx.nc)
+        ).consumers.info(EVENTS_STREAM, ctx.env.INTEGRATIONS_CONSUMER);
         this.set(info.num_pending + info.num_ack_pending);
       } catch (err) {
         logger.debug({ err }, 'consumer info unavailable');

@@ -80,11 +80,21 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const room = this.env.WEBHOOK_CONCURRENCY - this.inFlight.size;
     if (room <= 0) return 0;
     const now = this.clock.now();
-    const claimed = await this.webhooks.claimDue(room, [...this.busy], now, new Date(now.getTime() + this.env.WEBHOOK_LEASE_MS));
+    const claimed = await this.webhooks.claimDue(
+      room,
+      [...this.busy],
+      now,
+      new Date(now.getTime() + this.env.WEBHOOK_LEASE_MS),
+    );
     for (const d of claimed) {
       this.busy.add(d.endpoint_id);
       const sending: Promise<void> = this.send(d)
-        .catch((err: unknown) => this.logger.error({ err, deliveryId: d.id }, 'recording a delivery outcome failed; it is sent again after its lease'))
+        .catch((err: unknown) =>
+          this.logger.error(
+            { err, deliveryId: d.id },
+            'recording a delivery outcome failed; it is sent again after its lease',
+          ),
+        )
         .finally(() => {
           this.busy.delete(d.endpoint_id);
           this.inFlight.delete(sending);
@@ -110,11 +120,18 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const now = this.clock.now();
     const body = JSON.stringify(d.payload);
     const timestamp = Math.floor(now.getTime() / 1000);
-    const secrets = d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now ? [d.secret, d.previous_secret] : [d.secret];
+    const secrets =
+      d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now
+        ? [d.secret, d.previous_secret]
+        : [d.secret];
     const outcome: PostOutcome = await postWebhook(
       d.url,
       body,
-      { 'webhook-id': d.webhook_id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signatureHeader(secrets, d.webhook_id, timestamp, body) },
+      {
+        'webhook-id': d.webhook_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, d.webhook_id, timestamp, body),
+      },
       this.allow,
       INTEGRATIONS_LIMITS.webhookTimeoutMs,
       INTEGRATIONS_LIMITS.webhookResponseMaxBytes,

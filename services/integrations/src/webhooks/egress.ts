@@ -21,7 +21,8 @@ export class AllowList {
       const entry = raw.trim().toLowerCase();
       if (entry === '') continue;
       if (entry.includes('/')) this.ranges.push(ipaddr.parseCIDR(entry));
-      else if (ipaddr.isValid(entry)) this.ranges.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128]);
+      else if (ipaddr.isValid(entry))
+        this.ranges.push([ipaddr.parse(entry), ipaddr.parse(entry).kind() === 'ipv4' ? 32 : 128]);
       else this.hosts.add(entry);
     }
   }
@@ -36,7 +37,9 @@ export class AllowList {
         return true;
       }
     });
-    return bad.length ? [`WEBHOOK_ALLOWED_HOSTS has entries that are neither a host nor a CIDR: ${bad.join(', ')}`] : [];
+    return bad.length
+      ? [`WEBHOOK_ALLOWED_HOSTS has entries that are neither a host nor a CIDR: ${bad.join(', ')}`]
+      : [];
   }
 
   hostAllowed(host: string): boolean {
@@ -82,11 +85,18 @@ export async function urlProblem(raw: string, allow: AllowList): Promise<string 
   }
   if (url.username || url.password) return INTEGRATIONS_MESSAGES.webhookUrlHasCredentials;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allow.hostOrLiteralAllowed(host))) return INTEGRATIONS_MESSAGES.webhookUrlInvalid;
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && allow.hostOrLiteralAllowed(host)))
+    return INTEGRATIONS_MESSAGES.webhookUrlInvalid;
   if (allow.hostAllowed(host)) return undefined;
   let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await new Promise<LookupAddress[]>((ok, fail) => dnsLookup(host, { all: true }, (e, a) => (e ? fail(e) : ok(a))))).map((a) => a.address);
+    addresses = isIP(host)
+      ? [host]
+      : (
+          await new Promise<LookupAddress[]>((ok, fail) =>
+            dnsLookup(host, { all: true }, (e, a) => (e ? fail(e) : ok(a))),
+          )
+        ).map((a) => a.address);
   } catch {
     return INTEGRATIONS_MESSAGES.webhookUrlUnresolvable;
   }
@@ -100,7 +110,8 @@ function guardedLookup(allow: AllowList, hostExempt: boolean): LookupFunction {
       if (err) return callback(err, '', 4);
       const ok = hostExempt ? addresses : addresses.filter((a) => allow.addressAllowed(a.address));
       if (ok.length === 0) return callback(new RefusedAddress(), '', 4);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, ok);
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, ok);
       callback(null, ok[0]!.address, ok[0]!.family);
     });
   };
@@ -118,7 +129,14 @@ export interface PostOutcome {
  * POSTs `body` to `url` with `headers`: one connection (no keep-alive pool to share with another
  * endpoint), `timeoutMs` for the whole exchange, at most `maxBytes` of the answer read.
  */
-export function postWebhook(raw: string, body: string, headers: Record<string, string>, allow: AllowList, timeoutMs: number, maxBytes: number): Promise<PostOutcome> {
+export function postWebhook(
+  raw: string,
+  body: string,
+  headers: Record<string, string>,
+  allow: AllowList,
+  timeoutMs: number,
+  maxBytes: number,
+): Promise<PostOutcome> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   let url: URL;
@@ -130,9 +148,11 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const exempt = allow.hostAllowed(host);
   const plainAllowed = allow.hostOrLiteralAllowed(host);
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && plainAllowed)) return Promise.resolve({ error: INTEGRATIONS_MESSAGES.webhookUrlInvalid, latencyMs: 0 });
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && plainAllowed))
+    return Promise.resolve({ error: INTEGRATIONS_MESSAGES.webhookUrlInvalid, latencyMs: 0 });
   // A literal address never reaches the lookup: judged here.
-  if (isIP(host) && !exempt && !allow.addressAllowed(host)) return Promise.resolve({ error: INTEGRATIONS_MESSAGES.webhookUrlRefused, latencyMs: 0 });
+  if (isIP(host) && !exempt && !allow.addressAllowed(host))
+    return Promise.resolve({ error: INTEGRATIONS_MESSAGES.webhookUrlRefused, latencyMs: 0 });
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PostOutcome>((resolve) => {
     let settled = false;
@@ -147,13 +167,33 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
       method: 'POST',
       agent: false,
       lookup: guardedLookup(allow, exempt),
-      headers: { 'content-type': 'application/json', 'user-agent': 'bns-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'bns-webhooks/1',
+        'content-length': Buffer.byteLength(body),
+        ...headers,
+      },
     });
-    const timer = setTimeout(() => done({ error: `No answer within ${timeoutMs / 1000} s`, latencyMs: took() }), timeoutMs);
+    const timer = setTimeout(
+      () => done({ error: `No answer within ${timeoutMs / 1000} s`, latencyMs: took() }),
+      timeoutMs,
+    );
     req.on('response', (res: IncomingMessage) => {
       let read = 0;
       const status = res.statusCode ?? 0;
-      const finish = () => done({ status, ...(status >= 200 && status < 300 ? {} : { error: status >= 300 && status < 400 ? `Answered ${status} (redirects are not followed)` : `Answered ${status}` }), latencyMs: took() });
+      const finish = () =>
+        done({
+          status,
+          ...(status >= 200 && status < 300
+            ? {}
+            : {
+                error:
+                  status >= 300 && status < 400
+                    ? `Answered ${status} (redirects are not followed)`
+                    : `Answered ${status}`,
+              }),
+          latencyMs: took(),
+        });
       res.on('data', (chunk: Buffer) => {
         read += chunk.length;
         if (read >= maxBytes) finish();
@@ -162,7 +202,13 @@ export function postWebhook(raw: string, body: string, headers: Record<string, s
       res.on('error', finish);
     });
     req.on('error', (err: Error) =>
-      done({ error: err instanceof RefusedAddress || err.name === 'RefusedAddress' ? INTEGRATIONS_MESSAGES.webhookUrlRefused : connectError(err), latencyMs: took() }),
+      done({
+        error:
+          err instanceof RefusedAddress || err.name === 'RefusedAddress'
+            ? INTEGRATIONS_MESSAGES.webhookUrlRefused
+            : connectError(err),
+        latencyMs: took(),
+      }),
     );
     req.end(body);
   });
@@ -179,6 +225,8 @@ function connectError(err: Error & { code?: string }): string {
     case 'ECONNRESET':
       return 'The connection was reset';
     default:
-      return err.code?.startsWith('ERR_TLS') || err.code?.includes('CERT') ? 'TLS handshake failed' : `Connection failed${err.code ? ` (${err.code})` : ''}`;
+      return err.code?.startsWith('ERR_TLS') || err.code?.includes('CERT')
+        ? 'TLS handshake failed'
+        : `Connection failed${err.code ? ` (${err.code})` : ''}`;
   }
 }

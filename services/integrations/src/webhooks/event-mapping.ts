@@ -32,7 +32,19 @@ export function sourceEventOf(subject: string, body: unknown): SourceEvent | str
       const e = parsed.data as EventOf<'events.message.status'>;
       const type = MESSAGE_TYPES[e.status];
       if (!type) return undefined;
-      return { ...base, webhook: { type, data: { campaignId: e.jobId, to: e.recipient, status: e.status, at: e.at, ...(e.error ? { reason: e.error } : {}) } } };
+      return {
+        ...base,
+        webhook: {
+          type,
+          data: {
+            campaignId: e.jobId,
+            to: e.recipient,
+            status: e.status,
+            at: e.at,
+            ...(e.error ? { reason: e.error } : {}),
+          },
+        },
+      };
     }
     case 'events.message.received': {
       const e = parsed.data as EventOf<'events.message.received'>;
@@ -40,8 +52,19 @@ export function sourceEventOf(subject: string, body: unknown): SourceEvent | str
     }
     case 'events.session.state': {
       const e = parsed.data as EventOf<'events.session.state'>;
-      if (e.state === 'ready') return { ...base, webhook: { type: 'session.connected', data: { at: e.at, ...(e.phoneNumber ? { phoneNumber: e.phoneNumber } : {}) } } };
-      if (e.state === 'disconnected') return { ...base, webhook: { type: 'session.disconnected', data: { at: e.at, ...(e.waReason ? { reason: e.waReason } : {}) } } };
+      if (e.state === 'ready')
+        return {
+          ...base,
+          webhook: {
+            type: 'session.connected',
+            data: { at: e.at, ...(e.phoneNumber ? { phoneNumber: e.phoneNumber } : {}) },
+          },
+        };
+      if (e.state === 'disconnected')
+        return {
+          ...base,
+          webhook: { type: 'session.disconnected', data: { at: e.at, ...(e.waReason ? { reason: e.waReason } : {}) } },
+        };
       return undefined;
     }
     case 'events.job.progress': {

@@ -23,18 +23,35 @@ export class FanOutService {
   /** Answers how many deliveries were queued. */
   async apply(e: SourceEvent): Promise<number> {
     const now = this.clock.now();
-    const pausedReason = e.campaign?.status === 'paused' ? await this.pausedReason(e.userId, e.campaign.jobId) : undefined;
+    const pausedReason =
+      e.campaign?.status === 'paused' ? await this.pausedReason(e.userId, e.campaign.jobId) : undefined;
     return this.webhooks.run(async (em) => {
       let type: WebhookEventType | undefined = e.webhook?.type;
       let data = e.webhook?.data;
       if (e.campaign) {
         const before = await this.webhooks.swapCampaignStatus(em, e.userId, e.campaign.jobId, e.campaign.status, now);
         type = campaignTransition(before, e.campaign.status);
-        data = { campaignId: e.campaign.jobId, status: e.campaign.status, progress: e.campaign.progress, ...(pausedReason ? { reason: pausedReason } : {}) };
+        data = {
+          campaignId: e.campaign.jobId,
+          status: e.campaign.status,
+          progress: e.campaign.progress,
+          ...(pausedReason ? { reason: pausedReason } : {}),
+        };
       }
       if (!type || !data) return 0;
       const payload: WebhookPayload = { type, timestamp: e.at, data };
-      return this.webhooks.fanOut(em, { userId: e.userId, eventId: e.eventId, webhookId: webhookIdOf(e.eventId), type, payload, eventAt: new Date(e.at) }, now);
+      return this.webhooks.fanOut(
+        em,
+        {
+          userId: e.userId,
+          eventId: e.eventId,
+          webhookId: webhookIdOf(e.eventId),
+          type,
+          payload,
+          eventAt: new Date(e.at),
+        },
+        now,
+      );
     });
   }
 

@@ -51,7 +51,12 @@ export class OptOutNotices implements OnApplicationBootstrap, OnApplicationShutd
     let queued = 0;
     for (const phone of phones) {
       try {
-        queued += await this.fanOut.apply({ eventId: `opted-out:${randomUUID()}`, userId, at, webhook: { type: 'contact.opted_out', data: { phoneNumber: phone, at } } });
+        queued += await this.fanOut.apply({
+          eventId: `opted-out:${randomUUID()}`,
+          userId,
+          at,
+          webhook: { type: 'contact.opted_out', data: { phoneNumber: phone, at } },
+        });
       } catch (err) {
         this.logger.warn({ err: (err as Error).name }, 'an opt-out webhook could not be queued');
       }

@@ -11,10 +11,18 @@ export function newWebhookSecret(): string {
 }
 
 function keyOf(secret: string): Buffer {
-  return Buffer.from(secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret, 'base64');
+  return Buffer.from(
+    secret.startsWith(WEBHOOK_SECRET_PREFIX) ? secret.slice(WEBHOOK_SECRET_PREFIX.length) : secret,
+    'base64',
+  );
 }
 
-export function signatureHeader(secrets: readonly string[], webhookId: string, timestampSeconds: number, body: string): string {
+export function signatureHeader(
+  secrets: readonly string[],
+  webhookId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
   const content = `${webhookId}.${timestampSeconds}.${body}`;
   return secrets.map((s) => `v1,${createHmac('sha256', keyOf(s)).update(content).digest('base64')}`).join(' ');
 }

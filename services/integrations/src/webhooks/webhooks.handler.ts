@@ -45,7 +45,9 @@ export class WebhooksHandler {
   }
 
   @Rpc('integrations.webhooks.deliveries')
-  deliveries(@Payload() req: RequestOf<'integrations.webhooks.deliveries'>): Promise<ReplyOf<'integrations.webhooks.deliveries'>> {
+  deliveries(
+    @Payload() req: RequestOf<'integrations.webhooks.deliveries'>,
+  ): Promise<ReplyOf<'integrations.webhooks.deliveries'>> {
     return this.webhooks.deliveries(req.userId, req.webhookId);
   }
 

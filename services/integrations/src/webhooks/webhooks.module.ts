@@ -7,5 +7,8 @@ import { WebhooksHandler } from './webhooks.handler.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
-@Module({ controllers: [WebhooksHandler], providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer, OptOutNotices] })
+@Module({
+  controllers: [WebhooksHandler],
+  providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer, OptOutNotices],
+})
 export class WebhooksModule {}

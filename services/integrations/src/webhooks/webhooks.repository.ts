@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { DeliveryStatus, JobStatus, Webhook, WebhookDelivery, WebhookEventType, WebhookPayload } from '@bns/contracts';
+import type {
+  DeliveryStatus,
+  JobStatus,
+  Webhook,
+  WebhookDelivery,
+  WebhookEventType,
+  WebhookPayload,
+} from '@bns/contracts';
 import { row, rows, Transactions } from '@bns/service-kit';
 
 export interface EndpointRow {
@@ -72,7 +79,8 @@ const toDelivery = (r: DeliveryRow): WebhookDelivery => ({
   nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
 });
 
-const DELIVERY_COLUMNS = 'id, webhook_id, event_type, status, attempts, http_status, error, latency_ms, created_at, last_attempt_at, next_attempt_at';
+const DELIVERY_COLUMNS =
+  'id, webhook_id, event_type, status, attempts, http_status, error, latency_ms, created_at, last_attempt_at, next_attempt_at';
 
 /** A delivery to insert: one per subscribed endpoint of the event's user. */
 export interface NewDelivery {
@@ -98,10 +106,19 @@ export class WebhooksRepository {
 
   // ---- endpoints ----
 
-  insertUnlessFull(userId: string, e: { url: string; events: string[]; description: string; secret: string }, max: number, now: Date): Promise<EndpointRow | 'full'> {
+  insertUnlessFull(
+    userId: string,
+    e: { url: string; events: string[]; description: string; secret: string },
+    max: number,
+    now: Date,
+  ): Promise<EndpointRow | 'full'> {
     return this.tx.run(async (em) => {
       await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:webhooks:' || $1))`, [userId]);
-      const [{ n }] = await rows<{ n: number }>(em, `SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = $1`, [userId]);
+      const [{ n }] = await rows<{ n: number }>(
+        em,
+        `SELECT count(*)::int AS n FROM webhook_endpoints WHERE user_id = $1`,
+        [userId],
+      );
       if (n >= max) return 'full';
       const [created] = await rows<EndpointRow>(
         em,
@@ -113,15 +130,26 @@ export class WebhooksRepository {
   }
 
   list(userId: string): Promise<EndpointRow[]> {
-    return rows<EndpointRow>(this.tx.manager, `SELECT * FROM webhook_endpoints WHERE user_id = $1 ORDER BY created_at, id`, [userId]);
+    return rows<EndpointRow>(
+      this.tx.manager,
+      `SELECT * FROM webhook_endpoints WHERE user_id = $1 ORDER BY created_at, id`,
+      [userId],
+    );
   }
 
   find(userId: string, id: string): Promise<EndpointRow | undefined> {
-    return row<EndpointRow>(this.tx.manager, `SELECT * FROM webhook_endpoints WHERE user_id = $1 AND id = $2`, [userId, id]);
+    return row<EndpointRow>(this.tx.manager, `SELECT * FROM webhook_endpoints WHERE user_id = $1 AND id = $2`, [
+      userId,
+      id,
+    ]);
   }
 
   /** Changes the given fields; enabling clears the failing state and the reason it was disabled. */
-  update(userId: string, id: string, changes: { url?: string; events?: string[]; enabled?: boolean }): Promise<EndpointRow | undefined> {
+  update(
+    userId: string,
+    id: string,
+    changes: { url?: string; events?: string[]; enabled?: boolean },
+  ): Promise<EndpointRow | undefined> {
     return row<EndpointRow>(
       this.tx.manager,
       `UPDATE webhook_endpoints SET
@@ -144,14 +172,31 @@ export class WebhooksRepository {
   }
 
   async delete(userId: string, id: string): Promise<boolean> {
-    return (await rows(this.tx.manager, `DELETE FROM webhook_endpoints WHERE user_id = $1 AND id = $2 RETURNING id`, [userId, id])).length > 0;
+    return (
+      (
+        await rows(this.tx.manager, `DELETE FROM webhook_endpoints WHERE user_id = $1 AND id = $2 RETURNING id`, [
+          userId,
+          id,
+        ])
+      ).length > 0
+    );
   }
 
   // ---- fan-out ----
 
   /** The status seen last of a campaign, replaced by `status` (locked for the transaction). */
-  async swapCampaignStatus(em: EntityManager, userId: string, jobId: string, status: JobStatus, now: Date): Promise<JobStatus | undefined> {
-    const [before] = await rows<{ status: JobStatus }>(em, `SELECT status FROM campaign_states WHERE user_id = $1 AND job_id = $2 FOR UPDATE`, [userId, jobId]);
+  async swapCampaignStatus(
+    em: EntityManager,
+    userId: string,
+    jobId: string,
+    status: JobStatus,
+    now: Date,
+  ): Promise<JobStatus | undefined> {
+    const [before] = await rows<{ status: JobStatus }>(
+      em,
+      `SELECT status FROM campaign_states WHERE user_id = $1 AND job_id = $2 FOR UPDATE`,
+      [userId, jobId],
+    );
     await rows(
       em,
       `INSERT INTO campaign_states (user_id, job_id, status, updated_at) VALUES ($1, $2, $3, $4)
@@ -236,7 +281,9 @@ export class WebhooksRepository {
         `UPDATE webhook_deliveries SET status = 'succeeded', http_status = $2, latency_ms = $3, error = NULL, last_attempt_at = $4, next_attempt_at = NULL, lease_until = NULL WHERE id = $1`,
         [d.id, httpStatus, latencyMs, now],
       );
-      await rows(em, `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [d.endpoint_id]);
+      await rows(em, `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`, [
+        d.endpoint_id,
+      ]);
     });
   }
 
@@ -245,12 +292,26 @@ export class WebhooksRepository {
    * failing since its first failure after a success, and disabled once that is before `disableBefore`.
    * Answers whether this disabled it.
    */
-  async failed(d: DueDelivery, outcome: { httpStatus?: number; error: string; latencyMs: number }, retryAt: Date | undefined, now: Date, disableBefore: Date): Promise<boolean> {
+  async failed(
+    d: DueDelivery,
+    outcome: { httpStatus?: number; error: string; latencyMs: number },
+    retryAt: Date | undefined,
+    now: Date,
+    disableBefore: Date,
+  ): Promise<boolean> {
     return this.tx.run(async (em) => {
       await rows(
         em,
         `UPDATE webhook_deliveries SET status = $6, http_status = $2, latency_ms = $3, error = $4, last_attempt_at = $5, next_attempt_at = $7, lease_until = NULL WHERE id = $1`,
-        [d.id, outcome.httpStatus ?? null, outcome.latencyMs, outcome.error, now, retryAt ? 'pending' : 'failed', retryAt ?? null],
+        [
+          d.id,
+          outcome.httpStatus ?? null,
+          outcome.latencyMs,
+          outcome.error,
+          now,
+          retryAt ? 'pending' : 'failed',
+          retryAt ?? null,
+        ],
       );
       const [endpoint] = await rows<{ disabled: boolean }>(
         em,
@@ -276,7 +337,12 @@ export class WebhooksRepository {
   }
 
   /** Due again now, with its webhook-id and payload unchanged. */
-  async resend(userId: string, endpointId: string, deliveryId: string, now: Date): Promise<WebhookDelivery | undefined> {
+  async resend(
+    userId: string,
+    endpointId: string,
+    deliveryId: string,
+    now: Date,
+  ): Promise<WebhookDelivery | undefined> {
     const found = await row<DeliveryRow>(
       this.tx.manager,
       `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = $4, lease_until = NULL
@@ -288,7 +354,9 @@ export class WebhooksRepository {
 
   /** Deliveries of the last `days` beyond the newest `keep` per endpoint are pruned, and finished campaigns' states. */
   async prune(before: Date): Promise<void> {
-    await rows(this.tx.manager, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, [before]);
+    await rows(this.tx.manager, `DELETE FROM webhook_deliveries WHERE status <> 'pending' AND created_at < $1`, [
+      before,
+    ]);
     await rows(this.tx.manager, `DELETE FROM campaign_states WHERE updated_at < $1`, [before]);
   }
 }

@@ -44,11 +44,19 @@ export class WebhooksService {
     await this.checkUrl(input.value.url);
     const created = await this.webhooks.insertUnlessFull(
       userId,
-      { url: input.value.url, events: input.value.events, description: input.value.description ?? '', secret: newWebhookSecret() },
+      {
+        url: input.value.url,
+        events: input.value.events,
+        description: input.value.description ?? '',
+        secret: newWebhookSecret(),
+      },
       INTEGRATIONS_LIMITS.webhooksPerUserMax,
       this.clock.now(),
     );
-    if (created === 'full') throw AppError.conflict(IntegrationsErrorCode.WebhookLimitReached, INTEGRATIONS_MESSAGES.webhookLimitReached, { max: INTEGRATIONS_LIMITS.webhooksPerUserMax });
+    if (created === 'full')
+      throw AppError.conflict(IntegrationsErrorCode.WebhookLimitReached, INTEGRATIONS_MESSAGES.webhookLimitReached, {
+        max: INTEGRATIONS_LIMITS.webhooksPerUserMax,
+      });
     return withSecret(created);
   }
 
@@ -78,7 +86,12 @@ export class WebhooksService {
 
   async rotate(userId: string, webhookId: string): Promise<WebhookWithSecret> {
     await this.owned(userId, webhookId);
-    const rotated = await this.webhooks.rotate(userId, webhookId, newWebhookSecret(), new Date(this.clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs));
+    const rotated = await this.webhooks.rotate(
+      userId,
+      webhookId,
+      newWebhookSecret(),
+      new Date(this.clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs),
+    );
     if (!rotated) throw notFound();
     return withSecret(rotated);
   }
@@ -94,7 +107,11 @@ export class WebhooksService {
         eventId,
         webhookId: webhookIdOf(eventId),
         type: WEBHOOK_TEST_EVENT,
-        payload: { type: WEBHOOK_TEST_EVENT, timestamp: now.toISOString(), data: { message: 'A test event from the Business Notification System' } },
+        payload: {
+          type: WEBHOOK_TEST_EVENT,
+          timestamp: now.toISOString(),
+          data: { message: 'A test event from the Business Notification System' },
+        },
         eventAt: now,
       },
       now,
@@ -110,8 +127,11 @@ export class WebhooksService {
 
   async resend(userId: string, webhookId: string, deliveryId: string): Promise<{ delivery: WebhookDelivery }> {
     await this.owned(userId, webhookId);
-    const delivery = isUuid(deliveryId) ? await this.webhooks.resend(userId, webhookId, deliveryId, this.clock.now()) : undefined;
-    if (!delivery) throw AppError.notFound(IntegrationsErrorCode.DeliveryNotFound, INTEGRATIONS_MESSAGES.deliveryNotFound);
+    const delivery = isUuid(deliveryId)
+      ? await this.webhooks.resend(userId, webhookId, deliveryId, this.clock.now())
+      : undefined;
+    if (!delivery)
+      throw AppError.notFound(IntegrationsErrorCode.DeliveryNotFound, INTEGRATIONS_MESSAGES.deliveryNotFound);
     this.dispatcher.kick();
     return { delivery };
   }

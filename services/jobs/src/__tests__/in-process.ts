@@ -27,13 +27,28 @@ export interface InProcess {
    * Stores a queued job for `userId` with these numbers and activates the lane, as a start does;
    * `beforeCommit` runs inside that transaction, after the writes (to hold the lane's lock a while).
    */
-  seedJob(userId: string, phones: string[], message?: string, startAt?: Date, beforeCommit?: () => Promise<void>): Promise<string>;
+  seedJob(
+    userId: string,
+    phones: string[],
+    message?: string,
+    startAt?: Date,
+    beforeCommit?: () => Promise<void>,
+  ): Promise<string>;
   close(): Promise<void>;
 }
 
-export async function startInProcess(envOverrides: Record<string, string> = {}, extraProviders: unknown[] = []): Promise<InProcess> {
+export async function startInProcess(
+  envOverrides: Record<string, string> = {},
+  extraProviders: unknown[] = [],
+): Promise<InProcess> {
   const pg = await startPostgres();
-  const db = await openDatabase({ url: pg.url, schema: JOBS_SCHEMA, entities: JOBS_ENTITIES, migrations: JOBS_MIGRATIONS, poolSize: 10 });
+  const db = await openDatabase({
+    url: pg.url,
+    schema: JOBS_SCHEMA,
+    entities: JOBS_ENTITIES,
+    migrations: JOBS_MIGRATIONS,
+    poolSize: 10,
+  });
   const env = { ...loadEnv(JOBS_ENV, envOverrides), RPC_TIMEOUT_MS: 2000 } as JobsEnv;
   const module = await Test.createTestingModule({
     providers: [

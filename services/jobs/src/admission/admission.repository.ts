@@ -32,7 +32,13 @@ export class AdmissionRepository {
    * Claims the key for `jobId` in the caller's transaction. False when another start holds it: then
    * that one committed first (or this waited for it to), and the caller replays it.
    */
-  async claimStart(em: EntityManager, userId: string, key: string, requestHash: string, jobId: string): Promise<boolean> {
+  async claimStart(
+    em: EntityManager,
+    userId: string,
+    key: string,
+    requestHash: string,
+    jobId: string,
+  ): Promise<boolean> {
     const claimed = await rows(
       em,
       `INSERT INTO job_starts (user_id, idempotency_key, request_hash, job_id) VALUES ($1, $2, $3, $4)

@@ -71,7 +71,8 @@ export class JobStarts {
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
 
     const link = await this.rpc.call('sessions.status', { userId: req.userId });
-    if (!LINKED_STATES.has(link.state)) throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
+    if (!LINKED_STATES.has(link.state))
+      throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
 
     const when = checkStartAt(req.startAt);
     if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
@@ -94,9 +95,17 @@ export class JobStarts {
       const policy = await this.policies.of(em, req.userId);
       const counters = await this.lanes.counters(em, req.userId);
       // Opted-out and not-on-WhatsApp recipients are skipped: recorded, not queued.
-      skips = await this.steps.suppressedAmong(em, req.userId, check.recipients.map((r) => r.phone), this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+      skips = await this.steps.suppressedAmong(
+        em,
+        req.userId,
+        check.recipients.map((r) => r.phone),
+        this.env.NOT_ON_WHATSAPP_MEMORY_DAYS,
+      );
       const queued = skips.size === 0 ? check.recipients : check.recipients.filter((r) => !skips.has(r.phone));
-      const texts = check.personalised || varied ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text)) : [];
+      const texts =
+        check.personalised || varied
+          ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text))
+          : [];
       estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });
       await this.jobs.insert(em, {
         id: jobId,
@@ -134,11 +143,25 @@ export class JobStarts {
     countSkipped(skips.values());
     const [optedOut, notOnWhatsApp] = countReasons(skips);
     this.logger.log(
-      { jobId, userId: req.userId, total, personalised: check.personalised, scheduled: startAt !== null, skippedOptedOut: optedOut, skippedNotOnWhatsApp: notOnWhatsApp },
+      {
+        jobId,
+        userId: req.userId,
+        total,
+        personalised: check.personalised,
+        scheduled: startAt !== null,
+        skippedOptedOut: optedOut,
+        skippedNotOnWhatsApp: notOnWhatsApp,
+      },
       'job accepted',
     );
     await this.worker.kickSoon(req.userId);
-    return { jobId, estimatedTime: estimate.estimatedTime, estimatedFinishAt: estimate.estimatedFinishAt.toISOString(), status, total };
+    return {
+      jobId,
+      estimatedTime: estimate.estimatedTime,
+      estimatedFinishAt: estimate.estimatedFinishAt.toISOString(),
+      status,
+      total,
+    };
   }
 }
 

@@ -107,7 +107,10 @@ export class StartGuard {
         if (earlier) return earlier;
         try {
           const created = await create(body, this.admission(req.userId, key, hash));
-          this.logger.log({ queuedMs: began - arrived, readMs: read - began, storeMs: Date.now() - read, staged: !!req.staged }, 'start timings');
+          this.logger.log(
+            { queuedMs: began - arrived, readMs: read - began, storeMs: Date.now() - read, staged: !!req.staged },
+            'start timings',
+          );
           return created;
         } catch (err) {
           if (!(err instanceof KeyTaken)) throw err;
@@ -162,14 +165,24 @@ export class StartGuard {
     const maxQueued = this.env.JOBS_MAX_QUEUED_RECIPIENTS_PER_USER;
     const now = await this.starts.inFlight(em, userId);
     if (now.jobs >= maxJobs) {
-      throw new AppError(ErrorKind.RateLimited, JobResultsErrorCode.TooManyActiveJobs, RESULTS_MESSAGES.tooManyActiveJobs(maxJobs), {
-        details: { maxActiveJobs: maxJobs, activeJobs: now.jobs },
-      });
+      throw new AppError(
+        ErrorKind.RateLimited,
+        JobResultsErrorCode.TooManyActiveJobs,
+        RESULTS_MESSAGES.tooManyActiveJobs(maxJobs),
+        {
+          details: { maxActiveJobs: maxJobs, activeJobs: now.jobs },
+        },
+      );
     }
     if (now.recipients + total > maxQueued) {
-      throw new AppError(ErrorKind.RateLimited, JobResultsErrorCode.TooManyQueuedRecipients, RESULTS_MESSAGES.tooManyQueuedRecipients(maxQueued, now.recipients), {
-        details: { maxQueuedRecipients: maxQueued, queuedRecipients: now.recipients },
-      });
+      throw new AppError(
+        ErrorKind.RateLimited,
+        JobResultsErrorCode.TooManyQueuedRecipients,
+        RESULTS_MESSAGES.tooManyQueuedRecipients(maxQueued, now.recipients),
+        {
+          details: { maxQueuedRecipients: maxQueued, queuedRecipients: now.recipients },
+        },
+      );
     }
   }
 
@@ -181,9 +194,14 @@ export class StartGuard {
     const lane = this.users.get(userId) ?? { tail: Promise.resolve(), waiting: 0 };
     if (lane.waiting >= this.env.JOBS_MAX_ACTIVE_PER_USER) {
       const max = this.env.JOBS_MAX_ACTIVE_PER_USER;
-      throw new AppError(ErrorKind.RateLimited, JobResultsErrorCode.TooManyActiveJobs, RESULTS_MESSAGES.tooManyActiveJobs(max), {
-        details: { maxActiveJobs: max, retryAfterSeconds: 1 },
-      });
+      throw new AppError(
+        ErrorKind.RateLimited,
+        JobResultsErrorCode.TooManyActiveJobs,
+        RESULTS_MESSAGES.tooManyActiveJobs(max),
+        {
+          details: { maxActiveJobs: max, retryAfterSeconds: 1 },
+        },
+      );
     }
     lane.waiting += 1;
     this.users.set(userId, lane);

@@ -22,5 +22,28 @@ import { JobStartEntity } from '../admission/job-start.entity.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
-export const JOBS_ENTITIES = [JobEntity, JobRecipientEntity, JobLogEntity, LaneEntity, WorkerEntity, OutboxEntity, PolicyEntity, JobIdSchemeEntity, JobStartEntity, ...RESULTS_ENTITIES, ...OPT_OUT_ENTITIES];
-export const JOBS_MIGRATIONS = [CreateJobs1763769600000, CampaignResults1764000000000, SendingPolicy1764547200000, CreateOptOuts1795900000000, LanePacedSlot1796000000000, LaneHotUpdates1796100000000, RecipientInFlight1796200000000, ReceiptsOnRecipients1796400000000, JobIdScheme1796500000000, TransactionalJobs1797100000000];
+export const JOBS_ENTITIES = [
+  JobEntity,
+  JobRecipientEntity,
+  JobLogEntity,
+  LaneEntity,
+  WorkerEntity,
+  OutboxEntity,
+  PolicyEntity,
+  JobIdSchemeEntity,
+  JobStartEntity,
+  ...RESULTS_ENTITIES,
+  ...OPT_OUT_ENTITIES,
+];
+export const JOBS_MIGRATIONS = [
+  CreateJobs1763769600000,
+  CampaignResults1764000000000,
+  SendingPolicy1764547200000,
+  CreateOptOuts1795900000000,
+  LanePacedSlot1796000000000,
+  LaneHotUpdates1796100000000,
+  RecipientInFlight1796200000000,
+  ReceiptsOnRecipients1796400000000,
+  JobIdScheme1796500000000,
+  TransactionalJobs1797100000000,
+];

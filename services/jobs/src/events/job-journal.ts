@@ -108,7 +108,18 @@ export class JournalWriter {
           const line = stamped[next++]!;
           const timestamp = line.at.toISOString();
           const { jobId, type, message } = e.log;
-          events.push({ subject: 'events.job.log', payload: { eventId: `job-log:${line.id}`, userId: t.userId, at: timestamp, jobId, type, message, timestamp } });
+          events.push({
+            subject: 'events.job.log',
+            payload: {
+              eventId: `job-log:${line.id}`,
+              userId: t.userId,
+              at: timestamp,
+              jobId,
+              type,
+              message,
+              timestamp,
+            },
+          });
         }
         owners.push(t.journal);
       }

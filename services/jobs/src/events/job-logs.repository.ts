@@ -10,7 +10,12 @@ export type JobLogLine = Pick<JobLogEntity, 'type' | 'message' | 'at'>;
 @Injectable()
 export class JobLogsRepository {
   /** Appends a line; the database stamps it (millisecond precision). */
-  async add(em: EntityManager, jobId: string, type: JobLogType, message: string): Promise<Pick<JobLogEntity, 'id' | 'at'>> {
+  async add(
+    em: EntityManager,
+    jobId: string,
+    type: JobLogType,
+    message: string,
+  ): Promise<Pick<JobLogEntity, 'id' | 'at'>> {
     const added = await row<Pick<JobLogEntity, 'id' | 'at'>>(
       em,
       `INSERT INTO job_logs (job_id, type, message) VALUES ($1, $2, $3) RETURNING id::text, at`,
@@ -23,7 +28,10 @@ export class JobLogsRepository {
    * Appends lines in one statement; each one's id and time, in the order given (ids grow in insertion
    * order, and the rows are put back in that order whatever order RETURNING gives them in).
    */
-  async addMany(em: EntityManager, lines: readonly { jobId: string; type: JobLogType; message: string }[]): Promise<Pick<JobLogEntity, 'id' | 'at'>[]> {
+  async addMany(
+    em: EntityManager,
+    lines: readonly { jobId: string; type: JobLogType; message: string }[],
+  ): Promise<Pick<JobLogEntity, 'id' | 'at'>[]> {
     if (lines.length === 0) return [];
     if (lines.length === 1) return [await this.add(em, lines[0]!.jobId, lines[0]!.type, lines[0]!.message)];
     const added = await rows<Pick<JobLogEntity, 'id' | 'at'>>(
@@ -44,11 +52,23 @@ export class JobLogsRepository {
   }
 
   /** The same page of the user's job, in one statement with the ownership check; undefined when the user has no such job. */
-  pageOwned(em: EntityManager, userId: string, jobId: string, after: Date, limit: number): Promise<JobLogLine[] | undefined> {
+  pageOwned(
+    em: EntityManager,
+    userId: string,
+    jobId: string,
+    after: Date,
+    limit: number,
+  ): Promise<JobLogLine[] | undefined> {
     return this.pageOf(em, userId, jobId, after, limit);
   }
 
-  private async pageOf(em: EntityManager, userId: string | null, jobId: string, after: Date, limit: number): Promise<JobLogLine[] | undefined> {
+  private async pageOf(
+    em: EntityManager,
+    userId: string | null,
+    jobId: string,
+    after: Date,
+    limit: number,
+  ): Promise<JobLogLine[] | undefined> {
     const found = await rows<{ type: JobLogLine['type'] | null; message: string | null; at: Date | null }>(
       em,
       `SELECT l.type, l.message, l.at

@@ -42,7 +42,19 @@ export const JOBS_REPOSITORIES = [
   // Campaign results and opt-outs: their calls and their event consumers.
   imports: [ResultsModule, OptOutsModule],
   controllers: [JobsHandler],
-  providers: [...JOBS_REPOSITORIES, JobIds, Policies, JournalWriter, JobJournals, JobsService, StartGuard, JobStarts, ...LANE_QUEUE_PROVIDERS, LaneWorker, OutboxPublisher],
+  providers: [
+    ...JOBS_REPOSITORIES,
+    JobIds,
+    Policies,
+    JournalWriter,
+    JobJournals,
+    JobsService,
+    StartGuard,
+    JobStarts,
+    ...LANE_QUEUE_PROVIDERS,
+    LaneWorker,
+    OutboxPublisher,
+  ],
 })
 export class JobsModule implements OnModuleInit {
   constructor(private readonly outbox: OutboxPublisher) {}

@@ -67,9 +67,13 @@ export class JobsService {
     const published = await this.tx.run(async (em) => {
       const job = await this.find(em, userId, jobId, true);
       if (job.status === 'paused' && job.pausedReason !== 'user') {
-        throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.resumesByItself, { status: job.status, pausedReason: job.pausedReason });
+        throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.resumesByItself, {
+          status: job.status,
+          pausedReason: job.pausedReason,
+        });
       }
-      if (job.status !== 'paused') throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.notPaused, { status: job.status });
+      if (job.status !== 'paused')
+        throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.notPaused, { status: job.status });
       await this.lanes.wake(em, userId);
       await this.jobs.resume(em, jobId);
       const journal = this.journals.open(em, userId);
@@ -106,7 +110,11 @@ export class JobsService {
    */
   async status({ userId, jobId, ifNoneMatch }: JobStatusRequest): Promise<JobStatusReply> {
     if (ifNoneMatch) {
-      const version = jobStatusVersion(userId, jobHeadOf(await this.find(this.tx.manager, userId, jobId)), this.env.JOB_STATUS_LIST_MAX);
+      const version = jobStatusVersion(
+        userId,
+        jobHeadOf(await this.find(this.tx.manager, userId, jobId)),
+        this.env.JOB_STATUS_LIST_MAX,
+      );
       if (ifNoneMatch.some((v) => v === '*' || v === version)) return { notModified: true, version };
     }
     // The head and its lists from one statement, so one snapshot: a send recorded between two reads
@@ -168,7 +176,11 @@ export class JobsService {
    * The job as the status answer's JSON text, with its result lists (the newest JOB_STATUS_LIST_MAX of
    * each, oldest first) as Postgres wrote them, read in one statement; and the head its version is of.
    */
-  private async answerOf(em: EntityManager, userId: string, jobId: string): Promise<{ jobJson: string; head: JobHead }> {
+  private async answerOf(
+    em: EntityManager,
+    userId: string,
+    jobId: string,
+  ): Promise<{ jobJson: string; head: JobHead }> {
     checkJobId(jobId);
     const found = await this.jobs.statusOf(em, userId, jobId, this.env.JOB_STATUS_LIST_MAX);
     if (!found) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
@@ -182,4 +194,3 @@ export class JobsService {
 function checkJobId(jobId: unknown): asserts jobId is string {
   if (!isUuid(jobId)) throw AppError.notFound(JobsErrorCode.NotFound, JOB_MESSAGES.jobNotFound);
 }
-

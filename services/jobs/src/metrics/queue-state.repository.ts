@@ -22,7 +22,10 @@ export class QueueStateRepository {
         em,
         `SELECT count(*) FILTER (WHERE active)::int AS active, count(*) FILTER (WHERE active AND holder IS NOT NULL)::int AS held FROM lanes`,
       ),
-      row<{ n: number; age: number }>(em, `SELECT ${OUTBOX_EVENTS_SQL} AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM outbox`),
+      row<{ n: number; age: number }>(
+        em,
+        `SELECT ${OUTBOX_EVENTS_SQL} AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM outbox`,
+      ),
       rows<{ status: string; n: number }>(em, `SELECT status, count(*)::int AS n FROM jobs GROUP BY status`),
     ]);
     return {

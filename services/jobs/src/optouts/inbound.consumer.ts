@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, optOutSchemas, type EventKey, type MessageReceivedEvent } from '@bns/contracts';
 import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV } from '@bns/service-kit';

@@ -10,5 +10,8 @@ import { OptOutsService } from './opt-outs.service.js';
  * asks the lane step's rule (`LaneStepRepository`). The job start gets its own instance of the
  * (stateless) repositories from the jobs module (JOBS_REPOSITORIES).
  */
-@Module({ controllers: [OptOutsHandler], providers: [OptOutsRepository, LaneStepRepository, OptOutsService, InboundConsumer] })
+@Module({
+  controllers: [OptOutsHandler],
+  providers: [OptOutsRepository, LaneStepRepository, OptOutsService, InboundConsumer],
+})
 export class OptOutsModule {}

@@ -43,7 +43,11 @@ const entryOf = (r: OptOutRow): OptOutEntry => ({ phoneNumber: r.phone, reason: 
 @Injectable()
 export class OptOutsRepository {
   /** Newest first; `search` is digits found anywhere in the number. One more row than asked tells if a page follows. */
-  async list(em: EntityManager, userId: string, page: { cursor?: ListCursor; limit: number; search?: string }): Promise<{ optOuts: OptOutEntry[]; next?: ListCursor }> {
+  async list(
+    em: EntityManager,
+    userId: string,
+    page: { cursor?: ListCursor; limit: number; search?: string },
+  ): Promise<{ optOuts: OptOutEntry[]; next?: ListCursor }> {
     const found = await rows<OptOutRow>(
       em,
       `SELECT phone, reason, at FROM opt_outs
@@ -66,7 +70,13 @@ export class OptOutsRepository {
   }
 
   /** Adds the numbers not listed yet (a listed number keeps its reason and time); returns those added. */
-  async add(em: EntityManager, userId: string, phones: readonly string[], reason: OptOutReason, sourceEventId?: string): Promise<string[]> {
+  async add(
+    em: EntityManager,
+    userId: string,
+    phones: readonly string[],
+    reason: OptOutReason,
+    sourceEventId?: string,
+  ): Promise<string[]> {
     const added = await rows<{ phone: string }>(
       em,
       `INSERT INTO opt_outs (user_id, phone, reason, source_event_id)
@@ -80,7 +90,11 @@ export class OptOutsRepository {
 
   /** The inbound event that put a number on the list (null when it was added by hand). */
   async sourceEventOf(em: EntityManager, userId: string, phone: string): Promise<string | null | undefined> {
-    const [r] = await rows<{ source_event_id: string | null }>(em, `SELECT source_event_id FROM opt_outs WHERE user_id = $1 AND phone = $2`, [userId, phone]);
+    const [r] = await rows<{ source_event_id: string | null }>(
+      em,
+      `SELECT source_event_id FROM opt_outs WHERE user_id = $1 AND phone = $2`,
+      [userId, phone],
+    );
     return r ? r.source_event_id : undefined;
   }
 
@@ -109,7 +123,9 @@ export class OptOutsRepository {
 
   /** Memory older than the window is dead weight: nothing reads it. */
   async pruneNotOnWhatsApp(em: EntityManager, days: number): Promise<number> {
-    return (await rows(em, `DELETE FROM not_on_whatsapp WHERE at <= now() - make_interval(days => $1) RETURNING 1`, [days])).length;
+    return (
+      await rows(em, `DELETE FROM not_on_whatsapp WHERE at <= now() - make_interval(days => $1) RETURNING 1`, [days])
+    ).length;
   }
 
   async settings(em: EntityManager, userId: string): Promise<OptOutSettings> {

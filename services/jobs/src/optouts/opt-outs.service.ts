@@ -44,12 +44,21 @@ export class OptOutsService {
   ) {}
 
   async list(req: RequestOf<'jobs.optouts.list'>): Promise<ReplyOf<'jobs.optouts.list'>> {
-    const parsed = optOutSchemas().listQuery.safeParse({ cursor: req.cursor || undefined, limit: req.limit ?? undefined, q: req.q || undefined });
-    if (!parsed.success) throw AppError.validation(OptOutsErrorCode.InvalidQuery, firstIssue(parsed.error, OPT_OUT_MESSAGES.invalidLimit));
+    const parsed = optOutSchemas().listQuery.safeParse({
+      cursor: req.cursor || undefined,
+      limit: req.limit ?? undefined,
+      q: req.q || undefined,
+    });
+    if (!parsed.success)
+      throw AppError.validation(OptOutsErrorCode.InvalidQuery, firstIssue(parsed.error, OPT_OUT_MESSAGES.invalidLimit));
     const cursor = this.cursorOf(parsed.data.cursor);
     const em = this.tx.manager;
     const [page, total] = await Promise.all([
-      this.optOuts.list(em, req.userId, { cursor, limit: parsed.data.limit ?? OPT_OUT_LIMITS.listPageDefault, search: parsed.data.q }),
+      this.optOuts.list(em, req.userId, {
+        cursor,
+        limit: parsed.data.limit ?? OPT_OUT_LIMITS.listPageDefault,
+        search: parsed.data.q,
+      }),
       this.optOuts.count(em, req.userId),
     ]);
     return { optOuts: page.optOuts, nextCursor: page.next ? encodeCursor(page.next) : null, total };
@@ -57,7 +66,10 @@ export class OptOutsService {
 
   /** One page of the whole list for the CSV the gateway streams. */
   async exportPage(req: RequestOf<'jobs.optouts.export'>): Promise<ReplyOf<'jobs.optouts.export'>> {
-    const page = await this.optOuts.list(this.tx.manager, req.userId, { cursor: this.cursorOf(req.cursor || undefined), limit: OPT_OUT_LIMITS.exportPage });
+    const page = await this.optOuts.list(this.tx.manager, req.userId, {
+      cursor: this.cursorOf(req.cursor || undefined),
+      limit: OPT_OUT_LIMITS.exportPage,
+    });
     return { optOuts: page.optOuts, nextCursor: page.next ? encodeCursor(page.next) : null };
   }
 
@@ -73,9 +85,13 @@ export class OptOutsService {
   async remove(req: RequestOf<'jobs.optouts.remove'>): Promise<ReplyOf<'jobs.optouts.remove'>> {
     const phone = normalizeHkPhone(req.phone);
     if (phone === undefined) {
-      throw AppError.validation(OptOutsErrorCode.InvalidPhoneNumbers, OPT_OUT_MESSAGES.invalidPhoneNumbers([String(req.phone ?? '').slice(0, 32)]));
+      throw AppError.validation(
+        OptOutsErrorCode.InvalidPhoneNumbers,
+        OPT_OUT_MESSAGES.invalidPhoneNumbers([String(req.phone ?? '').slice(0, 32)]),
+      );
     }
-    if (!(await this.optOuts.remove(this.tx.manager, req.userId, phone))) throw AppError.notFound(OptOutsErrorCode.NotListed, OPT_OUT_MESSAGES.notListed);
+    if (!(await this.optOuts.remove(this.tx.manager, req.userId, phone)))
+      throw AppError.notFound(OptOutsErrorCode.NotListed, OPT_OUT_MESSAGES.notListed);
     return { removed: true };
   }
 
@@ -84,7 +100,12 @@ export class OptOutsService {
     const check = checkOptOutNumbers(req.phoneNumbers, OPT_OUT_LIMITS.checkMax);
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
     // The sender's own rule, so the review says exactly what the start will skip.
-    const suppressed = await this.steps.suppressedAmong(this.tx.manager, req.userId, check.phones, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+    const suppressed = await this.steps.suppressedAmong(
+      this.tx.manager,
+      req.userId,
+      check.phones,
+      this.env.NOT_ON_WHATSAPP_MEMORY_DAYS,
+    );
     const optedOut: string[] = [];
     const notOnWhatsApp: string[] = [];
     for (const phone of check.phones) {
@@ -106,14 +127,24 @@ export class OptOutsService {
       throw AppError.validation(OptOutsErrorCode.InvalidSettings, OPT_OUT_MESSAGES.settingsNotAnObject);
     }
     const patch = optOutSchemas().settingsPatch.safeParse(body);
-    if (!patch.success) throw AppError.validation(OptOutsErrorCode.InvalidSettings, firstIssue(patch.error, OPT_OUT_MESSAGES.settingsNotAnObject));
+    if (!patch.success)
+      throw AppError.validation(
+        OptOutsErrorCode.InvalidSettings,
+        firstIssue(patch.error, OPT_OUT_MESSAGES.settingsNotAnObject),
+      );
     return this.tx.run(async (em) => {
       await this.optOuts.lockSettings(em, req.userId);
       const current = await this.optOuts.settings(em, req.userId);
       const merged = optOutSchemas().settings.safeParse({ ...current, ...patch.data });
-      if (!merged.success) throw AppError.validation(OptOutsErrorCode.InvalidSettings, firstIssue(merged.error, OPT_OUT_MESSAGES.settingsNotAnObject));
+      if (!merged.success)
+        throw AppError.validation(
+          OptOutsErrorCode.InvalidSettings,
+          firstIssue(merged.error, OPT_OUT_MESSAGES.settingsNotAnObject),
+        );
       // The same word twice is one keyword.
-      const keywords = [...new Map(merged.data.keywords.map((k) => [k.normalize('NFKC').toLocaleUpperCase('en-US'), k])).values()];
+      const keywords = [
+        ...new Map(merged.data.keywords.map((k) => [k.normalize('NFKC').toLocaleUpperCase('en-US'), k])).values(),
+      ];
       return this.optOuts.saveSettings(em, req.userId, { ...merged.data, keywords });
     });
   }
@@ -134,7 +165,10 @@ export class OptOutsService {
       await this.optOuts.add(em, event.userId, [phone], 'keyword', event.eventId);
       const listedBy = await this.optOuts.sourceEventOf(em, event.userId, phone);
       if (listedBy !== event.eventId) return { outcome: 'already_opted_out' };
-      return { outcome: 'opted_out', ...(settings.confirmationEnabled ? { confirm: { text: settings.confirmationText } } : {}) };
+      return {
+        outcome: 'opted_out',
+        ...(settings.confirmationEnabled ? { confirm: { text: settings.confirmationText } } : {}),
+      };
     });
     if (outcome.outcome === 'opted_out' && phone !== undefined) this.announce(event.userId, [phone]);
     if (outcome.confirm && phone !== undefined) await this.confirm(event, phone, outcome.confirm.text);
@@ -158,10 +192,18 @@ export class OptOutsService {
   /** The optional reply; a failure is logged (without the number) and not retried: the opt-out itself stands. */
   private async confirm(event: MessageReceivedEvent, phone: string, text: string): Promise<void> {
     try {
-      await this.rpc.call('sessions.send', { userId: event.userId, to: phone, text, idempotencyKey: optOutConfirmationKey(event.eventId, phone) });
+      await this.rpc.call('sessions.send', {
+        userId: event.userId,
+        to: phone,
+        text,
+        idempotencyKey: optOutConfirmationKey(event.eventId, phone),
+      });
     } catch (err) {
       const error = AppError.fromUnknown(err);
-      this.logger.warn({ userId: event.userId, eventId: event.eventId, code: error.code }, 'opt-out confirmation reply not sent');
+      this.logger.warn(
+        { userId: event.userId, eventId: event.eventId, code: error.code },
+        'opt-out confirmation reply not sent',
+      );
     }
   }
 

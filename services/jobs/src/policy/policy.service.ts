@@ -26,8 +26,12 @@ export class Policies {
   /** Applies a partial update; a refusal is a validation error naming the field. */
   async update(em: EntityManager, userId: string, update: unknown): Promise<SendingPolicy> {
     const current = await this.of(em, userId);
-    const checked = applyPolicyUpdate(current, update, { minDelayMs: this.env.POLICY_MIN_DELAY_MS, standardBase: this.standard() });
-    if (!checked.ok) throw AppError.validation(PolicyErrorCode.InvalidPolicy, checked.message, { [checked.field]: checked.message });
+    const checked = applyPolicyUpdate(current, update, {
+      minDelayMs: this.env.POLICY_MIN_DELAY_MS,
+      standardBase: this.standard(),
+    });
+    if (!checked.ok)
+      throw AppError.validation(PolicyErrorCode.InvalidPolicy, checked.message, { [checked.field]: checked.message });
     await this.policies.save(em, userId, checked.policy);
     return checked.policy;
   }

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { backoffMs, countSend, formatLocal, JOB_MESSAGES, PACING_LOG, SessionsErrorCode, type JobStatus } from '@bns/contracts';
+import {
+  backoffMs,
+  countSend,
+  formatLocal,
+  JOB_MESSAGES,
+  PACING_LOG,
+  SessionsErrorCode,
+  type JobStatus,
+} from '@bns/contracts';
 import { SERVICE_ENV, type Batch } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals } from '../events/job-journal.js';
@@ -37,7 +45,14 @@ export class LaneFinish {
     this.leadMs = leadMsOf(env);
   }
 
-  async record(em: EntityManager, batch: Batch, workerId: string, send: PlannedSend, outcome: SendOutcome, thenNext: boolean): Promise<Finished> {
+  async record(
+    em: EntityManager,
+    batch: Batch,
+    workerId: string,
+    send: PlannedSend,
+    outcome: SendOutcome,
+    thenNext: boolean,
+  ): Promise<Finished> {
     const journal = this.journals.open(em, send.userId, batch);
     /** Lane's next slot: at least what `next` booked; later for retries and pauses. */
     let notBeforeMs = 0;
@@ -64,7 +79,9 @@ export class LaneFinish {
         // Recorded and rescheduled in one statement; the slot and counters apply only if the outcome did
         // (not when another worker recorded it after taking over).
         const record = { send, at: outcome.at, pacedMs: planned, slot, counters: sentCounters };
-        const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) => this.laneSteps.recordSentMany(m, workerId, records));
+        const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) =>
+          this.laneSteps.recordSentMany(m, workerId, records),
+        );
         lane = recorded.lane;
         rescheduled = true;
         const job = recorded.job;
@@ -73,13 +90,15 @@ export class LaneFinish {
         if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
         await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
         this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
-        if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
+        if (job.status === 'completed')
+          await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
         break;
       }
       case 'permanent':
         await this.fail(em, journal, send, outcome.error);
         // WhatsApp does not know the number: remembered, so later jobs skip it.
-        if (outcome.code === SessionsErrorCode.NotOnWhatsApp) await this.laneSteps.rememberNotOnWhatsApp(em, send.userId, send.phone);
+        if (outcome.code === SessionsErrorCode.NotOnWhatsApp)
+          await this.laneSteps.rememberNotOnWhatsApp(em, send.userId, send.phone);
         break;
       case 'rate_limited':
         notBeforeMs = await this.backOff(em, journal, send);
@@ -125,7 +144,12 @@ export class LaneFinish {
       const job = counted ?? (await this.jobs.get(em, send.jobId))!;
       const nextAtOnce = thenNext && lane !== undefined && lane.waitMs <= this.leadMs;
       if (!this.coalesced(send.jobId, job.status, outcome.kind === 'sent' && nextAtOnce)) {
-        journal.progress(send.jobId, job.status, progressOf(job), job.status === 'running' ? (lane?.nextSendAt ?? null) : null);
+        journal.progress(
+          send.jobId,
+          job.status,
+          progressOf(job),
+          job.status === 'running' ? (lane?.nextSendAt ?? null) : null,
+        );
       }
     }
     const published = await journal.commit();
@@ -158,7 +182,8 @@ export class LaneFinish {
     if (!job) return;
     await journal.log(send.jobId, 'error', JOB_MESSAGES.messageFailed(send.phone, error));
     this.messageStatus(journal, send, 'failed', new Date(), error);
-    if (job.status === 'completed') await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
+    if (job.status === 'completed')
+      await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));
   }
 
   /**
@@ -176,7 +201,11 @@ export class LaneFinish {
     if (job?.status === 'running') {
       await this.jobs.pause(em, send.jobId, 'rate_limited', until);
       const minutes = Math.ceil((until.getTime() - now.getTime()) / 60_000);
-      await journal.log(send.jobId, 'warning', PACING_LOG.rateLimited(minutes, formatLocal(until, send.policy.timeZone)));
+      await journal.log(
+        send.jobId,
+        'warning',
+        PACING_LOG.rateLimited(minutes, formatLocal(until, send.policy.timeZone)),
+      );
     }
     return until.getTime() - now.getTime();
   }
@@ -200,7 +229,14 @@ export class LaneFinish {
   }
 
   /** Deterministic event id: a republish after a crash is the same event, deduplicated downstream. */
-  private messageStatus(journal: JobJournal, send: PlannedSend, status: 'sent' | 'failed', at: Date, error?: string, messageId?: string): void {
+  private messageStatus(
+    journal: JobJournal,
+    send: PlannedSend,
+    status: 'sent' | 'failed',
+    at: Date,
+    error?: string,
+    messageId?: string,
+  ): void {
     journal.emit('events.message.status', {
       eventId: `${send.idempotencyKey}:${status}`,
       userId: send.userId,

@@ -14,10 +14,21 @@ export class LaneGate {
   constructor(@Inject(SERVICE_ENV) private readonly env: JobsEnv) {}
 
   /** The first gate that keeps the account from sending at `now`, with when it opens and the log line saying so. */
-  closedGate(policy: SendingPolicy, lane: LaneCounters, now: Date): { reason: PausedReason; resumesAt: Date; log: string } | undefined {
+  closedGate(
+    policy: SendingPolicy,
+    lane: LaneCounters,
+    now: Date,
+  ): { reason: PausedReason; resumesAt: Date; log: string } | undefined {
     const backoffUntil = this.backoffUntil(lane);
     if (backoffUntil && backoffUntil > now) {
-      return { reason: 'rate_limited', resumesAt: backoffUntil, log: PACING_LOG.rateLimited(Math.ceil((backoffUntil.getTime() - now.getTime()) / 60_000), formatLocal(backoffUntil, policy.timeZone)) };
+      return {
+        reason: 'rate_limited',
+        resumesAt: backoffUntil,
+        log: PACING_LOG.rateLimited(
+          Math.ceil((backoffUntil.getTime() - now.getTime()) / 60_000),
+          formatLocal(backoffUntil, policy.timeZone),
+        ),
+      };
     }
     const gate = gateAt(policy, now, lane);
     if (gate.open) return undefined;

@@ -94,7 +94,12 @@ export class LaneQueue {
    * transaction ("finish N" and "next N+1" as one), unless the caller is stopping. `waitMs`: how long
    * it may wait for other steps to share its transaction.
    */
-  finish(workerId: string, send: PlannedSend, outcome: SendOutcome, opts: { thenNext?: boolean; waitMs?: number } = {}): Promise<Finished> {
+  finish(
+    workerId: string,
+    send: PlannedSend,
+    outcome: SendOutcome,
+    opts: { thenNext?: boolean; waitMs?: number } = {},
+  ): Promise<Finished> {
     return this.steps.run(
       async (em, batch) => {
         const done = await this.finisher.record(em, batch, workerId, send, outcome, opts.thenNext === true);

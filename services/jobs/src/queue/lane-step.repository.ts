@@ -160,7 +160,19 @@ interface RescheduleValues {
   warmUpFrom: string;
   engineFailures: string;
 }
-const RESCHEDULE_KEYS = ['userId', 'workerId', 'notBeforeSecs', 'exactly', 'floor', 'setDay', 'dayKey', 'dayCount', 'runCount', 'warmUpFrom', 'engineFailures'] as const;
+const RESCHEDULE_KEYS = [
+  'userId',
+  'workerId',
+  'notBeforeSecs',
+  'exactly',
+  'floor',
+  'setDay',
+  'dayKey',
+  'dayCount',
+  'runCount',
+  'warmUpFrom',
+  'engineFailures',
+] as const;
 
 /** `rescheduleParams` as $first, $first+1, …. */
 const rescheduleAt = (first: number): RescheduleValues =>
@@ -171,7 +183,8 @@ const rescheduleAt = (first: number): RescheduleValues =>
  * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns.
  */
 function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', returningSql = ''): string {
-  const when = (value: string, type = '') => (appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`);
+  const when = (value: string, type = '') =>
+    appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`;
   return `UPDATE lanes SET updated_at = now(),
             (next_send_at, paced_at) = (
               SELECT slot, slot FROM (
@@ -187,7 +200,12 @@ function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', re
     RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
 }
 
-function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): unknown[] {
+function rescheduleParams(
+  userId: string,
+  workerId: string,
+  slot: LaneSlot,
+  counters?: Partial<LaneCounters>,
+): unknown[] {
   const c = counters ?? {};
   return [
     userId,
@@ -209,7 +227,8 @@ function rescheduleParams(userId: string, workerId: string, slot: LaneSlot, coun
  * hash join, so the lanes' update reads each row's flag, instead of every flag looking through
  * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH).
  */
-const APPLIED_REQUESTS_SQL = 'FROM (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i) a';
+const APPLIED_REQUESTS_SQL =
+  'FROM (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i) a';
 
 /** A sent message to record and its lane to reschedule, one of a batch (`LaneStepRepository.recordSentMany`). */
 export interface SentRecord {
@@ -248,7 +267,11 @@ export class LaneStepRepository {
    * account's stored policy, and the user's next workable job, locked too (lane first, then job, as
    * every step does). Answers in the order of `userIds`; undefined for a user with no lane.
    */
-  async lockMany(em: EntityManager, userIds: string[], leadMs: number): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
+  async lockMany(
+    em: EntityManager,
+    userIds: string[],
+    leadMs: number,
+  ): Promise<Array<(LockedLane & { job: LaneJob | undefined }) | undefined>> {
     // The slot is the lane's, or the start of a scheduled job taken ahead of it when that is later.
     const found = await rows<LockedLane & Record<string, unknown> & { i: string }>(
       em,
@@ -265,8 +288,23 @@ export class LaneStepRepository {
     return inInputOrder(found, userIds.length).map((f) => {
       if (!f) return undefined;
       const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = f;
-      const policy = f.policy_stored === true ? (Object.fromEntries(POLICY_KEYS.map((k) => [k, f[`policy_${k}`]])) as unknown as SendingPolicy) : undefined;
-      return { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt, policy, job: fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_') };
+      const policy =
+        f.policy_stored === true
+          ? (Object.fromEntries(POLICY_KEYS.map((k) => [k, f[`policy_${k}`]])) as unknown as SendingPolicy)
+          : undefined;
+      return {
+        holder,
+        waitMs,
+        dayKey,
+        dayCount,
+        runCount,
+        warmUpFrom,
+        engineFailures,
+        backoffLevel,
+        backoffAt,
+        policy,
+        job: fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_'),
+      };
     });
   }
 
@@ -279,7 +317,11 @@ export class LaneStepRepository {
    * it, and under READ COMMITTED Postgres then re-reads only the lane row, not the job the start
    * committed with it. Deciding "no more work" on that would leave the job queued with the lane at rest.
    */
-  async afterNoJob(em: EntityManager, userId: string, leadMs: number): Promise<{ workable: boolean; nextStart: Date | undefined }> {
+  async afterNoJob(
+    em: EntityManager,
+    userId: string,
+    leadMs: number,
+  ): Promise<{ workable: boolean; nextStart: Date | undefined }> {
     const found = await row<{ workable: boolean; at: Date | null }>(
       em,
       `SELECT EXISTS (SELECT 1 FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND ${workableSql('$2')}) AS workable,
@@ -314,7 +356,11 @@ export class LaneStepRepository {
    * taken; `passedOver` says some were, so the caller moves them to the job's skips. Answers in the
    * order of `takes`; undefined where the job has nobody left to send to (the lane is not booked).
    */
-  async takeFirstOpenMany(em: EntityManager, takes: RecipientTake[], notOnWhatsAppDays: number): Promise<Array<OpenRecipient | undefined>> {
+  async takeFirstOpenMany(
+    em: EntityManager,
+    takes: RecipientTake[],
+    notOnWhatsAppDays: number,
+  ): Promise<Array<OpenRecipient | undefined>> {
     const found = await rows<OpenRecipient & { i: string }>(
       em,
       `WITH req AS (
@@ -333,7 +379,13 @@ export class LaneStepRepository {
                     EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o')} AND o.seq < pick.seq) AS "passedOver"
        ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
        SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
-      [takes.map((t) => t.jobId), takes.map((t) => t.message), takes.map((t) => t.userId), takes.map((t) => t.paceMs / 1000), notOnWhatsAppDays],
+      [
+        takes.map((t) => t.jobId),
+        takes.map((t) => t.message),
+        takes.map((t) => t.userId),
+        takes.map((t) => t.paceMs / 1000),
+        notOnWhatsAppDays,
+      ],
       STEP_PREPARED,
     );
     return inInputOrder(found, takes.length).map((f) => {
@@ -345,7 +397,11 @@ export class LaneStepRepository {
 
   /** Marks a recipient in flight outside a take (the take marks its own). */
   async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
-    await rows(em, `UPDATE job_recipients SET state = 'pending', in_flight = true, next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`, [jobId, seq]);
+    await rows(
+      em,
+      `UPDATE job_recipients SET state = 'pending', in_flight = true, next_attempt_at = NULL WHERE job_id = $1 AND seq = $2`,
+      [jobId, seq],
+    );
   }
 
   // ---- opt-outs the step applies
@@ -354,7 +410,12 @@ export class LaneStepRepository {
    * Which of `phones` an account must not send to, and why (opted out wins over not on WhatsApp): the
    * rule the take applies, asked of a whole list at once (a job's start, the review step's check).
    */
-  async suppressedAmong(em: EntityManager, userId: string, phones: readonly string[], notOnWhatsAppDays: number): Promise<Map<string, SkipReason>> {
+  async suppressedAmong(
+    em: EntityManager,
+    userId: string,
+    phones: readonly string[],
+    notOnWhatsAppDays: number,
+  ): Promise<Map<string, SkipReason>> {
     if (phones.length === 0) return new Map();
     const found = await rows<{ phone: string; reason: SkipReason }>(
       em,
@@ -373,7 +434,12 @@ export class LaneStepRepository {
    * looked at (older ones were skipped at its start), so a step costs the few opt-outs of the last
    * minutes, not a scan of the job's recipients.
    */
-  async skipSuppressedRecipients(em: EntityManager, userId: string, jobId: string, notOnWhatsAppDays: number): Promise<{ phone: string; reason: SkipReason }[]> {
+  async skipSuppressedRecipients(
+    em: EntityManager,
+    userId: string,
+    jobId: string,
+    notOnWhatsAppDays: number,
+  ): Promise<{ phone: string; reason: SkipReason }[]> {
     return rows<{ phone: string; reason: SkipReason }>(
       em,
       `WITH since AS (
@@ -417,13 +483,31 @@ export class LaneStepRepository {
    * job as counted (undefined when the outcome did not apply), `lane` undefined when `workerId` no
    * longer holds it.
    */
-  async recordSentMany(em: EntityManager, workerId: string, records: SentRecord[]): Promise<Array<{ job: LaneJob | undefined; lane: Rescheduled | undefined }>> {
+  async recordSentMany(
+    em: EntityManager,
+    workerId: string,
+    records: SentRecord[],
+  ): Promise<Array<{ job: LaneJob | undefined; lane: Rescheduled | undefined }>> {
     // Per record, the reschedule's values as columns of `a`, the request rows with whether their outcome
     // applied (the worker is one parameter for all).
     const perRecord = RESCHEDULE_KEYS.filter((k) => k !== 'workerId');
     const params = records.map((r) => rescheduleParams(r.send.userId, workerId, r.slot, r.counters));
-    const values = { ...Object.fromEntries(perRecord.map((k) => [k, `a."p_${k}"`])), workerId: '$1' } as RescheduleValues;
-    const types = { userId: 'text', notBeforeSecs: 'float8', exactly: 'timestamptz', floor: 'timestamptz', setDay: 'boolean', dayKey: 'text', dayCount: 'integer', runCount: 'integer', warmUpFrom: 'text', engineFailures: 'integer' };
+    const values = {
+      ...Object.fromEntries(perRecord.map((k) => [k, `a."p_${k}"`])),
+      workerId: '$1',
+    } as RescheduleValues;
+    const types = {
+      userId: 'text',
+      notBeforeSecs: 'float8',
+      exactly: 'timestamptz',
+      floor: 'timestamptz',
+      setDay: 'boolean',
+      dayKey: 'text',
+      dayCount: 'integer',
+      runCount: 'integer',
+      warmUpFrom: 'text',
+      engineFailures: 'integer',
+    };
     const found = await rows<Record<string, unknown> & { i: string }>(
       em,
       `WITH req AS (
@@ -444,13 +528,21 @@ export class LaneStepRepository {
       STEP_PREPARED,
     );
     return inInputOrder(found, records.length).map((f) => {
-      const lane = f?.lane_nextSendAt ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number } : undefined;
+      const lane = f?.lane_nextSendAt
+        ? { nextSendAt: f.lane_nextSendAt as Date, waitMs: f.lane_waitMs as number }
+        : undefined;
       return { job: f ? fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_') : undefined, lane };
     });
   }
 
   /** One sent message recorded outside a step (`recordSentMany` records the step's); false when it was not in flight. `pacedMs`: the gap planned after it. */
-  async markSent(em: EntityManager, jobId: string, seq: number, at: Date, pacedMs: number | null = null): Promise<boolean> {
+  async markSent(
+    em: EntityManager,
+    jobId: string,
+    seq: number,
+    at: Date,
+    pacedMs: number | null = null,
+  ): Promise<boolean> {
     const done = await rows(
       em,
       `UPDATE job_recipients r SET state = 'sent', in_flight = false, done_at = $3, error = NULL, paced_ms = $4
@@ -492,7 +584,11 @@ export class LaneStepRepository {
 
   /** Back to pending without using an attempt (the account, not the number, was the problem). */
   async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
-    await rows(em, `UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')}`, [jobId, seq]);
+    await rows(
+      em,
+      `UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')}`,
+      [jobId, seq],
+    );
   }
 
   /**
@@ -502,7 +598,13 @@ export class LaneStepRepository {
    * real send time plus the pace); the paced slot too, so a later sleep does not lose it. Undefined
    * when `workerId` no longer holds the lane.
    */
-  reschedule(em: EntityManager, userId: string, workerId: string, slot: LaneSlot, counters?: Partial<LaneCounters>): Promise<Rescheduled | undefined> {
+  reschedule(
+    em: EntityManager,
+    userId: string,
+    workerId: string,
+    slot: LaneSlot,
+    counters?: Partial<LaneCounters>,
+  ): Promise<Rescheduled | undefined> {
     return row(em, rescheduleSql(rescheduleAt(1), 'true'), rescheduleParams(userId, workerId, slot, counters));
   }
 }

@@ -44,8 +44,9 @@ export type NextStep = (
   skipped?: SkipReason[];
 };
 
-export type Finished = ({ kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'; waitMs: number; published: OutboxRow[] }) & {
+export type Finished = (
+  { kind: 'lost'; published: OutboxRow[] } | { kind: 'wait'; waitMs: number; published: OutboxRow[] }
+) & {
   /** With `thenNext`, when the lane was due again at once: its next step, taken in the same transaction. */
   next?: NextStep;
 };
-

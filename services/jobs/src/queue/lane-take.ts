@@ -34,7 +34,9 @@ export class LaneTake {
   }
 
   async step(em: EntityManager, batch: Batch, workerId: string, userId: string): Promise<NextStep> {
-    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) => this.laneSteps.lockMany(m, userIds, this.leadMs));
+    const lane = await batch.gather('lanes.lock', userId, (m, userIds: string[]) =>
+      this.laneSteps.lockMany(m, userIds, this.leadMs),
+    );
     // The slot as this process's clock sees it: measured once the answer is here, so never early.
     const lockedAt = performance.now();
     if (!lane || lane.holder !== workerId) return { kind: 'lost', published: [] };
@@ -58,9 +60,14 @@ export class LaneTake {
 
     const closed = this.gate.closedGate(policy, lane, now);
     if (closed) {
-      if (job.status !== 'paused' || job.pausedReason !== closed.reason || job.resumesAt?.getTime() !== closed.resumesAt.getTime()) {
+      if (
+        job.status !== 'paused' ||
+        job.pausedReason !== closed.reason ||
+        job.resumesAt?.getTime() !== closed.resumesAt.getTime()
+      ) {
         await this.jobs.pause(em, job.id, closed.reason, closed.resumesAt);
-        if (job.status !== 'paused' || job.pausedReason !== closed.reason) await journal.log(job.id, 'warning', closed.log);
+        if (job.status !== 'paused' || job.pausedReason !== closed.reason)
+          await journal.log(job.id, 'warning', closed.log);
         journal.progress(job.id, 'paused', progressOf(job));
       }
       await this.lanes.sleep(em, userId, closed.resumesAt);
@@ -70,7 +77,9 @@ export class LaneTake {
     if (job.status !== 'running') {
       // Its first message (it may have waited for its window first), or going on after a pause.
       const first = job.startedAt === null;
-      await batch.gather('jobs.markRunning', job.id, (m, jobIds: string[]) => this.laneSteps.markRunningMany(m, jobIds));
+      await batch.gather('jobs.markRunning', job.id, (m, jobIds: string[]) =>
+        this.laneSteps.markRunningMany(m, jobIds),
+      );
       await journal.log(job.id, 'info', first ? JOB_MESSAGES.jobStarted(job.total) : PACING_LOG.resumed);
       job.status = 'running';
       journal.progress(job.id, 'running', progressOf(job));
@@ -99,7 +108,15 @@ export class LaneTake {
         wasUnlinked: job.unlinkedSince !== null,
         paceMs: pace,
         policy,
-        counters: { dayKey: lane.dayKey, dayCount: lane.dayCount, warmUpFrom: lane.warmUpFrom, runCount: lane.runCount, engineFailures: lane.engineFailures, backoffLevel: lane.backoffLevel, backoffAt: lane.backoffAt },
+        counters: {
+          dayKey: lane.dayKey,
+          dayCount: lane.dayCount,
+          warmUpFrom: lane.warmUpFrom,
+          runCount: lane.runCount,
+          engineFailures: lane.engineFailures,
+          backoffLevel: lane.backoffLevel,
+          backoffAt: lane.backoffAt,
+        },
       },
       published: await journal.commit(),
       skipped,
@@ -124,14 +141,26 @@ export class LaneTake {
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
     const days = this.env.NOT_ON_WHATSAPP_MEMORY_DAYS;
     const take = { jobId: job.id, message: job.message, userId, paceMs };
-    const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) => this.laneSteps.takeFirstOpenMany(m, takes, days));
+    const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) =>
+      this.laneSteps.takeFirstOpenMany(m, takes, days),
+    );
     const skipped = !recipient || recipient.passedOver ? await this.skipSuppressed(em, journal, userId, job) : [];
     return { recipient, skipped };
   }
 
   /** Moves the job's newly suppressed pending recipients to its skips; `job`'s count is updated in place. */
-  private async skipSuppressed(em: EntityManager, journal: JobJournal, userId: string, job: LaneJob): Promise<SkipReason[]> {
-    const moved = await this.laneSteps.skipSuppressedRecipients(em, userId, job.id, this.env.NOT_ON_WHATSAPP_MEMORY_DAYS);
+  private async skipSuppressed(
+    em: EntityManager,
+    journal: JobJournal,
+    userId: string,
+    job: LaneJob,
+  ): Promise<SkipReason[]> {
+    const moved = await this.laneSteps.skipSuppressedRecipients(
+      em,
+      userId,
+      job.id,
+      this.env.NOT_ON_WHATSAPP_MEMORY_DAYS,
+    );
     if (moved.length === 0) return [];
     for (const s of moved) await journal.log(job.id, 'warning', OPT_OUT_MESSAGES.skippedMidJob(s.phone, s.reason));
     job.skipped = (await this.jobs.countSkipped(em, job.id, moved.length)).skipped;

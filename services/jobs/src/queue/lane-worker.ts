@@ -1,10 +1,29 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { OPTED_OUT_SUBJECT, OptedOutNoticeSchema, SEND_RECORD_WAIT_MAX_MS, type EventKey, type JobStatus } from '@bns/contracts';
-import { isRpcDisconnected, NATS_CONNECTION, noticeOf, OutboxPublisher, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import {
+  OPTED_OUT_SUBJECT,
+  OptedOutNoticeSchema,
+  SEND_RECORD_WAIT_MAX_MS,
+  type EventKey,
+  type JobStatus,
+} from '@bns/contracts';
+import {
+  isRpcDisconnected,
+  NATS_CONNECTION,
+  noticeOf,
+  OutboxPublisher,
+  RpcClient,
+  SERVICE_ENV,
+} from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
@@ -98,8 +117,13 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     this.optOuts?.unsubscribe();
     for (const lane of this.lanes.values()) clearTimeout(lane.timer);
     // A send in flight finishes and is recorded, so the next holder does not have to ask again.
-    await Promise.race([Promise.allSettled([...this.steps]), new Promise((r) => setTimeout(r, this.env.RPC_TIMEOUT_MS + 2000))]);
-    await this.queue.retire(this.id).catch((err: unknown) => this.logger.warn({ err }, 'could not hand lanes back; they move after the stale time'));
+    await Promise.race([
+      Promise.allSettled([...this.steps]),
+      new Promise((r) => setTimeout(r, this.env.RPC_TIMEOUT_MS + 2000)),
+    ]);
+    await this.queue
+      .retire(this.id)
+      .catch((err: unknown) => this.logger.warn({ err }, 'could not hand lanes back; they move after the stale time'));
     await this.outbox.drain();
   }
 
@@ -111,7 +135,9 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
 
   /** `kick` after a change that committed: a failure only costs the wait for the next poll, which takes the lane. */
   async kickSoon(userId: string): Promise<void> {
-    await this.kick(userId).catch((err: unknown) => this.logger.warn({ err }, 'kick failed; the next poll takes the lane'));
+    await this.kick(userId).catch((err: unknown) =>
+      this.logger.warn({ err }, 'kick failed; the next poll takes the lane'),
+    );
   }
 
   /**
@@ -259,7 +285,10 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         if (next.kind === 'wait') return this.schedule(userId, next.waitMs);
 
         if (next.send.resumed) {
-          this.logger.warn({ jobId: next.send.jobId, seq: next.send.seq }, 'resending a message left in flight by a dead worker, with the same key');
+          this.logger.warn(
+            { jobId: next.send.jobId, seq: next.send.seq },
+            'resending a message left in flight by a dead worker, with the same key',
+          );
         }
         // Taken ahead of its slot: it leaves on the slot itself, not before.
         lanePlanned(lane, next.send.dueAt - performance.now());
@@ -273,7 +302,10 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
         }
         // A lane due again within JOBS_SEND_LEAD_MS takes its next step in the same transaction.
         // The outcome's record may wait for company too when the lane's next slot is a whole pace away.
-        const done = await this.queue.finish(this.id, next.send, outcome, { thenNext: !this.stopping, waitMs: this.outcomeWaitMs(next.send) });
+        const done = await this.queue.finish(this.id, next.send, outcome, {
+          thenNext: !this.stopping,
+          waitMs: this.outcomeWaitMs(next.send),
+        });
         this.outbox.publish(done.published);
         if (done.kind === 'lost') return this.drop(userId, lane, epoch);
         if (!done.next) return this.schedule(userId, done.waitMs);

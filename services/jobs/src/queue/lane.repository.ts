@@ -22,7 +22,15 @@ export const LANE_COLUMNS = {
 } as const satisfies ColumnMap<LaneEntity>;
 
 /** What the sending policy counts on a lane (the day's sends, the run since a pause, warm-up, back-off). */
-export const LANE_COUNTER_KEYS = ['dayKey', 'dayCount', 'runCount', 'warmUpFrom', 'engineFailures', 'backoffLevel', 'backoffAt'] as const;
+export const LANE_COUNTER_KEYS = [
+  'dayKey',
+  'dayCount',
+  'runCount',
+  'warmUpFrom',
+  'engineFailures',
+  'backoffLevel',
+  'backoffAt',
+] as const;
 export type LaneCounters = Pick<LaneEntity, (typeof LANE_COUNTER_KEYS)[number]>;
 const COUNTERS = selectList(LANE_COLUMNS, LANE_COUNTER_KEYS);
 
@@ -64,7 +72,14 @@ export class LaneRepository {
    * Takes up to `limit` active lanes with work due within `lookaheadMs` that no live worker holds
    * (the holder missing from `workers` or silent for `staleMs`), or only `userId`'s lane whenever due.
    */
-  async claim(em: EntityManager, workerId: string, limit: number, lookaheadMs: number, staleMs: number, userId?: string): Promise<LaneDue[]> {
+  async claim(
+    em: EntityManager,
+    workerId: string,
+    limit: number,
+    lookaheadMs: number,
+    staleMs: number,
+    userId?: string,
+  ): Promise<LaneDue[]> {
     return rows<LaneDue>(
       em,
       `UPDATE lanes l SET holder = $1, updated_at = now()

@@ -29,7 +29,12 @@ export type SendOutcome =
 
 export function outcomeOfReply(reply: SessionSendReply): SendOutcome {
   const at = new Date(reply.at);
-  return { kind: 'sent', at: Number.isNaN(at.getTime()) ? new Date() : at, duplicate: reply.duplicate, messageId: reply.messageId };
+  return {
+    kind: 'sent',
+    at: Number.isNaN(at.getTime()) ? new Date() : at,
+    duplicate: reply.duplicate,
+    messageId: reply.messageId,
+  };
 }
 
 export function outcomeOfError(err: unknown): SendOutcome {
@@ -47,7 +52,8 @@ export function outcomeOfError(err: unknown): SendOutcome {
       return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed };
     default:
       // An engine failure without a verdict on the number may pass on another try.
-      if (error.code === SessionsErrorCode.SendFailed) return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed, engine: true };
+      if (error.code === SessionsErrorCode.SendFailed)
+        return { kind: 'transient', error: error.message || JOB_MESSAGES.sendFailed, engine: true };
       return { kind: 'permanent', error: error.message || JOB_MESSAGES.sendFailed, code: error.code };
   }
 }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, isUuid, normalizeHkPhone, type EventKey } from '@bns/contracts';
 import { DurableConsumer, NATS_CONNECTION, SERVICE_ENV, SKIP, Transactions } from '@bns/service-kit';
@@ -14,7 +20,10 @@ import { ResultsRepository, type FoldDelta } from './results.repository.js';
 const GATHER_MS = 250;
 
 /** The events the report folds in. */
-export const RECEIPT_SUBJECTS = ['events.message.status', 'events.message.received'] as const satisfies readonly EventKey[];
+export const RECEIPT_SUBJECTS = [
+  'events.message.status',
+  'events.message.received',
+] as const satisfies readonly EventKey[];
 
 const BATCH_MAX = 1000;
 const ACK_WAIT_MS = 10_000;
@@ -102,7 +111,9 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
    */
   async apply(folds: readonly Fold[]): Promise<FoldDelta[]> {
     return this.tx.run(async (em) => {
-      const receipts = folds.flatMap((f) => (f.kind === 'replied' ? [] : [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }]));
+      const receipts = folds.flatMap((f) =>
+        f.kind === 'replied' ? [] : [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }],
+      );
       const deltas = await this.results.foldReceipts(em, receipts);
       for (const f of folds) {
         if (f.kind !== 'replied') continue;

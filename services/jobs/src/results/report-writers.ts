@@ -52,7 +52,12 @@ export function csvWriter(variables: readonly string[]): ReportWriter {
 
 const XML_BAD = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD]/g;
 function xml(value: string): string {
-  return value.replace(XML_BAD, '').replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+  return value
+    .replace(XML_BAD, '')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
 }
 
 function columnName(index: number): string {
@@ -75,8 +80,14 @@ const STATIC_PARTS: Array<[string, string]> = [
     '[Content_Types].xml',
     `${HEAD}<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>`,
   ],
-  ['_rels/.rels', `${HEAD}<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${DOC_REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`],
-  ['xl/workbook.xml', `${HEAD}<workbook xmlns="${NS}" xmlns:r="${DOC_REL}"><sheets><sheet name="Results" sheetId="1" r:id="rId1"/></sheets></workbook>`],
+  [
+    '_rels/.rels',
+    `${HEAD}<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${DOC_REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+  ],
+  [
+    'xl/workbook.xml',
+    `${HEAD}<workbook xmlns="${NS}" xmlns:r="${DOC_REL}"><sheets><sheet name="Results" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+  ],
   [
     'xl/_rels/workbook.xml.rels',
     `${HEAD}<Relationships xmlns="${REL_NS}"><Relationship Id="rId1" Type="${DOC_REL}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,

@@ -18,8 +18,12 @@ export interface ReportRow {
   repliedAt: Date | null;
 }
 
-export type HistoryRow = Pick<JobEntity, 'id' | 'status' | 'total' | 'sent' | 'failed' | 'createdAt' | 'startedAt' | 'finishedAt'> &
-  Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> & Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
+export type HistoryRow = Pick<
+  JobEntity,
+  'id' | 'status' | 'total' | 'sent' | 'failed' | 'createdAt' | 'startedAt' | 'finishedAt'
+> &
+  Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> &
+  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
 
 /** A receipt to fold: which recipient (by job and number) and what happened when. */
 export interface ReceiptFold {
@@ -67,7 +71,12 @@ const CAPPED = `(${CAPPED_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 @Injectable()
 export class ResultsRepository {
   /** The variables of a personalised job's recipients, by list position. */
-  async insertVariables(em: EntityManager, jobId: string, seqs: readonly number[], variables: readonly string[]): Promise<void> {
+  async insertVariables(
+    em: EntityManager,
+    jobId: string,
+    seqs: readonly number[],
+    variables: readonly string[],
+  ): Promise<void> {
     if (seqs.length === 0) return;
     await rows(
       em,
@@ -80,8 +89,15 @@ export class ResultsRepository {
   // ---- the report ----
 
   /** The job's owner check and what the report needs of it. */
-  findJob(em: EntityManager, userId: string, jobId: string): Promise<Pick<JobEntity, 'id' | 'status' | 'createdAt'> | undefined> {
-    return row(em, `SELECT id, status, created_at AS "createdAt" FROM jobs WHERE id = $1 AND user_id = $2`, [jobId, userId]);
+  findJob(
+    em: EntityManager,
+    userId: string,
+    jobId: string,
+  ): Promise<Pick<JobEntity, 'id' | 'status' | 'createdAt'> | undefined> {
+    return row(em, `SELECT id, status, created_at AS "createdAt" FROM jobs WHERE id = $1 AND user_id = $2`, [
+      jobId,
+      userId,
+    ]);
   }
 
   /**
@@ -90,7 +106,13 @@ export class ResultsRepository {
    * in `job_skips`; they follow the list, numbered from SKIPPED_SEQ_BASE in the order they were skipped,
    * so every recipient is on exactly one page.
    */
-  page(em: EntityManager, jobId: string, afterSeq: number, limit: number, statuses?: readonly RecipientResultStatus[]): Promise<ReportRow[]> {
+  page(
+    em: EntityManager,
+    jobId: string,
+    afterSeq: number,
+    limit: number,
+    statuses?: readonly RecipientResultStatus[],
+  ): Promise<ReportRow[]> {
     const filtered = statuses && statuses.length > 0;
     const wantSkipped = !filtered || statuses.includes('skipped');
     const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${filtered ? `AND ${STATUS_SQL} = ANY($4::text[])` : ''}`;
@@ -118,7 +140,14 @@ export class ResultsRepository {
   // ---- the history ----
 
   /** The user's jobs (only those not finished yet with `active`), newest first, after the job `afterJobId` (keyset on created_at, id). */
-  history(em: EntityManager, userId: string, limit: number, afterJobId: string | undefined, previewMax: number, active = false): Promise<HistoryRow[]> {
+  history(
+    em: EntityManager,
+    userId: string,
+    limit: number,
+    afterJobId: string | undefined,
+    previewMax: number,
+    active = false,
+  ): Promise<HistoryRow[]> {
     const after = afterJobId
       ? `AND (j.created_at, j.id) < (SELECT c.created_at, c.id FROM jobs c WHERE c.id = $4 AND c.user_id = $1)`
       : '';
@@ -150,7 +179,11 @@ export class ResultsRepository {
   async foldReceipt(em: EntityManager, r: ReceiptFold): Promise<FoldDelta | undefined> {
     const [delta] = await this.foldReceipts(em, [r]);
     if (delta) return delta;
-    const known = await row(em, `SELECT 1 FROM job_recipients x JOIN jobs j ON j.id = x.job_id WHERE x.job_id = $1 AND x.phone = $2 AND j.user_id = $3`, [r.jobId, r.phone, r.userId]);
+    const known = await row(
+      em,
+      `SELECT 1 FROM job_recipients x JOIN jobs j ON j.id = x.job_id WHERE x.job_id = $1 AND x.phone = $2 AND j.user_id = $3`,
+      [r.jobId, r.phone, r.userId],
+    );
     return known ? { jobId: r.jobId, delivered: 0, read: 0, replied: 0 } : undefined;
   }
 
@@ -167,7 +200,13 @@ export class ResultsRepository {
    */
   async foldReceipts(em: EntityManager, receipts: readonly ReceiptFold[]): Promise<FoldDelta[]> {
     if (receipts.length === 0) return [];
-    const params = [receipts.map((r) => r.jobId), receipts.map((r) => r.userId), receipts.map((r) => r.phone), receipts.map((r) => r.at), receipts.map((r) => r.kind === 'read')];
+    const params = [
+      receipts.map((r) => r.jobId),
+      receipts.map((r) => r.userId),
+      receipts.map((r) => r.phone),
+      receipts.map((r) => r.at),
+      receipts.map((r) => r.kind === 'read'),
+    ];
     const folds = `SELECT i.job_id, i.phone, min(i.at) AS d_at, min(i.at) FILTER (WHERE i.is_read) AS r_at
          FROM unnest($1::uuid[], $2::text[], $3::text[], $4::timestamptz[], $5::boolean[]) AS i(job_id, user_id, phone, at, is_read)
          JOIN jobs j ON j.id = i.job_id AND j.user_id = i.user_id
@@ -180,7 +219,12 @@ export class ResultsRepository {
        RETURNING x.job_id AS "jobId", x.read_at IS NOT NULL AS read`,
       params,
     );
-    const deltas: FoldDelta[] = delivered.map((d) => ({ jobId: d.jobId, delivered: 1, read: d.read ? 1 : 0, replied: 0 }));
+    const deltas: FoldDelta[] = delivered.map((d) => ({
+      jobId: d.jobId,
+      delivered: 1,
+      read: d.read ? 1 : 0,
+      replied: 0,
+    }));
     if (!receipts.some((r) => r.kind === 'read')) return deltas;
     const read = await rows<{ jobId: string }>(
       em,
@@ -222,7 +266,12 @@ export class ResultsRepository {
         GROUP BY job_id ORDER BY job_id
        ON CONFLICT (job_id) DO UPDATE SET delivered = job_receipts.delivered + excluded.delivered,
               read = job_receipts.read + excluded.read, replied = job_receipts.replied + excluded.replied`,
-      [changed.map((d) => d.jobId), changed.map((d) => d.delivered), changed.map((d) => d.read), changed.map((d) => d.replied)],
+      [
+        changed.map((d) => d.jobId),
+        changed.map((d) => d.delivered),
+        changed.map((d) => d.read),
+        changed.map((d) => d.replied),
+      ],
     );
   }
 
@@ -231,7 +280,14 @@ export class ResultsRepository {
    * same recipient, e.g. on another replica, waits and then sees the other's times), and only what
    * was still empty counts.
    */
-  private async setTimes(em: EntityManager, jobId: string, seq: number, at: Date, read: boolean, replied: boolean): Promise<FoldDelta> {
+  private async setTimes(
+    em: EntityManager,
+    jobId: string,
+    seq: number,
+    at: Date,
+    read: boolean,
+    replied: boolean,
+  ): Promise<FoldDelta> {
     const before = await row<{ d: boolean; r: boolean; p: boolean }>(
       em,
       `UPDATE job_recipients x SET delivered_at = coalesce(x.delivered_at, $3),
@@ -245,7 +301,11 @@ export class ResultsRepository {
     );
     // No row back: nothing was still empty, nothing changed.
     if (!before) return { jobId, delivered: 0, read: 0, replied: 0 };
-    return { jobId, delivered: before.d ? 0 : 1, read: read && !before.r ? 1 : 0, replied: replied && !before.p ? 1 : 0 };
+    return {
+      jobId,
+      delivered: before.d ? 0 : 1,
+      read: read && !before.r ? 1 : 0,
+      replied: replied && !before.p ? 1 : 0,
+    };
   }
 }
-

@@ -26,7 +26,6 @@ import { AppError, NATS_CONNECTION, Transactions } from '@bns/service-kit';
 import { csvWriter, xlsxWriter, type ReportWriter } from './report-writers.js';
 import { ResultsRepository, type ReportRow } from './results.repository.js';
 
-
 /** The per-recipient report, its export and the campaign history. */
 @Injectable()
 export class ResultsService {
@@ -69,11 +68,21 @@ export class ResultsService {
     const query = jobHistoryQuerySchema.safeParse({ cursor: req.cursor, limit: req.limit, active: req.active });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     const cursor = query.data.cursor;
-    if (cursor !== undefined && (!isUuid(cursor) || !(await this.results.ownsJob(this.tx.manager, req.userId, cursor)))) {
+    if (
+      cursor !== undefined &&
+      (!isUuid(cursor) || !(await this.results.ownsJob(this.tx.manager, req.userId, cursor)))
+    ) {
       throw AppError.validation(JobResultsErrorCode.InvalidQuery, RESULTS_MESSAGES.invalidCursor);
     }
     const limit = query.data.limit;
-    const found = await this.results.history(this.tx.manager, req.userId, limit + 1, cursor, RESULTS_LIMITS.messagePreviewMax, query.data.active);
+    const found = await this.results.history(
+      this.tx.manager,
+      req.userId,
+      limit + 1,
+      cursor,
+      RESULTS_LIMITS.messagePreviewMax,
+      query.data.active,
+    );
     const more = found.length > limit;
     if (more) found.length = limit;
     return {
@@ -107,7 +116,10 @@ export class ResultsService {
     const format = query.data.format;
     const stamp = job.createdAt.toISOString().slice(0, 10);
     return {
-      start: { filename: `job-${job.id.slice(0, 8)}-${stamp}-results.${format}`, contentType: EXPORT_CONTENT_TYPES[format] },
+      start: {
+        filename: `job-${job.id.slice(0, 8)}-${stamp}-results.${format}`,
+        contentType: EXPORT_CONTENT_TYPES[format],
+      },
       run: () => this.stream(req.jobId, format, req.inbox),
     };
   }
@@ -151,7 +163,8 @@ export class ResultsService {
 function parseSeqCursor(cursor: string | undefined): number {
   if (cursor === undefined) return 0;
   // A list position, or one of the skipped recipients' positions after it (a Postgres int either way).
-  if (!/^\d{1,10}$/.test(cursor) || Number(cursor) > 2_147_483_647) throw AppError.validation(JobResultsErrorCode.InvalidQuery, RESULTS_MESSAGES.invalidCursor);
+  if (!/^\d{1,10}$/.test(cursor) || Number(cursor) > 2_147_483_647)
+    throw AppError.validation(JobResultsErrorCode.InvalidQuery, RESULTS_MESSAGES.invalidCursor);
   return Number(cursor);
 }
 
@@ -162,7 +175,9 @@ export function toResult(r: ReportRow): RecipientResult {
     phoneNumber: r.phone,
     ...(r.variables ? { variables: r.variables } : {}),
     status: r.status,
-    ...(r.status === 'failed' || r.status === 'skipped' ? { error: r.error ?? JOB_MESSAGES.sendFailed, failedAt: iso(r.doneAt) } : {}),
+    ...(r.status === 'failed' || r.status === 'skipped'
+      ? { error: r.error ?? JOB_MESSAGES.sendFailed, failedAt: iso(r.doneAt) }
+      : {}),
     sentAt: r.status === 'failed' || r.status === 'skipped' || r.status === 'pending' ? null : iso(r.doneAt),
     deliveredAt: iso(r.deliveredAt),
     readAt: iso(r.readAt),
@@ -189,7 +204,8 @@ class ChunkSink {
       if (p.byteLength === 0) continue;
       this.pending.push(p);
       this.size += p.byteLength;
-      while (this.size >= RESULTS_LIMITS.exportChunkBytes && !this.stopped) await this.flush(RESULTS_LIMITS.exportChunkBytes);
+      while (this.size >= RESULTS_LIMITS.exportChunkBytes && !this.stopped)
+        await this.flush(RESULTS_LIMITS.exportChunkBytes);
     }
   }
 

@@ -9,13 +9,22 @@ export type ColumnMap<T> = { readonly [K in keyof T]-?: string };
  * (`prefix` + field): `j.estimated_minutes AS "estimatedMinutes"`. Without an alias the columns are bare
  * (a RETURNING list, or a single-table statement).
  */
-export function selectList<T>(columns: ColumnMap<T>, keys: readonly (keyof T & string)[], alias = '', prefix = ''): string {
+export function selectList<T>(
+  columns: ColumnMap<T>,
+  keys: readonly (keyof T & string)[],
+  alias = '',
+  prefix = '',
+): string {
   const qualify = alias ? `${alias}.` : '';
   return keys.map((k) => `${qualify}${columns[k]} AS "${prefix}${k}"`).join(', ');
 }
 
 /** The fields `selectList` named with `prefix`, read back from a row; undefined when the row has none of them (`keys[0]` is null). */
-export function fieldsOf<T>(row: Record<string, unknown>, keys: readonly (keyof T & string)[], prefix: string): T | undefined {
+export function fieldsOf<T>(
+  row: Record<string, unknown>,
+  keys: readonly (keyof T & string)[],
+  prefix: string,
+): T | undefined {
   if (row[`${prefix}${keys[0]}`] == null) return undefined;
   return Object.fromEntries(keys.map((k) => [k, row[`${prefix}${k}`]])) as T;
 }

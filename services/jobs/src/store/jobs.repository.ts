@@ -35,7 +35,19 @@ export const OPEN_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as
 const OPEN = `(${OPEN_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /** What the lane step reads of a job. */
-export const LANE_JOB_KEYS = ['id', 'status', 'message', 'total', 'sent', 'failed', 'skipped', 'unlinkedSince', 'pausedReason', 'resumesAt', 'startedAt'] as const;
+export const LANE_JOB_KEYS = [
+  'id',
+  'status',
+  'message',
+  'total',
+  'sent',
+  'failed',
+  'skipped',
+  'unlinkedSince',
+  'pausedReason',
+  'resumesAt',
+  'startedAt',
+] as const;
 
 export type LaneJob = Pick<JobEntity, (typeof LANE_JOB_KEYS)[number]>;
 /** What the job view shows of a job's own row. */
@@ -72,7 +84,17 @@ export type JobStatusRow = JobSummary & { resultsJson: string };
  */
 export type NewJob = Omit<
   JobEntity,
-  'sent' | 'failed' | 'skipped' | 'error' | 'unlinkedSince' | 'createdAt' | 'startedAt' | 'finishedAt' | 'pausedReason' | 'resumesAt' | 'transactional'
+  | 'sent'
+  | 'failed'
+  | 'skipped'
+  | 'error'
+  | 'unlinkedSince'
+  | 'createdAt'
+  | 'startedAt'
+  | 'finishedAt'
+  | 'pausedReason'
+  | 'resumesAt'
+  | 'transactional'
 > &
   /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
   Partial<Pick<JobEntity, 'skipped' | 'transactional'>>;
@@ -87,7 +109,8 @@ const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-M
 const jsonObjectText = (fields: [string, string][]) =>
   `'{' || ${fields.map(([key, value], i) => `'${i > 0 ? ',' : ''}"${key}":' || coalesce(to_json(${value})::text, 'null')`).join(' || ')} || '}'`;
 /** A JSON array's text of `entry` over `fromSql` in `orderBy`. */
-const jsonArrayText = (entry: string, orderBy: string, fromSql: string) => `(SELECT '[' || coalesce(string_agg(${entry}, ',' ORDER BY ${orderBy}), '') || ']' FROM ${fromSql})`;
+const jsonArrayText = (entry: string, orderBy: string, fromSql: string) =>
+  `(SELECT '[' || coalesce(string_agg(${entry}, ',' ORDER BY ${orderBy}), '') || ']' FROM ${fromSql})`;
 
 /** A job's newest $3 recipients in `state`, oldest first, as the answer's list (`fields` of `d`). */
 const newestDone = (state: 'sent' | 'failed', fields: [string, string][]) =>
@@ -97,12 +120,23 @@ const newestDone = (state: 'sent' | 'failed', fields: [string, string][]) =>
     `(SELECT phone, seq, done_at, error FROM job_recipients WHERE job_id = j.id AND state = '${state}' ORDER BY done_at DESC, seq DESC LIMIT $3) d`,
   );
 const RESULTS_JSON = `'{"skippedList":' || ${jsonArrayText(
-  jsonObjectText([['phoneNumber', 's.phone'], ['reason', 's.reason'], ['timestamp', isoMs('s.at')]]),
+  jsonObjectText([
+    ['phoneNumber', 's.phone'],
+    ['reason', 's.reason'],
+    ['timestamp', isoMs('s.at')],
+  ]),
   's.at, s.phone',
   '(SELECT phone, reason, at FROM job_skips WHERE job_id = j.id ORDER BY at DESC, phone DESC LIMIT $3) s',
 )}
-  || ',"successList":' || ${newestDone('sent', [['originalNumber', 'd.phone'], ['timestamp', isoMs('d.done_at')]])}
-  || ',"failedList":' || ${newestDone('failed', [['phoneNumber', 'd.phone'], ['timestamp', isoMs('d.done_at')], ['error', 'coalesce(d.error, $4)']])} || '}'`;
+  || ',"successList":' || ${newestDone('sent', [
+    ['originalNumber', 'd.phone'],
+    ['timestamp', isoMs('d.done_at')],
+  ])}
+  || ',"failedList":' || ${newestDone('failed', [
+    ['phoneNumber', 'd.phone'],
+    ['timestamp', isoMs('d.done_at')],
+    ['error', 'coalesce(d.error, $4)'],
+  ])} || '}'`;
 
 // Polled statements are built once: a statement's text is looked up (hashed) on every call to find
 // its prepared name, and a string built per call is hashed afresh each time.
@@ -160,22 +194,39 @@ export class JobsRepository {
   /** The user resumes: back to scheduled if its time has not come, else to where it was; the lane decides the rest. */
   async resume(em: EntityManager, jobId: string): Promise<void> {
     await this.update(em, jobId, {
-      status: () => `CASE WHEN start_at > now() THEN 'scheduled' WHEN started_at IS NULL THEN 'queued' ELSE 'running' END`,
+      status: () =>
+        `CASE WHEN start_at > now() THEN 'scheduled' WHEN started_at IS NULL THEN 'queued' ELSE 'running' END`,
       pausedReason: null,
       resumesAt: null,
     });
   }
 
   async complete(em: EntityManager, jobId: string): Promise<void> {
-    await this.update(em, jobId, { status: 'completed', finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+    await this.update(em, jobId, {
+      status: 'completed',
+      finishedAt: () => 'now()',
+      pausedReason: null,
+      resumesAt: null,
+    });
   }
 
   async cancel(em: EntityManager, jobId: string): Promise<void> {
-    await this.update(em, jobId, { status: 'cancelled', finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+    await this.update(em, jobId, {
+      status: 'cancelled',
+      finishedAt: () => 'now()',
+      pausedReason: null,
+      resumesAt: null,
+    });
   }
 
   async fail(em: EntityManager, jobId: string, reason: string): Promise<void> {
-    await this.update(em, jobId, { status: 'failed', error: reason, finishedAt: () => 'now()', pausedReason: null, resumesAt: null });
+    await this.update(em, jobId, {
+      status: 'failed',
+      error: reason,
+      finishedAt: () => 'now()',
+      pausedReason: null,
+      resumesAt: null,
+    });
   }
 
   /**
@@ -183,7 +234,10 @@ export class JobsRepository {
    * lane step completes the job itself when nothing is left to take, so the status is left alone here.
    */
   async countSkipped(em: EntityManager, jobId: string, n: number): Promise<LaneJob> {
-    const job = await row<LaneJob>(em, `UPDATE jobs SET skipped = skipped + $2 WHERE id = $1 RETURNING ${LANE_JOB}`, [jobId, n]);
+    const job = await row<LaneJob>(em, `UPDATE jobs SET skipped = skipped + $2 WHERE id = $1 RETURNING ${LANE_JOB}`, [
+      jobId,
+      n,
+    ]);
     return job!;
   }
 
@@ -198,7 +252,10 @@ export class JobsRepository {
   }
 
   /** Marks the job unlinked since now unless it already was; says for how long and whether this is the first time. */
-  markUnlinked(em: EntityManager, jobId: string): Promise<{ status: JobStatus; first: boolean; unlinkedMs: number } | undefined> {
+  markUnlinked(
+    em: EntityManager,
+    jobId: string,
+  ): Promise<{ status: JobStatus; first: boolean; unlinkedMs: number } | undefined> {
     return row(
       em,
       `UPDATE jobs SET unlinked_since = coalesce(unlinked_since, now()) WHERE id = $1

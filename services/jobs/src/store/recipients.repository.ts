@@ -9,7 +9,12 @@ import { rows } from '@bns/service-kit';
 @Injectable()
 export class RecipientsRepository {
   /** The job's recipients in list order; `texts` empty when every recipient gets the job's message. */
-  async insertAll(em: EntityManager, jobId: string, phones: readonly string[], texts: readonly string[]): Promise<void> {
+  async insertAll(
+    em: EntityManager,
+    jobId: string,
+    phones: readonly string[],
+    texts: readonly string[],
+  ): Promise<void> {
     await rows(
       em,
       `INSERT INTO job_recipients (job_id, seq, phone, text)

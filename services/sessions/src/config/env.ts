@@ -2,9 +2,21 @@ import { env, type EnvOf } from '@bns/service-kit';
 import { WA_ENGINES } from '@bns/contracts';
 
 export const SESSIONS_ENV = {
-  SHARD_INDEX: env.int('which sessions shard this replica is, 0 ≤ SHARD_INDEX < SESSIONS_SHARDS (the StatefulSet ordinal)', 0, { min: 0 }),
-  WA_ENGINE: env.oneOf('WhatsApp engine: webjs (whatsapp-web.js + Chromium) or simulated (offline stand-in for local runs and tests)', WA_ENGINES, 'simulated'),
-  RESTORE_CONCURRENCY: env.int('stored links restored side by side at start (each webjs restore launches a Chromium)', 4, { min: 1, max: 256 }),
+  SHARD_INDEX: env.int(
+    'which sessions shard this replica is, 0 ≤ SHARD_INDEX < SESSIONS_SHARDS (the StatefulSet ordinal)',
+    0,
+    { min: 0 },
+  ),
+  WA_ENGINE: env.oneOf(
+    'WhatsApp engine: webjs (whatsapp-web.js + Chromium) or simulated (offline stand-in for local runs and tests)',
+    WA_ENGINES,
+    'simulated',
+  ),
+  RESTORE_CONCURRENCY: env.int(
+    'stored links restored side by side at start (each webjs restore launches a Chromium)',
+    4,
+    { min: 1, max: 256 },
+  ),
   SEND_TIMEOUT_MS: env.int(
     'longest wait for the engine to send one message; past it the message is recorded as unconfirmed and never sent again for its key (keep it well under the 120 s after which a send claim counts as abandoned)',
     45_000,
@@ -20,27 +32,73 @@ export const SESSIONS_ENV = {
     1,
     { min: 1, max: 50 },
   ),
-  AUTO_LOGIN_PREF_TIMEOUT_MS: env.int('how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled', 1500, { min: 50 }),
+  AUTO_LOGIN_PREF_TIMEOUT_MS: env.int(
+    'how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled',
+    1500,
+    { min: 50 },
+  ),
   // Simulated engine
-  SIM_QR_INTERVAL_MS: env.int('simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)', 20_000, { min: 10 }),
+  SIM_QR_INTERVAL_MS: env.int(
+    'simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)',
+    20_000,
+    { min: 10 },
+  ),
   SIM_READY_DELAY_MS: env.int('simulated engine: time between a scan (authenticated) and ready', 300, { min: 0 }),
-  SIM_AUTO_SCAN_MS: env.int('simulated engine: scan the QR by itself after this long (0 = only POST /dev/simulator/scan links)', 0, { min: 0 }),
-  SIM_FAIL_NUMBERS: env.list('simulated engine: numbers (digits, with or without 852) that are "not on WhatsApp", comma-separated'),
+  SIM_AUTO_SCAN_MS: env.int(
+    'simulated engine: scan the QR by itself after this long (0 = only POST /dev/simulator/scan links)',
+    0,
+    { min: 0 },
+  ),
+  SIM_FAIL_NUMBERS: env.list(
+    'simulated engine: numbers (digits, with or without 852) that are "not on WhatsApp", comma-separated',
+  ),
   SIM_DELIVERED_DELAY_MS: env.int('simulated engine: delay of the delivered ack after a send', 1000, { min: 0 }),
-  SIM_RATE_LIMIT_AFTER: env.int("simulated engine: after this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never)", 0, { min: 0 }),
+  SIM_RATE_LIMIT_AFTER: env.int(
+    "simulated engine: after this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never)",
+    0,
+    { min: 0 },
+  ),
   SIM_READ_DELAY_MS: env.int('simulated engine: delay of the read ack after a send', 3000, { min: 0 }),
   // whatsapp-web.js engine
-  CHROMIUM_PATH: env.str('webjs engine: the Chromium puppeteer launches (browser download is skipped at install)', '/usr/bin/chromium'),
-  WEBJS_DATA_PATH: env.str('webjs engine: local folder for the browser profiles RemoteAuth unpacks (scratch; the truth is in Postgres)', '.wwebjs_auth'),
-  WEBJS_BACKUP_SYNC_MS: env.int('webjs engine: RemoteAuth backs the profile up to Postgres this often (≥ 60000)', 300_000, { min: 60_000 }),
-  WEBJS_AUTH_MAX_BYTES: env.int('webjs engine: largest profile zip stored; bigger backups are refused and the previous one kept', 64 * 1024 * 1024, { min: 1024 }),
+  CHROMIUM_PATH: env.str(
+    'webjs engine: the Chromium puppeteer launches (browser download is skipped at install)',
+    '/usr/bin/chromium',
+  ),
+  WEBJS_DATA_PATH: env.str(
+    'webjs engine: local folder for the browser profiles RemoteAuth unpacks (scratch; the truth is in Postgres)',
+    '.wwebjs_auth',
+  ),
+  WEBJS_BACKUP_SYNC_MS: env.int(
+    'webjs engine: RemoteAuth backs the profile up to Postgres this often (≥ 60000)',
+    300_000,
+    { min: 60_000 },
+  ),
+  WEBJS_AUTH_MAX_BYTES: env.int(
+    'webjs engine: largest profile zip stored; bigger backups are refused and the previous one kept',
+    64 * 1024 * 1024,
+    { min: 1024 },
+  ),
   WEBJS_HEADLESS: env.bool('webjs engine: run Chromium headless', true),
-  WEBJS_START_TIMEOUT_MS: env.int('webjs engine: launch deadline, until the first QR (or ready, for a restore); past it the browser is closed and the start reported failed', 90_000, { min: 1000 }),
-  WEBJS_LINK_TIMEOUT_MS: env.int('webjs engine: how long a QR may wait for its scan; past it the browser is closed and the user sees qr_max_attempts', 180_000, { min: 1000 }),
-  WEBJS_AUTH_TIMEOUT_MS: env.int('webjs engine: deadline from the scan (or a restore start) to ready, history sync included; past it the browser is closed and the link reported failed', 180_000, { min: 1000 }),
+  WEBJS_START_TIMEOUT_MS: env.int(
+    'webjs engine: launch deadline, until the first QR (or ready, for a restore); past it the browser is closed and the start reported failed',
+    90_000,
+    { min: 1000 },
+  ),
+  WEBJS_LINK_TIMEOUT_MS: env.int(
+    'webjs engine: how long a QR may wait for its scan; past it the browser is closed and the user sees qr_max_attempts',
+    180_000,
+    { min: 1000 },
+  ),
+  WEBJS_AUTH_TIMEOUT_MS: env.int(
+    'webjs engine: deadline from the scan (or a restore start) to ready, history sync included; past it the browser is closed and the link reported failed',
+    180_000,
+    { min: 1000 },
+  ),
 };
 export type SessionsEnv = EnvOf<typeof SESSIONS_ENV> & { SESSIONS_SHARDS: number };
 
 export function shardProblems(env: SessionsEnv): string[] {
-  return env.SHARD_INDEX < env.SESSIONS_SHARDS ? [] : [`SHARD_INDEX must be < SESSIONS_SHARDS (${env.SESSIONS_SHARDS}), got ${env.SHARD_INDEX}`];
+  return env.SHARD_INDEX < env.SESSIONS_SHARDS
+    ? []
+    : [`SHARD_INDEX must be < SESSIONS_SHARDS (${env.SESSIONS_SHARDS}), got ${env.SHARD_INDEX}`];
 }

@@ -12,4 +12,9 @@ import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
 export const SESSIONS_ENTITIES = [LinkEntity, SendEntity, SimOutboxEntity, WebjsAuthEntity, OutboxEntity];
 
 /** In order; each runs once per database under the migration lock. */
-export const SESSIONS_MIGRATIONS = [CreateSessions1763769600000, SendStatusUnknown1795411781000, OutboxAndReceipts1795412300000, SendsUserMessageIdx1796100000000];
+export const SESSIONS_MIGRATIONS = [
+  CreateSessions1763769600000,
+  SendStatusUnknown1795411781000,
+  OutboxAndReceipts1795412300000,
+  SendsUserMessageIdx1796100000000,
+];

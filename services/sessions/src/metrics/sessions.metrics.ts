@@ -21,7 +21,7 @@ const receipts = counter({
 });
 const restoreSeconds = histogram({
   name: 'bns_sessions_restore_duration_seconds',
-  help: 'Time from the start of a stored link\'s restore to its engine being ready, no QR scan',
+  help: "Time from the start of a stored link's restore to its engine being ready, no QR scan",
   labelNames: ['shard'],
   buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
 });

@@ -4,7 +4,14 @@ import { RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import type { SessionsEnv } from '../config/env.js';
 import { restoreFinished } from '../metrics/sessions.metrics.js';
 import { safeError } from '../redact.js';
-import { PhaseTimeoutError, WA_ENGINE, type AckStatus, type EngineListener, type EngineSession, type WaEngine } from './engines/engine.types.js';
+import {
+  PhaseTimeoutError,
+  WA_ENGINE,
+  type AckStatus,
+  type EngineListener,
+  type EngineSession,
+  type WaEngine,
+} from './engines/engine.types.js';
 import { LinksRepository } from './links.repository.js';
 import { MessageEvents } from './message-events.service.js';
 import { SendLedger } from './send-ledger.service.js';
@@ -45,7 +52,9 @@ export class EngineListeners {
           if (!this.sessions.isCurrent(session)) return;
           await fn(session);
         })
-        .catch((err: unknown) => this.logger.error({ err: safeError(err), userId: session.userId, what }, 'engine event failed'));
+        .catch((err: unknown) =>
+          this.logger.error({ err: safeError(err), userId: session.userId, what }, 'engine event failed'),
+        );
     return {
       qr: (qr) => on('qr', (s) => this.onQr(s, qr)),
       authenticated: () => on('authenticated', (s) => this.onAuthenticated(s)),
@@ -55,12 +64,14 @@ export class EngineListeners {
           const { reason, message } = whatsappDisconnect(waReason);
           return this.endLink(s, reason, { message, waReason });
         }),
-      authFailure: () => on('auth_failure', (s) => this.endLink(s, DISCONNECT_REASONS.authLost, { message: SESSION_MESSAGES.authLost })),
+      authFailure: () =>
+        on('auth_failure', (s) => this.endLink(s, DISCONNECT_REASONS.authLost, { message: SESSION_MESSAGES.authLost })),
       failed: (error) => on('failed', (s) => this.onFailed(s, error)),
       // Receipts and inbound messages do not touch the link's state: they go straight to the durable
       // outbox (retried through a Postgres outage), outside the user's queue.
       ack: (messageId, status: AckStatus) => void this.messageEvents.recordAck(session.userId, messageId, status),
-      incoming: (from, text, at, messageId) => void this.messageEvents.recordInbound(session.userId, { from, text, at, messageId }),
+      incoming: (from, text, at, messageId) =>
+        void this.messageEvents.recordInbound(session.userId, { from, text, at, messageId }),
     };
   }
 
@@ -74,7 +85,12 @@ export class EngineListeners {
     if (s.attempts >= LIMITS.qrMaxAttempts) {
       this.sessions.delete(s.userId);
       await s.engine?.destroy();
-      await this.events.state(s.userId, { state: 'qr_max_attempts', sessionId: s.sessionId, message: SESSION_MESSAGES.qrMaxAttempts, attempts: s.attempts });
+      await this.events.state(s.userId, {
+        state: 'qr_max_attempts',
+        sessionId: s.sessionId,
+        message: SESSION_MESSAGES.qrMaxAttempts,
+        attempts: s.attempts,
+      });
       return;
     }
     s.attempts += 1;
@@ -86,7 +102,11 @@ export class EngineListeners {
     if (s.phase !== 'linking') return;
     s.phase = 'authenticating';
     s.lastQr = undefined;
-    await this.events.state(s.userId, { state: 'creating', sessionId: s.sessionId, message: SESSION_MESSAGES.creatingFinalizing });
+    await this.events.state(s.userId, {
+      state: 'creating',
+      sessionId: s.sessionId,
+      message: SESSION_MESSAGES.creatingFinalizing,
+    });
   }
 
   private async onReady(s: UserSession, phoneNumber: string, engines: ReadyEngines): Promise<void> {
@@ -114,12 +134,22 @@ export class EngineListeners {
     if (error instanceof PhaseTimeoutError && error.phase === 'qr' && s.phase === 'linking') {
       // Nobody scanned in time (or WhatsApp stopped rotating the QR): the same end as too many QR codes.
       this.logger.log({ userId: s.userId }, 'QR not scanned in time');
-      await this.events.state(s.userId, { state: 'qr_max_attempts', sessionId: s.sessionId, message: SESSION_MESSAGES.qrMaxAttempts, attempts: s.attempts });
+      await this.events.state(s.userId, {
+        state: 'qr_max_attempts',
+        sessionId: s.sessionId,
+        message: SESSION_MESSAGES.qrMaxAttempts,
+        attempts: s.attempts,
+      });
       return;
     }
     this.logger.error({ err: safeError(error), userId: s.userId, phase: s.phase }, 'WhatsApp engine failed');
     // A restore that failed keeps its stored link: the next start (or createSession) tries again.
-    await this.events.state(s.userId, { state: 'disconnected', sessionId: s.sessionId, reason: DISCONNECT_REASONS.engineFailed, message: SESSION_MESSAGES.engineFailed });
+    await this.events.state(s.userId, {
+      state: 'disconnected',
+      sessionId: s.sessionId,
+      reason: DISCONNECT_REASONS.engineFailed,
+      message: SESSION_MESSAGES.engineFailed,
+    });
   }
 
   /**
@@ -132,11 +162,22 @@ export class EngineListeners {
     await s.engine?.destroy();
     await this.links.delete(s.userId);
     await this.engine.deleteStoredAuth(s.userId);
-    await this.events.state(s.userId, { state: 'disconnected', sessionId: s.sessionId, reason, message: detail.message, ...(detail.waReason ? { waReason: detail.waReason } : {}) });
+    await this.events.state(s.userId, {
+      state: 'disconnected',
+      sessionId: s.sessionId,
+      reason,
+      message: detail.message,
+      ...(detail.waReason ? { waReason: detail.waReason } : {}),
+    });
   }
 
   /** The auto-login success message: once per new link, when the user's preference allows it. */
-  private async sendWelcome(userId: string, sessionId: string, phoneNumber: string, engines: ReadyEngines): Promise<void> {
+  private async sendWelcome(
+    userId: string,
+    sessionId: string,
+    phoneNumber: string,
+    engines: ReadyEngines,
+  ): Promise<void> {
     try {
       const enabled = await this.rpc
         .call('dashboard.preferences.get', { userId }, { timeoutMs: this.env.AUTO_LOGIN_PREF_TIMEOUT_MS })
@@ -146,7 +187,12 @@ export class EngineListeners {
       const engine = await engines.readyEngine(userId);
       if (!engine || this.sessions.get(userId)?.sessionId !== sessionId) return;
       if (!(await this.links.claimWelcome(userId, sessionId))) return;
-      await this.ledger.send(userId, { userId, to: phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${sessionId}` }, engine, 'welcome');
+      await this.ledger.send(
+        userId,
+        { userId, to: phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${sessionId}` },
+        engine,
+        'welcome',
+      );
     } catch (err) {
       this.logger.warn({ err: safeError(err), userId }, 'auto-login message not sent');
     }

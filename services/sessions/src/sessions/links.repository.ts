@@ -51,7 +51,10 @@ export class LinksRepository {
 
   /** Claims the once-per-link welcome message; false when it was already claimed for this link. */
   async claimWelcome(userId: string, sessionId: string): Promise<boolean> {
-    const result = await this.repo.update({ userId, sessionId, welcomeSentAt: IsNull() }, { welcomeSentAt: () => 'now()' });
+    const result = await this.repo.update(
+      { userId, sessionId, welcomeSentAt: IsNull() },
+      { welcomeSentAt: () => 'now()' },
+    );
     return (result.affected ?? 0) > 0;
   }
 }

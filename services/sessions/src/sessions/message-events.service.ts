@@ -161,8 +161,13 @@ export class MessageEvents implements BeforeApplicationShutdown {
         } catch (err) {
           const retry = batch.filter((a) => !this.stopping && Date.now() - a.arrived < WRITE_RETRY_BUDGET_MS);
           for (const a of batch) if (!retry.includes(a)) a.resolve();
-          if (batch.length > retry.length) this.logger.error({ err: safeError(err), receipts: batch.length - retry.length }, 'receipts lost: Postgres stayed unreachable');
-          else if (batch.some((a) => a.tries === 0)) this.logger.warn({ err: safeError(err), receipts: batch.length }, 'receipts not recorded yet; retrying');
+          if (batch.length > retry.length)
+            this.logger.error(
+              { err: safeError(err), receipts: batch.length - retry.length },
+              'receipts lost: Postgres stayed unreachable',
+            );
+          else if (batch.some((a) => a.tries === 0))
+            this.logger.warn({ err: safeError(err), receipts: batch.length }, 'receipts not recorded yet; retrying');
           waiting = retry;
         }
         // Back to the front, in their order: they come before anything that arrived meanwhile.
@@ -259,7 +264,8 @@ export class MessageEvents implements BeforeApplicationShutdown {
           budgetMs: WRITE_RETRY_BUDGET_MS,
           cancelled: () => this.stopping,
           onRetry: (err, attempt) => {
-            if (attempt === 1) this.logger.warn({ err: safeError(err), userId }, 'inbound message not recorded yet; retrying');
+            if (attempt === 1)
+              this.logger.warn({ err: safeError(err), userId }, 'inbound message not recorded yet; retrying');
           },
         },
       );

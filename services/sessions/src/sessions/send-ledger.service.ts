@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AppError, SERVICE_ENV } from '@bns/service-kit';
-import { ErrorKind, LIMITS, SESSION_MESSAGES, SessionsErrorCode, type SessionSendReply, type SessionSendRequest, withRetry, type BackoffPolicy } from '@bns/contracts';
+import {
+  ErrorKind,
+  LIMITS,
+  SESSION_MESSAGES,
+  SessionsErrorCode,
+  type SessionSendReply,
+  type SessionSendRequest,
+  withRetry,
+  type BackoffPolicy,
+} from '@bns/contracts';
 import type { SessionsEnv } from '../config/env.js';
 import { safeError } from '../redact.js';
 import { TIMED_OUT, within } from '../timeout.js';
@@ -39,15 +48,22 @@ export class SendLedger {
     const errors: Record<string, string> = {};
     if (typeof req?.to !== 'string' || !/^\d{8,15}$/.test(req.to)) errors.to = 'to must be 8 to 15 digits';
     if (typeof req?.text !== 'string' || req.text.trim() === '') errors.text = 'text is required';
-    else if (req.text.length > LIMITS.messageMaxLength) errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
+    else if (req.text.length > LIMITS.messageMaxLength)
+      errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
     if (typeof req?.idempotencyKey !== 'string' || req.idempotencyKey === '' || req.idempotencyKey.length > KEY_MAX) {
       errors.idempotencyKey = `idempotencyKey is required (at most ${KEY_MAX} characters)`;
     }
-    if (Object.keys(errors).length > 0) throw AppError.validation(SessionsErrorCode.InvalidRequest, Object.values(errors).join('; '), errors);
+    if (Object.keys(errors).length > 0)
+      throw AppError.validation(SessionsErrorCode.InvalidRequest, Object.values(errors).join('; '), errors);
   }
 
   /** `engine` is the user's ready engine, or undefined when the account is not linked. */
-  async send(userId: string, req: SessionSendRequest, engine: EngineSession | undefined, kind: SendKind = 'job'): Promise<SessionSendReply> {
+  async send(
+    userId: string,
+    req: SessionSendRequest,
+    engine: EngineSession | undefined,
+    kind: SendKind = 'job',
+  ): Promise<SessionSendReply> {
     const { to, text, idempotencyKey: key } = req;
     // The usual case, a new key on a linked account, is one statement: the claim. Only a key that
     // already has a row is looked up, to answer its first result or take over a dead claim.
@@ -56,11 +72,16 @@ export class SendLedger {
       const previous = await this.sends.find(userId, key, STALE_CLAIM_SECONDS);
       if (previous?.status === 'sent' || previous?.status === 'unknown') return this.reply(previous, true);
       if (previous?.status === 'failed') {
-        throw AppError.validation(previous.errorCode ?? SessionsErrorCode.SendFailed, previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp, {
-          to: previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp,
-        });
+        throw AppError.validation(
+          previous.errorCode ?? SessionsErrorCode.SendFailed,
+          previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp,
+          {
+            to: previous.errorMessage ?? SESSION_MESSAGES.notOnWhatsApp,
+          },
+        );
       }
-      if (previous?.status === 'sending' && !previous.stale) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
+      if (previous?.status === 'sending' && !previous.stale)
+        throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
       if (!engine) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
       // No row any more (a released claim): claim it now; a stale claim: take it over.
       claimed = previous
@@ -77,15 +98,25 @@ export class SendLedger {
       // Recorded across a Postgres blip too (the engine's own failure may be that blip): a claim left
       // `sending` would answer "in progress" to every retry until it went stale, minutes later.
       const record =
-        error.kind === ErrorKind.Validation ? () => this.sends.markFailed(userId, key, error.code, error.message) : () => this.sends.release(userId, key);
+        error.kind === ErrorKind.Validation
+          ? () => this.sends.markFailed(userId, key, error.code, error.message)
+          : () => this.sends.release(userId, key);
       await withRetry(record, { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
       if (!(err instanceof AppError)) this.logger.error({ err: safeError(err), userId }, 'engine send failed');
-      throw err instanceof AppError ? err : AppError.conflict(SessionsErrorCode.SendFailed, SESSION_MESSAGES.sendFailed);
+      throw err instanceof AppError
+        ? err
+        : AppError.conflict(SessionsErrorCode.SendFailed, SESSION_MESSAGES.sendFailed);
     }
     if (sent === TIMED_OUT || !sent.messageId) {
       const at = sent === TIMED_OUT ? new Date() : sent.at;
-      await withRetry(() => this.sends.markUnknown(userId, key, at), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
-      this.logger.warn({ userId, timedOut: sent === TIMED_OUT }, 'WhatsApp did not confirm a send; recorded as unconfirmed and never sent again');
+      await withRetry(() => this.sends.markUnknown(userId, key, at), {
+        ...RECORD_RETRY,
+        budgetMs: RECORD_SENT_BUDGET_MS,
+      });
+      this.logger.warn(
+        { userId, timedOut: sent === TIMED_OUT },
+        'WhatsApp did not confirm a send; recorded as unconfirmed and never sent again',
+      );
       return { messageId: '', status: 'sent', at: at.toISOString(), duplicate: false, unconfirmed: true };
     }
     // The message went out: its ledger row must say so, even across a Postgres blip, or a retry after
@@ -93,12 +124,17 @@ export class SendLedger {
     // is far away lets it wait for other sends' records (recordWaitMs), one commit for several.
     const messageId = sent.messageId;
     const waitMs = req.recordWaitMs ?? 0;
-    await withRetry(() => this.sends.markSent(userId, key, messageId, sent.at, waitMs), { ...RECORD_RETRY, budgetMs: RECORD_SENT_BUDGET_MS });
+    await withRetry(() => this.sends.markSent(userId, key, messageId, sent.at, waitMs), {
+      ...RECORD_RETRY,
+      budgetMs: RECORD_SENT_BUDGET_MS,
+    });
     return { messageId, status: 'sent', at: sent.at.toISOString(), duplicate: false };
   }
 
   private reply(row: LedgerEntry, duplicate: boolean): SessionSendReply {
     const at = (row.sentAt ?? new Date()).toISOString();
-    return row.status === 'unknown' ? { messageId: '', status: 'sent', at, duplicate, unconfirmed: true } : { messageId: row.messageId ?? '', status: 'sent', at, duplicate };
+    return row.status === 'unknown'
+      ? { messageId: '', status: 'sent', at, duplicate, unconfirmed: true }
+      : { messageId: row.messageId ?? '', status: 'sent', at, duplicate };
   }
 }

@@ -49,8 +49,14 @@ export class SendsRepository implements BeforeApplicationShutdown {
     private readonly tx: Transactions,
     @Inject(SERVICE_ENV) env: LedgerBatchEnv,
   ) {
-    this.claims = new StatementBatcher({ many: (c) => this.claimMany(c), one: (c) => this.claimOne(c) }, ledgerBatching(env, 'claim'));
-    this.sentMarks = new StatementBatcher({ many: (m) => this.markSentMany(m), one: (m) => this.markSentOne(m) }, ledgerBatching(env, 'sent'));
+    this.claims = new StatementBatcher(
+      { many: (c) => this.claimMany(c), one: (c) => this.claimOne(c) },
+      ledgerBatching(env, 'claim'),
+    );
+    this.sentMarks = new StatementBatcher(
+      { many: (m) => this.markSentMany(m), one: (m) => this.markSentOne(m) },
+      ledgerBatching(env, 'sent'),
+    );
   }
 
   private repo(em: EntityManager = this.tx.manager) {
@@ -99,7 +105,13 @@ export class SendsRepository implements BeforeApplicationShutdown {
         ORDER BY c.user_id, c.idempotency_key
        ON CONFLICT DO NOTHING
        RETURNING user_id AS "userId", idempotency_key AS "key"`,
-      [unique.map((c) => c.userId), unique.map((c) => c.key), unique.map((c) => c.kind), unique.map((c) => c.to), unique.map((c) => c.text)],
+      [
+        unique.map((c) => c.userId),
+        unique.map((c) => c.key),
+        unique.map((c) => c.kind),
+        unique.map((c) => c.to),
+        unique.map((c) => c.text),
+      ],
     );
     const won = new Set(inserted.map((r) => first.get(userKey(r.userId, r.key))));
     return claims.map((_, i) => won.has(i));
@@ -193,7 +205,10 @@ export class SendsRepository implements BeforeApplicationShutdown {
   }
 
   /** Sets many receipts in one statement. */
-  async setReceipts(em: EntityManager, updates: { userId: string; idempotencyKey: string; receipt: Receipt }[]): Promise<void> {
+  async setReceipts(
+    em: EntityManager,
+    updates: { userId: string; idempotencyKey: string; receipt: Receipt }[],
+  ): Promise<void> {
     if (updates.length === 0) return;
     await em.query(
       `UPDATE sends s SET receipt = u.receipt, receipt_at = now()

@@ -22,6 +22,8 @@ export class SessionEvents {
     trackLinkState(userId, payload.state);
     await this.events
       .emit('events.session.state', { eventId: randomUUID(), userId, at: new Date().toISOString(), ...payload })
-      .catch((err: unknown) => this.logger.warn({ err: safeError(err), userId, state: payload.state }, 'could not publish a session state'));
+      .catch((err: unknown) =>
+        this.logger.warn({ err: safeError(err), userId, state: payload.state }, 'could not publish a session state'),
+      );
   }
 }

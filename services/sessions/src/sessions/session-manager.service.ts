@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { SERVICE_ENV } from '@bns/service-kit';
 import {
   DISCONNECT_REASONS,
@@ -46,7 +52,9 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
   async onApplicationBootstrap(): Promise<void> {
     const owned = (await this.links.all(this.engine.name)).filter((l) => this.sessions.owns(l.userId));
     for (const link of owned) this.sessions.set(this.restoringSession(link));
-    this.logger.log(`restoring ${owned.length} stored link(s) on shard ${this.env.SHARD_INDEX}/${this.env.SESSIONS_SHARDS}`);
+    this.logger.log(
+      `restoring ${owned.length} stored link(s) on shard ${this.env.SHARD_INDEX}/${this.env.SESSIONS_SHARDS}`,
+    );
     void this.restoreAll(owned);
   }
 
@@ -73,14 +81,21 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
         return { state: 'exist', sessionId: s.sessionId, phoneNumber: s.phoneNumber };
       }
       if (s?.phase === 'restoring' || s?.phase === 'authenticating') {
-        const message = s.phase === 'restoring' ? SESSION_MESSAGES.creatingRestoring : SESSION_MESSAGES.creatingFinalizing;
+        const message =
+          s.phase === 'restoring' ? SESSION_MESSAGES.creatingRestoring : SESSION_MESSAGES.creatingFinalizing;
         await this.events.state(userId, { state: 'creating', sessionId: s.sessionId, message });
         return { state: 'creating', sessionId: s.sessionId };
       }
       if (s?.phase === 'linking') {
         // A second tab joins the link in progress: same engine, the QR currently showing.
-        if (!explicit) await this.events.state(userId, { state: 'creating', sessionId: s.sessionId, message: SESSION_MESSAGES.creatingInProgress });
-        if (s.lastQr) await this.events.state(userId, { state: 'qr', sessionId: s.sessionId, qr: s.lastQr, attempts: s.attempts });
+        if (!explicit)
+          await this.events.state(userId, {
+            state: 'creating',
+            sessionId: s.sessionId,
+            message: SESSION_MESSAGES.creatingInProgress,
+          });
+        if (s.lastQr)
+          await this.events.state(userId, { state: 'qr', sessionId: s.sessionId, qr: s.lastQr, attempts: s.attempts });
         return { state: s.lastQr ? 'qr' : 'creating', sessionId: s.sessionId };
       }
       if (!explicit) {
@@ -135,11 +150,22 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
         const engine = s.engine;
         await attempt('whatsapp_logout', SESSION_MESSAGES.cleanupWhatsappLogoutFailed, () => engine.logout());
       }
-      const deletedLinks = (await attempt('stored_link', SESSION_MESSAGES.cleanupStoredLinkFailed, () => this.links.delete(userId))) ?? 0;
-      await attempt('stored_login', SESSION_MESSAGES.cleanupStoredLoginFailed, () => this.engine.deleteStoredAuth(userId));
+      const deletedLinks =
+        (await attempt('stored_link', SESSION_MESSAGES.cleanupStoredLinkFailed, () => this.links.delete(userId))) ?? 0;
+      await attempt('stored_login', SESSION_MESSAGES.cleanupStoredLoginFailed, () =>
+        this.engine.deleteStoredAuth(userId),
+      );
       const found = s !== undefined || deletedLinks > 0;
-      if (found) await this.events.state(userId, { state: 'disconnected', sessionId: s?.sessionId, reason: DISCONNECT_REASONS.logout });
-      return { sessionsCleanedUp: found && failures.length === 0 ? 1 : 0, ...(failures.length > 0 ? { failures } : {}) };
+      if (found)
+        await this.events.state(userId, {
+          state: 'disconnected',
+          sessionId: s?.sessionId,
+          reason: DISCONNECT_REASONS.logout,
+        });
+      return {
+        sessionsCleanedUp: found && failures.length === 0 ? 1 : 0,
+        ...(failures.length > 0 ? { failures } : {}),
+      };
     });
   }
 
@@ -169,7 +195,13 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
 
   private restoringSession(link: LinkRow): UserSession {
     restoreStarted(link.userId);
-    return { userId: link.userId, sessionId: link.sessionId, phase: 'restoring', attempts: 0, phoneNumber: link.phoneNumber };
+    return {
+      userId: link.userId,
+      sessionId: link.sessionId,
+      phase: 'restoring',
+      attempts: 0,
+      phoneNumber: link.phoneNumber,
+    };
   }
 
   private async restoreAll(links: LinkRow[]): Promise<void> {
@@ -177,17 +209,19 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     const worker = async () => {
       for (let link = queue.shift(); link && !this.sessions.shuttingDown; link = queue.shift()) {
         const userId = link.userId;
-        const launch = await this.sessions.serial(userId, async () => {
-          const s = this.sessions.get(userId);
-          if (s?.phase !== 'restoring' || s.engine) return undefined;
-          // "No backup before the first save": a link whose login never reached the store cannot come back.
-          if (!(await this.engine.hasStoredAuth(userId))) {
-            this.sessions.delete(userId);
-            await this.links.delete(userId);
-            return undefined;
-          }
-          return { settled: this.startEngine(s) };
-        }).catch((err: unknown) => this.logger.error({ err: safeError(err), userId }, 'restore failed'));
+        const launch = await this.sessions
+          .serial(userId, async () => {
+            const s = this.sessions.get(userId);
+            if (s?.phase !== 'restoring' || s.engine) return undefined;
+            // "No backup before the first save": a link whose login never reached the store cannot come back.
+            if (!(await this.engine.hasStoredAuth(userId))) {
+              this.sessions.delete(userId);
+              await this.links.delete(userId);
+              return undefined;
+            }
+            return { settled: this.startEngine(s) };
+          })
+          .catch((err: unknown) => this.logger.error({ err: safeError(err), userId }, 'restore failed'));
         // Outside the user's queue (its events and requests go on), but this worker takes no other
         // link until this browser showed a QR, got ready, failed or missed its start deadline.
         await launch?.settled;
@@ -200,9 +234,14 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
   private startEngine(s: UserSession): Promise<void> {
     const listener = this.listeners.listenerFor(s, this);
     s.engine = this.engine.create(
-      { userId: s.userId, ...(s.phase === 'restoring' && s.phoneNumber ? { restore: { phoneNumber: s.phoneNumber } } : {}) },
+      {
+        userId: s.userId,
+        ...(s.phase === 'restoring' && s.phoneNumber ? { restore: { phoneNumber: s.phoneNumber } } : {}),
+      },
       listener,
     );
-    return s.engine.start().catch((err: unknown) => listener.failed(err instanceof Error ? err : new Error(String(err))));
+    return s.engine
+      .start()
+      .catch((err: unknown) => listener.failed(err instanceof Error ? err : new Error(String(err))));
   }
 }

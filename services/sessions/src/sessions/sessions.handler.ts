@@ -40,7 +40,9 @@ export class SessionsHandler {
   }
 
   @Rpc('sessions.simulator.disconnect')
-  disconnect(@Payload() req: RequestOf<'sessions.simulator.disconnect'>): Promise<ReplyOf<'sessions.simulator.disconnect'>> {
+  disconnect(
+    @Payload() req: RequestOf<'sessions.simulator.disconnect'>,
+  ): Promise<ReplyOf<'sessions.simulator.disconnect'>> {
     return this.simulator.disconnect(req.userId);
   }
 

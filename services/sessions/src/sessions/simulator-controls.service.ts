@@ -58,12 +58,17 @@ export class SimulatorControls {
     const from = normalizePhone(req?.from, 'international') ?? '';
     if (typeof req?.from !== 'string' || !/^\d{8,15}$/.test(from)) errors.from = 'from must be 8 to 15 digits';
     if (typeof req?.text !== 'string' || req.text.trim() === '') errors.text = 'text is required';
-    else if (req.text.length > LIMITS.messageMaxLength) errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
+    else if (req.text.length > LIMITS.messageMaxLength)
+      errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
     else if (req.text.includes('\u0000')) errors.text = 'text must not contain NUL characters';
-    if (Object.keys(errors).length > 0) return Promise.reject(AppError.validation(SessionsErrorCode.InvalidRequest, Object.values(errors).join('; '), errors));
+    if (Object.keys(errors).length > 0)
+      return Promise.reject(
+        AppError.validation(SessionsErrorCode.InvalidRequest, Object.values(errors).join('; '), errors),
+      );
     return this.sessions.owned(req.userId, async () => {
       const s = await this.manager.current(req.userId);
-      if (s?.phase !== 'ready' || !s.engine || !isSimulatorControls(s.engine)) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+      if (s?.phase !== 'ready' || !s.engine || !isSimulatorControls(s.engine))
+        throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
       const { messageId, at } = s.engine.receive(from, req.text);
       return { messageId, at: at.toISOString() };
     });
@@ -72,10 +77,18 @@ export class SimulatorControls {
   async outbox(userId: string): Promise<SimulatorOutboxReply> {
     this.assertSimulated();
     const rows = await this.simOutbox.list(userId);
-    return { messages: rows.map((r) => ({ to: r.toNumber, text: r.text, idempotencyKey: r.idempotencyKey, at: new Date(r.sentAt).toISOString() })) };
+    return {
+      messages: rows.map((r) => ({
+        to: r.toNumber,
+        text: r.text,
+        idempotencyKey: r.idempotencyKey,
+        at: new Date(r.sentAt).toISOString(),
+      })),
+    };
   }
 
   private assertSimulated(): void {
-    if (this.engine.name !== 'simulated') throw AppError.notFound(SessionsErrorCode.SimulatorDisabled, SESSION_MESSAGES.simulatorDisabled);
+    if (this.engine.name !== 'simulated')
+      throw AppError.notFound(SessionsErrorCode.SimulatorDisabled, SESSION_MESSAGES.simulatorDisabled);
   }
 }

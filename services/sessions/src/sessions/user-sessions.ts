@@ -83,8 +83,10 @@ export class UserSessions {
    * stale shard count is refused as unavailable, and the caller retries once the resize is through.
    */
   assertOwned(userId: unknown): void {
-    if (typeof userId !== 'string' || userId === '') throw AppError.validation(SessionsErrorCode.InvalidRequest, 'userId is required');
-    if (!this.owns(userId)) throw new AppError(ErrorKind.Unavailable, SessionsErrorCode.WrongShard, SESSION_MESSAGES.wrongShard);
+    if (typeof userId !== 'string' || userId === '')
+      throw AppError.validation(SessionsErrorCode.InvalidRequest, 'userId is required');
+    if (!this.owns(userId))
+      throw new AppError(ErrorKind.Unavailable, SessionsErrorCode.WrongShard, SESSION_MESSAGES.wrongShard);
   }
 
   owns(userId: string): boolean {

@@ -10,6 +10,10 @@ export type { InProcess };
 export function inProcess(providers: Provider[]): Promise<InProcess> {
   return inProcessModule(
     (url) => openDatabase({ url, ...TEMPLATES_DATABASE }),
-    (db) => [{ provide: DataSource, useValue: db }, { provide: Transactions, useValue: new Transactions(db) }, ...providers],
+    (db) => [
+      { provide: DataSource, useValue: db },
+      { provide: Transactions, useValue: new Transactions(db) },
+      ...providers,
+    ],
   );
 }

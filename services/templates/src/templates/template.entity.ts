@@ -2,7 +2,10 @@ import { Check, Column, CreateDateColumn, Entity, Index, PrimaryGeneratedColumn,
 import { LIMITS, TEMPLATE_CATEGORIES, type TemplateCategory } from '@bns/contracts';
 
 /** The CHECK on phone_numbers; the migrations' constraint has the same name and clause (a test compares them). */
-export const PHONE_NUMBERS_CHECK = { name: 'templates_phone_numbers_check', clause: `cardinality(phone_numbers) <= ${LIMITS.templatePhoneNumbersMax}` };
+export const PHONE_NUMBERS_CHECK = {
+  name: 'templates_phone_numbers_check',
+  clause: `cardinality(phone_numbers) <= ${LIMITS.templatePhoneNumbersMax}`,
+};
 export const CATEGORY_CHECK = {
   name: 'templates_category_check',
   clause: `category IN (${TEMPLATE_CATEGORIES.map((c) => `'${c}'`).join(', ')})`,

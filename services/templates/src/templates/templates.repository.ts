@@ -69,7 +69,11 @@ export class TemplatesRepository {
       if ((await repo.countBy({ user_id: userId })) >= max) return 'full';
       const template = toTemplate(await repo.save(repo.create({ ...input, user_id: userId })));
       if (idempotencyKey !== undefined) {
-        await rows(em, `INSERT INTO template_creates (user_id, idempotency_key, template_id) VALUES ($1, $2, $3)`, [userId, idempotencyKey, template.id]);
+        await rows(em, `INSERT INTO template_creates (user_id, idempotency_key, template_id) VALUES ($1, $2, $3)`, [
+          userId,
+          idempotencyKey,
+          template.id,
+        ]);
       }
       return { template, replayed: false };
     });

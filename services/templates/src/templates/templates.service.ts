@@ -18,14 +18,15 @@ import {
 import { AppError } from '@bns/service-kit';
 import { TemplatesRepository } from './templates.repository.js';
 
-
 function notFound(): AppError {
   return AppError.notFound(TemplatesErrorCode.NotFound, TEMPLATE_MESSAGES.templateNotFound);
 }
 
 /** 409: the user keeps as many templates as allowed; the words say what to do. */
 function limitReached(): AppError {
-  return AppError.conflict(TemplatesErrorCode.LimitReached, TEMPLATE_MESSAGES.limitReached, { max: LIMITS.templatesPerUserMax });
+  return AppError.conflict(TemplatesErrorCode.LimitReached, TEMPLATE_MESSAGES.limitReached, {
+    max: LIMITS.templatesPerUserMax,
+  });
 }
 
 /**

@@ -6,7 +6,15 @@ import { fetchOnce } from '../fetchOnce.js';
 
 afterEach(() => vi.unstubAllGlobals());
 
-const job = (sent: number) => ({ success: true, job: { jobId: 'job-1', status: 'running', progress: { total: 5, sent, failed: 0 }, results: { successList: [], failedList: [] } } });
+const job = (sent: number) => ({
+  success: true,
+  job: {
+    jobId: 'job-1',
+    status: 'running',
+    progress: { total: 5, sent, failed: 0 },
+    results: { successList: [], failedList: [] },
+  },
+});
 
 /** A job-status endpoint that answers the first call at once and every later one after `slowMs`. */
 function statusServer(slowMs: number) {
@@ -24,15 +32,21 @@ describe('fetchOnce', () => {
     const store = makeStore({ session: TEST_USER });
     const first = await fetchOnce(store.dispatch(api.endpoints.getJobStatus.initiate('job-1', { forceRefetch: true })));
     expect(first.progress.sent).toBe(1);
-    const second = await fetchOnce(store.dispatch(api.endpoints.getJobStatus.initiate('job-1', { forceRefetch: true })));
+    const second = await fetchOnce(
+      store.dispatch(api.endpoints.getJobStatus.initiate('job-1', { forceRefetch: true })),
+    );
     expect(second.progress.sent).toBe(2);
   });
 
   it('shows what went wrong before: the same two fetches with subscribe: false lose the second answer', async () => {
     vi.stubGlobal('fetch', statusServer(30).fn);
     const store = makeStore({ session: TEST_USER });
-    await store.dispatch(api.endpoints.getJobStatus.initiate('job-1', { subscribe: false, forceRefetch: true })).unwrap();
-    const second = await store.dispatch(api.endpoints.getJobStatus.initiate('job-1', { subscribe: false, forceRefetch: true })).unwrap();
+    await store
+      .dispatch(api.endpoints.getJobStatus.initiate('job-1', { subscribe: false, forceRefetch: true }))
+      .unwrap();
+    const second = await store
+      .dispatch(api.endpoints.getJobStatus.initiate('job-1', { subscribe: false, forceRefetch: true }))
+      .unwrap();
     // RTK Query's removal timer (keepUnusedDataFor 0) aborted the request in flight: no answer, no error.
     expect(second).toBeUndefined();
   });

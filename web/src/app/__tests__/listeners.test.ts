@@ -24,7 +24,13 @@ describe('connection timers', () => {
   it('checking starts on load: a socket that never connects still ends in the Connect button after 30 s', async () => {
     vi.useFakeTimers();
     // A socket stand-in that never connects (as when the network blocks socket.io).
-    const silent = { on: () => silent, io: { on: () => undefined, removeAllListeners: () => undefined }, removeAllListeners: () => undefined, disconnect: () => undefined, emit: () => undefined };
+    const silent = {
+      on: () => silent,
+      io: { on: () => undefined, removeAllListeners: () => undefined },
+      removeAllListeners: () => undefined,
+      disconnect: () => undefined,
+      emit: () => undefined,
+    };
     const store = makeStore({ session: TEST_USER, socketFactory: () => silent as unknown as Socket });
     store.dispatch(socketConnect());
     expect(store.getState().connection.status).toBe('checking');
@@ -65,7 +71,8 @@ describe('connection timers', () => {
     const store = makeStore({ session: TEST_USER });
     store.dispatch(sessionReady({ id: 's', phoneNumber: '85291234567' }));
     await vi.advanceTimersByTimeAsync(LIMITS.keepAliveLogMs * 2);
-    const keepAlives = () => store.getState().activity.entries.filter((e) => e.message === WEB_MESSAGES.keepAlive).length;
+    const keepAlives = () =>
+      store.getState().activity.entries.filter((e) => e.message === WEB_MESSAGES.keepAlive).length;
     expect(keepAlives()).toBe(2);
     store.listener.clearListeners();
     await vi.advanceTimersByTimeAsync(LIMITS.keepAliveLogMs * 3);
@@ -78,7 +85,9 @@ describe('job end', () => {
     const { jobProgressEvent, jobStatusReceived, initialJobState } = await import('../../features/job/slice.js');
     const store = makeStore({
       session: TEST_USER,
-      preloadedState: { job: { ...initialJobState, phase: 'progress', jobId: 'j1', status: 'running', monitoring: true } },
+      preloadedState: {
+        job: { ...initialJobState, phase: 'progress', jobId: 'j1', status: 'running', monitoring: true },
+      },
     });
     store.dispatch(jobProgressEvent({ jobId: 'j1', status: 'completed', progress: { total: 3, sent: 2, failed: 1 } }));
     store.dispatch(

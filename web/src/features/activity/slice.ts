@@ -38,7 +38,15 @@ export const activitySlice = createSlice({
         if (s.entries.length > LIMITS.activityLogMax) s.entries.length = LIMITS.activityLogMax;
       },
       prepare(entry: { type: JobLogType; message: string; timestamp?: string; key?: string }) {
-        return { payload: { id: nanoid(), timestamp: entry.timestamp ?? new Date().toISOString(), type: entry.type, message: entry.message, ...(entry.key ? { key: entry.key } : {}) } };
+        return {
+          payload: {
+            id: nanoid(),
+            timestamp: entry.timestamp ?? new Date().toISOString(),
+            type: entry.type,
+            message: entry.message,
+            ...(entry.key ? { key: entry.key } : {}),
+          },
+        };
       },
     },
     logCleared(s) {

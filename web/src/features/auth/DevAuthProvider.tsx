@@ -1,7 +1,16 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { Dialog } from '../../components/Dialog.js';
 import { AuthContext, type Auth } from './auth-context.js';
-import { clearDevSession, DEV_SESSION_KEY, devSignIn, devSignOut, loadDevSession, parseDevSession, saveDevSession, type DevSession } from './dev-session.js';
+import {
+  clearDevSession,
+  DEV_SESSION_KEY,
+  devSignIn,
+  devSignOut,
+  loadDevSession,
+  parseDevSession,
+  saveDevSession,
+  type DevSession,
+} from './dev-session.js';
 
 /**
  * Sign-in without Clerk (no VITE_CLERK_PUBLISHABLE_KEY): the gateway's dev issuer hands out tokens of the
@@ -95,11 +104,24 @@ function DevSignInDialog({ onClose, onSignedIn }: { onClose: () => void; onSigne
       <form className="form" onSubmit={submit} noValidate>
         <label className="field">
           <span>E-mail</span>
-          <input type="email" name="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </label>
         <label className="field">
           <span>First name (optional)</span>
-          <input type="text" name="firstName" autoComplete="given-name" value={firstName} onChange={(e) => setFirstName(e.target.value)} />
+          <input
+            type="text"
+            name="firstName"
+            autoComplete="given-name"
+            value={firstName}
+            onChange={(e) => setFirstName(e.target.value)}
+          />
         </label>
         {error && (
           <p className="field-error" role="alert">

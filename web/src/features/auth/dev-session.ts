@@ -74,5 +74,7 @@ export async function devSignIn(email: string, firstName: string): Promise<DevSe
  * token lives until it expires.
  */
 export async function devSignOut(token: string): Promise<void> {
-  await fetch('/auth/dev/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => undefined);
+  await fetch('/auth/dev/sign-out', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(
+    () => undefined,
+  );
 }

@@ -18,7 +18,12 @@ export const signOut =
     } catch (e) {
       // A partial cleanup is a 200 of {success: false, partial: true, error}: say what is left over.
       const answer = (e as { status?: unknown; data?: CleanupAnswer }).data;
-      if ((e as { status?: unknown }).status === 'CUSTOM_ERROR' && answer !== undefined && 'partial' in answer && answer.partial) {
+      if (
+        (e as { status?: unknown }).status === 'CUSTOM_ERROR' &&
+        answer !== undefined &&
+        'partial' in answer &&
+        answer.partial
+      ) {
         toast.warning(answer.error ? `${WEB_MESSAGES.cleanupPartial} ${answer.error}` : WEB_MESSAGES.cleanupPartial);
       } else {
         toast.error(WEB_MESSAGES.cleanupFailed);

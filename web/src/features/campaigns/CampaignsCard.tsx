@@ -60,7 +60,13 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
       </div>
       {open && (
         <div className="results-grid">
-          <ReportList jobId={job.jobId} statuses={SUCCESSFUL_RESULT_STATUSES} count={sent} label="Successful" tone="success" />
+          <ReportList
+            jobId={job.jobId}
+            statuses={SUCCESSFUL_RESULT_STATUSES}
+            count={sent}
+            label="Successful"
+            tone="success"
+          />
           <ReportList jobId={job.jobId} statuses={FAILED} count={failed} label="Failed" tone="failed" />
         </div>
       )}
@@ -79,7 +85,12 @@ export function CampaignsCard() {
     <section className="card" aria-labelledby="campaigns-title">
       <div className="card-title-row">
         <h2 id="campaigns-title">{RESULTS_MESSAGES.campaignsTitle}</h2>
-        <button type="button" className="button link small" disabled={isFetching} onClick={() => dispatch(resultsApi.util.invalidateTags(['JobHistory']))}>
+        <button
+          type="button"
+          className="button link small"
+          disabled={isFetching}
+          onClick={() => dispatch(resultsApi.util.invalidateTags(['JobHistory']))}
+        >
           {isFetching ? 'Refreshing…' : 'Refresh'}
         </button>
       </div>
@@ -98,7 +109,17 @@ export function CampaignsCard() {
   );
 }
 
-function CampaignPage({ userId, cursor, first, onMore }: { userId: string; cursor: string | null; first: boolean; onMore?: (next: string) => void }) {
+function CampaignPage({
+  userId,
+  cursor,
+  first,
+  onMore,
+}: {
+  userId: string;
+  cursor: string | null;
+  first: boolean;
+  onMore?: (next: string) => void;
+}) {
   const { data, error, isLoading } = useGetJobHistoryQuery({ userId, cursor }, { refetchOnMountOrArgChange: first });
   if (isLoading) return <Spinner label="Loading campaigns…" />;
   if (error || !data)

@@ -20,7 +20,12 @@ export const sendAgain =
     try {
       do {
         const page: JobResultsPage = await fetchOnce(
-          dispatch(resultsApi.endpoints.getJobResults.initiate({ jobId: job.jobId, cursor, limit: RESULTS_LIMITS.reportPageMax }, { forceRefetch: true })),
+          dispatch(
+            resultsApi.endpoints.getJobResults.initiate(
+              { jobId: job.jobId, cursor, limit: RESULTS_LIMITS.reportPageMax },
+              { forceRefetch: true },
+            ),
+          ),
         );
         for (const r of page.results) recipients.push({ phone: r.phoneNumber, variables: r.variables ?? {} });
         cursor = page.nextCursor;

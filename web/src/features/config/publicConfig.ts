@@ -31,8 +31,10 @@ export function loadWebConfig(fetchImpl: typeof fetch = fetch): Promise<WebConfi
       const body = (await res.json()) as Partial<PublicConfig>;
       cached = {
         donationUrl: safeUrl(body.donationUrl),
-        supportEmail: typeof body.supportEmail === 'string' && body.supportEmail.includes('@') ? body.supportEmail : CONTACT_EMAIL,
-        whatsappEngine: body.whatsappEngine === 'simulated' || body.whatsappEngine === 'webjs' ? body.whatsappEngine : null,
+        supportEmail:
+          typeof body.supportEmail === 'string' && body.supportEmail.includes('@') ? body.supportEmail : CONTACT_EMAIL,
+        whatsappEngine:
+          body.whatsappEngine === 'simulated' || body.whatsappEngine === 'webjs' ? body.whatsappEngine : null,
       };
       return cached;
     })

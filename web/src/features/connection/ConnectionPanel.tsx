@@ -32,7 +32,11 @@ export function ConnectionPanel() {
     case 'creating':
       return (
         <div className="card connection-card">
-          <Spinner label={c.status === 'creating' ? (c.creatingMessage ?? WEB_MESSAGES.sessionCreating) : 'Connecting to WhatsApp…'} />
+          <Spinner
+            label={
+              c.status === 'creating' ? (c.creatingMessage ?? WEB_MESSAGES.sessionCreating) : 'Connecting to WhatsApp…'
+            }
+          />
           <p className="muted small">This can take up to {LIMITS.connectTimeoutMs / 1000} seconds.</p>
         </div>
       );
@@ -40,7 +44,9 @@ export function ConnectionPanel() {
       return (
         <div className="card connection-card">
           <h2>Connect your WhatsApp</h2>
-          <p className="muted">Link your WhatsApp account once by scanning a QR code; messages are sent from your own number.</p>
+          <p className="muted">
+            Link your WhatsApp account once by scanning a QR code; messages are sent from your own number.
+          </p>
           <button type="button" className="button primary large" onClick={connect}>
             Connect WhatsApp
           </button>
@@ -87,7 +93,8 @@ export function ConnectionPanel() {
           <div className="connected-banner" role="status">
             <span className="dot dot-green" aria-hidden="true" />
             <span>
-              <strong>Connected</strong> WhatsApp {c.phoneNumber ? <span className="phone">{displayedPhoneDigits(c.phoneNumber)}</span> : null}
+              <strong>Connected</strong> WhatsApp{' '}
+              {c.phoneNumber ? <span className="phone">{displayedPhoneDigits(c.phoneNumber)}</span> : null}
             </span>
           </div>
           {simulated && <SimulatedPhone />}

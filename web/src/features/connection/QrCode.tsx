@@ -16,7 +16,11 @@ export function QrCode({ value, blurred = false }: { value: string; blurred?: bo
   }, [value]);
   return (
     <div className={`qr-frame ${blurred ? 'blurred' : ''}`}>
-      {src ? <img src={src} width={264} height={264} alt="WhatsApp QR code to scan with your phone" data-qr={value} /> : <div className="qr-placeholder" />}
+      {src ? (
+        <img src={src} width={264} height={264} alt="WhatsApp QR code to scan with your phone" data-qr={value} />
+      ) : (
+        <div className="qr-placeholder" />
+      )}
     </div>
   );
 }

@@ -38,7 +38,11 @@ let inboundRoute: Promise<boolean> | null = null;
 /** The reply control needs POST /dev/simulator/inbound, which not every gateway has: the API description says. */
 function inboundRouteListed(): Promise<boolean> {
   inboundRoute ??= fetch(`${globalThis.location?.origin ?? ''}/api/docs-json`)
-    .then(async (res) => (res.ok ? Boolean(((await res.json()) as { paths?: Record<string, unknown> }).paths?.['/dev/simulator/inbound']) : false))
+    .then(async (res) =>
+      res.ok
+        ? Boolean(((await res.json()) as { paths?: Record<string, unknown> }).paths?.['/dev/simulator/inbound'])
+        : false,
+    )
     .catch(() => false);
   return inboundRoute;
 }
@@ -106,7 +110,12 @@ export function SimulatedPhone() {
             onChange={(e) => setFrom(e.target.value)}
             size={10}
           />
-          <input aria-label={WEB_MESSAGES.simulateReplyText} placeholder={WEB_MESSAGES.simulateReplyText} value={text} onChange={(e) => setText(e.target.value)} />
+          <input
+            aria-label={WEB_MESSAGES.simulateReplyText}
+            placeholder={WEB_MESSAGES.simulateReplyText}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
           <button
             type="submit"
             className="button secondary small"

@@ -63,7 +63,10 @@ interface SessionState {
  * Owns the one socket.io connection: opens it on socket/connect, closes it on socket/disconnect,
  * turns server events into actions and the spec's connection toasts (SPEC §8).
  */
-export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opts), onUnauthorized: () => void = () => undefined): Middleware {
+export function createSocketMiddleware(
+  factory: SocketFactory = (opts) => io(opts),
+  onUnauthorized: () => void = () => undefined,
+): Middleware {
   let socket: AppSocket | null = null;
   let errorShown = false;
 
@@ -73,7 +76,11 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
     const createSession = (explicit: boolean) =>
       socket?.emit(
         SOCKET_CLIENT_EVENTS.createSession,
-        { id: state().session.clientId, clerkUserId: state().session.userId, ...(explicit ? { isExplicitRequest: true } : {}) },
+        {
+          id: state().session.clientId,
+          clerkUserId: state().session.userId,
+          ...(explicit ? { isExplicitRequest: true } : {}),
+        },
         // The ack carries the first state (the same one also reaches the room as an event; reducers are idempotent).
         (reply: CreateSessionAck | undefined) => {
           if (!reply) return;
@@ -141,15 +148,23 @@ export function createSocketMiddleware(factory: SocketFactory = (opts) => io(opt
       });
 
       s.on(SOCKET_EVENTS.qr, (p) => dispatch(qrReceived({ qr: p?.qr ?? '', attempts: p?.attempts ?? 0 })));
-      s.on(SOCKET_EVENTS.qrMaxAttempts, (p) => dispatch(qrMaxAttempts({ message: p?.message ?? '', attempts: p?.attempts ?? 0 })));
-      s.on(SOCKET_EVENTS.ready, (p) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
-      s.on(SOCKET_EVENTS.exist, (p) => dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })));
+      s.on(SOCKET_EVENTS.qrMaxAttempts, (p) =>
+        dispatch(qrMaxAttempts({ message: p?.message ?? '', attempts: p?.attempts ?? 0 })),
+      );
+      s.on(SOCKET_EVENTS.ready, (p) =>
+        dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })),
+      );
+      s.on(SOCKET_EVENTS.exist, (p) =>
+        dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })),
+      );
       s.on(SOCKET_EVENTS.creating, (p) => dispatch(sessionCreating({ message: p?.message ?? null })));
       s.on(SOCKET_EVENTS.noSession, () => dispatch(noSession()));
       s.on(SOCKET_EVENTS.disconnected, () => dispatch(sessionDisconnected()));
       s.on(SOCKET_EVENTS.messageStatus, (p) => dispatch(messageStatusReceived(p)));
       s.on(SOCKET_EVENTS.jobProgress, (p) => dispatch(jobProgressEvent(p)));
-      s.on(SOCKET_EVENTS.messageReceived, (p) => dispatch(inboundMessageReceived({ from: p?.from ?? '', at: p?.at ?? '' })));
+      s.on(SOCKET_EVENTS.messageReceived, (p) =>
+        dispatch(inboundMessageReceived({ from: p?.from ?? '', at: p?.at ?? '' })),
+      );
       s.on(SOCKET_EVENTS.jobLog, (p) => {
         const current = (store.getState() as { job: { jobId: string | null } }).job.jobId;
         if (p.jobId !== current) return;

@@ -50,7 +50,13 @@ export function UsageChart({ monthly }: { monthly: readonly MonthlyUsage[] | und
               <rect x={x} y={y(m.sent)} width={barW} height={y(0) - y(m.sent)} className="bar-sent">
                 <title>{`${label(m.month)}: ${m.sent} sent`}</title>
               </rect>
-              <rect x={x} y={y(m.sent + m.failed)} width={barW} height={y(m.sent) - y(m.sent + m.failed)} className="bar-failed">
+              <rect
+                x={x}
+                y={y(m.sent + m.failed)}
+                width={barW}
+                height={y(m.sent) - y(m.sent + m.failed)}
+                className="bar-failed"
+              >
                 <title>{`${label(m.month)}: ${m.failed} failed`}</title>
               </rect>
               <text x={x + barW / 2} y={H - 6} textAnchor="middle" className="chart-axis">

@@ -56,7 +56,8 @@ export function ApiWebhooksTab() {
       <ApiKeysCard />
       <WebhooksCard />
       <p className="muted small">
-        The API reference is at <a href="/v1/docs">/v1/docs</a> (OpenAPI document: <a href="/v1/openapi.json">/v1/openapi.json</a>).
+        The API reference is at <a href="/v1/docs">/v1/docs</a> (OpenAPI document:{' '}
+        <a href="/v1/openapi.json">/v1/openapi.json</a>).
       </p>
     </div>
   );
@@ -100,7 +101,8 @@ function ApiKeysCard() {
     <section className="card" aria-labelledby="api-keys-title">
       <h2 id="api-keys-title">API keys</h2>
       <p className="muted small">
-        Your own systems call the API with a key: <code>Authorization: Bearer bns_…</code>. A key acts for you only. At most {INTEGRATIONS_LIMITS.apiKeysPerUserMax} keys.
+        Your own systems call the API with a key: <code>Authorization: Bearer bns_…</code>. A key acts for you only. At
+        most {INTEGRATIONS_LIMITS.apiKeysPerUserMax} keys.
       </p>
       {shown && (
         <div className="key-shown" role="status" aria-label="New API key">
@@ -122,12 +124,22 @@ function ApiKeysCard() {
       )}
       <form onSubmit={(e) => void onCreate(e)} className="key-form">
         <label htmlFor={nameId}>Key name</label>
-        <input id={nameId} value={name} maxLength={INTEGRATIONS_LIMITS.apiKeyNameMax} onChange={(e) => setName(e.target.value)} placeholder="Shop backend" />
+        <input
+          id={nameId}
+          value={name}
+          maxLength={INTEGRATIONS_LIMITS.apiKeyNameMax}
+          onChange={(e) => setName(e.target.value)}
+          placeholder="Shop backend"
+        />
         <fieldset>
           <legend>Scopes</legend>
           {API_KEY_SCOPES.map((s) => (
             <label key={s} className="check">
-              <input type="checkbox" checked={scopes.includes(s)} onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))} />
+              <input
+                type="checkbox"
+                checked={scopes.includes(s)}
+                onChange={(e) => setScopes(e.target.checked ? [...scopes, s] : scopes.filter((x) => x !== s))}
+              />
               <code>{s}</code> <span className="muted small">{SCOPE_LABEL[s]}</span>
             </label>
           ))}
@@ -149,11 +161,17 @@ function ApiKeysCard() {
         <ul className="result-list" aria-label="API keys">
           {list.map((k) => (
             <li key={k.id}>
-              <strong>{k.name}</strong> <code>{k.prefix}…</code> <span className="muted small">{k.scopes.join(', ')}</span>
+              <strong>{k.name}</strong> <code>{k.prefix}…</code>{' '}
+              <span className="muted small">{k.scopes.join(', ')}</span>
               <span className="muted small">
                 created {when(k.createdAt)} · last used {when(k.lastUsedAt)}
               </span>
-              <button type="button" className="button link small" aria-label={`Revoke ${k.name}`} onClick={() => void onRevoke(k.id, k.name)}>
+              <button
+                type="button"
+                className="button link small"
+                aria-label={`Revoke ${k.name}`}
+                onClick={() => void onRevoke(k.id, k.name)}
+              >
                 Revoke
               </button>
             </li>
@@ -192,16 +210,27 @@ function WebhooksCard() {
     <section className="card" aria-labelledby="webhooks-title">
       <h2 id="webhooks-title">Webhooks</h2>
       <p className="muted small">
-        We POST each event you choose to your endpoint, signed per Standard Webhooks (<code>webhook-id</code>, <code>webhook-timestamp</code>, <code>webhook-signature</code>). Failed deliveries are retried for about a day.
+        We POST each event you choose to your endpoint, signed per Standard Webhooks (<code>webhook-id</code>,{' '}
+        <code>webhook-timestamp</code>, <code>webhook-signature</code>). Failed deliveries are retried for about a day.
       </p>
       <form onSubmit={(e) => void onAdd(e)} className="webhook-form">
         <label htmlFor={urlId}>Endpoint URL</label>
-        <input id={urlId} type="url" value={url} onChange={(e) => setUrl(e.target.value)} placeholder="https://example.com/hooks/bns" />
+        <input
+          id={urlId}
+          type="url"
+          value={url}
+          onChange={(e) => setUrl(e.target.value)}
+          placeholder="https://example.com/hooks/bns"
+        />
         <fieldset className="event-grid">
           <legend>Events</legend>
           {WEBHOOK_EVENT_TYPES.map((t) => (
             <label key={t} className="check">
-              <input type="checkbox" checked={events.includes(t)} onChange={(e) => setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t))} />
+              <input
+                type="checkbox"
+                checked={events.includes(t)}
+                onChange={(e) => setEvents(e.target.checked ? [...events, t] : events.filter((x) => x !== t))}
+              />
               <code>{t}</code>
             </label>
           ))}
@@ -229,7 +258,13 @@ function WebhooksCard() {
           </div>
         </div>
       )}
-      {hooks.isLoading ? <Spinner label="Loading webhooks" /> : list.length === 0 ? <p className="muted">No endpoints yet.</p> : list.map((w) => <WebhookItem key={w.id} hook={w} />)}
+      {hooks.isLoading ? (
+        <Spinner label="Loading webhooks" />
+      ) : list.length === 0 ? (
+        <p className="muted">No endpoints yet.</p>
+      ) : (
+        list.map((w) => <WebhookItem key={w.id} hook={w} />)
+      )}
     </section>
   );
 }
@@ -253,7 +288,9 @@ function WebhookItem({ hook }: { hook: Webhook }) {
     <article className="webhook" aria-label={hook.url}>
       <div className="card-title-row">
         <code className="webhook-url">{hook.url}</code>
-        <span className={`badge ${hook.enabled ? 'badge-ok' : 'badge-off'}`}>{hook.enabled ? 'enabled' : 'disabled'}</span>
+        <span className={`badge ${hook.enabled ? 'badge-ok' : 'badge-off'}`}>
+          {hook.enabled ? 'enabled' : 'disabled'}
+        </span>
       </div>
       {hook.disabledReason === 'failing' && (
         <p className="field-error" role="alert">
@@ -262,7 +299,12 @@ function WebhookItem({ hook }: { hook: Webhook }) {
       )}
       <p className="muted small">{hook.events.join(', ')}</p>
       <div className="button-row">
-        <button type="button" className="button secondary small" disabled={testing.isLoading} onClick={() => void act(() => test(hook.id).unwrap(), 'Test event queued')}>
+        <button
+          type="button"
+          className="button secondary small"
+          disabled={testing.isLoading}
+          onClick={() => void act(() => test(hook.id).unwrap(), 'Test event queued')}
+        >
           Send test event
         </button>
         <button type="button" className="button secondary small" onClick={() => void loadSecret(hook.id)}>
@@ -271,11 +313,28 @@ function WebhookItem({ hook }: { hook: Webhook }) {
         <button
           type="button"
           className="button secondary small"
-          onClick={() => void act(() => rotate(hook.id).unwrap().then(() => loadSecret(hook.id)), 'New secret: the old one keeps working for 24 hours')}
+          onClick={() =>
+            void act(
+              () =>
+                rotate(hook.id)
+                  .unwrap()
+                  .then(() => loadSecret(hook.id)),
+              'New secret: the old one keeps working for 24 hours',
+            )
+          }
         >
           Rotate secret
         </button>
-        <button type="button" className="button secondary small" onClick={() => void act(() => update({ id: hook.id, enabled: !hook.enabled }).unwrap(), hook.enabled ? 'Disabled' : 'Enabled')}>
+        <button
+          type="button"
+          className="button secondary small"
+          onClick={() =>
+            void act(
+              () => update({ id: hook.id, enabled: !hook.enabled }).unwrap(),
+              hook.enabled ? 'Disabled' : 'Enabled',
+            )
+          }
+        >
           {hook.enabled ? 'Disable' : 'Enable'}
         </button>
         <button type="button" className="button secondary small" aria-expanded={open} onClick={() => setOpen(!open)}>
@@ -284,7 +343,10 @@ function WebhookItem({ hook }: { hook: Webhook }) {
         <button
           type="button"
           className="button link small"
-          onClick={() => window.confirm(`Delete the endpoint ${hook.url}?`) && void act(() => remove(hook.id).unwrap(), 'Endpoint deleted')}
+          onClick={() =>
+            window.confirm(`Delete the endpoint ${hook.url}?`) &&
+            void act(() => remove(hook.id).unwrap(), 'Endpoint deleted')
+          }
         >
           Delete
         </button>
@@ -326,7 +388,11 @@ function Deliveries({ webhookId }: { webhookId: string }) {
             <td>{d.attempts}</td>
             <td>{when(d.lastAttemptAt ?? d.createdAt)}</td>
             <td>
-              <button type="button" className="button link small" onClick={() => void resend({ webhookId, deliveryId: d.id })}>
+              <button
+                type="button"
+                className="button link small"
+                onClick={() => void resend({ webhookId, deliveryId: d.id })}
+              >
                 Resend
               </button>
             </td>

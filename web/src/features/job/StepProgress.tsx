@@ -3,13 +3,28 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Dialog } from '../../components/Dialog.js';
 import { senderReset } from '../sender/slice.js';
 import { WEB_MESSAGES } from '@bns/contracts';
-import { isTerminal, jobReset, monitoringResumed, selectCanGoBack, selectCanResumeMonitoring, selectJob } from './slice.js';
+import {
+  isTerminal,
+  jobReset,
+  monitoringResumed,
+  selectCanGoBack,
+  selectCanResumeMonitoring,
+  selectJob,
+} from './slice.js';
 import { cancelJob } from './thunks.js';
 import { countsDown, JobPacingStatus } from '../pacing/JobPacingStatus.js';
 import { JobResults } from '../results/JobResults.js';
 import { SkippedList } from '../optouts/SkippedList.js';
 
-const STATUS_LABEL = { queued: 'Queued', scheduled: 'Scheduled', running: 'Sending', paused: 'Paused', completed: 'Completed', failed: 'Failed', cancelled: 'Cancelled' } as const;
+const STATUS_LABEL = {
+  queued: 'Queued',
+  scheduled: 'Scheduled',
+  running: 'Sending',
+  paused: 'Paused',
+  completed: 'Completed',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+} as const;
 
 function useSecondsUntil(iso: string | null): number | null {
   const [now, setNow] = useState(() => Date.now());
@@ -67,7 +82,14 @@ export function StepProgress() {
           )}
         </div>
       )}
-      <div className="progress" role="progressbar" aria-label="Sending progress" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent}>
+      <div
+        className="progress"
+        role="progressbar"
+        aria-label="Sending progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+      >
         <div className="progress-bar" style={{ width: `${percent}%` }} />
       </div>
       {job.error && job.status === 'failed' && (
@@ -142,7 +164,17 @@ export function StepProgress() {
   );
 }
 
-function Counter({ testId, value, label, tone }: { testId: string; value: number | string; label: string; tone?: 'success' | 'failed' }) {
+function Counter({
+  testId,
+  value,
+  label,
+  tone,
+}: {
+  testId: string;
+  value: number | string;
+  label: string;
+  tone?: 'success' | 'failed';
+}) {
   return (
     <div className={tone ? `counter counter-${tone}` : 'counter'}>
       <span className="counter-value" data-testid={testId}>

@@ -109,11 +109,17 @@ export const jobSlice = createSlice({
       if (!wasTerminal) settle(s, job.status);
     },
     /** The socket's job_progress: counters and the countdown at once, the lists come with the next status. */
-    jobProgressEvent(s, a: PayloadAction<{ jobId: string; status: JobStatus; progress: JobProgress; nextSendAt?: string | null }>) {
+    jobProgressEvent(
+      s,
+      a: PayloadAction<{ jobId: string; status: JobStatus; progress: JobProgress; nextSendAt?: string | null }>,
+    ) {
       if (a.payload.jobId !== s.jobId || isTerminal(s.status)) return;
       s.status = a.payload.status;
       // opt-outs: a progress event carries `skipped` only when some were; one without it keeps the count last seen
-      s.progress = { ...a.payload.progress, ...(a.payload.progress.skipped === undefined && s.progress.skipped ? { skipped: s.progress.skipped } : {}) };
+      s.progress = {
+        ...a.payload.progress,
+        ...(a.payload.progress.skipped === undefined && s.progress.skipped ? { skipped: s.progress.skipped } : {}),
+      };
       if (a.payload.nextSendAt !== undefined) s.nextSendAt = a.payload.nextSendAt;
       settle(s, a.payload.status);
     },

@@ -1,5 +1,12 @@
 import { useId, useState, type FormEvent } from 'react';
-import { OPT_OUT_LIMITS, OPT_OUT_MESSAGES, optOutSchemas, firstIssue, type OptOutEntry, type OptOutReason } from '@bns/contracts';
+import {
+  OPT_OUT_LIMITS,
+  OPT_OUT_MESSAGES,
+  optOutSchemas,
+  firstIssue,
+  type OptOutEntry,
+  type OptOutReason,
+} from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { getToken } from '../../api/token.js';
 import { useAppSelector } from '../../app/hooks.js';
@@ -31,9 +38,12 @@ export function splitNumbers(text: string): string[] {
 /** The whole list as CSV: fetched with the token (a plain link would carry none), then saved. */
 async function downloadCsv(userId: string): Promise<void> {
   const token = await getToken();
-  const res = await fetch(`${globalThis.location?.origin ?? ''}/api/opt-outs/${encodeURIComponent(userId)}/export?format=csv`, {
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
+  const res = await fetch(
+    `${globalThis.location?.origin ?? ''}/api/opt-outs/${encodeURIComponent(userId)}/export?format=csv`,
+    {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    },
+  );
   if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { error?: string }).error ?? 'Download failed');
   const blob = await res.blob();
   const url = URL.createObjectURL(blob);
@@ -83,7 +93,9 @@ export function OptOutsCard() {
       setNumbersText('');
       setAddError(null);
       resetPaging();
-      toast.success(`${r.added} added to the opt-out list${r.alreadyListed > 0 ? ` (${r.alreadyListed} already on it)` : ''}`);
+      toast.success(
+        `${r.added} added to the opt-out list${r.alreadyListed > 0 ? ` (${r.alreadyListed} already on it)` : ''}`,
+      );
     } catch (err) {
       setAddError(errorMessage(err));
     }
@@ -109,13 +121,18 @@ export function OptOutsCard() {
         <button
           type="button"
           className="button secondary small"
-          onClick={() => void downloadCsv(userId).catch((err: unknown) => toast.error(err instanceof Error ? err.message : String(err)))}
+          onClick={() =>
+            void downloadCsv(userId).catch((err: unknown) =>
+              toast.error(err instanceof Error ? err.message : String(err)),
+            )
+          }
         >
           Download CSV
         </button>
       </div>
       <p className="muted small">
-        Numbers on this list are skipped by every job. A recipient who replies with one of your keywords is added at once.
+        Numbers on this list are skipped by every job. A recipient who replies with one of your keywords is added at
+        once.
       </p>
 
       <label htmlFor={searchId} className="visually-hidden">
@@ -150,7 +167,12 @@ export function OptOutsCard() {
               <time dateTime={o.at} className="muted small">
                 {new Date(o.at).toLocaleString()}
               </time>
-              <button type="button" className="button link small" aria-label={`Remove ${o.phoneNumber}`} onClick={() => void onRemove(o)}>
+              <button
+                type="button"
+                className="button link small"
+                aria-label={`Remove ${o.phoneNumber}`}
+                onClick={() => void onRemove(o)}
+              >
                 Remove
               </button>
             </li>
@@ -186,7 +208,13 @@ export function OptOutsCard() {
         <label htmlFor={addId}>
           <strong>Add numbers</strong> <span className="muted small">(one per line or comma-separated)</span>
         </label>
-        <textarea id={addId} rows={3} value={numbersText} onChange={(e) => setNumbersText(e.target.value)} placeholder="91234567" />
+        <textarea
+          id={addId}
+          rows={3}
+          value={numbersText}
+          onChange={(e) => setNumbersText(e.target.value)}
+          placeholder="91234567"
+        />
         {addError && (
           <p className="field-error" role="alert">
             {addError}
@@ -214,7 +242,11 @@ function OptOutSettingsForm({ userId }: { userId: string }) {
   const textId = useId();
   if (!data) return null;
 
-  const submit = async (patch: { keywords?: string[]; confirmationEnabled?: boolean; confirmationText?: string }): Promise<boolean> => {
+  const submit = async (patch: {
+    keywords?: string[];
+    confirmationEnabled?: boolean;
+    confirmationText?: string;
+  }): Promise<boolean> => {
     const checked = optOutSchemas().settings.safeParse({ ...data, ...patch });
     if (!checked.success) {
       setError(firstIssue(checked.error, OPT_OUT_MESSAGES.settingsNotAnObject));
@@ -239,7 +271,11 @@ function OptOutSettingsForm({ userId }: { userId: string }) {
         {data.keywords.map((k) => (
           <li key={k} className="chip">
             {k}
-            <button type="button" aria-label={`Remove keyword ${k}`} onClick={() => void submit({ keywords: data.keywords.filter((x) => x !== k) })}>
+            <button
+              type="button"
+              aria-label={`Remove keyword ${k}`}
+              onClick={() => void submit({ keywords: data.keywords.filter((x) => x !== k) })}
+            >
               ×
             </button>
           </li>
@@ -296,7 +332,12 @@ function OptOutSettingsForm({ userId }: { userId: string }) {
         <label htmlFor={textId} className="visually-hidden">
           Confirmation reply text
         </label>
-        <input id={textId} value={text} maxLength={OPT_OUT_LIMITS.confirmationTextMax + 50} onChange={(e) => setDraftText(e.target.value)} />
+        <input
+          id={textId}
+          value={text}
+          maxLength={OPT_OUT_LIMITS.confirmationTextMax + 50}
+          onChange={(e) => setDraftText(e.target.value)}
+        />
         <button type="submit" className="button secondary small" disabled={saving.isLoading || draftText === null}>
           Save reply
         </button>

@@ -20,7 +20,11 @@ export const optOutsApi = api.enhanceEndpoints({ addTagTypes: ['OptOuts', 'OptOu
         if (cursor) params.set('cursor', cursor);
         return `${base(userId)}?${params.toString()}`;
       },
-      transformResponse: (r: Partial<OptOutListReply>) => ({ optOuts: r.optOuts ?? [], nextCursor: r.nextCursor ?? null, total: r.total ?? 0 }),
+      transformResponse: (r: Partial<OptOutListReply>) => ({
+        optOuts: r.optOuts ?? [],
+        nextCursor: r.nextCursor ?? null,
+        total: r.total ?? 0,
+      }),
       providesTags: ['OptOuts'],
     }),
     addOptOuts: build.mutation<{ added: number; alreadyListed: number }, { userId: string; phoneNumbers: string[] }>({
@@ -51,7 +55,10 @@ export const optOutsApi = api.enhanceEndpoints({ addTagTypes: ['OptOuts', 'OptOu
     /** Which of the recipients would be skipped (the review step). */
     checkOptOuts: build.query<OptOutCheckReply, { userId: string; phoneNumbers: readonly string[] }>({
       query: ({ userId, phoneNumbers }) => ({ url: `${base(userId)}/check`, method: 'POST', body: { phoneNumbers } }),
-      transformResponse: (r: Partial<OptOutCheckReply>) => ({ optedOut: r.optedOut ?? [], notOnWhatsApp: r.notOnWhatsApp ?? [] }),
+      transformResponse: (r: Partial<OptOutCheckReply>) => ({
+        optedOut: r.optedOut ?? [],
+        notOnWhatsApp: r.notOnWhatsApp ?? [],
+      }),
       providesTags: ['OptOuts'],
     }),
   }),

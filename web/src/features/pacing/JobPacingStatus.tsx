@@ -35,12 +35,21 @@ export function JobPacingStatus() {
   return (
     <div className="pacing-status" aria-live="polite" data-testid="job-pacing-status">
       {job.status === 'scheduled' && (
-        <p className="notice notice-info">{job.startAt ? `Scheduled: sending starts ${whenLabel(job.startAt)}.` : 'Scheduled: sending starts at the chosen time.'}</p>
+        <p className="notice notice-info">
+          {job.startAt
+            ? `Scheduled: sending starts ${whenLabel(job.startAt)}.`
+            : 'Scheduled: sending starts at the chosen time.'}
+        </p>
       )}
       {reason && (job.status === 'paused' || job.pausedReason === 'unlinked') && (
         <p className="notice notice-warning">
           {reason}
-          {job.resumesAt ? `; sending resumes ${whenLabel(job.resumesAt)}` : pausedByUser ? '; press Resume to go on' : ''}.
+          {job.resumesAt
+            ? `; sending resumes ${whenLabel(job.resumesAt)}`
+            : pausedByUser
+              ? '; press Resume to go on'
+              : ''}
+          .
         </p>
       )}
       {pausedByUser ? (

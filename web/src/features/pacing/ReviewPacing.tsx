@@ -36,7 +36,12 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
     <div className="summary-box pacing-review" data-testid="review-pacing">
       <h3>
         Sending pace
-        <button type="button" className="button secondary small" aria-expanded={editing} onClick={() => setEditing(!editing)}>
+        <button
+          type="button"
+          className="button secondary small"
+          aria-expanded={editing}
+          onClick={() => setEditing(!editing)}
+        >
           {editing ? 'Close' : 'Change'}
         </button>
       </h3>
@@ -46,12 +51,18 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
       {count > 0 && (
         <p className="small">
           Estimated time with this pace: <strong>{durationLabel(estimate.estimatedTime)}</strong>
-          {estimate.estimatedTime >= 60 && <>; the last message goes out around {whenLabel(estimate.estimatedFinishAt.toISOString(), policy.timeZone)}</>}.
+          {estimate.estimatedTime >= 60 && (
+            <>
+              ; the last message goes out around {whenLabel(estimate.estimatedFinishAt.toISOString(), policy.timeZone)}
+            </>
+          )}
+          .
         </p>
       )}
       {count > 0 && startsLater && (
         <p className="small muted">
-          {PAUSED_REASON_TEXT.window}: the first message goes out around {whenLabel(estimate.firstSendAt.toISOString(), policy.timeZone)}.
+          {PAUSED_REASON_TEXT.window}: the first message goes out around{' '}
+          {whenLabel(estimate.firstSendAt.toISOString(), policy.timeZone)}.
         </p>
       )}
       {policy.preset === 'standard' && count > POLICY_LIMITS.standardWarnRecipients && (
@@ -96,7 +107,8 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
       )}
       {variants > 1 && (
         <p className="small">
-          {variants} variants of the text, one picked per recipient. The preview shows the first; another is <q>{variationAt(message, 1)}</q>.
+          {variants} variants of the text, one picked per recipient. The preview shows the first; another is{' '}
+          <q>{variationAt(message, 1)}</q>.
         </p>
       )}
       {editing && <SendingPaceCard />}

@@ -1,5 +1,12 @@
 import { useEffect, useId, useState } from 'react';
-import { POLICY_EXPLANATIONS, POLICY_MESSAGES, POLICY_PRESETS, type PolicyPreset, type PolicyUpdate, type SendingPolicy } from '@bns/contracts';
+import {
+  POLICY_EXPLANATIONS,
+  POLICY_MESSAGES,
+  POLICY_PRESETS,
+  type PolicyPreset,
+  type PolicyUpdate,
+  type SendingPolicy,
+} from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
@@ -103,7 +110,10 @@ export function SendingPaceCard() {
   return (
     <section className="card pacing-card" aria-labelledby={`${id}-title`}>
       <h2 id={`${id}-title`}>Sending pace</h2>
-      <p className="muted small">How fast and when your number sends. Sending like a person, not a bot, is what protects a number from being banned.</p>
+      <p className="muted small">
+        How fast and when your number sends. Sending like a person, not a bot, is what protects a number from being
+        banned.
+      </p>
       <div role="radiogroup" aria-label="Preset" className="pacing-presets">
         {POLICY_PRESETS.map((preset: PolicyPreset) => (
           <label key={preset} className={`pacing-preset ${chosen === preset ? 'selected' : ''}`}>
@@ -144,10 +154,24 @@ export function SendingPaceCard() {
             void submit(updateOf(draft));
           }}
         >
-          {field('delayS', 'Gap between messages (seconds)', POLICY_EXPLANATIONS.delayMs, { type: 'number', step: 0.5 })}
-          {field('jitterS', 'Random extra gap, up to (seconds)', POLICY_EXPLANATIONS.jitterMs, { type: 'number', min: 0, step: 0.5 })}
-          {field('pauseEvery', 'Long break every … messages (empty = never)', POLICY_EXPLANATIONS.pauseEvery, { type: 'number', min: 1 })}
-          {field('pauseMin', 'Long break (minutes)', POLICY_EXPLANATIONS.pauseMs, { type: 'number', min: 0, step: 0.5 })}
+          {field('delayS', 'Gap between messages (seconds)', POLICY_EXPLANATIONS.delayMs, {
+            type: 'number',
+            step: 0.5,
+          })}
+          {field('jitterS', 'Random extra gap, up to (seconds)', POLICY_EXPLANATIONS.jitterMs, {
+            type: 'number',
+            min: 0,
+            step: 0.5,
+          })}
+          {field('pauseEvery', 'Long break every … messages (empty = never)', POLICY_EXPLANATIONS.pauseEvery, {
+            type: 'number',
+            min: 1,
+          })}
+          {field('pauseMin', 'Long break (minutes)', POLICY_EXPLANATIONS.pauseMs, {
+            type: 'number',
+            min: 0,
+            step: 0.5,
+          })}
           {field('dailyCap', 'Daily limit (empty = none)', POLICY_EXPLANATIONS.dailyCap, { type: 'number', min: 1 })}
           {field('timeZone', 'Time zone', POLICY_EXPLANATIONS.timeZone)}
           <fieldset className="pacing-window">
@@ -161,9 +185,19 @@ export function SendingPaceCard() {
             {draft.windowOn && (
               <>
                 <div className="pacing-hours">
-                  <input type="time" aria-label="From" value={draft.start} onChange={(e) => set({ start: e.target.value })} />
+                  <input
+                    type="time"
+                    aria-label="From"
+                    value={draft.start}
+                    onChange={(e) => set({ start: e.target.value })}
+                  />
                   <span>to</span>
-                  <input type="time" aria-label="Until" value={draft.end} onChange={(e) => set({ end: e.target.value })} />
+                  <input
+                    type="time"
+                    aria-label="Until"
+                    value={draft.end}
+                    onChange={(e) => set({ end: e.target.value })}
+                  />
                 </div>
                 <div className="pacing-days">
                   {DAYS.map((name, i) => (
@@ -171,7 +205,13 @@ export function SendingPaceCard() {
                       <input
                         type="checkbox"
                         checked={draft.days.includes(i + 1)}
-                        onChange={(e) => set({ days: e.target.checked ? [...draft.days, i + 1].sort() : draft.days.filter((d) => d !== i + 1) })}
+                        onChange={(e) =>
+                          set({
+                            days: e.target.checked
+                              ? [...draft.days, i + 1].sort()
+                              : draft.days.filter((d) => d !== i + 1),
+                          })
+                        }
                       />
                       <span>{name}</span>
                     </label>

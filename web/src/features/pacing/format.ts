@@ -1,6 +1,10 @@
 import type { PolicyPreset } from '@bns/contracts';
 
-export const PRESET_LABEL: Record<PolicyPreset, string> = { standard: 'Standard', careful: 'Careful (recommended)', custom: 'Custom' };
+export const PRESET_LABEL: Record<PolicyPreset, string> = {
+  standard: 'Standard',
+  careful: 'Careful (recommended)',
+  custom: 'Custom',
+};
 
 /** "about 3 h 20 min", "about 2 days 4 h", "under a minute". */
 export function durationLabel(minutes: number): string {
@@ -8,11 +12,22 @@ export function durationLabel(minutes: number): string {
   const days = Math.floor(minutes / 1440);
   const hours = Math.floor((minutes % 1440) / 60);
   const mins = minutes % 60;
-  const parts = days > 0 ? [`${days} day${days === 1 ? '' : 's'}`, hours > 0 ? `${hours} h` : ''] : hours > 0 ? [`${hours} h`, mins > 0 ? `${mins} min` : ''] : [`${mins} min`];
+  const parts =
+    days > 0
+      ? [`${days} day${days === 1 ? '' : 's'}`, hours > 0 ? `${hours} h` : '']
+      : hours > 0
+        ? [`${hours} h`, mins > 0 ? `${mins} min` : '']
+        : [`${mins} min`];
   return `about ${parts.filter(Boolean).join(' ')}`;
 }
 
-const WHEN: Intl.DateTimeFormatOptions = { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' };
+const WHEN: Intl.DateTimeFormatOptions = {
+  weekday: 'short',
+  day: 'numeric',
+  month: 'short',
+  hour: '2-digit',
+  minute: '2-digit',
+};
 const TIME: Intl.DateTimeFormatOptions = { hour: '2-digit', minute: '2-digit' };
 
 /** "Hong Kong" of "Asia/Hong_Kong": how people name a zone's clock. */

@@ -10,7 +10,11 @@ export const pacingApi = api.enhanceEndpoints({ addTagTypes: ['SendingPolicy'] }
       providesTags: ['SendingPolicy'],
     }),
     setSendingPolicy: build.mutation<SendingPolicy, { userId: string; update: PolicyUpdate }>({
-      query: ({ userId, update }) => ({ url: `api/sending-policy/${encodeURIComponent(userId)}`, method: 'PUT', body: update }),
+      query: ({ userId, update }) => ({
+        url: `api/sending-policy/${encodeURIComponent(userId)}`,
+        method: 'PUT',
+        body: update,
+      }),
       transformResponse: (r: { policy: SendingPolicy }) => r.policy,
       async onQueryStarted({ userId }, { dispatch, queryFulfilled }) {
         const { data } = await queryFulfilled.catch(() => ({ data: undefined }));
@@ -28,4 +32,5 @@ export const pacingApi = api.enhanceEndpoints({ addTagTypes: ['SendingPolicy'] }
   }),
 });
 
-export const { useGetSendingPolicyQuery, useSetSendingPolicyMutation, usePauseJobMutation, useResumeJobMutation } = pacingApi;
+export const { useGetSendingPolicyQuery, useSetSendingPolicyMutation, usePauseJobMutation, useResumeJobMutation } =
+  pacingApi;

@@ -27,7 +27,8 @@ export function checkSchedule(value: string | null, now: Date = new Date()): Sch
   const at = new Date(value);
   if (Number.isNaN(at.getTime())) return { ok: false, empty: false, message: SCHEDULE_TEXT.invalid };
   if (at.getTime() <= now.getTime()) return { ok: false, empty: false, message: SCHEDULE_TEXT.past };
-  if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs) return { ok: false, empty: false, message: SCHEDULE_TEXT.tooFar };
+  if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs)
+    return { ok: false, empty: false, message: SCHEDULE_TEXT.tooFar };
   return { ok: true, startAt: at.toISOString() };
 }
 

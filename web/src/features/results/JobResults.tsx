@@ -20,7 +20,10 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
   // A new object each time, equal by its fields: compared shallowly, so it re-renders only on a change.
   const live = useAppSelector(selectLiveReceipts, shallowEqual);
   // The newest jobs come first, so this one is on the first page; polled while it runs.
-  const { data } = useGetJobHistoryQuery({ userId }, { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true });
+  const { data } = useGetJobHistoryQuery(
+    { userId },
+    { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true },
+  );
   const server = data?.jobs.find((j) => j.jobId === jobId)?.receipts;
   const mine = live.jobId === jobId ? live : { delivered: 0, read: 0 };
   const receipts = {

@@ -71,10 +71,20 @@ export function ReportList({
       const mine = keyRef.current;
       const cursor = replaceLast ? (last?.cursor ?? null) : (last?.next ?? null);
       try {
-        const page = await fetchOnce(dispatch(resultsApi.endpoints.getJobResults.initiate({ jobId, statuses, cursor, limit: PAGE }, { forceRefetch: true })));
+        const page = await fetchOnce(
+          dispatch(
+            resultsApi.endpoints.getJobResults.initiate(
+              { jobId, statuses, cursor, limit: PAGE },
+              { forceRefetch: true },
+            ),
+          ),
+        );
         if (keyRef.current !== mine) return;
         setError(null);
-        setPages((ps) => [...(replaceLast ? ps.slice(0, -1) : ps), { cursor, rows: page.results, next: page.nextCursor }]);
+        setPages((ps) => [
+          ...(replaceLast ? ps.slice(0, -1) : ps),
+          { cursor, rows: page.results, next: page.nextCursor },
+        ]);
       } catch (e) {
         setError(`${RESULTS_MESSAGES.reportLoadFailed}: ${errorMessage(e)}`);
       } finally {
@@ -146,7 +156,11 @@ export function ReportList({
         onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
         data-testid={`report-${tone}`}
       >
-        <ul aria-label={`${label} numbers`} aria-busy={loading} style={{ height: total * ROW_HEIGHT, position: 'relative', margin: 0, padding: 0 }}>
+        <ul
+          aria-label={`${label} numbers`}
+          aria-busy={loading}
+          style={{ height: total * ROW_HEIGHT, position: 'relative', margin: 0, padding: 0 }}
+        >
           {shown}
         </ul>
       </div>

@@ -7,9 +7,12 @@ import { getToken } from '../../api/token.js';
  */
 export async function downloadReport(jobId: string, format: ExportFormat): Promise<void> {
   const token = await getToken();
-  const res = await fetch(`${globalThis.location?.origin ?? ''}/job-results/${encodeURIComponent(jobId)}/export?format=${format}`, {
-    headers: token ? { Authorization: `Bearer ${token}` } : {},
-  });
+  const res = await fetch(
+    `${globalThis.location?.origin ?? ''}/job-results/${encodeURIComponent(jobId)}/export?format=${format}`,
+    {
+      headers: token ? { Authorization: `Bearer ${token}` } : {},
+    },
+  );
   if (!res.ok) throw new Error(`export answered ${res.status}`);
   const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `job-${jobId}.${format}`;
   const url = URL.createObjectURL(await res.blob());

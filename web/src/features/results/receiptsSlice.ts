@@ -30,7 +30,11 @@ export const receiptsSlice = createSlice({
     b.addCase(jobReset, () => initialState);
   },
   selectors: {
-    selectLiveReceipts: (s) => ({ jobId: s.jobId, delivered: Object.keys(s.delivered).length, read: Object.keys(s.read).length }),
+    selectLiveReceipts: (s) => ({
+      jobId: s.jobId,
+      delivered: Object.keys(s.delivered).length,
+      read: Object.keys(s.read).length,
+    }),
   },
 });
 

@@ -22,7 +22,10 @@ export const resultsApi = api.enhanceEndpoints({ addTagTypes: ['JobHistory'] }).
   endpoints: (build) => ({
     getJobResults: build.query<JobResultsPage, JobResultsArgs>({
       query: (args) => jobResultsUrl(args),
-      transformResponse: (r: Partial<JobResultsPage> | undefined) => ({ results: Array.isArray(r?.results) ? r.results : [], nextCursor: r?.nextCursor ?? null }),
+      transformResponse: (r: Partial<JobResultsPage> | undefined) => ({
+        results: Array.isArray(r?.results) ? r.results : [],
+        nextCursor: r?.nextCursor ?? null,
+      }),
       keepUnusedDataFor: 0,
     }),
     getJobHistory: build.query<JobHistoryPage, { userId: string; cursor?: string | null; active?: boolean }>({
@@ -33,7 +36,10 @@ export const resultsApi = api.enhanceEndpoints({ addTagTypes: ['JobHistory'] }).
         const q = params.toString();
         return `api/jobs/${encodeURIComponent(userId)}${q ? `?${q}` : ''}`;
       },
-      transformResponse: (r: Partial<JobHistoryPage> | undefined) => ({ jobs: Array.isArray(r?.jobs) ? r.jobs : [], nextCursor: r?.nextCursor ?? null }),
+      transformResponse: (r: Partial<JobHistoryPage> | undefined) => ({
+        jobs: Array.isArray(r?.jobs) ? r.jobs : [],
+        nextCursor: r?.nextCursor ?? null,
+      }),
       providesTags: ['JobHistory'],
     }),
   }),
@@ -53,7 +59,10 @@ export function patchJobHistory(
   event: { jobId: string; status: JobStatus; progress: JobProgress },
 ): boolean {
   let found = false;
-  for (const args of resultsApi.util.selectCachedArgsForQuery(state as Parameters<typeof resultsApi.util.selectCachedArgsForQuery>[0], 'getJobHistory')) {
+  for (const args of resultsApi.util.selectCachedArgsForQuery(
+    state as Parameters<typeof resultsApi.util.selectCachedArgsForQuery>[0],
+    'getJobHistory',
+  )) {
     dispatch(
       resultsApi.util.updateQueryData('getJobHistory', args, (draft) => {
         const job = draft.jobs.find((j) => j.jobId === event.jobId);
@@ -61,7 +70,10 @@ export function patchJobHistory(
         found = true;
         job.status = event.status;
         // A progress event carries `skipped` only when some were: one without it keeps the count last seen.
-        job.progress = { ...event.progress, ...(event.progress.skipped === undefined && job.progress.skipped ? { skipped: job.progress.skipped } : {}) };
+        job.progress = {
+          ...event.progress,
+          ...(event.progress.skipped === undefined && job.progress.skipped ? { skipped: job.progress.skipped } : {}),
+        };
       }),
     );
   }

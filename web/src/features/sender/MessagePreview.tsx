@@ -11,7 +11,11 @@ function render(nodes: FormatNode[], prefix = ''): ReactNode[] {
           {n.text}
         </a>
       );
-    return n.kind === 'bold' ? <strong key={key}>{render(n.children, `${key}.`)}</strong> : <em key={key}>{render(n.children, `${key}.`)}</em>;
+    return n.kind === 'bold' ? (
+      <strong key={key}>{render(n.children, `${key}.`)}</strong>
+    ) : (
+      <em key={key}>{render(n.children, `${key}.`)}</em>
+    );
   });
 }
 

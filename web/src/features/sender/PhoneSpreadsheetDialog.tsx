@@ -106,7 +106,8 @@ export function PhoneSpreadsheetDialog({
           <li>Paste a whole column from Excel or Google Sheets into any row.</li>
           <li>Invalid numbers are skipped and duplicates are merged.</li>
           <li>
-            Max {LIMITS.instructionsMaxContactsPerBatch} contacts per batch; messages are sent at {LIMITS.instructionsIntervalSeconds}-second intervals.
+            Max {LIMITS.instructionsMaxContactsPerBatch} contacts per batch; messages are sent at{' '}
+            {LIMITS.instructionsIntervalSeconds}-second intervals.
           </li>
         </ul>
       </div>
@@ -148,7 +149,11 @@ export function PhoneSpreadsheetDialog({
           </div>
         ))}
       </div>
-      <button type="button" className="button link small" onClick={() => setRows((r) => [...r, ...Array(LIMITS.spreadsheetInitialRows).fill('')])}>
+      <button
+        type="button"
+        className="button link small"
+        onClick={() => setRows((r) => [...r, ...Array(LIMITS.spreadsheetInitialRows).fill('')])}
+      >
         + Add {LIMITS.spreadsheetInitialRows} rows
       </button>
     </Dialog>

@@ -41,7 +41,13 @@ export function SendTab() {
                 Maybe later
               </button>
               {donationUrl && (
-                <a className="button primary" href={donationUrl} target="_blank" rel="noopener noreferrer" onClick={() => dispatch(donationPromptClosed())}>
+                <a
+                  className="button primary"
+                  href={donationUrl}
+                  target="_blank"
+                  rel="noopener noreferrer"
+                  onClick={() => dispatch(donationPromptClosed())}
+                >
                   {WEB_MESSAGES.donationLink}
                 </a>
               )}

@@ -3,7 +3,8 @@
  * at a word edge with no space just inside it, as WhatsApp does, so "2*3*4" or "snake_case_name" stay
  * plain; URLs are found first, so an underscore inside a link never turns italic.
  */
-export type FormatNode = string | { kind: 'bold' | 'italic'; children: FormatNode[] } | { kind: 'link'; href: string; text: string };
+export type FormatNode =
+  string | { kind: 'bold' | 'italic'; children: FormatNode[] } | { kind: 'link'; href: string; text: string };
 
 const URL_RE = /\b(?:https?:\/\/|www\.)[^\s<>"]+[^\s<>".,;:!?)\]'*_]/gi;
 const STYLE_RE = /(^|[\s([{"'])([*_])(?=\S)([^\n]*?\S)\2(?=$|[\s.,;:!?)\]}"'])/;

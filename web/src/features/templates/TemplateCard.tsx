@@ -59,13 +59,31 @@ export function TemplateCard({
         )}
       </div>
       <footer className="template-actions">
-        <button type="button" className="button secondary small" disabled={pending} onClick={() => actions.onDuplicate(t)} aria-label={`Duplicate ${t.name}`}>
+        <button
+          type="button"
+          className="button secondary small"
+          disabled={pending}
+          onClick={() => actions.onDuplicate(t)}
+          aria-label={`Duplicate ${t.name}`}
+        >
           Duplicate
         </button>
-        <button type="button" className="button secondary small" disabled={pending} onClick={() => actions.onEdit(t)} aria-label={`Edit ${t.name}`}>
+        <button
+          type="button"
+          className="button secondary small"
+          disabled={pending}
+          onClick={() => actions.onEdit(t)}
+          aria-label={`Edit ${t.name}`}
+        >
           Edit
         </button>
-        <button type="button" className="button danger-outline small" disabled={pending} onClick={() => actions.onDelete(t)} aria-label={`Delete ${t.name}`}>
+        <button
+          type="button"
+          className="button danger-outline small"
+          disabled={pending}
+          onClick={() => actions.onDelete(t)}
+          aria-label={`Delete ${t.name}`}
+        >
           Delete
         </button>
         <button

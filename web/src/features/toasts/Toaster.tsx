@@ -17,7 +17,12 @@ function useTopClearOfActivityLog(active: boolean): number | undefined {
     if (!active) return;
     const place = () => {
       const head = document.querySelector('.activity-log .card-title-row')?.getBoundingClientRect();
-      const underToasts = head !== undefined && head.width > 0 && head.right > window.innerWidth / 2 && head.bottom > TOP_PX && head.top < window.innerHeight / 3;
+      const underToasts =
+        head !== undefined &&
+        head.width > 0 &&
+        head.right > window.innerWidth / 2 &&
+        head.bottom > TOP_PX &&
+        head.top < window.innerHeight / 3;
       setTop(underToasts ? Math.round(head.bottom + GAP_PX) : undefined);
     };
     place();
@@ -36,14 +41,24 @@ export function Toaster() {
   const toasts = useToasts();
   const top = useTopClearOfActivityLog(toasts.length > 0);
   return (
-    <div className="toaster" aria-live="polite" aria-relevant="additions" style={top === undefined ? undefined : { top }}>
+    <div
+      className="toaster"
+      aria-live="polite"
+      aria-relevant="additions"
+      style={top === undefined ? undefined : { top }}
+    >
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast-${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
           <span className="toast-icon" aria-hidden="true">
             {ICONS[t.kind]}
           </span>
           <span className="toast-message">{t.message}</span>
-          <button type="button" className="toast-close" aria-label="Dismiss notification" onClick={() => dismissToast(t.id)}>
+          <button
+            type="button"
+            className="toast-close"
+            aria-label="Dismiss notification"
+            onClick={() => dismissToast(t.id)}
+          >
             ×
           </button>
         </div>

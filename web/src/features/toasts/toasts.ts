@@ -31,7 +31,10 @@ export function dismissToast(id: number): void {
 export function showToast(kind: ToastKind, message: string, durationMs: number = LIMITS.toastMs): number {
   const id = nextId++;
   toasts = [...toasts, { id, kind, message }];
-  timers.set(id, setTimeout(() => dismissToast(id), durationMs));
+  timers.set(
+    id,
+    setTimeout(() => dismissToast(id), durationMs),
+  );
   emit();
   return id;
 }

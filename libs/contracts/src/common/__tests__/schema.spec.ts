@@ -22,7 +22,11 @@ describe('one phone normaliser', () => {
 describe('start body: every field checked, NUL refused', () => {
   const ok = { message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }] };
   it('refuses NUL in the message and in a variable with a clear message', () => {
-    expect(checkStartJob({ ...ok, message: 'Hi\u0000' })).toMatchObject({ ok: false, code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.nulCharacter('message') });
+    expect(checkStartJob({ ...ok, message: 'Hi\u0000' })).toMatchObject({
+      ok: false,
+      code: JobsErrorCode.InvalidField,
+      message: REQUEST_MESSAGES.nulCharacter('message'),
+    });
     const variable = checkStartJob({ ...ok, recipients: [{ phone: '91234567', variables: { name: 'A\u0000' } }] });
     expect(variable).toMatchObject({ ok: false, message: REQUEST_MESSAGES.nulCharacter('variables') });
   });
@@ -31,7 +35,9 @@ describe('start body: every field checked, NUL refused', () => {
       const r = checkStartJob({ ...ok, clientId });
       expect(r.ok).toBe(false);
     }
-    expect(checkStartJob({ ...ok, clientId: 'x'.repeat(LIMITS.clientIdMaxLength + 1) })).toMatchObject({ message: REQUEST_MESSAGES.clientIdInvalid });
+    expect(checkStartJob({ ...ok, clientId: 'x'.repeat(LIMITS.clientIdMaxLength + 1) })).toMatchObject({
+      message: REQUEST_MESSAGES.clientIdInvalid,
+    });
     expect(checkStartJob({ ...ok, clientId: 'abc' }).ok).toBe(true);
   });
 });
@@ -48,7 +54,10 @@ describe('schemas document themselves', () => {
 
 describe('idempotency key', () => {
   it('is built and parsed by the same pair of functions', () => {
-    expect(parseIdempotencyKey(idempotencyKeyOf('job-1', '91234567'))).toEqual({ jobId: 'job-1', recipient: '91234567' });
+    expect(parseIdempotencyKey(idempotencyKeyOf('job-1', '91234567'))).toEqual({
+      jobId: 'job-1',
+      recipient: '91234567',
+    });
   });
 });
 
@@ -59,20 +68,34 @@ describe('backoff', () => {
   });
   it('retries until it works', async () => {
     let n = 0;
-    const value = await withRetry(async () => (++n < 3 ? Promise.reject(new Error('x')) : n), { retries: 5, baseMs: 1, sleep: async () => undefined });
+    const value = await withRetry(async () => (++n < 3 ? Promise.reject(new Error('x')) : n), {
+      retries: 5,
+      baseMs: 1,
+      sleep: async () => undefined,
+    });
     expect(value).toBe(3);
   });
   it('gives up after the retries and throws the last error', async () => {
     let n = 0;
     const waits: number[] = [];
     await expect(
-      withRetry(async () => Promise.reject(new Error(`e${++n}`)), { retries: 2, baseMs: 10, sleep: async (ms) => void waits.push(ms) }),
+      withRetry(async () => Promise.reject(new Error(`e${++n}`)), {
+        retries: 2,
+        baseMs: 10,
+        sleep: async (ms) => void waits.push(ms),
+      }),
     ).rejects.toThrow('e3');
     expect(waits).toEqual([10, 20]);
   });
   it('stops at once when shouldRetry says no', async () => {
     let n = 0;
-    await expect(withRetry(async () => Promise.reject(new Error(String(++n))), { baseMs: 1, shouldRetry: () => false, sleep: async () => undefined })).rejects.toThrow('1');
+    await expect(
+      withRetry(async () => Promise.reject(new Error(String(++n))), {
+        baseMs: 1,
+        shouldRetry: () => false,
+        sleep: async () => undefined,
+      }),
+    ).rejects.toThrow('1');
     expect(n).toBe(1);
   });
   it('keeps to a time budget: waits 250, 500, … (capped) and gives up when the next wait would overrun it', async () => {
@@ -103,7 +126,9 @@ describe('backoff', () => {
       if (++n === 2) cancelled = true;
       throw new Error(`e${n}`);
     };
-    await expect(withRetry(attempt, { baseMs: 5, cancelled: () => cancelled, sleep: async (ms) => void waits.push(ms) })).rejects.toThrow('e2');
+    await expect(
+      withRetry(attempt, { baseMs: 5, cancelled: () => cancelled, sleep: async (ms) => void waits.push(ms) }),
+    ).rejects.toThrow('e2');
     expect(waits).toEqual([5]);
   });
   it('is the jobs retry rule (2 s, 4 s, 8 s) and the redelivery rule of the event consumers (1 s … 30 s)', () => {
@@ -130,10 +155,24 @@ describe('NATS payloads have schemas too', () => {
   it('sessions.send carries an explicit optional jobId; events check their shape', async () => {
     const { SessionSendRequestSchema } = await import('../../sessions/schemas.js');
     const { EVENT_SCHEMAS } = await import('../../registry/events.js');
-    const send = { userId: 'u', to: '85291234567', text: 'Hi', idempotencyKey: idempotencyKeyOf('job-1', '91234567'), jobId: 'job-1' };
+    const send = {
+      userId: 'u',
+      to: '85291234567',
+      text: 'Hi',
+      idempotencyKey: idempotencyKeyOf('job-1', '91234567'),
+      jobId: 'job-1',
+    };
     expect(SessionSendRequestSchema.parse(send)).toEqual(send);
     expect(SessionSendRequestSchema.safeParse({ ...send, to: '123' }).success).toBe(false);
-    const log = { eventId: 'e', userId: 'u', at: '2025-01-01T00:00:00.000Z', jobId: 'j', type: 'info', message: 'm', timestamp: '2025-01-01T00:00:00.000Z' };
+    const log = {
+      eventId: 'e',
+      userId: 'u',
+      at: '2025-01-01T00:00:00.000Z',
+      jobId: 'j',
+      type: 'info',
+      message: 'm',
+      timestamp: '2025-01-01T00:00:00.000Z',
+    };
     expect(EVENT_SCHEMAS['events.job.log'].safeParse(log).success).toBe(true);
     expect(EVENT_SCHEMAS['events.job.log'].safeParse({ ...log, type: 'loud' }).success).toBe(false);
   });

@@ -21,7 +21,10 @@ describe('parseDashboardLimit', () => {
 
 describe('parsePreferencesUpdate', () => {
   it('accepts a boolean auto_login_message_enabled', () => {
-    expect(parsePreferencesUpdate({ auto_login_message_enabled: false })).toEqual({ ok: true, value: { auto_login_message_enabled: false } });
+    expect(parsePreferencesUpdate({ auto_login_message_enabled: false })).toEqual({
+      ok: true,
+      value: { auto_login_message_enabled: false },
+    });
   });
 
   it.each([undefined, null, 'x', [true]])('refuses preferences %p', (raw) => {

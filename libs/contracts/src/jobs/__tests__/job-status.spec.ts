@@ -21,7 +21,22 @@ describe('ifNoneMatchVersions', () => {
   });
 
   it('ignores an absent, malformed or oversized header, as if there were none', () => {
-    for (const header of [undefined, null, 42, ['x'], '', '   ', A, `W/${A}`, `"${A}`, `"${A}" "${B}"`, `"${A}",,`, `W/"${A}"; x`, '**', `*, "${A}"`]) {
+    for (const header of [
+      undefined,
+      null,
+      42,
+      ['x'],
+      '',
+      '   ',
+      A,
+      `W/${A}`,
+      `"${A}`,
+      `"${A}" "${B}"`,
+      `"${A}",,`,
+      `W/"${A}"; x`,
+      '**',
+      `*, "${A}"`,
+    ]) {
       expect(ifNoneMatchVersions(header)).toBeUndefined();
     }
     const long = Array.from({ length: 40 }, () => `"${A}"`).join(', ');
@@ -40,7 +55,10 @@ describe('ifNoneMatchVersions', () => {
 
 describe('jobs.status request', () => {
   it('takes our versions or *, and refuses anything else in ifNoneMatch', () => {
-    expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', ifNoneMatch: [A, '*'] })).toEqual({ ok: true, value: { userId: 'u', jobId: 'j', ifNoneMatch: [A, '*'] } });
+    expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', ifNoneMatch: [A, '*'] })).toEqual({
+      ok: true,
+      value: { userId: 'u', jobId: 'j', ifNoneMatch: [A, '*'] },
+    });
     expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j' }).ok).toBe(true);
     for (const ifNoneMatch of [[], ['W/"x"'], [`W/"${A}"`], 'abc', [A.repeat(2)], Array.from({ length: 9 }, () => A)]) {
       expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', ifNoneMatch }).ok).toBe(false);

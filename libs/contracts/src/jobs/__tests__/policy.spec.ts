@@ -50,7 +50,15 @@ describe('schedule', () => {
     // The reference: each instant formatted on its own, no cache.
     const reference = (at: Date, timeZone: string) => {
       const p = Object.fromEntries(
-        new Intl.DateTimeFormat('en-US', { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' })
+        new Intl.DateTimeFormat('en-US', {
+          timeZone,
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+        })
           .formatToParts(at)
           .filter((x) => x.type !== 'literal')
           .map((x) => [x.type, Number(x.value)]),
@@ -58,19 +66,36 @@ describe('schedule', () => {
       const date = `${String(p.year).padStart(4, '0')}-${String(p.month).padStart(2, '0')}-${String(p.day).padStart(2, '0')}`;
       return { date, minutes: (p.hour! % 24) * 60 + p.minute! };
     };
-    const zones = ['America/New_York', 'Europe/London', 'Asia/Kolkata', 'Asia/Kathmandu', 'Australia/Lord_Howe', 'Europe/Amsterdam', HK, 'UTC'];
+    const zones = [
+      'America/New_York',
+      'Europe/London',
+      'Asia/Kolkata',
+      'Asia/Kathmandu',
+      'Australia/Lord_Howe',
+      'Europe/Amsterdam',
+      HK,
+      'UTC',
+    ];
     // Seconds on both sides of DST changes (New York, London, Lord Howe's half hour), and instants from 1850 (local mean time, offsets with seconds) to 2040.
     const instants = [
       ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-03-08T06:58:00Z') + i * 997),
       ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-03-29T00:58:00Z') + i * 997),
       ...Array.from({ length: 240 }, (_, i) => Date.parse('2026-04-04T14:58:00Z') + i * 997),
-      ...Array.from({ length: 400 }, (_, i) => Date.parse('1850-01-01T00:00:00Z') + i * 4_733_333_333 + (i % 60) * 1000),
+      ...Array.from(
+        { length: 400 },
+        (_, i) => Date.parse('1850-01-01T00:00:00Z') + i * 4_733_333_333 + (i % 60) * 1000,
+      ),
     ];
     for (const timeZone of zones) {
       for (const t of instants) {
         const at = new Date(t);
         const want = reference(at, timeZone);
-        expect({ timeZone, at: at.toISOString(), ...localTime(at, timeZone) }).toEqual({ timeZone, at: at.toISOString(), ...want, weekday: expect.any(Number) });
+        expect({ timeZone, at: at.toISOString(), ...localTime(at, timeZone) }).toEqual({
+          timeZone,
+          at: at.toISOString(),
+          ...want,
+          weekday: expect.any(Number),
+        });
       }
     }
     // zonedInstant leans on the seconds: in 1850 Amsterdam's clock (tzdata: Brussels' local mean time) was UTC+00:17:30.
@@ -79,9 +104,16 @@ describe('schedule', () => {
   });
   it('closes outside the window and at the cap, with when it opens again', () => {
     const p = { ...carefulPolicy(), warmUp: false, dailyCap: 3 };
-    expect(gateAt(p, new Date('2026-03-10T00:00:00Z'), none)).toEqual({ open: false, reason: 'window', resumesAt: new Date('2026-03-10T01:00:00Z'), cap: 3 });
+    expect(gateAt(p, new Date('2026-03-10T00:00:00Z'), none)).toEqual({
+      open: false,
+      reason: 'window',
+      resumesAt: new Date('2026-03-10T01:00:00Z'),
+      cap: 3,
+    });
     expect(gateAt(p, new Date('2026-03-10T02:00:00Z'), none)).toMatchObject({ open: true });
-    expect(gateAt(p, new Date('2026-03-10T02:00:00Z'), { dayKey: '2026-03-10', dayCount: 3, warmUpFrom: null })).toEqual({
+    expect(
+      gateAt(p, new Date('2026-03-10T02:00:00Z'), { dayKey: '2026-03-10', dayCount: 3, warmUpFrom: null }),
+    ).toEqual({
       open: false,
       reason: 'daily_cap',
       resumesAt: new Date('2026-03-11T01:00:00Z'),
@@ -91,16 +123,26 @@ describe('schedule', () => {
   it('warms a new number up: its cap ramps over the first days, then the policy cap holds', () => {
     const p = { ...carefulPolicy(), window: null };
     const at = (day: string) => new Date(`${day}T04:00:00Z`); // noon in Hong Kong
-    expect(gateAt(p, at('2026-03-10'), { dayKey: '2026-03-10', dayCount: 49, warmUpFrom: null })).toMatchObject({ open: true, cap: 50 });
-    expect(gateAt(p, at('2026-03-10'), { dayKey: '2026-03-10', dayCount: 50, warmUpFrom: '2026-03-10' })).toMatchObject({ open: false, reason: 'daily_cap', cap: 50 });
-    expect(gateAt(p, at('2026-03-11'), { dayKey: '2026-03-10', dayCount: 50, warmUpFrom: '2026-03-10' })).toMatchObject({ open: true, cap: 100, sentToday: 0 });
-    expect(gateAt(p, at('2026-03-13'), { dayKey: null, dayCount: 0, warmUpFrom: '2026-03-10' })).toMatchObject({ cap: 300 }); // day 4: min(400, 300)
+    expect(gateAt(p, at('2026-03-10'), { dayKey: '2026-03-10', dayCount: 49, warmUpFrom: null })).toMatchObject({
+      open: true,
+      cap: 50,
+    });
+    expect(gateAt(p, at('2026-03-10'), { dayKey: '2026-03-10', dayCount: 50, warmUpFrom: '2026-03-10' })).toMatchObject(
+      { open: false, reason: 'daily_cap', cap: 50 },
+    );
+    expect(gateAt(p, at('2026-03-11'), { dayKey: '2026-03-10', dayCount: 50, warmUpFrom: '2026-03-10' })).toMatchObject(
+      { open: true, cap: 100, sentToday: 0 },
+    );
+    expect(gateAt(p, at('2026-03-13'), { dayKey: null, dayCount: 0, warmUpFrom: '2026-03-10' })).toMatchObject({
+      cap: 300,
+    }); // day 4: min(400, 300)
     expect(gateAt({ ...p, warmUp: false }, at('2026-03-10'), none)).toMatchObject({ cap: 300 });
   });
 
   it('estimates: the spec formula under standard, days under a daily cap', () => {
     const now = new Date('2026-03-10T02:00:00Z');
-    for (const n of [1, 2, 3, 16, 1000]) expect(estimateSend(n, standardPolicy(), { now }).estimatedTime).toBe(estimateMinutes(n, 4000));
+    for (const n of [1, 2, 3, 16, 1000])
+      expect(estimateSend(n, standardPolicy(), { now }).estimatedTime).toBe(estimateMinutes(n, 4000));
     const capped = estimateSend(2000, { ...standardPolicy(), preset: 'custom', dailyCap: 500 }, { now });
     // 500 today from 10:00, 500 on each of the next three days from midnight.
     expect(capped.estimatedTime).toBeGreaterThan(2 * 24 * 60);

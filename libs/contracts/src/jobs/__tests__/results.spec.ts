@@ -1,27 +1,51 @@
 import { describe, expect, it } from '@jest/globals';
-import { jobExportQuerySchema, jobHistoryQuerySchema, jobResultsQuerySchema, RESULTS_LIMITS, RESULTS_MESSAGES } from '../results.js';
+import {
+  jobExportQuerySchema,
+  jobHistoryQuerySchema,
+  jobResultsQuerySchema,
+  RESULTS_LIMITS,
+  RESULTS_MESSAGES,
+} from '../results.js';
 
-const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) => (r.success ? [] : r.error!.issues.map((i) => i.message));
+const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
+  r.success ? [] : r.error!.issues.map((i) => i.message);
 
 describe('results query schemas', () => {
   it('take absent values as the defaults', () => {
     expect(jobResultsQuerySchema.parse({})).toEqual({ limit: RESULTS_LIMITS.reportPageDefault });
     expect(jobHistoryQuerySchema.parse({})).toEqual({ limit: RESULTS_LIMITS.historyPageDefault, active: false });
-    expect(jobHistoryQuerySchema.parse({ active: 'true' })).toEqual({ limit: RESULTS_LIMITS.historyPageDefault, active: true });
+    expect(jobHistoryQuerySchema.parse({ active: 'true' })).toEqual({
+      limit: RESULTS_LIMITS.historyPageDefault,
+      active: true,
+    });
     expect(jobExportQuerySchema.parse({})).toEqual({ format: 'csv' });
-    expect(jobResultsQuerySchema.parse({ limit: '7', cursor: 'abc_-1', status: 'sent,failed' })).toEqual({ limit: 7, cursor: 'abc_-1', status: ['sent', 'failed'] });
+    expect(jobResultsQuerySchema.parse({ limit: '7', cursor: 'abc_-1', status: 'sent,failed' })).toEqual({
+      limit: 7,
+      cursor: 'abc_-1',
+      status: ['sent', 'failed'],
+    });
   });
 
   it('answer a repeated name (a list) or any other shape with the field’s own words, never the parser’s', () => {
     const repeated = ['1', '2'];
-    expect(messages(jobResultsQuerySchema.safeParse({ limit: repeated }))).toEqual([RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax)]);
-    expect(messages(jobHistoryQuerySchema.safeParse({ limit: repeated }))).toEqual([RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.historyPageMax)]);
+    expect(messages(jobResultsQuerySchema.safeParse({ limit: repeated }))).toEqual([
+      RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax),
+    ]);
+    expect(messages(jobHistoryQuerySchema.safeParse({ limit: repeated }))).toEqual([
+      RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.historyPageMax),
+    ]);
     expect(messages(jobResultsQuerySchema.safeParse({ cursor: repeated }))).toEqual([RESULTS_MESSAGES.invalidCursor]);
     expect(messages(jobHistoryQuerySchema.safeParse({ cursor: { a: '1' } }))).toEqual([RESULTS_MESSAGES.invalidCursor]);
-    expect(messages(jobHistoryQuerySchema.safeParse({ cursor: 'x'.repeat(201) }))).toEqual([RESULTS_MESSAGES.invalidCursor]);
-    expect(messages(jobExportQuerySchema.safeParse({ format: ['csv', 'csv'] }))).toEqual([RESULTS_MESSAGES.invalidFormat]);
+    expect(messages(jobHistoryQuerySchema.safeParse({ cursor: 'x'.repeat(201) }))).toEqual([
+      RESULTS_MESSAGES.invalidCursor,
+    ]);
+    expect(messages(jobExportQuerySchema.safeParse({ format: ['csv', 'csv'] }))).toEqual([
+      RESULTS_MESSAGES.invalidFormat,
+    ]);
     expect(messages(jobExportQuerySchema.safeParse({ format: '' }))).toEqual([RESULTS_MESSAGES.invalidFormat]);
-    expect(messages(jobResultsQuerySchema.safeParse({ limit: true }))).toEqual([RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax)]);
+    expect(messages(jobResultsQuerySchema.safeParse({ limit: true }))).toEqual([
+      RESULTS_MESSAGES.invalidLimit(RESULTS_LIMITS.reportPageMax),
+    ]);
     for (const active of [['true', 'true'], 'yes', '1', { a: 'true' }]) {
       expect(messages(jobHistoryQuerySchema.safeParse({ active }))).toEqual([RESULTS_MESSAGES.invalidActive]);
     }

@@ -63,10 +63,14 @@ describe('checkStartJob: the spec words', () => {
   });
 
   it('lists that are not lists are refused, not crashed on', () => {
-    expect(refusal(checkStartJob({ message: 'Hi', phoneNumbers: '91234567' })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob({ message: 'Hi', phoneNumbers: '91234567' })).code).toBe(
+      JobsErrorCode.InvalidRecipients,
+    );
     expect(refusal(checkStartJob({ message: 'Hi', recipients: 'x' })).code).toBe(JobsErrorCode.InvalidRecipients);
     expect(refusal(checkStartJob({ message: 'Hi', recipients: [42] })).code).toBe(JobsErrorCode.InvalidRecipients);
-    expect(refusal(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: [] }] })).code).toBe(JobsErrorCode.InvalidRecipients);
+    expect(refusal(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: [] }] })).code).toBe(
+      JobsErrorCode.InvalidRecipients,
+    );
     expect(refusal(checkStartJob(null)).code).toBe(JobsErrorCode.MessageRequired);
   });
 });
@@ -74,7 +78,10 @@ describe('checkStartJob: the spec words', () => {
 describe('checkStartJob: numbers', () => {
   it('strips 852 / +852 and separators, merges duplicates keeping first-seen order', () => {
     const r = accepted(
-      checkStartJob({ message: 'Hi', phoneNumbers: ['9123 4567', '+85291234567', '852-6123-4567', 61234567, '51234567', '85212345'] }),
+      checkStartJob({
+        message: 'Hi',
+        phoneNumbers: ['9123 4567', '+85291234567', '852-6123-4567', 61234567, '51234567', '85212345'],
+      }),
     );
     expect(r.recipients.map((x) => x.phone)).toEqual(['91234567', '61234567', '51234567', '85212345']);
     expect(r.duplicatesMerged).toBe(2);
@@ -136,7 +143,15 @@ describe('checkStartJob: personalisation', () => {
 
   it('a row that is not a positive whole number falls back to the position', () => {
     for (const row of [0, -1, 2.5, '4', null]) {
-      const r = refusal(checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }, { phone: '91234568', row }] }));
+      const r = refusal(
+        checkStartJob({
+          message: 'Hi {{name}}',
+          recipients: [
+            { phone: '91234567', variables: { name: 'Ann' } },
+            { phone: '91234568', row },
+          ],
+        }),
+      );
       expect(r.message).toBe('Placeholder {{name}} has no value in row 2');
     }
   });
@@ -148,7 +163,10 @@ describe('checkStartJob: personalisation', () => {
 
   it('a text over the limit once filled is refused with its rows', () => {
     const r = refusal(
-      checkStartJob({ message: 'x{{long}}', recipients: [{ phone: '91234567', variables: { long: 'y'.repeat(LIMITS.messageMaxLength) } }] }),
+      checkStartJob({
+        message: 'x{{long}}',
+        recipients: [{ phone: '91234567', variables: { long: 'y'.repeat(LIMITS.messageMaxLength) } }],
+      }),
     );
     expect(r.code).toBe(JobsErrorCode.RenderedTooLong);
     expect(r.message).toBe('The personalised message is over 1000 characters in row 1');
@@ -172,9 +190,22 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
   const one = (message: unknown) => checkStartJob({ message, phoneNumbers: ['91234567'] });
 
   it('a message of only invisible characters is blank: "Please enter a message first"', () => {
-    for (const message of ['\u200b\u200b', '\u200d', '\u200c\u200d', '\u2060', '\ufeff', ' \u200b\n\u3164\u2800 ', '\u180e\u00ad', '\u{E0020}']) {
+    for (const message of [
+      '\u200b\u200b',
+      '\u200d',
+      '\u200c\u200d',
+      '\u2060',
+      '\ufeff',
+      ' \u200b\n\u3164\u2800 ',
+      '\u180e\u00ad',
+      '\u{E0020}',
+    ]) {
       const r = refusal(one(message));
-      expect({ message, text: r.message, code: r.code }).toEqual({ message, text: JOB_MESSAGES.enterMessageFirst, code: JobsErrorCode.MessageRequired });
+      expect({ message, text: r.message, code: r.code }).toEqual({
+        message,
+        text: JOB_MESSAGES.enterMessageFirst,
+        code: JobsErrorCode.MessageRequired,
+      });
     }
     // Visible text with invisible characters in it is fine, and so is an emoji made of a ZWJ sequence.
     accepted(one('Hi\u200bthere'));
@@ -182,20 +213,46 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
   });
 
   it('a variable of only invisible characters has no value: the placeholder names its row', () => {
-    const r = refusal(checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: '\u200b\u2060' } }] }));
+    const r = refusal(
+      checkStartJob({
+        message: 'Hi {{name}}',
+        recipients: [{ phone: '91234567', variables: { name: '\u200b\u2060' } }],
+      }),
+    );
     expect(r.code).toBe(JobsErrorCode.MissingVariable);
     expect(r.message).toBe('Placeholder {{name}} has no value in row 1');
   });
 
   it('a lone UTF-16 surrogate in the message, a variable value or a variable name is refused in plain words', () => {
-    expect(refusal(one('a\ud800b'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: 'message contains characters that are not valid text' });
-    expect(refusal(one('a\udc00'))).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('message') });
-    const value = checkStartJob({ message: 'Hi {{name}}', recipients: [{ phone: '91234567', variables: { name: 'A\ud83d' } }] });
-    expect(refusal(value)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('variables') });
+    expect(refusal(one('a\ud800b'))).toMatchObject({
+      code: JobsErrorCode.InvalidField,
+      message: 'message contains characters that are not valid text',
+    });
+    expect(refusal(one('a\udc00'))).toMatchObject({
+      code: JobsErrorCode.InvalidField,
+      message: REQUEST_MESSAGES.invalidText('message'),
+    });
+    const value = checkStartJob({
+      message: 'Hi {{name}}',
+      recipients: [{ phone: '91234567', variables: { name: 'A\ud83d' } }],
+    });
+    expect(refusal(value)).toMatchObject({
+      code: JobsErrorCode.InvalidField,
+      message: REQUEST_MESSAGES.invalidText('variables'),
+    });
     const name = checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n\udfff']: 'x' } }] });
-    expect(refusal(name)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.invalidText('variables') });
-    const nulName = checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n\u0000']: 'x' } }] });
-    expect(refusal(nulName)).toMatchObject({ code: JobsErrorCode.InvalidField, message: REQUEST_MESSAGES.nulCharacter('variables') });
+    expect(refusal(name)).toMatchObject({
+      code: JobsErrorCode.InvalidField,
+      message: REQUEST_MESSAGES.invalidText('variables'),
+    });
+    const nulName = checkStartJob({
+      message: 'Hi',
+      recipients: [{ phone: '91234567', variables: { ['n\u0000']: 'x' } }],
+    });
+    expect(refusal(nulName)).toMatchObject({
+      code: JobsErrorCode.InvalidField,
+      message: REQUEST_MESSAGES.nulCharacter('variables'),
+    });
     // A pair is a character like any other.
     expect(accepted(one('Hi \ud83d\ude00')).recipients[0]!.text).toBe('Hi \u{1F600}');
   });
@@ -203,19 +260,30 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
 
 describe('checkStartJob: one list', () => {
   it('phoneNumbers and recipients both non-empty: "Send either phoneNumbers or recipients, not both"', () => {
-    const r = refusal(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [{ phone: '61234567' }] }));
+    const r = refusal(
+      checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [{ phone: '61234567' }] }),
+    );
     expect(r.code).toBe(JobsErrorCode.PhoneNumbersAndRecipients);
     expect(r.message).toBe('Send either phoneNumbers or recipients, not both');
     // An empty (or absent) other list is no conflict.
-    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: [], recipients: [{ phone: '61234567' }] })).recipients).toHaveLength(1);
-    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [] })).recipients).toHaveLength(1);
-    expect(accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: null })).recipients).toHaveLength(1);
+    expect(
+      accepted(checkStartJob({ message: 'Hi', phoneNumbers: [], recipients: [{ phone: '61234567' }] })).recipients,
+    ).toHaveLength(1);
+    expect(
+      accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: [] })).recipients,
+    ).toHaveLength(1);
+    expect(
+      accepted(checkStartJob({ message: 'Hi', phoneNumbers: ['91234567'], recipients: null })).recipients,
+    ).toHaveLength(1);
   });
 });
 
 describe('checkStartJob: variable names are keys, whatever they are called', () => {
   // As the gateway and the jobs service receive it: JSON.parse makes `__proto__` an own key.
-  const body = () => JSON.parse('{"message":"Hi {{__proto__}}, {{constructor}}","recipients":[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]}') as unknown;
+  const body = () =>
+    JSON.parse(
+      '{"message":"Hi {{__proto__}}, {{constructor}}","recipients":[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]}',
+    ) as unknown;
 
   it('fills {{__proto__}} and {{constructor}} from the values given', () => {
     const r = accepted(checkStartJob(body()));
@@ -229,35 +297,68 @@ describe('checkStartJob: variable names are keys, whatever they are called', () 
   it('keeps them through the gateway: its parsed body, forwarded as JSON, is checked the same', () => {
     const parsed = checkWith(StartJobHttpBodySchema, body());
     if (!parsed.ok) throw new Error(parsed.message);
-    expect(JSON.stringify(parsed.value.recipients)).toBe('[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]');
+    expect(JSON.stringify(parsed.value.recipients)).toBe(
+      '[{"phone":"91234567","variables":{"__proto__":"x","constructor":"c"}}]',
+    );
     expect(accepted(checkStartJob(JSON.parse(JSON.stringify(parsed.value)))).recipients[0]!.text).toBe('Hi x, c');
   });
 
   it('a name only the prototype has is still no value', () => {
-    const r = refusal(checkStartJob({ message: 'Hi {{toString}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }] }));
+    const r = refusal(
+      checkStartJob({ message: 'Hi {{toString}}', recipients: [{ phone: '91234567', variables: { name: 'Ann' } }] }),
+    );
     expect(r.message).toBe('Placeholder {{toString}} has no value in row 1');
   });
 });
 
 describe('checkStartJob: variables have size limits', () => {
-  const columns = (n: number, prefix = 'c') => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
+  const columns = (n: number, prefix = 'c') =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, 'v']));
 
   it(`at most ${LIMITS.variablesPerJobMax} different names in the whole job`, () => {
-    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: columns(LIMITS.variablesPerJobMax) }] }));
+    accepted(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [{ phone: '91234567', variables: columns(LIMITS.variablesPerJobMax) }],
+      }),
+    );
     // 30 names in one row and 30 others in the next: 60 in all.
     const r = refusal(
-      checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: columns(30, 'a') }, { phone: '91234568', variables: columns(30, 'b') }] }),
+      checkStartJob({
+        message: 'Hi',
+        recipients: [
+          { phone: '91234567', variables: columns(30, 'a') },
+          { phone: '91234568', variables: columns(30, 'b') },
+        ],
+      }),
     );
     expect(r.code).toBe(JobsErrorCode.TooManyVariables);
-    expect(r.message).toBe('A job can have at most 50 different variables (spreadsheet columns); these recipients have 60');
+    expect(r.message).toBe(
+      'A job can have at most 50 different variables (spreadsheet columns); these recipients have 60',
+    );
     expect(r.details).toEqual({ max: 50, count: 60 });
     // Names without a value are not stored, so they do not count.
-    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ...columns(50), ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`e${i}`, ' '])) } }] }));
+    accepted(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [
+          {
+            phone: '91234567',
+            variables: { ...columns(50), ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`e${i}`, ' '])) },
+          },
+        ],
+      }),
+    );
   });
 
   it(`a name of at most ${LIMITS.variableNameMaxLength} characters; longer ones name their rows`, () => {
     const long = 'n'.repeat(LIMITS.variableNameMaxLength + 1);
-    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { ['n'.repeat(LIMITS.variableNameMaxLength)]: 'x' } }] }));
+    accepted(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [{ phone: '91234567', variables: { ['n'.repeat(LIMITS.variableNameMaxLength)]: 'x' } }],
+      }),
+    );
     const r = refusal(
       checkStartJob({
         message: 'Hi',
@@ -274,7 +375,12 @@ describe('checkStartJob: variables have size limits', () => {
   });
 
   it(`a value of at most ${LIMITS.messageMaxLength} characters, also when the message does not use it`, () => {
-    accepted(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { notes: 'x'.repeat(LIMITS.messageMaxLength) } }] }));
+    accepted(
+      checkStartJob({
+        message: 'Hi',
+        recipients: [{ phone: '91234567', variables: { notes: 'x'.repeat(LIMITS.messageMaxLength) } }],
+      }),
+    );
     const r = refusal(
       checkStartJob({
         message: 'Hi {{name}}',
@@ -290,11 +396,15 @@ describe('checkStartJob: variables have size limits', () => {
     expect(r.details).toEqual({ variable: 'notes', max: 1000, rows: [1, 3] });
   });
 
-  it('keeps each row\'s variables with a value for the report, and none for rows without', () => {
+  it("keeps each row's variables with a value for the report, and none for rows without", () => {
     const r = accepted(
       checkStartJob({
         message: 'Hi',
-        recipients: [{ phone: '91234567', variables: { name: 'Ann', blank: '', none: null, n: 3 } }, { phone: '91234568' }, { phone: '91234569', variables: { x: ' ' } }],
+        recipients: [
+          { phone: '91234567', variables: { name: 'Ann', blank: '', none: null, n: 3 } },
+          { phone: '91234568' },
+          { phone: '91234569', variables: { x: ' ' } },
+        ],
       }),
     );
     expect(r.recipients.map((p) => p.variables)).toEqual([{ name: 'Ann', n: '3' }, undefined, undefined]);
@@ -314,7 +424,9 @@ describe('parseSince', () => {
 
 describe('job log texts', () => {
   it('words the unlinked timeout in minutes or seconds', () => {
-    expect(JOB_MESSAGES.unlinkedTooLong(600_000)).toBe('WhatsApp stayed disconnected for 10 minutes; the job was stopped');
+    expect(JOB_MESSAGES.unlinkedTooLong(600_000)).toBe(
+      'WhatsApp stayed disconnected for 10 minutes; the job was stopped',
+    );
     expect(JOB_MESSAGES.unlinkedTooLong(60_000)).toBe('WhatsApp stayed disconnected for 1 minute; the job was stopped');
     expect(JOB_MESSAGES.unlinkedTooLong(4000)).toBe('WhatsApp stayed disconnected for 4 seconds; the job was stopped');
   });

@@ -70,7 +70,9 @@ const KEYS: Record<RequestKey, true> = {
 };
 
 /** Keys whose request is the acting user plus fields the schema does not require (not the pings, which need nothing). */
-const USER_ONLY: RequestKey[] = REQUEST_KEYS.filter((k) => !isServiceRequest(k) && checkRequest(k, { userId: 'user_1' }).ok);
+const USER_ONLY: RequestKey[] = REQUEST_KEYS.filter(
+  (k) => !isServiceRequest(k) && checkRequest(k, { userId: 'user_1' }).ok,
+);
 
 describe('REQUEST_SCHEMAS', () => {
   it('has a schema for every request key, and no other', () => {
@@ -100,7 +102,9 @@ describe('REQUEST_SCHEMAS', () => {
       expect([key, check.ok]).toEqual([key, true]);
       if (check.ok) expect(check.value).toEqual(request);
     }
-    expect(USER_ONLY).toEqual(expect.arrayContaining(['jobs.pacing', 'templates.stats', 'sessions.status', 'dashboard.preferences.get']));
+    expect(USER_ONLY).toEqual(
+      expect.arrayContaining(['jobs.pacing', 'templates.stats', 'sessions.status', 'dashboard.preferences.get']),
+    );
   });
 
   it('refuses a request without userId, naming the field', () => {
@@ -111,7 +115,12 @@ describe('REQUEST_SCHEMAS', () => {
     }
     for (const key of USER_ONLY) {
       const check = checkRequest(key, {});
-      expect(check).toEqual({ ok: false, code: invalidRequestCodeOf(key), message: 'userId is required', errors: { userId: 'userId is required' } });
+      expect(check).toEqual({
+        ok: false,
+        code: invalidRequestCodeOf(key),
+        message: 'userId is required',
+        errors: { userId: 'userId is required' },
+      });
     }
   });
 
@@ -128,12 +137,18 @@ describe('REQUEST_SCHEMAS', () => {
       message: `userId must be at most ${LIMITS.userIdMaxLength} characters`,
     });
     expect(JSON.stringify(checkRequest('jobs.status', { userId: huge, jobId: 'j' }))).not.toContain(huge);
-    expect(checkRequest('jobs.cancel', { userId: 'u', jobId: '' })).toMatchObject({ ok: false, errors: { jobId: 'jobId must not be empty' } });
+    expect(checkRequest('jobs.cancel', { userId: 'u', jobId: '' })).toMatchObject({
+      ok: false,
+      errors: { jobId: 'jobId must not be empty' },
+    });
   });
 
   it('refuses a request that is not an object (an array, null, text)', () => {
     for (const hostile of [[{ userId: 'u' }], null, 'userId', 42, undefined]) {
-      expect(checkRequest('templates.create', hostile)).toMatchObject({ ok: false, message: 'The request must be an object' });
+      expect(checkRequest('templates.create', hostile)).toMatchObject({
+        ok: false,
+        message: 'The request must be an object',
+      });
     }
   });
 
@@ -143,25 +158,54 @@ describe('REQUEST_SCHEMAS', () => {
       ok: false,
       code: SessionsErrorCode.InvalidRequest,
       message: 'to is not valid',
-      errors: { to: 'to is not valid', text: 'text must not be empty', idempotencyKey: 'idempotencyKey must not be empty' },
+      errors: {
+        to: 'to is not valid',
+        text: 'text must not be empty',
+        idempotencyKey: 'idempotencyKey must not be empty',
+      },
     });
   });
 
   it('checks optional fields when present', () => {
-    expect(checkRequest('jobs.logs', { userId: 'u', jobId: 'j', since: 5 })).toMatchObject({ ok: false, errors: { since: 'since must be text' } });
-    expect(checkRequest('jobs.start', { userId: 'u', message: 'm', staged: { bucket: 'b' } })).toMatchObject({ ok: false, errors: { 'staged.name': 'staged.name is required' } });
-    expect(checkRequest('sessions.connect', { userId: 'u', explicit: 'yes' })).toMatchObject({ ok: false, errors: { explicit: 'explicit must be true or false' } });
+    expect(checkRequest('jobs.logs', { userId: 'u', jobId: 'j', since: 5 })).toMatchObject({
+      ok: false,
+      errors: { since: 'since must be text' },
+    });
+    expect(checkRequest('jobs.start', { userId: 'u', message: 'm', staged: { bucket: 'b' } })).toMatchObject({
+      ok: false,
+      errors: { 'staged.name': 'staged.name is required' },
+    });
+    expect(checkRequest('sessions.connect', { userId: 'u', explicit: 'yes' })).toMatchObject({
+      ok: false,
+      errors: { explicit: 'explicit must be true or false' },
+    });
   });
 
   it('leaves the absence of a body the service judges to the service (its own words)', () => {
     // A staged start: the body is in the object store, `message` (undefined) does not survive JSON.
-    expect(checkRequest('jobs.start', { userId: 'u', clientId: 'c', idempotencyKey: 'k', staged: { bucket: 'job-starts', name: 'n' } }).ok).toBe(true);
-    for (const key of ['templates.create', 'jobs.policy.set', 'jobs.optouts.add', 'jobs.optouts.settings.set', 'dashboard.preferences.set'] as const) {
+    expect(
+      checkRequest('jobs.start', {
+        userId: 'u',
+        clientId: 'c',
+        idempotencyKey: 'k',
+        staged: { bucket: 'job-starts', name: 'n' },
+      }).ok,
+    ).toBe(true);
+    for (const key of [
+      'templates.create',
+      'jobs.policy.set',
+      'jobs.optouts.add',
+      'jobs.optouts.settings.set',
+      'dashboard.preferences.set',
+    ] as const) {
       expect([key, checkRequest(key, { userId: 'u' }).ok]).toEqual([key, true]);
     }
   });
 
   it('drops fields a request does not declare', () => {
-    expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', extra: { deep: true } })).toEqual({ ok: true, value: { userId: 'u', jobId: 'j' } });
+    expect(checkRequest('jobs.status', { userId: 'u', jobId: 'j', extra: { deep: true } })).toEqual({
+      ok: true,
+      value: { userId: 'u', jobId: 'j' },
+    });
   });
 });

@@ -3,7 +3,10 @@ import { displayedPhoneDigits, parseIdempotencyKey } from '../index.js';
 
 describe('parseIdempotencyKey', () => {
   it('splits `<jobId>:<recipient>` at the last colon', () => {
-    expect(parseIdempotencyKey('3f2c0c1e-9a7b-4d0e-8f7a-1b2c3d4e5f60:91234567')).toEqual({ jobId: '3f2c0c1e-9a7b-4d0e-8f7a-1b2c3d4e5f60', recipient: '91234567' });
+    expect(parseIdempotencyKey('3f2c0c1e-9a7b-4d0e-8f7a-1b2c3d4e5f60:91234567')).toEqual({
+      jobId: '3f2c0c1e-9a7b-4d0e-8f7a-1b2c3d4e5f60',
+      recipient: '91234567',
+    });
     expect(parseIdempotencyKey('a:b:85291234567')).toEqual({ jobId: 'a:b', recipient: '85291234567' });
   });
 

@@ -26,7 +26,14 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
   it('accepts the minimum and fills the defaults', () => {
     expect(validateTemplateCreate(valid)).toEqual({
       ok: true,
-      value: { name: 'Welcome', description: '', message_content: 'Hello *there*', phone_numbers: [], category: 'general', is_favorite: false },
+      value: {
+        name: 'Welcome',
+        description: '',
+        message_content: 'Hello *there*',
+        phone_numbers: [],
+        category: 'general',
+        is_favorite: false,
+      },
     });
   });
 
@@ -59,13 +66,17 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
     expect(errorsOf(validateTemplateCreate({ message_content: 'x' }))).toEqual({ name: MESSAGES.templateNameRequired });
     expect(errorsOf(validateTemplateCreate({ ...valid, name: '   ' })).name).toBe('Template name is required');
     expect(errorsOf(validateTemplateCreate({ ...valid, name: null })).name).toBe('Template name is required');
-    expect(errorsOf(validateTemplateCreate({ ...valid, name: 'n'.repeat(101) })).name).toBe('Template name must be 100 characters or less');
+    expect(errorsOf(validateTemplateCreate({ ...valid, name: 'n'.repeat(101) })).name).toBe(
+      'Template name must be 100 characters or less',
+    );
     expect(validateTemplateCreate({ ...valid, name: 'n'.repeat(100) }).ok).toBe(true);
   });
 
   it('message_content: required, at most 1000 characters', () => {
     expect(errorsOf(validateTemplateCreate({ name: 'n' }))).toEqual({ message_content: 'Message content is required' });
-    expect(errorsOf(validateTemplateCreate({ ...valid, message_content: ' \n ' })).message_content).toBe('Message content is required');
+    expect(errorsOf(validateTemplateCreate({ ...valid, message_content: ' \n ' })).message_content).toBe(
+      'Message content is required',
+    );
     expect(errorsOf(validateTemplateCreate({ ...valid, message_content: 'm'.repeat(1001) })).message_content).toBe(
       'Message content must be 1000 characters or less',
     );
@@ -73,13 +84,25 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
   });
 
   it('a name or message of only invisible characters is blank (zero-width space, word joiner, BOM, ...)', () => {
-    for (const invisible of ['\u200b\u200b', '\u2060', '\ufeff', ' \u200b \u2060\ufeff\u200d ', '\u00ad\u200e\u3164', '\u2800', '\u0001\u007f']) {
+    for (const invisible of [
+      '\u200b\u200b',
+      '\u2060',
+      '\ufeff',
+      ' \u200b \u2060\ufeff\u200d ',
+      '\u00ad\u200e\u3164',
+      '\u2800',
+      '\u0001\u007f',
+    ]) {
       expect(errorsOf(validateTemplateCreate({ ...valid, name: invisible })).name).toBe(MESSAGES.templateNameRequired);
-      expect(errorsOf(validateTemplateCreate({ ...valid, message_content: invisible })).message_content).toBe(MESSAGES.messageContentRequired);
+      expect(errorsOf(validateTemplateCreate({ ...valid, message_content: invisible })).message_content).toBe(
+        MESSAGES.messageContentRequired,
+      );
       expect(errorsOf(validateTemplateUpdate({ name: invisible })).name).toBe(MESSAGES.templateNameRequired);
     }
     // Past the length limit too, the field is blank first.
-    expect(errorsOf(validateTemplateCreate({ ...valid, name: '\u200b'.repeat(101) })).name).toBe(MESSAGES.templateNameRequired);
+    expect(errorsOf(validateTemplateCreate({ ...valid, name: '\u200b'.repeat(101) })).name).toBe(
+      MESSAGES.templateNameRequired,
+    );
     // Invisible characters next to visible ones are the user's text: kept.
     expect(validateTemplateCreate({ ...valid, name: 'Pro\u200bmo', message_content: '\u2060Hi' })).toMatchObject({
       ok: true,
@@ -92,21 +115,38 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
   it('description: optional, at most 500 characters', () => {
     expect(validateTemplateCreate({ ...valid, description: null }).ok).toBe(true);
     expect(validateTemplateCreate({ ...valid, description: 'd'.repeat(500) }).ok).toBe(true);
-    expect(errorsOf(validateTemplateCreate({ ...valid, description: 'd'.repeat(501) })).description).toBe(MESSAGES.descriptionTooLong);
+    expect(errorsOf(validateTemplateCreate({ ...valid, description: 'd'.repeat(501) })).description).toBe(
+      MESSAGES.descriptionTooLong,
+    );
   });
 
   it('category: one of the five; empty means general', () => {
     for (const category of ['general', 'marketing', 'personal', 'business', 'custom']) {
       expect(validateTemplateCreate({ ...valid, category })).toMatchObject({ ok: true, value: { category } });
     }
-    expect(validateTemplateCreate({ ...valid, category: '' })).toMatchObject({ ok: true, value: { category: 'general' } });
+    expect(validateTemplateCreate({ ...valid, category: '' })).toMatchObject({
+      ok: true,
+      value: { category: 'general' },
+    });
     expect(errorsOf(validateTemplateCreate({ ...valid, category: 'spam' })).category).toBe(MESSAGES.categoryInvalid);
-    expect(errorsOf(validateTemplateCreate({ ...valid, category: 'Marketing' })).category).toBe(MESSAGES.categoryInvalid);
+    expect(errorsOf(validateTemplateCreate({ ...valid, category: 'Marketing' })).category).toBe(
+      MESSAGES.categoryInvalid,
+    );
     expect(errorsOf(validateTemplateCreate({ ...valid, category: 3 })).category).toBe(MESSAGES.categoryInvalid);
   });
 
   it('wrong JSON types give a field message, never a throw', () => {
-    expect(errorsOf(validateTemplateCreate({ name: 5, message_content: ['a'], description: {}, is_favorite: 'yes', phone_numbers: 12 }))).toEqual({
+    expect(
+      errorsOf(
+        validateTemplateCreate({
+          name: 5,
+          message_content: ['a'],
+          description: {},
+          is_favorite: 'yes',
+          phone_numbers: 12,
+        }),
+      ),
+    ).toEqual({
       name: TEMPLATE_MESSAGES.nameNotText,
       message_content: TEMPLATE_MESSAGES.messageContentNotText,
       description: TEMPLATE_MESSAGES.descriptionNotText,
@@ -116,7 +156,9 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
   });
 
   it('drops NUL characters, which Postgres text cannot store', () => {
-    expect(validateTemplateCreate({ name: 'a\u0000b', message_content: 'x\u0000', description: '\u0000' })).toMatchObject({
+    expect(
+      validateTemplateCreate({ name: 'a\u0000b', message_content: 'x\u0000', description: '\u0000' }),
+    ).toMatchObject({
       ok: true,
       value: { name: 'ab', message_content: 'x', description: '' },
     });
@@ -178,7 +220,10 @@ describe('phone numbers', () => {
     expect(parsePhoneNumbers('{"a":1}')).toBeUndefined();
     expect(parsePhoneNumbers('[oops')).toBeUndefined();
     expect(parsePhoneNumbers({ 0: '12345678' })).toBeUndefined();
-    expect(validateTemplateCreate({ ...valid, phone_numbers: '["12345678"]' })).toMatchObject({ ok: true, value: { phone_numbers: ['12345678'] } });
+    expect(validateTemplateCreate({ ...valid, phone_numbers: '["12345678"]' })).toMatchObject({
+      ok: true,
+      value: { phone_numbers: ['12345678'] },
+    });
   });
 
   it('one bad number: "Phone number must be 8-15 digits"', () => {
@@ -186,20 +231,32 @@ describe('phone numbers', () => {
   });
 
   it('several bad numbers: "Invalid phone numbers: a, b"', () => {
-    expect(validatePhoneNumbers(['123', '12345678', 'abc', 5])).toEqual({ ok: false, error: 'Invalid phone numbers: 123, abc, 5' });
+    expect(validatePhoneNumbers(['123', '12345678', 'abc', 5])).toEqual({
+      ok: false,
+      error: 'Invalid phone numbers: 123, abc, 5',
+    });
     const long = 'x'.repeat(100);
-    expect(validatePhoneNumbers([long, '1'])).toEqual({ ok: false, error: `Invalid phone numbers: ${'x'.repeat(32)}…, 1` });
+    expect(validatePhoneNumbers([long, '1'])).toEqual({
+      ok: false,
+      error: `Invalid phone numbers: ${'x'.repeat(32)}…, 1`,
+    });
   });
 
   it('no duplicates, also when they differ only by formatting', () => {
     expect(validatePhoneNumbers(['12345678', '12345678'])).toEqual({ ok: false, error: 'Phone number already added' });
-    expect(validatePhoneNumbers(['85212345678', '+852 1234 5678'])).toEqual({ ok: false, error: 'Phone number already added' });
+    expect(validatePhoneNumbers(['85212345678', '+852 1234 5678'])).toEqual({
+      ok: false,
+      error: 'Phone number already added',
+    });
   });
 
   it('at most 200', () => {
     expect(validatePhoneNumbers(numbers(200))).toEqual({ ok: true, value: numbers(200) });
     expect(validatePhoneNumbers(numbers(201))).toEqual({ ok: false, error: 'Maximum 200 phone numbers allowed' });
-    expect(validatePhoneNumbers(JSON.stringify(numbers(201)))).toEqual({ ok: false, error: 'Maximum 200 phone numbers allowed' });
+    expect(validatePhoneNumbers(JSON.stringify(numbers(201)))).toEqual({
+      ok: false,
+      error: 'Maximum 200 phone numbers allowed',
+    });
   });
 
   it('the form check for adding one number to a list', () => {
@@ -223,9 +280,13 @@ describe('validateTemplateUpdate (full or partial)', () => {
   });
 
   it('a present field must still be valid; required fields cannot be cleared', () => {
-    expect(errorsOf(validateTemplateUpdate({ is_favorite: 'yes' }))).toEqual({ is_favorite: TEMPLATE_MESSAGES.isFavoriteNotBoolean });
+    expect(errorsOf(validateTemplateUpdate({ is_favorite: 'yes' }))).toEqual({
+      is_favorite: TEMPLATE_MESSAGES.isFavoriteNotBoolean,
+    });
     expect(errorsOf(validateTemplateUpdate({ name: '' }))).toEqual({ name: 'Template name is required' });
-    expect(errorsOf(validateTemplateUpdate({ message_content: null }))).toEqual({ message_content: 'Message content is required' });
+    expect(errorsOf(validateTemplateUpdate({ message_content: null }))).toEqual({
+      message_content: 'Message content is required',
+    });
     expect(validateTemplateUpdate([])).toEqual({ ok: false, message: TEMPLATE_MESSAGES.bodyNotObject, errors: {} });
   });
 });
@@ -288,8 +349,15 @@ describe('list query', () => {
 
   it('the web builds the same query string the server reads', () => {
     expect(templateListQueryString({})).toBe('');
-    expect(templateListQueryString({ category: 'custom', is_favorite: true })).toBe('?category=custom&is_favorite=true');
-    const parsed = Object.fromEntries(new URLSearchParams(templateListQueryString({ category: 'personal', is_favorite: false })));
-    expect(validateTemplateListQuery(parsed)).toEqual({ ok: true, value: { category: 'personal', is_favorite: false } });
+    expect(templateListQueryString({ category: 'custom', is_favorite: true })).toBe(
+      '?category=custom&is_favorite=true',
+    );
+    const parsed = Object.fromEntries(
+      new URLSearchParams(templateListQueryString({ category: 'personal', is_favorite: false })),
+    );
+    expect(validateTemplateListQuery(parsed)).toEqual({
+      ok: true,
+      value: { category: 'personal', is_favorite: false },
+    });
   });
 });

@@ -212,7 +212,12 @@ describe('StatementBatcher', () => {
     ]);
     await s.finishAll();
     const settled = await rest;
-    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([10, 20, 'bad item in 3', 40]);
+    expect(settled.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      10,
+      20,
+      'bad item in 3',
+      40,
+    ]);
     expect(await first).toBe(0);
     expect(batches).toEqual([
       [1, false],

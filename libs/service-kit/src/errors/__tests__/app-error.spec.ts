@@ -21,8 +21,14 @@ describe('AppError stack traces', () => {
 
   it('one made from a reply carries none, of any kind, and the process limit is left as it was', () => {
     const before = Error.stackTraceLimit;
-    expect(frames(AppError.fromPayload({ kind: ErrorKind.Internal, code: CommonErrorCode.Internal, message: 'x', errorId: 'e1' }))).toBe(0);
-    expect(frames(AppError.fromPayload({ kind: ErrorKind.NotFound, code: CommonErrorCode.NotFound, message: 'x' }))).toBe(0);
+    expect(
+      frames(
+        AppError.fromPayload({ kind: ErrorKind.Internal, code: CommonErrorCode.Internal, message: 'x', errorId: 'e1' }),
+      ),
+    ).toBe(0);
+    expect(
+      frames(AppError.fromPayload({ kind: ErrorKind.NotFound, code: CommonErrorCode.NotFound, message: 'x' })),
+    ).toBe(0);
     expect(Error.stackTraceLimit).toBe(before);
     expect(frames(new Error('plain'))).toBeGreaterThan(0);
     expect(frames(AppError.internal())).toBeGreaterThan(0);

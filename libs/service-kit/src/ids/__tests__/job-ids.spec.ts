@@ -16,7 +16,7 @@ describe('job ids the gateway can check from the id alone', () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
-  it("an id checks for its own user under its own key only, in any case", () => {
+  it('an id checks for its own user under its own key only, in any case', () => {
     const id = mintJobId(key, 'user_a');
     expect(isMintedJobId(key, 'user_a', id)).toBe(true);
     expect(isMintedJobId(key, 'user_a', id.toUpperCase())).toBe(true);
@@ -43,7 +43,13 @@ describe('job ids the gateway can check from the id alone', () => {
       const scheme = { key, legacyIds };
       expect(jobMayExist(scheme, 'user_a', mine)).toBe(true);
       expect(jobMayExist(scheme, 'user_b', mine)).toBe(false);
-      expect(jobMayExist(scheme, 'user_a', mine.replace(/.$/, (c) => (c === 'f' ? 'e' : 'f')))).toBe(false);
+      expect(
+        jobMayExist(
+          scheme,
+          'user_a',
+          mine.replace(/.$/, (c) => (c === 'f' ? 'e' : 'f')),
+        ),
+      ).toBe(false);
       expect(jobMayExist(scheme, 'user_a', v4)).toBe(legacyIds);
       for (const bad of ['', 'abc', `${mine}x`, mine.replaceAll('-', ''), '../etc/passwd', `${mine.slice(0, 35)}%`]) {
         expect(jobMayExist(scheme, 'user_a', bad)).toBe(false);

@@ -40,7 +40,9 @@ describe('MetricsEndpoint: Prometheus metrics on a port of their own', () => {
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
     const port = (taken.address() as { port: number }).port;
     try {
-      await expect(MetricsEndpoint.listen(port, '127.0.0.1')).rejects.toThrow(new RegExp(`metrics port ${port} \\(METRICS_PORT\\): .*EADDRINUSE`));
+      await expect(MetricsEndpoint.listen(port, '127.0.0.1')).rejects.toThrow(
+        new RegExp(`metrics port ${port} \\(METRICS_PORT\\): .*EADDRINUSE`),
+      );
     } finally {
       taken.close();
     }

@@ -8,8 +8,23 @@ describe('KitNatsServer.getRouteFromPattern', () => {
   afterEach(() => jest.restoreAllMocks());
 
   it('routes every kind of pattern as Nest does', () => {
-    for (const pattern of ['sessions.0.send', 'jobs.status', 'templates.list', 'events.>', '_INBOX.x', 'true', 'null', '{"cmd":"sum"}', '{"b":1,"a":2}', '123', '"quoted"']) {
-      expect({ pattern, route: kit.getRouteFromPattern(pattern) }).toEqual({ pattern, route: nest.getRouteFromPattern(pattern) });
+    for (const pattern of [
+      'sessions.0.send',
+      'jobs.status',
+      'templates.list',
+      'events.>',
+      '_INBOX.x',
+      'true',
+      'null',
+      '{"cmd":"sum"}',
+      '{"b":1,"a":2}',
+      '123',
+      '"quoted"',
+    ]) {
+      expect({ pattern, route: kit.getRouteFromPattern(pattern) }).toEqual({
+        pattern,
+        route: nest.getRouteFromPattern(pattern),
+      });
     }
   });
 

@@ -42,7 +42,13 @@ function fakeConnection() {
   /** Answers a published request with `data` (and `hdrs`), as the broker would deliver it. */
   const answer = (to: Published, data: string, hdrs?: MsgHdrs) => {
     const bytes = new TextEncoder().encode(data);
-    inbox!(null, { subject: to.reply, data: bytes, headers: hdrs, json: () => JSON.parse(data), string: () => data } as unknown as Msg);
+    inbox!(null, {
+      subject: to.reply,
+      data: bytes,
+      headers: hdrs,
+      json: () => JSON.parse(data),
+      string: () => data,
+    } as unknown as Msg);
   };
   return { nc: nc as unknown as NatsConnection, published, answer };
 }
@@ -71,7 +77,14 @@ describe('RpcClient', () => {
 
     // Replies are matched by their inbox subject, whatever their order.
     answer(published[1]!, JSON.stringify({ id: packets[1]!.id, response: { for: 'b' }, isDisposed: true }));
-    answer(published[0]!, JSON.stringify({ id: packets[0]!.id, err: { kind: 'not_found', code: 'TEMPLATE_NOT_FOUND', message: 'Template not found' }, isDisposed: true }));
+    answer(
+      published[0]!,
+      JSON.stringify({
+        id: packets[0]!.id,
+        err: { kind: 'not_found', code: 'TEMPLATE_NOT_FOUND', message: 'Template not found' },
+        isDisposed: true,
+      }),
+    );
     await expect(replies[1]).resolves.toEqual({ for: 'b' });
     await expect(replies[0]).rejects.toMatchObject({ kind: 'not_found', code: 'TEMPLATE_NOT_FOUND' });
   });

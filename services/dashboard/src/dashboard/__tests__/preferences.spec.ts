@@ -18,10 +18,17 @@ afterAll(() => app?.stop());
 describe('preferences', () => {
   it('default to enabled, then keep what the user set, per user', async () => {
     expect(await dashboard.preferences('pref-ann')).toEqual({ auto_login_message_enabled: true });
-    expect(await dashboard.setPreferences('pref-ann', { auto_login_message_enabled: false })).toEqual({ auto_login_message_enabled: false });
+    expect(await dashboard.setPreferences('pref-ann', { auto_login_message_enabled: false })).toEqual({
+      auto_login_message_enabled: false,
+    });
     expect(await dashboard.preferences('pref-ann')).toEqual({ auto_login_message_enabled: false });
-    expect((await dashboard.get('pref-ann', undefined)).user).toEqual({ id: 'pref-ann', preferences: { auto_login_message_enabled: false } });
-    expect(await dashboard.setPreferences('pref-ann', { auto_login_message_enabled: true })).toEqual({ auto_login_message_enabled: true });
+    expect((await dashboard.get('pref-ann', undefined)).user).toEqual({
+      id: 'pref-ann',
+      preferences: { auto_login_message_enabled: false },
+    });
+    expect(await dashboard.setPreferences('pref-ann', { auto_login_message_enabled: true })).toEqual({
+      auto_login_message_enabled: true,
+    });
     expect(await dashboard.preferences('pref-ann')).toEqual({ auto_login_message_enabled: true });
     expect(await dashboard.preferences('pref-bob')).toEqual({ auto_login_message_enabled: true });
   });

@@ -43,7 +43,9 @@ describe('dashboard schema', () => {
   });
 
   it("a reply's preview is LIMITS.replyPreviewMax characters in the entity and in the migrated table", async () => {
-    expect(app.db.getMetadata(MessageEntity).findColumnWithDatabaseName('reply')?.length).toBe(String(LIMITS.replyPreviewMax));
+    expect(app.db.getMetadata(MessageEntity).findColumnWithDatabaseName('reply')?.length).toBe(
+      String(LIMITS.replyPreviewMax),
+    );
     const [column] = await rows<{ character_maximum_length: number }>(
       app.db.manager,
       `SELECT character_maximum_length FROM information_schema.columns WHERE table_schema = 'dashboard' AND table_name = 'messages' AND column_name = 'reply'`,
@@ -58,6 +60,8 @@ describe('dashboard schema', () => {
       `SELECT column_name FROM information_schema.columns WHERE table_schema = 'dashboard' AND table_name = 'messages' AND column_name IN ('reply', 'replied_at')`,
     );
     expect(columns).toEqual([]);
-    expect((await app.db.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual(['AddReplies1795411802762']);
+    expect((await app.db.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
+      'AddReplies1795411802762',
+    ]);
   });
 });

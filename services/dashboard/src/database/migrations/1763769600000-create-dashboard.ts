@@ -85,7 +85,15 @@ export class CreateDashboard1763769600000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['sessions', 'link_states', 'monthly_usage', 'user_totals', 'messages', 'applied_events', 'user_preferences']) {
+    for (const table of [
+      'sessions',
+      'link_states',
+      'monthly_usage',
+      'user_totals',
+      'messages',
+      'applied_events',
+      'user_preferences',
+    ]) {
       await q.query(`DROP TABLE dashboard.${table}`);
     }
   }

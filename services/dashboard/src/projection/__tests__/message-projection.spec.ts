@@ -30,14 +30,22 @@ function fold(events: MessageStatusEvent[]) {
 
 describe('applyMessageEvent', () => {
   it('moves forward through sent, delivered, read and counts the send once', () => {
-    const { state, counted } = fold([ev('sent', '2025-03-31T23:59:00Z'), ev('delivered', '2025-04-01T00:01:00Z'), ev('read', '2025-04-01T00:02:00Z')]);
+    const { state, counted } = fold([
+      ev('sent', '2025-03-31T23:59:00Z'),
+      ev('delivered', '2025-04-01T00:01:00Z'),
+      ev('read', '2025-04-01T00:02:00Z'),
+    ]);
     expect(state.status).toBe('read');
     expect(state.sentAt?.toISOString()).toBe('2025-03-31T23:59:00.000Z');
     expect(counted).toEqual(['sent@2025-03-01']);
   });
 
   it('never lets a late sent overwrite read, and takes the send time from it', () => {
-    const { state, counted } = fold([ev('read', '2025-05-02T10:00:05Z'), ev('delivered', '2025-05-02T10:00:03Z'), ev('sent', '2025-05-02T10:00:00Z')]);
+    const { state, counted } = fold([
+      ev('read', '2025-05-02T10:00:05Z'),
+      ev('delivered', '2025-05-02T10:00:03Z'),
+      ev('sent', '2025-05-02T10:00:00Z'),
+    ]);
     expect(state.status).toBe('read');
     expect(state.sentAt?.toISOString()).toBe('2025-05-02T10:00:00.000Z');
     expect(state.createdAt.toISOString()).toBe('2025-05-02T10:00:00.000Z');
@@ -45,12 +53,17 @@ describe('applyMessageEvent', () => {
   });
 
   it('keeps the first terminal of sent and failed', () => {
-    expect(fold([ev('failed', '2025-05-02T10:00:00Z', { error: 'not on WhatsApp' }), ev('sent', '2025-05-02T10:00:01Z')]).state).toMatchObject({
+    expect(
+      fold([ev('failed', '2025-05-02T10:00:00Z', { error: 'not on WhatsApp' }), ev('sent', '2025-05-02T10:00:01Z')])
+        .state,
+    ).toMatchObject({
       status: 'failed',
       error: 'not on WhatsApp',
       outcome: 'failed',
     });
-    expect(fold([ev('sent', '2025-05-02T10:00:00Z'), ev('failed', '2025-05-02T10:00:01Z', { error: 'x' })]).state).toMatchObject({
+    expect(
+      fold([ev('sent', '2025-05-02T10:00:00Z'), ev('failed', '2025-05-02T10:00:01Z', { error: 'x' })]).state,
+    ).toMatchObject({
       status: 'sent',
       error: null,
       outcome: 'sent',
@@ -66,7 +79,10 @@ describe('applyMessageEvent', () => {
   });
 
   it('fills content an ack did not carry from the job event that follows', () => {
-    const { state } = fold([ev('delivered', '2025-05-02T10:00:03Z', { content: '' }), ev('sent', '2025-05-02T10:00:00Z')]);
+    const { state } = fold([
+      ev('delivered', '2025-05-02T10:00:03Z', { content: '' }),
+      ev('sent', '2025-05-02T10:00:00Z'),
+    ]);
     expect(state.content).toBe('Hello Ann');
   });
 

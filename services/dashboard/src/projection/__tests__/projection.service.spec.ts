@@ -25,7 +25,13 @@ afterAll(() => app?.stop());
 
 const newUser = () => `user_${randomUUID()}`;
 
-function message(userId: string, recipient: string, status: MessageStatus, at: string, extra: Partial<MessageStatusEvent> = {}): ReadModelEvent {
+function message(
+  userId: string,
+  recipient: string,
+  status: MessageStatus,
+  at: string,
+  extra: Partial<MessageStatusEvent> = {},
+): ReadModelEvent {
   return {
     subject: 'events.message.status',
     event: {
@@ -43,7 +49,12 @@ function message(userId: string, recipient: string, status: MessageStatus, at: s
   };
 }
 
-function session(userId: string, state: SessionStateEvent['state'], at: string, extra: Partial<SessionStateEvent> = {}): ReadModelEvent {
+function session(
+  userId: string,
+  state: SessionStateEvent['state'],
+  at: string,
+  extra: Partial<SessionStateEvent> = {},
+): ReadModelEvent {
   return { subject: 'events.session.state', event: { eventId: randomUUID(), userId, at, state, ...extra } };
 }
 
@@ -61,7 +72,13 @@ describe('dedupe: a redelivered event never counts twice', () => {
     expect(await projection.applyBatch([sent, sent])).toBe(0);
     const again = await dashboard.get(u, undefined, NOW);
     expect(again).toEqual(once);
-    expect(again.stats).toEqual({ totalMessages: 1, successfulMessages: 1, failedMessages: 0, activeSessions: 0, repliedMessages: 0 });
+    expect(again.stats).toEqual({
+      totalMessages: 1,
+      successfulMessages: 1,
+      failedMessages: 0,
+      activeSessions: 0,
+      repliedMessages: 0,
+    });
     expect(month(again)).toEqual({ month: '2025-05', sent: 1, failed: 0 });
   });
 
@@ -72,7 +89,9 @@ describe('dedupe: a redelivered event never counts twice', () => {
     const data = await dashboard.get(u, undefined, NOW);
     expect(data.stats).toMatchObject({ totalMessages: 1, failedMessages: 1 });
     expect(month(data)).toEqual({ month: '2025-05', sent: 0, failed: 1 });
-    expect(data.messages).toEqual([expect.objectContaining({ recipient: '91000002', status: 'failed', error: 'Number is not on WhatsApp' })]);
+    expect(data.messages).toEqual([
+      expect.objectContaining({ recipient: '91000002', status: 'failed', error: 'Number is not on WhatsApp' }),
+    ]);
   });
 
   it('the same send published again under a new event id still counts once (the fold is idempotent)', async () => {
@@ -86,11 +105,19 @@ describe('dedupe: a redelivered event never counts twice', () => {
 
   it('two replicas applying the same batch at once count it once', async () => {
     const u = newUser();
-    const batch = Array.from({ length: 40 }, (_, i) => message(u, `9200${String(i).padStart(4, '0')}`, i % 4 === 0 ? 'failed' : 'sent', '2025-05-20T10:00:00Z'));
+    const batch = Array.from({ length: 40 }, (_, i) =>
+      message(u, `9200${String(i).padStart(4, '0')}`, i % 4 === 0 ? 'failed' : 'sent', '2025-05-20T10:00:00Z'),
+    );
     const [a, b] = await Promise.all([projection.applyBatch(batch), projection.applyBatch([...batch].reverse())]);
     expect(a + b).toBe(40);
     const data = await dashboard.get(u, undefined, NOW);
-    expect(data.stats).toEqual({ totalMessages: 40, successfulMessages: 30, failedMessages: 10, activeSessions: 0, repliedMessages: 0 });
+    expect(data.stats).toEqual({
+      totalMessages: 40,
+      successfulMessages: 30,
+      failedMessages: 10,
+      activeSessions: 0,
+      repliedMessages: 0,
+    });
     expect(month(data)).toEqual({ month: '2025-05', sent: 30, failed: 10 });
   });
 });
@@ -108,14 +135,24 @@ describe('batch apply', () => {
     ]);
     expect(applied).toBe(6);
     const data = await dashboard.get(u, undefined, NOW);
-    expect(data.stats).toEqual({ totalMessages: 4, successfulMessages: 2, failedMessages: 1, activeSessions: 0, repliedMessages: 0 });
+    expect(data.stats).toEqual({
+      totalMessages: 4,
+      successfulMessages: 2,
+      failedMessages: 1,
+      activeSessions: 0,
+      repliedMessages: 0,
+    });
     // A message counts in the month it was first sent: 93000001 in April although its acks came in May.
     expect(data.usage.monthly.slice(-2)).toEqual([
       { month: '2025-04', sent: 1, failed: 0 },
       { month: '2025-05', sent: 1, failed: 1 },
     ]);
     const byRecipient = new Map(data.messages.map((m) => [m.recipient, m]));
-    expect(byRecipient.get('93000001')).toMatchObject({ status: 'read', content: 'Hello 93000001', sent_at: '2025-04-30T23:59:00.000Z' });
+    expect(byRecipient.get('93000001')).toMatchObject({
+      status: 'read',
+      content: 'Hello 93000001',
+      sent_at: '2025-04-30T23:59:00.000Z',
+    });
     expect(byRecipient.get('93000004')).toMatchObject({ status: 'pending', sent_at: null });
     // Newest first.
     expect(data.messages.map((m) => m.recipient)).toEqual(['93000004', '93000003', '93000002', '93000001']);
@@ -125,7 +162,10 @@ describe('batch apply', () => {
     const u = newUser();
     await projection.applyBatch([message(u, '94000001', 'sent', '2025-05-20T10:00:00Z')]);
     await projection.applyBatch([message(u, '94000001', 'read', '2025-05-20T10:00:05Z', { content: '' })]);
-    await projection.applyBatch([message(u, '94000001', 'sent', '2025-05-20T10:00:00Z'), message(u, '94000001', 'delivered', '2025-05-20T10:00:03Z')]);
+    await projection.applyBatch([
+      message(u, '94000001', 'sent', '2025-05-20T10:00:00Z'),
+      message(u, '94000001', 'delivered', '2025-05-20T10:00:03Z'),
+    ]);
     const data = await dashboard.get(u, undefined, NOW);
     expect(data.messages).toEqual([expect.objectContaining({ status: 'read' })]);
     expect(data.stats).toMatchObject({ totalMessages: 1, successfulMessages: 1 });
@@ -134,9 +174,18 @@ describe('batch apply', () => {
 
   it('keeps users apart', async () => {
     const [ann, bob] = [newUser(), newUser()];
-    await projection.applyBatch([message(ann, '95000001', 'sent', '2025-05-20T10:00:00Z'), message(bob, '95000001', 'failed', '2025-05-20T10:00:00Z')]);
-    expect((await dashboard.get(ann, undefined, NOW)).stats).toMatchObject({ successfulMessages: 1, failedMessages: 0 });
-    expect((await dashboard.get(bob, undefined, NOW)).stats).toMatchObject({ successfulMessages: 0, failedMessages: 1 });
+    await projection.applyBatch([
+      message(ann, '95000001', 'sent', '2025-05-20T10:00:00Z'),
+      message(bob, '95000001', 'failed', '2025-05-20T10:00:00Z'),
+    ]);
+    expect((await dashboard.get(ann, undefined, NOW)).stats).toMatchObject({
+      successfulMessages: 1,
+      failedMessages: 0,
+    });
+    expect((await dashboard.get(bob, undefined, NOW)).stats).toMatchObject({
+      successfulMessages: 0,
+      failedMessages: 1,
+    });
   });
 
   it("shows each message an opaque, stable id that says nothing of other tenants' messages (no shared sequence)", async () => {
@@ -153,14 +202,21 @@ describe('batch apply', () => {
     // The same message keeps its id from one read to the next.
     expect((await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.id)).toEqual(annIds);
     // Newest first, as before (the internal row number only orders ties).
-    expect((await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.recipient)).toEqual(['95100002', '95100001']);
+    expect((await dashboard.get(ann, undefined, NOW)).messages.map((m) => m.recipient)).toEqual([
+      '95100002',
+      '95100001',
+    ]);
   });
 
   it('keeps users apart when many read at once on the pooled, prepared read', async () => {
     const users = Array.from({ length: 12 }, newUser);
-    await projection.applyBatch(users.map((u, i) => message(u, `9600${String(i).padStart(4, '0')}`, 'sent', '2025-05-20T10:00:00Z')));
+    await projection.applyBatch(
+      users.map((u, i) => message(u, `9600${String(i).padStart(4, '0')}`, 'sent', '2025-05-20T10:00:00Z')),
+    );
     // More reads at once than the pool has connections: each connection runs the prepared read for several users.
-    const reads = users.flatMap((u, i) => [0, 1, 2].map(async () => ({ u, i, data: await dashboard.get(u, undefined, NOW) })));
+    const reads = users.flatMap((u, i) =>
+      [0, 1, 2].map(async () => ({ u, i, data: await dashboard.get(u, undefined, NOW) })),
+    );
     for (const { u, i, data } of await Promise.all(reads)) {
       expect(data.user.id).toBe(u);
       expect(data.messages.map((m) => m.recipient)).toEqual([`9600${String(i).padStart(4, '0')}`]);
@@ -177,7 +233,13 @@ describe('batch apply', () => {
     await projection.applyBatch([session(u, 'disconnected', '2025-05-20T09:00:00Z', { sessionId: 's1' })]);
     let data = await dashboard.get(u, undefined, NOW);
     expect(data.sessions).toEqual([
-      { id: 's1', phoneNumber: '85291234567', active: true, connected_at: '2025-05-20T10:00:00.000Z', updated_at: '2025-05-20T10:00:00.000Z' },
+      {
+        id: 's1',
+        phoneNumber: '85291234567',
+        active: true,
+        connected_at: '2025-05-20T10:00:00.000Z',
+        updated_at: '2025-05-20T10:00:00.000Z',
+      },
     ]);
     expect(data.stats.activeSessions).toBe(1);
 

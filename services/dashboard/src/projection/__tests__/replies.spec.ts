@@ -27,16 +27,45 @@ afterAll(() => app?.stop());
 
 const newUser = () => `user_${randomUUID()}`;
 
-function sent(userId: string, recipient: string, at: string, job = 'job-1', status: MessageStatus = 'sent'): ReadModelEvent {
+function sent(
+  userId: string,
+  recipient: string,
+  at: string,
+  job = 'job-1',
+  status: MessageStatus = 'sent',
+): ReadModelEvent {
   return {
     subject: 'events.message.status',
-    event: { eventId: randomUUID(), userId, at, jobId: job, idempotencyKey: `${job}:${recipient}`, recipient, status, content: `Hi ${recipient}` },
+    event: {
+      eventId: randomUUID(),
+      userId,
+      at,
+      jobId: job,
+      idempotencyKey: `${job}:${recipient}`,
+      recipient,
+      status,
+      content: `Hi ${recipient}`,
+    },
   };
 }
 
 /** As the consumer hands it over: parsed like an event off the stream. */
-function received(userId: string, from: string, text: string, at: string, extra: Partial<MessageReceivedEvent> = {}): ReadModelEvent {
-  const parsed = parseReadModelEvent('events.message.received', { eventId: randomUUID(), userId, at, from, text, messageId: randomUUID(), ...extra });
+function received(
+  userId: string,
+  from: string,
+  text: string,
+  at: string,
+  extra: Partial<MessageReceivedEvent> = {},
+): ReadModelEvent {
+  const parsed = parseReadModelEvent('events.message.received', {
+    eventId: randomUUID(),
+    userId,
+    at,
+    from,
+    text,
+    messageId: randomUUID(),
+    ...extra,
+  });
   if (typeof parsed === 'string') throw new Error(parsed);
   return parsed;
 }
@@ -49,16 +78,29 @@ async function messages(userId: string) {
 describe('a recipient who answers', () => {
   it('marks the message replied with the time and the first 200 characters, and counts it', async () => {
     const u = newUser();
-    await projection.applyBatch([sent(u, '91230001', '2025-05-20T10:00:00.500Z'), sent(u, '91230002', '2025-05-20T10:00:01Z')]);
+    await projection.applyBatch([
+      sent(u, '91230001', '2025-05-20T10:00:00.500Z'),
+      sent(u, '91230002', '2025-05-20T10:00:01Z'),
+    ]);
     // WhatsApp's times have whole seconds: an answer in the same second as the send still counts.
     const text = '😀'.repeat(150) + 'x'.repeat(100);
     await projection.applyBatch([received(u, '91230001', text, '2025-05-20T10:00:00Z')]);
 
     const { data, by } = await messages(u);
-    expect(by.get('job-1:91230001')).toMatchObject({ status: 'sent', replied_at: '2025-05-20T10:00:00.000Z', reply: Array.from(text).slice(0, LIMITS.replyPreviewMax).join('') });
+    expect(by.get('job-1:91230001')).toMatchObject({
+      status: 'sent',
+      replied_at: '2025-05-20T10:00:00.000Z',
+      reply: Array.from(text).slice(0, LIMITS.replyPreviewMax).join(''),
+    });
     expect(Array.from(by.get('job-1:91230001')!.reply!)).toHaveLength(LIMITS.replyPreviewMax);
     expect(by.get('job-1:91230002')).toMatchObject({ replied_at: null, reply: null });
-    expect(data.stats).toEqual({ totalMessages: 2, successfulMessages: 2, failedMessages: 0, activeSessions: 0, repliedMessages: 1 });
+    expect(data.stats).toEqual({
+      totalMessages: 2,
+      successfulMessages: 2,
+      failedMessages: 0,
+      activeSessions: 0,
+      repliedMessages: 1,
+    });
   });
 
   it('is idempotent: a redelivered event, or the same WhatsApp message under a new event id, counts once', async () => {
@@ -78,7 +120,10 @@ describe('a recipient who answers', () => {
     const u = newUser();
     await projection.applyBatch([sent(u, '91250001', '2025-05-20T10:00:00Z')]);
     await projection.applyBatch([received(u, '91250001', 'first', '2025-05-20T10:01:00Z')]);
-    await projection.applyBatch([received(u, '91250001', 'second', '2025-05-20T10:02:00Z'), received(u, '91250001', 'third', '2025-05-20T10:03:00Z')]);
+    await projection.applyBatch([
+      received(u, '91250001', 'second', '2025-05-20T10:02:00Z'),
+      received(u, '91250001', 'third', '2025-05-20T10:03:00Z'),
+    ]);
     const { data, by } = await messages(u);
     expect(by.get('job-1:91250001')).toMatchObject({ replied_at: '2025-05-20T10:01:00.000Z', reply: 'first' });
     expect(data.stats.repliedMessages).toBe(1);
@@ -86,7 +131,10 @@ describe('a recipient who answers', () => {
 
   it('answers the most recent message sent to that number before it, not an older one nor a later one', async () => {
     const u = newUser();
-    await projection.applyBatch([sent(u, '91260001', '2025-05-20T09:00:00Z', 'job-a'), sent(u, '91260001', '2025-05-20T10:00:00Z', 'job-b')]);
+    await projection.applyBatch([
+      sent(u, '91260001', '2025-05-20T09:00:00Z', 'job-a'),
+      sent(u, '91260001', '2025-05-20T10:00:00Z', 'job-b'),
+    ]);
     await projection.applyBatch([received(u, '91260001', 'about b', '2025-05-20T10:30:00Z')]);
     await projection.applyBatch([sent(u, '91260001', '2025-05-20T11:00:00Z', 'job-c')]);
     const { by } = await messages(u);
@@ -122,8 +170,14 @@ describe('a recipient who answers', () => {
 
   it('ignores failed sends, numbers never messaged, and other users', async () => {
     const [ann, bob] = [newUser(), newUser()];
-    await projection.applyBatch([sent(ann, '91290001', '2025-05-20T10:00:00Z', 'job-1', 'failed'), sent(bob, '91290002', '2025-05-20T10:00:00Z')]);
-    await projection.applyBatch([received(ann, '91290001', 'never got it', '2025-05-20T10:01:00Z'), received(ann, '91290002', 'who is this', '2025-05-20T10:01:00Z')]);
+    await projection.applyBatch([
+      sent(ann, '91290001', '2025-05-20T10:00:00Z', 'job-1', 'failed'),
+      sent(bob, '91290002', '2025-05-20T10:00:00Z'),
+    ]);
+    await projection.applyBatch([
+      received(ann, '91290001', 'never got it', '2025-05-20T10:01:00Z'),
+      received(ann, '91290002', 'who is this', '2025-05-20T10:01:00Z'),
+    ]);
     expect((await messages(ann)).data.stats.repliedMessages).toBe(0);
     expect((await messages(ann)).by.get('job-1:91290001')?.replied_at).toBeNull();
     expect((await messages(bob)).data.stats.repliedMessages).toBe(0);
@@ -135,7 +189,10 @@ describe('received texts are personal data', () => {
   it("are deleted with the user's read model, and only that user's", async () => {
     const [ann, bob] = [newUser(), newUser()];
     for (const u of [ann, bob]) {
-      await projection.applyBatch([sent(u, '91300001', '2025-05-20T10:00:00Z'), received(u, '91300001', 'private', '2025-05-20T10:01:00Z')]);
+      await projection.applyBatch([
+        sent(u, '91300001', '2025-05-20T10:00:00Z'),
+        received(u, '91300001', 'private', '2025-05-20T10:01:00Z'),
+      ]);
     }
     const repo = app.module.get(ProjectionRepository);
     await app.module.get(Transactions).run((em) => repo.forgetUser(em, ann));
@@ -148,12 +205,26 @@ describe('received texts are personal data', () => {
   });
 
   it('a malformed event is refused with a reason that never quotes the text', () => {
-    const base = { eventId: 'e1', userId: 'u1', at: '2025-05-20T10:00:00Z', from: '91234567', text: 'my secret', messageId: 'm1' };
-    for (const bad of [{ ...base, from: 'abc my secret' }, { ...base, text: 42 }, { ...base, messageId: '' }, { ...base, at: 'my secret' }]) {
+    const base = {
+      eventId: 'e1',
+      userId: 'u1',
+      at: '2025-05-20T10:00:00Z',
+      from: '91234567',
+      text: 'my secret',
+      messageId: 'm1',
+    };
+    for (const bad of [
+      { ...base, from: 'abc my secret' },
+      { ...base, text: 42 },
+      { ...base, messageId: '' },
+      { ...base, at: 'my secret' },
+    ]) {
       const problem = parseReadModelEvent('events.message.received', bad);
       expect(typeof problem).toBe('string');
       expect(problem).not.toContain('secret');
     }
-    expect(parseReadModelEvent('events.message.received', { ...base, text: 'a\u0000b' })).toMatchObject({ event: { text: 'ab', from: '91234567' } });
+    expect(parseReadModelEvent('events.message.received', { ...base, text: 'a\u0000b' })).toMatchObject({
+      event: { text: 'ab', from: '91234567' },
+    });
   });
 });

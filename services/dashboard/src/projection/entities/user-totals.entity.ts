@@ -1,7 +1,10 @@
 import { Column, Entity, PrimaryColumn, type ValueTransformer } from 'typeorm';
 
 /** bigint counters arrive as text from the driver; a user's counts stay far below 2^53. */
-export const bigintAsNumber: ValueTransformer = { to: (v: number) => v, from: (v: string | null) => (v === null ? 0 : Number(v)) };
+export const bigintAsNumber: ValueTransformer = {
+  to: (v: number) => v,
+  from: (v: string | null) => (v === null ? 0 : Number(v)),
+};
 
 /** Per-user counts of messages by status, kept in step with messages so stats never scan history. */
 @Entity({ name: 'user_totals' })

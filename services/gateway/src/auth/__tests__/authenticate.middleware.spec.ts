@@ -18,11 +18,30 @@ describe('authenticateThenParse', () => {
   beforeAll(async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
     verifier = new TokenVerifier(publicKey, { issuer: 'iss', authorizedParties: [], clockToleranceS: 0, cacheMax: 10 });
-    token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer('iss').setSubject('user_a').setIssuedAt().setExpirationTime('1h').sign(privateKey);
-    middleware = authenticateThenParse({ verifier, failures: new AuthFailures(30, 30), bodyLimit: '1kb', preAuthBodyLimit: '1kb' });
+    token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer('iss')
+      .setSubject('user_a')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
+    middleware = authenticateThenParse({
+      verifier,
+      failures: new AuthFailures(30, 30),
+      bodyLimit: '1kb',
+      preAuthBodyLimit: '1kb',
+    });
     const app = express();
     app.use(middleware);
-    app.all('/echo', (req, res) => void res.json({ user: (req as AuthedRequest).user?.userId ?? null, hasBodyField: 'body' in req, body: req.body ?? null }));
+    app.all(
+      '/echo',
+      (req, res) =>
+        void res.json({
+          user: (req as AuthedRequest).user?.userId ?? null,
+          hasBodyField: 'body' in req,
+          body: req.body ?? null,
+        }),
+    );
     server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
@@ -47,7 +66,11 @@ describe('authenticateThenParse', () => {
   });
 
   it('still parses the JSON body of a signed-in caller', async () => {
-    const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"a":1}' });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
     expect(await res.json()).toEqual({ user: 'user_a', hasBodyField: true, body: { a: 1 } });
   });
 

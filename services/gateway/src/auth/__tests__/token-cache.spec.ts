@@ -11,16 +11,39 @@ describe('verified-token cache', () => {
       keyLookups++;
       return publicKey as CryptoKey;
     };
-    const verifier = new TokenVerifier(keys, { issuer: 'iss', authorizedParties: [], clockToleranceS: 0, cacheMax: 10 });
-    const token = await new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer('iss').setSubject('user_a').setIssuedAt().setExpirationTime('1h').sign(privateKey);
+    const verifier = new TokenVerifier(keys, {
+      issuer: 'iss',
+      authorizedParties: [],
+      clockToleranceS: 0,
+      cacheMax: 10,
+    });
+    const token = await new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer('iss')
+      .setSubject('user_a')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(privateKey);
     for (let i = 0; i < 5; i++) expect((await verifier.verify(token)).userId).toBe('user_a');
     expect(keyLookups).toBe(1);
   });
 
   it('answers a verified token from `cached` without a promise, and nothing for one never verified or expired', async () => {
     const { publicKey, privateKey } = await generateKeyPair('RS256');
-    const verifier = new TokenVerifier(publicKey, { issuer: 'iss', authorizedParties: [], clockToleranceS: 0, cacheMax: 10 });
-    const sign = (exp: string | number) => new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer('iss').setSubject('user_a').setIssuedAt().setExpirationTime(exp).sign(privateKey);
+    const verifier = new TokenVerifier(publicKey, {
+      issuer: 'iss',
+      authorizedParties: [],
+      clockToleranceS: 0,
+      cacheMax: 10,
+    });
+    const sign = (exp: string | number) =>
+      new SignJWT({})
+        .setProtectedHeader({ alg: 'RS256' })
+        .setIssuer('iss')
+        .setSubject('user_a')
+        .setIssuedAt()
+        .setExpirationTime(exp)
+        .sign(privateKey);
     const token = await sign('1h');
     expect(verifier.cached(token)).toBeUndefined();
     await verifier.verify(token);
@@ -53,7 +76,14 @@ describe('verified-token cache', () => {
     for (let i = 0; i < 100; i++) expect(cache.get('e')?.userId).toBe('e'); // recent: found where it is
     cache.set('f', user('f'), Number.MAX_SAFE_INTEGER); // c goes
     cache.set('g', user('g'), Number.MAX_SAFE_INTEGER); // d goes
-    expect(['a', 'c', 'd', 'e', 'f', 'g'].map((t) => cache.get(t)?.userId)).toEqual(['a', undefined, undefined, 'e', 'f', 'g']);
+    expect(['a', 'c', 'd', 'e', 'f', 'g'].map((t) => cache.get(t)?.userId)).toEqual([
+      'a',
+      undefined,
+      undefined,
+      'e',
+      'f',
+      'g',
+    ]);
     expect(cache.size).toBe(4);
   });
 

@@ -3,7 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import express, { type Response } from 'express';
 import { CommonErrorCode, MESSAGES } from '@bns/contracts';
-import { AdaptiveLimit, LoadShedder, SHED_MIN_SAMPLES, SHED_SUSTAIN_WINDOWS, SHED_WINDOW_MS } from '../load-shedding.js';
+import {
+  AdaptiveLimit,
+  LoadShedder,
+  SHED_MIN_SAMPLES,
+  SHED_SUSTAIN_WINDOWS,
+  SHED_WINDOW_MS,
+} from '../load-shedding.js';
 
 let callers = 0;
 
@@ -11,14 +17,23 @@ let callers = 0;
  * A GET answered as `raw` headers, status and body; `onRequest` sees the request leave. Each call is
  * another caller (its own token) unless `caller` names one.
  */
-function get(port: number, path: string, onRequest?: (req: ReturnType<typeof request>) => void, method = 'GET', caller = `caller-${++callers}`) {
+function get(
+  port: number,
+  path: string,
+  onRequest?: (req: ReturnType<typeof request>) => void,
+  method = 'GET',
+  caller = `caller-${++callers}`,
+) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-    const req = request({ port, path, host: '127.0.0.1', method, headers: { authorization: `Bearer ${caller}` } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = request(
+      { port, path, host: '127.0.0.1', method, headers: { authorization: `Bearer ${caller}` } },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
     onRequest?.(req);
@@ -34,7 +49,10 @@ describe('LoadShedder', () => {
   });
 
   /** An app whose /hold requests wait until released; `held` are their responses. */
-  async function app(maxInFlight: number, reads: { max?: number; floor: number; targetMs: number } = { floor: 1, targetMs: 0 }) {
+  async function app(
+    maxInFlight: number,
+    reads: { max?: number; floor: number; targetMs: number } = { floor: 1, targetMs: 0 },
+  ) {
     shedder = new LoadShedder({ maxInFlight, reads: { max: maxInFlight, ...reads }, maxLagMs: 10_000 });
     const held: Response[] = [];
     const a = express();
@@ -63,7 +81,11 @@ describe('LoadShedder', () => {
     expect(refused.headers['cache-control']).toBe('no-store');
     expect(refused.headers['content-type']).toBe('application/json; charset=utf-8');
     expect(Number(refused.headers['content-length'])).toBe(Buffer.byteLength(refused.body));
-    expect(JSON.parse(refused.body)).toEqual({ success: false, error: MESSAGES.overloaded, code: CommonErrorCode.Overloaded });
+    expect(JSON.parse(refused.body)).toEqual({
+      success: false,
+      error: MESSAGES.overloaded,
+      code: CommonErrorCode.Overloaded,
+    });
     expect(shedder!.shed).toBe(1);
     // A metric scrape is never shed: what an overloaded replica says about itself matters most then.
     expect((await get(port, '/metrics')).status).toBe(200);
@@ -87,7 +109,7 @@ describe('LoadShedder', () => {
     expect((await get(port, '/quick')).status).toBe(200);
   });
 
-  it('cuts the reads\' limit when the backends queue every request past the target, and refuses reads past it long before SHED_MAX_IN_FLIGHT (not writes)', async () => {
+  it("cuts the reads' limit when the backends queue every request past the target, and refuses reads past it long before SHED_MAX_IN_FLIGHT (not writes)", async () => {
     const { port, held } = await app(512, { floor: 4, targetMs: 50 });
     const first = Array.from({ length: 10 }, () => get(port, '/hold'));
     await until(() => held.length === 10);
@@ -145,12 +167,18 @@ describe('LoadShedder fairness', () => {
     for (const r of refused as Awaited<(typeof burst)[number]>[]) {
       expect(r.status).toBe(429);
       expect(r.headers['retry-after']).toBe('1');
-      expect(JSON.parse(r.body)).toEqual({ success: false, error: MESSAGES.rateLimited, code: CommonErrorCode.RateLimited });
+      expect(JSON.parse(r.body)).toEqual({
+        success: false,
+        error: MESSAGES.rateLimited,
+        code: CommonErrorCode.RateLimited,
+      });
     }
     expect(held).toHaveLength(10);
     expect(shedder.shed).toBe(0);
     // Everyone else is answered while the burst is in progress.
-    const others = await Promise.all(Array.from({ length: 5 }, (_, i) => get(port, '/quick', undefined, 'GET', `quiet-${i}`)));
+    const others = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => get(port, '/quick', undefined, 'GET', `quiet-${i}`)),
+    );
     expect(others.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     for (const res of held.splice(0)) res.json({ released: true });
     expect((await Promise.all(burst.slice(0, 10))).every((r) => r.status === 200)).toBe(true);
@@ -215,9 +243,21 @@ describe('AdaptiveLimit', () => {
     // Cut from the limit when more are in progress than it admits (requests admitted before a cut).
     expect(window(limit, slow, 500)).toBe(100);
     // Just past the target: cut by a fifth at least.
-    expect(window(limit, slow.map(() => 55), 100)).toBe(80);
+    expect(
+      window(
+        limit,
+        slow.map(() => 55),
+        100,
+      ),
+    ).toBe(80);
     // 70 ms: 50/70 of it.
-    expect(window(limit, slow.map(() => 70), 80)).toBe(57);
+    expect(
+      window(
+        limit,
+        slow.map(() => 70),
+        80,
+      ),
+    ).toBe(57);
     // Never below the floor.
     for (let i = 0; i < 20; i++) window(limit, slow, 1000);
     expect(limit.current).toBe(32);

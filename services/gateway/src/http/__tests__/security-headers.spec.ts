@@ -6,7 +6,9 @@ import { securityHeaderSets, securityHeaders } from '../security-headers.js';
 /** Runs the middleware for `path` and answers the headers it set (names lower-cased). */
 function headersFor(path: string, clerkOrigin?: string): Record<string, string> {
   const set: Record<string, string> = {};
-  const res = { setHeader: (name: string, value: unknown) => (set[name.toLowerCase()] = String(value)) } as unknown as Response;
+  const res = {
+    setHeader: (name: string, value: unknown) => (set[name.toLowerCase()] = String(value)),
+  } as unknown as Response;
   let passed = false;
   securityHeaders(securityHeaderSets({ clerkOrigin }))({ path } as Request, res, () => (passed = true));
   expect(passed).toBe(true);
@@ -26,7 +28,14 @@ describe('securityHeaders', () => {
     expect(page['cache-control']).toBeUndefined();
     // Every header helmet itself sets with helmet's defaults is there (none lost by computing them once).
     const byHelmet: string[] = [];
-    helmet()({} as Request, { setHeader: (name: string) => byHelmet.push(name.toLowerCase()), removeHeader: () => undefined } as unknown as Response, () => undefined);
+    helmet()(
+      {} as Request,
+      {
+        setHeader: (name: string) => byHelmet.push(name.toLowerCase()),
+        removeHeader: () => undefined,
+      } as unknown as Response,
+      () => undefined,
+    );
     expect(Object.keys(page).sort()).toEqual(byHelmet.filter((h) => h !== 'cross-origin-embedder-policy').sort());
   });
 
@@ -37,6 +46,8 @@ describe('securityHeaders', () => {
   });
 
   it('lets the Clerk origin load its script in Clerk mode', () => {
-    expect(headersFor('/', 'https://clerk.shop.test')['content-security-policy']).toContain("script-src 'self' https://clerk.shop.test");
+    expect(headersFor('/', 'https://clerk.shop.test')['content-security-policy']).toContain(
+      "script-src 'self' https://clerk.shop.test",
+    );
   });
 });

@@ -52,12 +52,16 @@ describe('FrontDoor', () => {
 
   const ask = (path: string, headers: Record<string, string> = {}, method = 'GET', body?: string): Promise<Answer> =>
     new Promise((resolve, reject) => {
-      const req = request(`${url}${path}`, { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-      });
+      const req = request(
+        `${url}${path}`,
+        { method, headers: { authorization: `Bearer ${TOKEN}`, ...headers } },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (d: string) => (text += d));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -67,8 +71,16 @@ describe('FrontDoor', () => {
       leases = 1;
       const before = reached;
       const answer = await ask(`/job-status/${jobId}`);
-      expect({ status: answer.status, body: JSON.parse(answer.text) }).toEqual({ status: 404, body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound } });
-      expect(answer.headers).toMatchObject({ 'x-frame-options': 'DENY', 'cache-control': 'private, no-cache', 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(answer.text)) });
+      expect({ status: answer.status, body: JSON.parse(answer.text) }).toEqual({
+        status: 404,
+        body: { success: false, code: 'JOB_NOT_FOUND', error: JOB_MESSAGES.jobNotFound },
+      });
+      expect(answer.headers).toMatchObject({
+        'x-frame-options': 'DENY',
+        'cache-control': 'private, no-cache',
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(answer.text)),
+      });
       expect([leases, reached]).toEqual([0, before]);
     }
   });
@@ -76,7 +88,11 @@ describe('FrontDoor', () => {
   it('answers 304 for a revalidation of the version it holds', async () => {
     leases = 1;
     const answer = await ask(`/job-status/${mine}`, { 'if-none-match': jobStatusEtag(V1) });
-    expect({ status: answer.status, etag: answer.headers.etag, text: answer.text }).toEqual({ status: 304, etag: jobStatusEtag(V1), text: '' });
+    expect({ status: answer.status, etag: answer.headers.etag, text: answer.text }).toEqual({
+      status: 304,
+      etag: jobStatusEtag(V1),
+      text: '',
+    });
     expect(leases).toBe(0);
   });
 
@@ -99,7 +115,10 @@ describe('FrontDoor', () => {
     }
     // A body or another method: the routes'.
     leases = 1;
-    expect((await ask(`/job-status/${unknown}`, { 'content-type': 'application/json', 'content-length': '2' }, 'GET', '{}')).status).toBe(599);
+    expect(
+      (await ask(`/job-status/${unknown}`, { 'content-type': 'application/json', 'content-length': '2' }, 'GET', '{}'))
+        .status,
+    ).toBe(599);
     expect((await ask(`/job-status/${unknown}`, {}, 'POST')).status).toBe(599);
     // No lease left: the route's rate limit decides (a 429 or a fresh lease), not the door.
     leases = 0;

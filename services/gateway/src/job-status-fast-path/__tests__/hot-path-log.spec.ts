@@ -7,13 +7,20 @@ import { HOT_ROUTES, hotPathLog } from '../hot-path-log.js';
 /** A logger that keeps what it was given. */
 function recorder() {
   const lines: Array<{ level: string; entry: Record<string, unknown>; message: string }> = [];
-  const at = (level: string) => (entry: Record<string, unknown>, message: string) => void lines.push({ level, entry, message });
+  const at = (level: string) => (entry: Record<string, unknown>, message: string) =>
+    void lines.push({ level, entry, message });
   const logger = { log: at('info'), error: at('error'), warn: at('warn') } as unknown as LoggerService;
   return { lines, logger };
 }
 
 /** Runs one request through the middleware; `finish` after `ms` with `status`. */
-async function run(mw: ReturnType<typeof hotPathLog>, method: string, url: string, status: number, ms = 0): Promise<boolean> {
+async function run(
+  mw: ReturnType<typeof hotPathLog>,
+  method: string,
+  url: string,
+  status: number,
+  ms = 0,
+): Promise<boolean> {
   const res = Object.assign(new EventEmitter(), { statusCode: status }) as unknown as Response;
   const path = url.split('?')[0]!;
   const req = { method, path, originalUrl: url } as Request;
@@ -32,7 +39,12 @@ describe('hot-path log (the read routes left out of the per-request log)', () =>
   it('logs a quiet route only when it failed (5xx, at error) or was slow (at info), never a usual fast answer', async () => {
     const { lines, logger } = recorder();
     const mw = hotPathLog(logger, 20);
-    for (const url of ['/job-status/abc', '/job-logs/abc?since=1', '/api/dashboard/user_1', '/api/dashboard/user_1?limit=100']) {
+    for (const url of [
+      '/job-status/abc',
+      '/job-logs/abc?since=1',
+      '/api/dashboard/user_1',
+      '/api/dashboard/user_1?limit=100',
+    ]) {
       expect(await run(mw, 'GET', url, 200)).toBe(true);
       expect(await run(mw, 'GET', url, 404)).toBe(true);
     }
@@ -48,7 +60,12 @@ describe('hot-path log (the read routes left out of the per-request log)', () =>
   it('leaves every other request to the per-request log (writes, other paths, deeper paths)', async () => {
     const { lines, logger } = recorder();
     const mw = hotPathLog(logger, 0);
-    for (const [method, url] of [['POST', '/api/dashboard/user_1'], ['GET', '/api/dashboard/user_1/extra'], ['GET', '/api/templates/user_1'], ['GET', '/dashboard/user_1']]) {
+    for (const [method, url] of [
+      ['POST', '/api/dashboard/user_1'],
+      ['GET', '/api/dashboard/user_1/extra'],
+      ['GET', '/api/templates/user_1'],
+      ['GET', '/dashboard/user_1'],
+    ]) {
       expect(await run(mw, method!, url!, 500)).toBe(true);
     }
     // Not watched: nothing was logged here (pino-http logs them).

@@ -24,7 +24,7 @@ const until = async (what: () => boolean) => {
   expect(what()).toBe(true);
 };
 
-describe('JobIdCheck (the gateway\'s job id check)', () => {
+describe("JobIdCheck (the gateway's job id check)", () => {
   const checks: JobIdCheck[] = [];
   afterEach(() => {
     for (const c of checks.splice(0)) c.onModuleDestroy();
@@ -43,7 +43,11 @@ describe('JobIdCheck (the gateway\'s job id check)', () => {
     const check = start(rpc);
     await until(() => jobs.asked === 1);
     const foreign = mintJobId(key, 'user_b');
-    expect([check.mayExist('user_a', randomUUID()), check.mayExist('user_a', foreign), check.mayExist('user_a', 'not-a-job')]).toEqual([true, true, false]);
+    expect([
+      check.mayExist('user_a', randomUUID()),
+      check.mayExist('user_a', foreign),
+      check.mayExist('user_a', 'not-a-job'),
+    ]).toEqual([true, true, false]);
     up = true;
     // Asked again within RETRY_MS (2 s).
     await until(() => !check.mayExist('user_a', foreign));

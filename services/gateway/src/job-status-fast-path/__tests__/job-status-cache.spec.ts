@@ -9,9 +9,10 @@ const fakeClock = () => {
   return { at: (ms: number) => void (now = ms), restore: () => spy.mockRestore() };
 };
 
-const cache = (ttlMs = 10_000, max = 100) => new JobStatusCache({ JOB_STATUS_CACHE_MS: ttlMs, JOB_STATUS_CACHE_MAX: max });
+const cache = (ttlMs = 10_000, max = 100) =>
+  new JobStatusCache({ JOB_STATUS_CACHE_MS: ttlMs, JOB_STATUS_CACHE_MAX: max });
 
-describe('job-status cache (304s from the gateway\'s memory)', () => {
+describe("job-status cache (304s from the gateway's memory)", () => {
   it('knows a version once the jobs service answered it, for that user and job only', () => {
     const c = cache();
     expect(c.version('ann', 'job-1')).toBeUndefined();
@@ -82,7 +83,7 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     expect(c.version('ann', 'job-1')).toBe('v-new');
   });
 
-  it('a change made through the gateway forgets the user\'s jobs when it is answered, and also when it fails', async () => {
+  it("a change made through the gateway forgets the user's jobs when it is answered, and also when it fails", async () => {
     const c = cache();
     c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
     let finish!: (v: string) => void;
@@ -179,7 +180,13 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
     /** A cache of 10 s entries whose refreshes the test answers, one by one (`asked`). */
     const refreshing = (max = 100) => {
       const c = cache(10_000, max);
-      const asked: { userId: string; jobId: string; version: string; answer: (version: string) => void; fail: (err: Error) => void }[] = [];
+      const asked: {
+        userId: string;
+        jobId: string;
+        version: string;
+        answer: (version: string) => void;
+        fail: (err: Error) => void;
+      }[] = [];
       const refresh = (userId: string, jobId: string, version: string) =>
         new Promise<string>((answer, fail) => asked.push({ userId, jobId, version, answer, fail }));
       c.refreshWith(refresh);
@@ -198,7 +205,9 @@ describe('job-status cache (304s from the gateway\'s memory)', () => {
       clock.at(8_000);
       expect(c.version('ann', 'job-1')).toBe('v1');
       expect(c.version('ann', 'job-1')).toBe('v1');
-      expect(asked.map(({ userId, jobId, version }) => ({ userId, jobId, version }))).toEqual([{ userId: 'ann', jobId: 'job-1', version: 'v1' }]);
+      expect(asked.map(({ userId, jobId, version }) => ({ userId, jobId, version }))).toEqual([
+        { userId: 'ann', jobId: 'job-1', version: 'v1' },
+      ]);
       asked[0]!.answer('v1');
       await settle();
       // Renewed: known past the first lifetime, and due again only from 5 s after the refresh.

@@ -64,7 +64,10 @@ describe('JobStatusFastPathModule (in-process, real NATS)', () => {
     // Until the jobs service says how its ids are made, only ids that are no UUID are known to name nothing.
     expect([ids.mayExist('user_a', 'not-a-job'), ids.mayExist('user_a', randomUUID())]).toEqual([false, true]);
     const notFound = await failureOf(polls.answer('user_a', 'not-a-job', undefined, {} as never));
-    expect({ kind: notFound.kind, code: notFound.code }).toEqual({ kind: ErrorKind.NotFound, code: JobsErrorCode.NotFound });
+    expect({ kind: notFound.kind, code: notFound.code }).toEqual({
+      kind: ErrorKind.NotFound,
+      code: JobsErrorCode.NotFound,
+    });
     const jobId = randomUUID();
     const unavailable = await failureOf(polls.answer('user_a', jobId, '*', {} as never));
     expect(unavailable.kind).toBe(ErrorKind.Unavailable);

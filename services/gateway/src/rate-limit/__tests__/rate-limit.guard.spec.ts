@@ -4,7 +4,14 @@ import type { KV } from '@nats-io/kv';
 import type { Msg, MsgHdrs } from '@nats-io/transport-node';
 import type { RpcClient } from '@bns/service-kit';
 import { RateLimitGuard } from '../rate-limit.guard.js';
-import { kvStore, RevisionMoved, SharedRateLimiter, STORE_RETRY_MS, STORE_TIMEOUT_MS, type LimitStore } from '../shared-rate-limiter.js';
+import {
+  kvStore,
+  RevisionMoved,
+  SharedRateLimiter,
+  STORE_RETRY_MS,
+  STORE_TIMEOUT_MS,
+  type LimitStore,
+} from '../shared-rate-limiter.js';
 
 /**
  * A store in memory with the compare-and-set the limiter relies on; `writes` counts round trips. With
@@ -31,10 +38,14 @@ function memoryStore(slow = false) {
   return store;
 }
 
-const limiter = (store: LimitStore, perSecond: number, burst: number, lease: number, now: () => number) => new SharedRateLimiter(store, perSecond, burst, lease, now);
+const limiter = (store: LimitStore, perSecond: number, burst: number, lease: number, now: () => number) =>
+  new SharedRateLimiter(store, perSecond, burst, lease, now);
 
 const poll = (userId: string) =>
-  ({ getType: () => 'http', switchToHttp: () => ({ getRequest: () => ({ path: '/job-status/j1', user: { userId } }) }) }) as unknown as ExecutionContext;
+  ({
+    getType: () => 'http',
+    switchToHttp: () => ({ getRequest: () => ({ path: '/job-status/j1', user: { userId } }) }),
+  }) as unknown as ExecutionContext;
 
 describe('RateLimitGuard', () => {
   it('decides a request leased earlier in the same turn, and goes to the shared store for the next lease', async () => {
@@ -58,14 +69,20 @@ describe('RateLimitGuard', () => {
     const guard = new RateLimitGuard(limiter(memoryStore(), 1, 2, 2, () => now));
     expect(await guard.canActivate(poll('user_a'))).toBe(true);
     expect(guard.canActivate(poll('user_a'))).toBe(true);
-    await expect(guard.canActivate(poll('user_a'))).rejects.toMatchObject({ code: 'RATE_LIMITED', extra: { details: { retryAfterSeconds: 1 } } });
+    await expect(guard.canActivate(poll('user_a'))).rejects.toMatchObject({
+      code: 'RATE_LIMITED',
+      extra: { details: { retryAfterSeconds: 1 } },
+    });
     now += 1000;
     expect(await guard.canActivate(poll('user_a'))).toBe(true);
   });
 
   it('shares the budget between replicas: a write on a revision another replica moved on reads and tries again', async () => {
     const store = memoryStore();
-    const [one, two] = [new RateLimitGuard(limiter(store, 1, 3, 1, () => 0)), new RateLimitGuard(limiter(store, 1, 3, 1, () => 0))];
+    const [one, two] = [
+      new RateLimitGuard(limiter(store, 1, 3, 1, () => 0)),
+      new RateLimitGuard(limiter(store, 1, 3, 1, () => 0)),
+    ];
     expect(await one.canActivate(poll('user_a'))).toBe(true); // one knows revision 1
     expect(await two.canActivate(poll('user_a'))).toBe(true); // two reads it, writes revision 2
     expect(await one.canActivate(poll('user_a'))).toBe(true); // one's revision is stale: read, write 3
@@ -97,7 +114,9 @@ describe('RateLimitGuard', () => {
       },
     };
     const alone = limiter(down, 1, 2, 1, () => 0);
-    expect((await Promise.all([alone.take('user-a'), alone.take('user-a'), alone.take('user-a')])).map((v) => v.allowed)).toEqual([true, true, false]);
+    expect(
+      (await Promise.all([alone.take('user-a'), alone.take('user-a'), alone.take('user-a')])).map((v) => v.allowed),
+    ).toEqual([true, true, false]);
   });
 
   it('once the store failed to answer, concurrent requests go to the local bucket at once, not one store try after another', async () => {
@@ -170,13 +189,21 @@ describe('kvStore', () => {
   });
 
   it("takes JetStream's refusal for one, though it carries a seq of 0", async () => {
-    const { kv } = store({ error: { code: 400, err_code: 10071, description: 'wrong last sequence: 5' }, stream: 'KV_limits', seq: 0 });
+    const { kv } = store({
+      error: { code: 400, err_code: 10071, description: 'wrong last sequence: 5' },
+      stream: 'KV_limits',
+      seq: 0,
+    });
     await expect(kv.write('user-a', '1234', 4)).rejects.toThrow(RevisionMoved);
     await expect(kv.write('user-a', '1234', 4)).rejects.toThrow('wrong last sequence: 5');
   });
 
   it('tells any other refusal from a revision that moved on', async () => {
-    const { kv } = store({ error: { code: 503, err_code: 10077, description: 'maximum messages exceeded' }, stream: 'KV_limits', seq: 0 });
+    const { kv } = store({
+      error: { code: 503, err_code: 10077, description: 'maximum messages exceeded' },
+      stream: 'KV_limits',
+      seq: 0,
+    });
     await expect(kv.write('user-a', '1234', 4)).rejects.toThrow('maximum messages exceeded');
     await expect(kv.write('user-a', '1234', 4)).rejects.not.toThrow(RevisionMoved);
   });

@@ -18,7 +18,9 @@ export class CreateIntegrations1797000000000 implements MigrationInterface {
         last_used_at timestamptz,
         revoked_at timestamptz
       )`);
-    await q.query(`CREATE INDEX api_keys_user_live_idx ON integrations.api_keys (user_id, created_at DESC) WHERE revoked_at IS NULL`);
+    await q.query(
+      `CREATE INDEX api_keys_user_live_idx ON integrations.api_keys (user_id, created_at DESC) WHERE revoked_at IS NULL`,
+    );
 
     await q.query(`
       CREATE TABLE integrations.webhook_endpoints (
@@ -60,8 +62,12 @@ export class CreateIntegrations1797000000000 implements MigrationInterface {
         event_at timestamptz NOT NULL,
         UNIQUE (endpoint_id, event_id)
       )`);
-    await q.query(`CREATE INDEX webhook_deliveries_due_idx ON integrations.webhook_deliveries (next_attempt_at) WHERE status = 'pending'`);
-    await q.query(`CREATE INDEX webhook_deliveries_endpoint_idx ON integrations.webhook_deliveries (endpoint_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX webhook_deliveries_due_idx ON integrations.webhook_deliveries (next_attempt_at) WHERE status = 'pending'`,
+    );
+    await q.query(
+      `CREATE INDEX webhook_deliveries_endpoint_idx ON integrations.webhook_deliveries (endpoint_id, created_at DESC)`,
+    );
 
     // The last status seen of each campaign, to tell started / paused / resumed apart.
     await q.query(`

@@ -53,7 +53,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  ip = await inProcess([WebhooksRepository, Dispatcher, { provide: SERVICE_ENV, useValue: env }, { provide: CLOCK, useValue: clock }]);
+  ip = await inProcess([
+    WebhooksRepository,
+    Dispatcher,
+    { provide: SERVICE_ENV, useValue: env },
+    { provide: CLOCK, useValue: clock },
+  ]);
   repo = ip.module.get(WebhooksRepository);
   dispatcher = ip.module.get(Dispatcher);
 }, 60_000);
@@ -71,7 +76,12 @@ beforeEach(async () => {
 });
 
 async function endpoint(): Promise<EndpointRow> {
-  const created = await repo.insertUnlessFull(`user-${++seq}`, { url, events: ['message.sent'], description: '', secret: newWebhookSecret() }, 10, clock.now());
+  const created = await repo.insertUnlessFull(
+    `user-${++seq}`,
+    { url, events: ['message.sent'], description: '', secret: newWebhookSecret() },
+    10,
+    clock.now(),
+  );
   if (created === 'full') throw new Error('full');
   return created;
 }
@@ -79,7 +89,18 @@ async function endpoint(): Promise<EndpointRow> {
 async function queue(e: EndpointRow): Promise<string> {
   const eventId = `event-${++seq}`;
   await repo.run((em) =>
-    repo.fanOut(em, { userId: e.user_id, eventId, webhookId: webhookIdOf(eventId), type: 'message.sent', payload: { type: 'message.sent', timestamp: clock.now().toISOString(), data: { n: seq } }, eventAt: clock.now() }, clock.now()),
+    repo.fanOut(
+      em,
+      {
+        userId: e.user_id,
+        eventId,
+        webhookId: webhookIdOf(eventId),
+        type: 'message.sent',
+        payload: { type: 'message.sent', timestamp: clock.now().toISOString(), data: { n: seq } },
+        eventAt: clock.now(),
+      },
+      clock.now(),
+    ),
   );
   return eventId;
 }
@@ -163,7 +184,11 @@ describe('disabling', () => {
     answer = 200;
     await repo.update(e.user_id, e.id, { enabled: true });
     expect(await sendDue()).toBeGreaterThan(0);
-    expect((await repo.find(e.user_id, e.id))!).toMatchObject({ enabled: true, disabled_reason: null, failing_since: null });
+    expect((await repo.find(e.user_id, e.id))!).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+      failing_since: null,
+    });
   });
 });
 
@@ -171,7 +196,12 @@ describe('secret rotation', () => {
   it('signs with the old and the new secret for 24 h, then with the new one only', async () => {
     const e = await endpoint();
     const old = e.secret;
-    const rotated = (await repo.rotate(e.user_id, e.id, newWebhookSecret(), new Date(clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs)))!;
+    const rotated = (await repo.rotate(
+      e.user_id,
+      e.id,
+      newWebhookSecret(),
+      new Date(clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs),
+    ))!;
     await queue(e);
     await sendDue();
     const verify = (secret: string, r: Received) => {
@@ -197,7 +227,7 @@ describe('secret rotation', () => {
 });
 
 describe('one slow endpoint', () => {
-  it('takes one slot, never another endpoint\'s turn', async () => {
+  it("takes one slot, never another endpoint's turn", async () => {
     const slow = await endpoint();
     const fast = await endpoint();
     for (let i = 0; i < 5; i++) await queue(slow);

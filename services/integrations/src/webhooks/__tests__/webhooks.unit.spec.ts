@@ -11,10 +11,18 @@ describe('signing', () => {
     const current = newWebhookSecret();
     const old = newWebhookSecret();
     expect(current).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
-    const body = JSON.stringify({ type: 'message.sent', timestamp: new Date().toISOString(), data: { to: '91234567' } });
+    const body = JSON.stringify({
+      type: 'message.sent',
+      timestamp: new Date().toISOString(),
+      data: { to: '91234567' },
+    });
     const id = webhookIdOf('event-1');
     const ts = Math.floor(Date.now() / 1000);
-    const headers = { 'webhook-id': id, 'webhook-timestamp': String(ts), 'webhook-signature': signatureHeader([current, old], id, ts, body) };
+    const headers = {
+      'webhook-id': id,
+      'webhook-timestamp': String(ts),
+      'webhook-signature': signatureHeader([current, old], id, ts, body),
+    };
     expect(new Webhook(current).verify(body, headers)).toMatchObject({ type: 'message.sent' });
     expect(new Webhook(old).verify(body, headers)).toMatchObject({ type: 'message.sent' });
     expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
@@ -29,16 +37,26 @@ describe('signing', () => {
 
 describe('egress rules', () => {
   const none = new AllowList([]);
-  it.each(['http://127.0.0.1:8080/x', 'https://127.0.0.1/x', 'https://10.0.0.1/x', 'https://169.254.169.254/latest/meta-data', 'https://192.168.1.1/', 'https://[::1]/', 'https://[::ffff:10.0.0.1]/', 'https://224.0.0.1/', 'https://0.0.0.0/', 'https://100.64.0.1/'])(
-    'refuses %s without the allow-list',
-    async (url) => {
-      expect(await urlProblem(url, none)).toMatch(/not allowed|must be an https/);
-    },
-  );
+  it.each([
+    'http://127.0.0.1:8080/x',
+    'https://127.0.0.1/x',
+    'https://10.0.0.1/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://192.168.1.1/',
+    'https://[::1]/',
+    'https://[::ffff:10.0.0.1]/',
+    'https://224.0.0.1/',
+    'https://0.0.0.0/',
+    'https://100.64.0.1/',
+  ])('refuses %s without the allow-list', async (url) => {
+    expect(await urlProblem(url, none)).toMatch(/not allowed|must be an https/);
+  });
 
   it('refuses plain http to a public address, credentials and non-URLs', async () => {
     expect(await urlProblem('http://93.184.216.34/', none)).toBe(INTEGRATIONS_MESSAGES.webhookUrlInvalid);
-    expect(await urlProblem('https://user:pw@93.184.216.34/', none)).toBe(INTEGRATIONS_MESSAGES.webhookUrlHasCredentials);
+    expect(await urlProblem('https://user:pw@93.184.216.34/', none)).toBe(
+      INTEGRATIONS_MESSAGES.webhookUrlHasCredentials,
+    );
     expect(await urlProblem('not a url', none)).toBe(INTEGRATIONS_MESSAGES.webhookUrlInvalid);
     expect(await urlProblem('ftp://93.184.216.34/', none)).toBe(INTEGRATIONS_MESSAGES.webhookUrlInvalid);
   });
@@ -79,14 +97,38 @@ describe('retry schedule', () => {
 describe('event mapping', () => {
   const envelope = { eventId: 'e1', userId: 'u1', at: '2026-01-01T00:00:00.000Z' };
   it('turns message statuses, replies and session states into webhook events', () => {
-    expect(sourceEventOf('events.message.status', { ...envelope, jobId: 'j', idempotencyKey: 'k', recipient: '91234567', status: 'delivered', content: 'hi' })).toMatchObject({
+    expect(
+      sourceEventOf('events.message.status', {
+        ...envelope,
+        jobId: 'j',
+        idempotencyKey: 'k',
+        recipient: '91234567',
+        status: 'delivered',
+        content: 'hi',
+      }),
+    ).toMatchObject({
       webhook: { type: 'message.delivered', data: { campaignId: 'j', to: '91234567' } },
     });
-    expect(sourceEventOf('events.message.status', { ...envelope, jobId: 'j', idempotencyKey: 'k', recipient: '9', status: 'pending', content: 'hi' })).toBeUndefined();
-    expect(sourceEventOf('events.message.received', { ...envelope, from: '85291234567', text: 'STOP', messageId: 'm' })).toMatchObject({ webhook: { type: 'message.received' } });
-    expect(sourceEventOf('events.session.state', { ...envelope, state: 'ready' })).toMatchObject({ webhook: { type: 'session.connected' } });
+    expect(
+      sourceEventOf('events.message.status', {
+        ...envelope,
+        jobId: 'j',
+        idempotencyKey: 'k',
+        recipient: '9',
+        status: 'pending',
+        content: 'hi',
+      }),
+    ).toBeUndefined();
+    expect(
+      sourceEventOf('events.message.received', { ...envelope, from: '85291234567', text: 'STOP', messageId: 'm' }),
+    ).toMatchObject({ webhook: { type: 'message.received' } });
+    expect(sourceEventOf('events.session.state', { ...envelope, state: 'ready' })).toMatchObject({
+      webhook: { type: 'session.connected' },
+    });
     expect(sourceEventOf('events.session.state', { ...envelope, state: 'qr' })).toBeUndefined();
-    expect(sourceEventOf('events.job.log', { ...envelope, jobId: 'j', type: 'info', message: 'x', timestamp: envelope.at })).toBeUndefined();
+    expect(
+      sourceEventOf('events.job.log', { ...envelope, jobId: 'j', type: 'info', message: 'x', timestamp: envelope.at }),
+    ).toBeUndefined();
     expect(sourceEventOf('events.message.status', { ...envelope })).toEqual(expect.stringContaining('is not valid'));
   });
 

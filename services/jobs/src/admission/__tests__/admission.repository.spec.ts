@@ -27,7 +27,11 @@ describe('AdmissionRepository (in-process, real Postgres)', () => {
     // The same key of another user is another key.
     const other = await ip.seedJob('user-f', ['61234567']);
     expect(await tx.run((em) => starts.claimStart(em, 'user-f', key, 'h1', other))).toBe(true);
-    expect(await starts.findStart(tx.manager, 'user-e', key)).toMatchObject({ id: jobId, requestHash: 'h1', total: 10 });
+    expect(await starts.findStart(tx.manager, 'user-e', key)).toMatchObject({
+      id: jobId,
+      requestHash: 'h1',
+      total: 10,
+    });
     expect(await tx.run((em) => starts.inFlight(em, 'user-e'))).toEqual({ jobs: 1, recipients: 10 });
   });
 });

@@ -12,12 +12,18 @@ describe('migration JobIdScheme1796500000000', () => {
   const db = migratedDatabase(JobIdScheme1796500000000);
 
   const scheme = async () => {
-    const rows = (await db().query(`SELECT key, legacy_ids FROM jobs.job_id_scheme`)) as { key: Buffer; legacy_ids: boolean }[];
+    const rows = (await db().query(`SELECT key, legacy_ids FROM jobs.job_id_scheme`)) as {
+      key: Buffer;
+      legacy_ids: boolean;
+    }[];
     expect(rows).toHaveLength(1);
     return { key: rows[0]!.key, legacyIds: rows[0]!.legacy_ids };
   };
   const insertJob = (id: string, userId = 'user_ids') =>
-    db().query(`INSERT INTO jobs.jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 1, 0, 0, 'completed')`, [id, userId]);
+    db().query(
+      `INSERT INTO jobs.jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 1, 0, 0, 'completed')`,
+      [id, userId],
+    );
 
   it('a new deployment: a random key, no legacy ids, and a version 4 id is refused by the table', async () => {
     const fresh = await scheme();
@@ -47,7 +53,9 @@ describe('migration JobIdScheme1796500000000', () => {
     const lateLegacy = randomUUID();
     await insertJob(lateLegacy);
     expect(jobMayExist(after, 'user_ids', lateLegacy)).toBe(true);
-    await expect(db().query(`INSERT INTO jobs.job_id_scheme (id, key, legacy_ids) VALUES (2, $1, false)`, [after.key])).rejects.toThrow();
+    await expect(
+      db().query(`INSERT INTO jobs.job_id_scheme (id, key, legacy_ids) VALUES (2, $1, false)`, [after.key]),
+    ).rejects.toThrow();
     expect(isMintedJobId(after.key, 'user_ids', mintJobId(after.key, 'user_ids'))).toBe(true);
   });
 });

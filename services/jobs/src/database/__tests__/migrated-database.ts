@@ -11,7 +11,8 @@ import { JOBS_ENTITIES, JOBS_MIGRATIONS, JOBS_SCHEMA } from '../data-source.js';
  * `describe`; the result is the database.
  */
 export function migratedDatabase(through?: (typeof JOBS_MIGRATIONS)[number]): () => DataSource {
-  const migrations = through === undefined ? JOBS_MIGRATIONS : JOBS_MIGRATIONS.slice(0, JOBS_MIGRATIONS.indexOf(through) + 1);
+  const migrations =
+    through === undefined ? JOBS_MIGRATIONS : JOBS_MIGRATIONS.slice(0, JOBS_MIGRATIONS.indexOf(through) + 1);
   let pg: Postgres | undefined;
   let db: DataSource | undefined;
   beforeAll(async () => {

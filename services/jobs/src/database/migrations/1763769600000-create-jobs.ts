@@ -25,7 +25,9 @@ export class CreateJobs1763769600000 implements MigrationInterface {
         finished_at timestamptz
       )`);
     // The worker's question: the oldest unfinished job of a user (one account sends one job at a time).
-    await q.query(`CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'running')`);
+    await q.query(
+      `CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'running')`,
+    );
     await q.query(`CREATE INDEX jobs_user_created_idx ON jobs.jobs (user_id, created_at DESC)`);
 
     await q.query(`
@@ -43,8 +45,12 @@ export class CreateJobs1763769600000 implements MigrationInterface {
         PRIMARY KEY (job_id, seq),
         CONSTRAINT job_recipients_job_phone_key UNIQUE (job_id, phone)
       )`);
-    await q.query(`CREATE INDEX job_recipients_open_idx ON jobs.job_recipients (job_id, seq) WHERE state IN ('pending', 'sending')`);
-    await q.query(`CREATE INDEX job_recipients_done_idx ON jobs.job_recipients (job_id, state, done_at) WHERE state IN ('sent', 'failed')`);
+    await q.query(
+      `CREATE INDEX job_recipients_open_idx ON jobs.job_recipients (job_id, seq) WHERE state IN ('pending', 'sending')`,
+    );
+    await q.query(
+      `CREATE INDEX job_recipients_done_idx ON jobs.job_recipients (job_id, state, done_at) WHERE state IN ('sent', 'failed')`,
+    );
 
     // One lane per account: where its pacing lives (so restarts and other replicas respect it) and
     // which worker sends for it right now.

@@ -51,7 +51,9 @@ export class CampaignResults1764000000000 implements MigrationInterface {
       )`);
 
     // A reply is matched to the newest message sent to its number: by user, then number.
-    await q.query(`CREATE INDEX job_recipients_phone_sent_idx ON jobs.job_recipients (phone, done_at DESC) WHERE state = 'sent'`);
+    await q.query(
+      `CREATE INDEX job_recipients_phone_sent_idx ON jobs.job_recipients (phone, done_at DESC) WHERE state = 'sent'`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

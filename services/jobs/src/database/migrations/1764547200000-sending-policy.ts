@@ -33,7 +33,9 @@ export class SendingPolicy1764547200000 implements MigrationInterface {
         ADD COLUMN resumes_at timestamptz,
         ADD COLUMN estimated_finish_at timestamptz`);
     await q.query(`DROP INDEX jobs.jobs_user_active_idx`);
-    await q.query(`CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'scheduled', 'running', 'paused')`);
+    await q.query(
+      `CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'scheduled', 'running', 'paused')`,
+    );
 
     // The planned gap after each message (pace, plus a long pause when one followed): what pacing is measured against.
     await q.query(`ALTER TABLE jobs.job_recipients ADD COLUMN paced_ms integer`);
@@ -59,8 +61,12 @@ export class SendingPolicy1764547200000 implements MigrationInterface {
     await q.query(`
       ALTER TABLE jobs.jobs DROP CONSTRAINT jobs_status_check,
         DROP COLUMN start_at, DROP COLUMN paused_reason, DROP COLUMN resumes_at, DROP COLUMN estimated_finish_at`);
-    await q.query(`ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_status_check CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled'))`);
-    await q.query(`CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'running')`);
+    await q.query(
+      `ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_status_check CHECK (status IN ('queued', 'running', 'completed', 'failed', 'cancelled'))`,
+    );
+    await q.query(
+      `CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'running')`,
+    );
     await q.query(`DROP TABLE jobs.policies`);
   }
 }

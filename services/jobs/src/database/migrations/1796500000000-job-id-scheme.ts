@@ -21,7 +21,10 @@ export class JobIdScheme1796500000000 implements MigrationInterface {
       `INSERT INTO jobs.job_id_scheme (key, legacy_ids) SELECT decode($1, 'hex'), EXISTS (SELECT 1 FROM jobs.jobs) RETURNING legacy_ids AS legacy`,
       [randomBytes(JOB_ID_KEY_BYTES).toString('hex')],
     )) as [{ legacy: boolean }];
-    if (!legacy) await q.query(`ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_id_minted CHECK (substr(id::text, 15, 1) = '8') NOT VALID`);
+    if (!legacy)
+      await q.query(
+        `ALTER TABLE jobs.jobs ADD CONSTRAINT jobs_id_minted CHECK (substr(id::text, 15, 1) = '8') NOT VALID`,
+      );
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -19,7 +19,9 @@ export class TransactionalJobs1797100000000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP INDEX jobs.jobs_user_active_idx`);
-    await q.query(`CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'scheduled', 'running', 'paused')`);
+    await q.query(
+      `CREATE INDEX jobs_user_active_idx ON jobs.jobs (user_id, created_at, id) WHERE status IN ('queued', 'scheduled', 'running', 'paused')`,
+    );
     await q.query(`ALTER TABLE jobs.jobs DROP COLUMN transactional`);
   }
 }

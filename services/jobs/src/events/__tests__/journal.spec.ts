@@ -49,7 +49,9 @@ describe('job journal and outbox against a real Postgres (in-process)', () => {
       [bundle[0]!.id, 2],
       [bundle[0]!.id, 2],
     ]);
-    const [single] = await outbox.add(tx.manager, [{ subject: 'events.job.log', payload: { eventId: 'e-3' } as never }]);
+    const [single] = await outbox.add(tx.manager, [
+      { subject: 'events.job.log', payload: { eventId: 'e-3' } as never },
+    ]);
     expect(single!.of).toBeUndefined();
     expect(await outbox.count()).toBeGreaterThanOrEqual(3);
     expect(await outbox.orphans(tx.manager, 60_000, 10)).toEqual([]);
@@ -104,7 +106,11 @@ describe('job journal and outbox against a real Postgres (in-process)', () => {
     // A write that fails keeps its deletes for later; no write comes, so the idle delete takes them.
     await new Promise((r) => setTimeout(r, OUTBOX_DELETE_IDLE_MS + 50));
     outbox.deleteSoon([second[0]!.id]);
-    await expect(tx.run(async (em) => outbox.add(em, [{ subject: 'events.job.log', payload: { eventId: 'd-5', bad: '\u0000' } as never }]))).rejects.toThrow();
+    await expect(
+      tx.run(async (em) =>
+        outbox.add(em, [{ subject: 'events.job.log', payload: { eventId: 'd-5', bad: '\u0000' } as never }]),
+      ),
+    ).rejects.toThrow();
     await new Promise((r) => setTimeout(r, OUTBOX_DELETE_IDLE_MS + 200));
     expect(await ids()).not.toContain(second[0]!.id);
     await outbox.delete([first[2]!.id]);

@@ -24,7 +24,9 @@ describe('job-status answer as JSON text (in-process, real Postgres)', () => {
   });
 
   const answerOf = async (userId: string, jobId: string, listMax: number) => {
-    const { resultsJson, ...summary } = (await app.get(JobsRepository).statusOf(app.get(Transactions).manager, userId, jobId, listMax))!;
+    const { resultsJson, ...summary } = (await app
+      .get(JobsRepository)
+      .statusOf(app.get(Transactions).manager, userId, jobId, listMax))!;
     return jobJsonOf(jobHeadOf(summary), resultsJson);
   };
 
@@ -41,14 +43,33 @@ describe('job-status answer as JSON text (in-process, real Postgres)', () => {
         WHERE job_id = $1 AND seq <= 4`,
       [jobId, nasty],
     );
-    await rows(em, `INSERT INTO jobs.job_skips (job_id, phone, reason, at) VALUES ($1, '91000005', 'opted_out', '2026-11-28T10:00:09.5Z')`, [jobId]);
+    await rows(
+      em,
+      `INSERT INTO jobs.job_skips (job_id, phone, reason, at) VALUES ($1, '91000005', 'opted_out', '2026-11-28T10:00:09.5Z')`,
+      [jobId],
+    );
     await rows(em, `UPDATE jobs.jobs SET sent = 2, failed = 2, skipped = 1, error = $2 WHERE id = $1`, [jobId, nasty]);
 
     const json = await answerOf(userId, jobId, 10);
     const job = JSON.parse(json) as JobView;
     expect(JSON.stringify(job)).toBe(json);
     expect(JobAnswerSchema.safeParse({ success: true, job }).success).toBe(true);
-    expect(Object.keys(job)).toEqual(['jobId', 'status', 'progress', 'results', 'error', 'estimatedTime', 'nextSendAt', 'createdAt', 'startedAt', 'finishedAt', 'startAt', 'pausedReason', 'resumesAt', 'estimatedFinishAt']);
+    expect(Object.keys(job)).toEqual([
+      'jobId',
+      'status',
+      'progress',
+      'results',
+      'error',
+      'estimatedTime',
+      'nextSendAt',
+      'createdAt',
+      'startedAt',
+      'finishedAt',
+      'startAt',
+      'pausedReason',
+      'resumesAt',
+      'estimatedFinishAt',
+    ]);
     expect(Object.keys(job.results)).toEqual(['skippedList', 'successList', 'failedList']);
     expect(job).toMatchObject({ jobId, error: nasty, progress: { total: 5, sent: 2, failed: 2, skipped: 1 } });
     expect(job.results).toEqual({
@@ -62,7 +83,8 @@ describe('job-status answer as JSON text (in-process, real Postgres)', () => {
         { phoneNumber: '91000004', timestamp: '2026-11-28T10:00:04.123Z', error: JOB_MESSAGES.sendFailed },
       ],
     });
-    for (const entry of [...job.results.successList, ...job.results.failedList]) expect(entry.timestamp).toMatch(ISO_MS);
+    for (const entry of [...job.results.successList, ...job.results.failedList])
+      expect(entry.timestamp).toMatch(ISO_MS);
 
     // Each list keeps its newest entries, oldest first.
     const newest = JSON.parse(await answerOf(userId, jobId, 1)) as JobView;

@@ -55,7 +55,11 @@ describe('job-status version', () => {
   it('changes with every field of the head, the counts that stand for the lists among them', () => {
     const head = jobHeadOf(running);
     // Every field of the answer but the lists is in the head, so every one is in the version.
-    expect(Object.keys(head).sort()).toEqual(Object.keys(JobViewSchema.shape).filter((k) => k !== 'results').sort());
+    expect(Object.keys(head).sort()).toEqual(
+      Object.keys(JobViewSchema.shape)
+        .filter((k) => k !== 'results')
+        .sort(),
+    );
     const seen = new Set([version(running)]);
     for (const [field, change] of Object.entries(CHANGES)) {
       const v = version({ ...running, ...change });

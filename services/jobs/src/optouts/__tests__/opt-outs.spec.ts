@@ -25,7 +25,8 @@ import { OptOutsService } from '../opt-outs.service.js';
 /** A timestamp as Date.toISOString() writes it. */
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 /** The skipped list of a job's status answer as stored (JobsRepository.statusOf). */
-const skippedOf = (row: { resultsJson: string } | undefined) => (JSON.parse(row!.resultsJson) as JobView['results']).skippedList;
+const skippedOf = (row: { resultsJson: string } | undefined) =>
+  (JSON.parse(row!.resultsJson) as JobView['results']).skippedList;
 
 /**
  * The opt-outs repository, service and lane hooks in-process against a real Postgres (the jobs data
@@ -50,7 +51,10 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       },
     };
     // What the service announces to the lane workers (core NATS publish), recorded.
-    const announcer = { publish: (subject: string, data: string) => notices.push({ subject, ...(JSON.parse(data) as { userId: string; phones: string[] }) }) };
+    const announcer = {
+      publish: (subject: string, data: string) =>
+        notices.push({ subject, ...(JSON.parse(data) as { userId: string; phones: string[] }) }),
+    };
     app = await startInProcess({ SEND_DELAY_MS: '0', NOT_ON_WHATSAPP_MEMORY_DAYS: String(DAYS) }, [
       OptOutsService,
       { provide: RpcClient, useValue: noRpc },
@@ -141,14 +145,22 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     expect((await service.list({ userId, q: '9333' })).optOuts).toEqual([]);
     expect((await service.list({ userId: `${userId}-other` })).optOuts.map((o) => o.phoneNumber)).toEqual(['93333333']);
 
-    expect((await refusal(service.list({ userId, cursor: 'not-a-cursor' }))).message).toBe(OPT_OUT_MESSAGES.invalidCursor);
+    expect((await refusal(service.list({ userId, cursor: 'not-a-cursor' }))).message).toBe(
+      OPT_OUT_MESSAGES.invalidCursor,
+    );
     expect((await refusal(service.list({ userId, limit: 0 }))).message).toBe(OPT_OUT_MESSAGES.invalidLimit);
     expect((await refusal(service.list({ userId, q: 'abc' }))).message).toBe(OPT_OUT_MESSAGES.invalidSearch);
   });
 
   it('adds by hand (normalised, merged, reason manual), refuses malformed numbers with the spec’s words, removes', async () => {
-    expect(await service.add({ userId, phoneNumbers: ['+852 9123 4567', '91234567', '85261234567'] })).toEqual({ added: 2, alreadyListed: 0 });
-    expect(await service.add({ userId, phoneNumbers: ['61234567', '51234567'] })).toEqual({ added: 1, alreadyListed: 1 });
+    expect(await service.add({ userId, phoneNumbers: ['+852 9123 4567', '91234567', '85261234567'] })).toEqual({
+      added: 2,
+      alreadyListed: 0,
+    });
+    expect(await service.add({ userId, phoneNumbers: ['61234567', '51234567'] })).toEqual({
+      added: 1,
+      alreadyListed: 1,
+    });
     // Only the numbers newly listed are announced.
     expect(noticesOf(userId)).toEqual([
       [OPTED_OUT_SUBJECT, ['91234567', '61234567']],
@@ -164,16 +176,22 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     expect(bad.message).toBe(OPT_OUT_MESSAGES.invalidPhoneNumbers(['123', 'abc']));
     expect(bad.message.startsWith('Invalid phone numbers: 123, abc')).toBe(true);
     expect((await refusal(service.add({ userId, phoneNumbers: [] }))).message).toBe('Please add phone numbers first');
-    expect((await refusal(service.add({ userId, phoneNumbers: '91234567' }))).message).toBe(OPT_OUT_MESSAGES.phoneNumbersNotAList);
+    expect((await refusal(service.add({ userId, phoneNumbers: '91234567' }))).message).toBe(
+      OPT_OUT_MESSAGES.phoneNumbersNotAList,
+    );
     const many = Array.from({ length: OPT_OUT_LIMITS.addMax + 1 }, (_, i) => String(90_000_000 + i));
-    expect((await refusal(service.add({ userId, phoneNumbers: many }))).message).toBe(OPT_OUT_MESSAGES.tooManyPhoneNumbers);
+    expect((await refusal(service.add({ userId, phoneNumbers: many }))).message).toBe(
+      OPT_OUT_MESSAGES.tooManyPhoneNumbers,
+    );
 
     expect(await service.remove({ userId, phone: '85291234567' })).toEqual({ removed: true });
     const gone = await refusal(service.remove({ userId, phone: '91234567' }));
     expect([gone.kind, gone.message]).toEqual([ErrorKind.NotFound, OPT_OUT_MESSAGES.notListed]);
     expect((await refusal(service.remove({ userId, phone: '12' }))).kind).toBe(ErrorKind.Validation);
     // Another user cannot remove this user's entry: it is simply not on their list.
-    expect((await refusal(service.remove({ userId: `${userId}-other`, phone: '61234567' }))).kind).toBe(ErrorKind.NotFound);
+    expect((await refusal(service.remove({ userId: `${userId}-other`, phone: '61234567' }))).kind).toBe(
+      ErrorKind.NotFound,
+    );
     expect((await service.list({ userId })).total).toBe(2);
   });
 
@@ -184,18 +202,27 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     expect(await service.handleInbound(inbound('STOP'))).toBe('not_a_keyword');
     expect(await service.handleInbound(inbound('HALT'))).toBe('opted_out');
 
-    const turnedOn = await service.setSettings({ userId, settings: { confirmationEnabled: true, confirmationText: 'Bye' } });
+    const turnedOn = await service.setSettings({
+      userId,
+      settings: { confirmationEnabled: true, confirmationText: 'Bye' },
+    });
     expect(turnedOn).toEqual({ keywords: ['halt', 'END'], confirmationEnabled: true, confirmationText: 'Bye' });
     await service.setSettings({ userId, settings: { confirmationEnabled: false } });
 
     const msg = async (settings: unknown) => (await refusal(service.setSettings({ userId, settings }))).message;
     expect(await msg({ keywords: [] })).toBe(OPT_OUT_MESSAGES.keywordsEmpty);
     expect(await msg({ keywords: ['  '] })).toBe(OPT_OUT_MESSAGES.keywordBlank);
-    expect(await msg({ keywords: Array.from({ length: OPT_OUT_LIMITS.keywordsMax + 1 }, (_, i) => `K${i}`) })).toBe(OPT_OUT_MESSAGES.keywordsTooMany);
-    expect(await msg({ keywords: ['X'.repeat(OPT_OUT_LIMITS.keywordMaxLength + 1)] })).toBe(OPT_OUT_MESSAGES.keywordTooLong);
+    expect(await msg({ keywords: Array.from({ length: OPT_OUT_LIMITS.keywordsMax + 1 }, (_, i) => `K${i}`) })).toBe(
+      OPT_OUT_MESSAGES.keywordsTooMany,
+    );
+    expect(await msg({ keywords: ['X'.repeat(OPT_OUT_LIMITS.keywordMaxLength + 1)] })).toBe(
+      OPT_OUT_MESSAGES.keywordTooLong,
+    );
     expect(await msg({ keywords: 'STOP' })).toBe(OPT_OUT_MESSAGES.keywordsNotAList);
     expect(await msg({ confirmationText: '' })).toBe(OPT_OUT_MESSAGES.confirmationTextRequired);
-    expect(await msg({ confirmationText: 'x'.repeat(OPT_OUT_LIMITS.confirmationTextMax + 1) })).toBe(OPT_OUT_MESSAGES.confirmationTextTooLong);
+    expect(await msg({ confirmationText: 'x'.repeat(OPT_OUT_LIMITS.confirmationTextMax + 1) })).toBe(
+      OPT_OUT_MESSAGES.confirmationTextTooLong,
+    );
     expect(await msg({ confirmationEnabled: 'yes' })).toBe(OPT_OUT_MESSAGES.confirmationEnabledNotBoolean);
     expect(await msg(null)).toBe(OPT_OUT_MESSAGES.settingsNotAnObject);
     // Nothing refused was stored.
@@ -208,11 +235,18 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     await steps.rememberNotOnWhatsApp(em, userId, '91111111');
     await steps.rememberNotOnWhatsApp(em, userId, '92222222');
     await steps.rememberNotOnWhatsApp(em, userId, '93333333');
-    await rows(em, `UPDATE not_on_whatsapp SET at = now() - interval '31 days' WHERE user_id = $1 AND phone = '93333333'`, [userId]);
+    await rows(
+      em,
+      `UPDATE not_on_whatsapp SET at = now() - interval '31 days' WHERE user_id = $1 AND phone = '93333333'`,
+      [userId],
+    );
 
     const found = await steps.suppressedAmong(em, userId, ['91111111', '92222222', '93333333', '94444444'], DAYS);
     expect(Object.fromEntries(found)).toEqual({ '91111111': 'opted_out', '92222222': 'not_on_whatsapp' });
-    expect(await service.check({ userId, phoneNumbers: ['92222222', '91111111', '94444444'] })).toEqual({ optedOut: ['91111111'], notOnWhatsApp: ['92222222'] });
+    expect(await service.check({ userId, phoneNumbers: ['92222222', '91111111', '94444444'] })).toEqual({
+      optedOut: ['91111111'],
+      notOnWhatsApp: ['92222222'],
+    });
     expect((await steps.suppressedAmong(em, `${userId}-other`, ['91111111', '92222222'], DAYS)).size).toBe(0);
 
     await service.handleInbound(inbound('hello', '92222222'));
@@ -222,7 +256,11 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
   it('lane step: a STOP mid-job moves that pending recipient to the skips; the take passes over it; one in flight is left alone', async () => {
     const em = ds.manager;
     const jobId = mintJobId((await app.get(JobIdSchemeRepository).read(em)).key, userId);
-    await rows(em, `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 5, 0, 0, 'running')`, [jobId, userId]);
+    await rows(
+      em,
+      `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 5, 0, 0, 'running')`,
+      [jobId, userId],
+    );
     // In flight: 91000002 as a replica of the earlier version marked it, 91000005 as this one does.
     await rows(
       em,
@@ -235,9 +273,17 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     const moved = await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
     expect(await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
-    expect(skippedOf(await app.get(JobsRepository).statusOf(em, userId, jobId, 10))).toEqual([{ phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) }]);
+    expect(skippedOf(await app.get(JobsRepository).statusOf(em, userId, jobId, 10))).toEqual([
+      { phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) },
+    ]);
     // Those left in flight by a dead worker may already be out: they are not held back.
-    expect(await rows(em, `SELECT phone, state, in_flight FROM job_recipients WHERE job_id = $1 AND phone IN ('91000002', '91000005') ORDER BY phone`, [jobId])).toEqual([
+    expect(
+      await rows(
+        em,
+        `SELECT phone, state, in_flight FROM job_recipients WHERE job_id = $1 AND phone IN ('91000002', '91000005') ORDER BY phone`,
+        [jobId],
+      ),
+    ).toEqual([
       { phone: '91000002', state: 'sending', in_flight: false },
       { phone: '91000005', state: 'pending', in_flight: true },
     ]);
@@ -251,7 +297,8 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     };
     const sent = () => ({ kind: 'sent' as const, at: new Date(), duplicate: false, messageId: `m-${randomUUID()}` });
     const jobOf = async (jobId: string) => (await app.get(JobsRepository).get(ds.manager, jobId))!;
-    const logsOf = async (jobId: string) => (await app.get(JobLogsRepository).page(ds.manager, jobId, new Date(0), 100)).map((l) => l.message);
+    const logsOf = async (jobId: string) =>
+      (await app.get(JobLogsRepository).page(ds.manager, jobId, new Date(0), 100)).map((l) => l.message);
 
     beforeAll(() => {
       queue = app.get(LaneQueue);
@@ -277,7 +324,9 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       const job = await jobOf(jobId);
       expect([job.status, job.sent, job.failed, job.skipped, job.total]).toEqual(['completed', 2, 0, 1, 3]);
       expect(await logsOf(jobId)).toContain(OPT_OUT_MESSAGES.skippedMidJob('91200002', 'opted_out'));
-      expect(skippedOf(await app.get(JobsRepository).statusOf(ds.manager, userId, jobId, 10))).toEqual([{ phoneNumber: '91200002', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) }]);
+      expect(skippedOf(await app.get(JobsRepository).statusOf(ds.manager, userId, jobId, 10))).toEqual([
+        { phoneNumber: '91200002', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) },
+      ]);
     });
 
     it('the last recipient opts out: nothing is taken and the job completes with sent + failed + skipped = total', async () => {
@@ -297,8 +346,14 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
       await app.seedJob(userId, ['91220001']);
       await hold('w-nowa');
       const send = planned(await queue.next('w-nowa', userId));
-      await queue.finish('w-nowa', send, { kind: 'permanent', error: 'not on WhatsApp', code: SessionsErrorCode.NotOnWhatsApp });
-      expect(Object.fromEntries(await steps.suppressedAmong(ds.manager, userId, ['91220001'], DAYS))).toEqual({ '91220001': 'not_on_whatsapp' });
+      await queue.finish('w-nowa', send, {
+        kind: 'permanent',
+        error: 'not on WhatsApp',
+        code: SessionsErrorCode.NotOnWhatsApp,
+      });
+      expect(Object.fromEntries(await steps.suppressedAmong(ds.manager, userId, ['91220001'], DAYS))).toEqual({
+        '91220001': 'not_on_whatsapp',
+      });
       // Any other permanent refusal says nothing about the number.
       await app.seedJob(userId, ['91220002']);
       const other = planned(await queue.next('w-nowa', userId));

@@ -16,7 +16,12 @@ describe('LaneQueue under a sending policy (in-process, real Postgres)', () => {
   const user = () => `user_policy_${++n}`;
 
   beforeAll(async () => {
-    app = await startInProcess({ SEND_DELAY_MS: '0', POLICY_MIN_DELAY_MS: '0', JOB_BACKOFF_MS: '300,600', JOB_RETRY_BASE_MS: '10' });
+    app = await startInProcess({
+      SEND_DELAY_MS: '0',
+      POLICY_MIN_DELAY_MS: '0',
+      JOB_BACKOFF_MS: '300,600',
+      JOB_RETRY_BASE_MS: '10',
+    });
     queue = app.get(LaneQueue);
     await queue.heartbeat('w');
   }, 60_000);
@@ -32,7 +37,8 @@ describe('LaneQueue under a sending policy (in-process, real Postgres)', () => {
       await app.get(LaneRepository).wake(e, userId);
     });
   const jobOf = (jobId: string) => app.get(JobsRepository).get(em(), jobId);
-  const logsOf = async (jobId: string) => (await app.get(JobLogsRepository).page(em(), jobId, new Date(0), 100)).map((l) => l.message);
+  const logsOf = async (jobId: string) =>
+    (await app.get(JobLogsRepository).page(em(), jobId, new Date(0), 100)).map((l) => l.message);
   const sent = () => ({ kind: 'sent' as const, at: new Date(), duplicate: false, messageId: 'm' });
   const planned = (step: NextStep): PlannedSend => {
     if (step.kind !== 'send') throw new Error(`expected a send, got ${step.kind}`);

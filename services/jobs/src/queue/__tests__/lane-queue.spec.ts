@@ -40,7 +40,8 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
 
   const em = () => app.get(Transactions).manager;
   const jobOf = (jobId: string) => app.get(JobsRepository).get(em(), jobId);
-  const logsOf = async (jobId: string) => (await app.get(JobLogsRepository).page(em(), jobId, new Date(0), 100)).map((l) => l.message);
+  const logsOf = async (jobId: string) =>
+    (await app.get(JobLogsRepository).page(em(), jobId, new Date(0), 100)).map((l) => l.message);
   const sent = (at = new Date()) => ({ kind: 'sent' as const, at, duplicate: false, messageId: 'm1' });
 
   function planned(step: NextStep): PlannedSend {
@@ -55,7 +56,11 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     const take = { jobId, message: 'hi', userId, paceMs: 0 };
     // This transaction's own row counts, before they reach pg_stat_user_tables.
     const updates = async (m: EntityManager) =>
-      (await m.query(`SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE schemaname = 'jobs' AND relname = 'job_recipients'`))[0] as { upd: number; hot: number };
+      (
+        await m.query(
+          `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE schemaname = 'jobs' AND relname = 'job_recipients'`,
+        )
+      )[0] as { upd: number; hot: number };
     const taken = await app.get(Transactions).run(async (m) => {
       const before = await updates(m);
       const [recipient] = await recipients.takeFirstOpenMany(m, [take], 30);
@@ -64,7 +69,9 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     });
     expect(taken.recipient).toMatchObject({ seq: 1, phone: '91234567', state: 'pending', passedOver: false });
     expect({ upd: taken.upd, hot: taken.hot }).toEqual({ upd: 1, hot: 1 });
-    expect(await em().query(`SELECT seq, state, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId])).toEqual([
+    expect(
+      await em().query(`SELECT seq, state, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId]),
+    ).toEqual([
       { seq: 1, state: 'pending', in_flight: true },
       { seq: 2, state: 'pending', in_flight: false },
     ]);
@@ -74,7 +81,9 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     // Its outcome clears the flag; a second record of it (a worker that lost the lane) changes nothing.
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(true);
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(false);
-    expect((await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0]).toEqual({ state: 'sent', in_flight: false });
+    expect(
+      (await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0],
+    ).toEqual({ state: 'sent', in_flight: false });
   });
 
   it('reports a job sending without pause at most every JOBS_PROGRESS_EVERY_MS: its start, its first send, then the whole counts, and always its end', async () => {
@@ -138,7 +147,13 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     await queue.heartbeat('w-dead');
     expect(await queue.claim('w-dead', 10, 0, userId)).toHaveLength(1);
     const first = planned(await queue.next('w-dead', userId));
-    expect(first).toMatchObject({ jobId, seq: 1, phone: '91234567', resumed: false, idempotencyKey: `${jobId}:91234567` });
+    expect(first).toMatchObject({
+      jobId,
+      seq: 1,
+      phone: '91234567',
+      resumed: false,
+      idempotencyKey: `${jobId}:91234567`,
+    });
 
     // w-dead goes silent with the message in flight; a live worker may not take the lane before the stale time.
     await queue.heartbeat('w-live');
@@ -148,7 +163,13 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     expect((await queue.claim('w-live', 10, 0, userId)).map((c) => c.userId)).toEqual([userId]);
 
     const again = planned(await queue.next('w-live', userId));
-    expect(again).toMatchObject({ jobId, seq: 1, phone: '91234567', resumed: true, idempotencyKey: first.idempotencyKey });
+    expect(again).toMatchObject({
+      jobId,
+      seq: 1,
+      phone: '91234567',
+      resumed: true,
+      idempotencyKey: first.idempotencyKey,
+    });
     // The dead worker's late answer is not recorded: it no longer holds the lane.
     expect((await queue.finish('w-dead', first, sent())).kind).toBe('lost');
     expect((await queue.finish('w-live', again, sent())).kind).toBe('wait');
@@ -166,8 +187,16 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     const a = planned(await queue.next('w-1', userId));
     const done = await queue.finish('w-1', a, sent());
     expect(done.kind).toBe('wait');
-    expect(done.published.map((p) => p.subject)).toEqual(['events.job.log', 'events.message.status', 'events.job.progress']);
-    expect(done.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({ jobId, recipient: '91234567', status: 'sent' });
+    expect(done.published.map((p) => p.subject)).toEqual([
+      'events.job.log',
+      'events.message.status',
+      'events.job.progress',
+    ]);
+    expect(done.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({
+      jobId,
+      recipient: '91234567',
+      status: 'sent',
+    });
 
     // Transient: back to pending with a retry warning and the lane pushed back by the retry wait.
     const b = planned(await queue.next('w-1', userId));
@@ -184,10 +213,16 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     const c = planned(await queue.next('w-1', userId));
     expect(c.phone).toBe('51234567');
     const last = await queue.finish('w-1', c, { kind: 'permanent', error: 'not on WhatsApp' });
-    expect(last.published.at(-1)?.payload).toMatchObject({ jobId, status: 'completed', progress: { total: 3, sent: 1, failed: 2 } });
+    expect(last.published.at(-1)?.payload).toMatchObject({
+      jobId,
+      status: 'completed',
+      progress: { total: 3, sent: 1, failed: 2 },
+    });
 
     expect(await jobOf(jobId)).toMatchObject({ status: 'completed', sent: 1, failed: 2 });
-    const lists = JSON.parse((await app.get(JobsRepository).statusOf(em(), userId, jobId, 10))!.resultsJson) as JobView['results'];
+    const lists = JSON.parse(
+      (await app.get(JobsRepository).statusOf(em(), userId, jobId, 10))!.resultsJson,
+    ) as JobView['results'];
     expect(lists.failedList.map((r) => [r.phoneNumber, r.error])).toEqual([
       ['61234567', 'timeout'],
       ['51234567', 'not on WhatsApp'],
@@ -227,7 +262,11 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     const step = queue.next('w-r', userId);
     // The lock statement (`LaneRepository.lockMany`), by its start: the view keeps only a query's first 1 KiB.
     const waitingOnLock = async () =>
-      (await em().query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT r.i, l.holder,%'`))[0].n as number;
+      (
+        await em().query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'SELECT r.i, l.holder,%'`,
+        )
+      )[0].n as number;
     const deadline = Date.now() + 10_000;
     while ((await waitingOnLock()) === 0) {
       if (Date.now() > deadline) throw new Error('the step never waited for the lane lock');
@@ -238,7 +277,9 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
 
     // The step's lock statement could not see the job; it must not put the lane to rest.
     expect((await step).kind).toBe('wait');
-    expect(await em().query(`SELECT active, holder FROM lanes WHERE user_id = $1`, [userId])).toEqual([{ active: true, holder: 'w-r' }]);
+    expect(await em().query(`SELECT active, holder FROM lanes WHERE user_id = $1`, [userId])).toEqual([
+      { active: true, holder: 'w-r' },
+    ]);
     const next = planned(await queue.next('w-r', userId));
     expect(next).toMatchObject({ jobId, phone: '91000012' });
     await queue.finish('w-r', next, sent());
@@ -305,7 +346,14 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     return step.send;
   };
   const stateOf = async (jobId: string, seq: number) =>
-    (await app.get(Transactions).manager.query(`SELECT CASE WHEN in_flight THEN 'in flight' ELSE state END AS state FROM job_recipients WHERE job_id = $1 AND seq = $2`, [jobId, seq]))[0]?.state;
+    (
+      await app
+        .get(Transactions)
+        .manager.query(
+          `SELECT CASE WHEN in_flight THEN 'in flight' ELSE state END AS state FROM job_recipients WHERE job_id = $1 AND seq = $2`,
+          [jobId, seq],
+        )
+    )[0]?.state;
 
   it('waits while the slot is further than the lead, then takes the send early and says when it is due; the next slot is booked after that one', async () => {
     const userId = 'user_lead_1';
@@ -315,7 +363,12 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
 
     const first = planned(await queue.next('w-1', userId));
     expect(first.dueAt).toBeLessThanOrEqual(performance.now());
-    const done = await queue.finish('w-1', first, { kind: 'sent', at: new Date(), duplicate: false, messageId: 'm1' }, { thenNext: true });
+    const done = await queue.finish(
+      'w-1',
+      first,
+      { kind: 'sent', at: new Date(), duplicate: false, messageId: 'm1' },
+      { thenNext: true },
+    );
     // The slot is a whole gap away (more than the lead): nothing is taken yet.
     expect(done.kind === 'wait' && done.next).toBeUndefined();
     const early = await queue.next('w-1', userId);
@@ -344,7 +397,12 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     const first = planned(await queue.next('w-1', userId));
     // The send took long: its slot's gap has mostly passed by the time its outcome is recorded.
     await sleep(DELAY_MS - LEAD_MS + 100);
-    const done = await queue.finish('w-1', first, { kind: 'sent', at: new Date(Date.now() - DELAY_MS), duplicate: false, messageId: 'm1' }, { thenNext: true });
+    const done = await queue.finish(
+      'w-1',
+      first,
+      { kind: 'sent', at: new Date(Date.now() - DELAY_MS), duplicate: false, messageId: 'm1' },
+      { thenNext: true },
+    );
     const next = planned(done.next!);
     expect(next.phone).toBe('61234567');
     expect(next.dueAt - performance.now()).toBeGreaterThan(0);
@@ -359,7 +417,12 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
     await queue.heartbeat('w-1');
     await queue.claim('w-1', 10, 0, userId);
     const lanes = app.get(LaneRepository);
-    const slotOf = async () => (await app.get(Transactions).manager.query(`SELECT next_send_at AS "next", paced_at AS "paced" FROM lanes WHERE user_id = $1`, [userId]))[0] as { next: Date; paced: Date };
+    const slotOf = async () =>
+      (
+        await app
+          .get(Transactions)
+          .manager.query(`SELECT next_send_at AS "next", paced_at AS "paced" FROM lanes WHERE user_id = $1`, [userId])
+      )[0] as { next: Date; paced: Date };
 
     const first = planned(await queue.next('w-1', userId));
     const sentAt = new Date();

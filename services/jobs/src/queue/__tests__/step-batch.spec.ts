@@ -30,7 +30,11 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
   });
 
   const em = () => app.get(Transactions).manager;
-  const commits = async () => Number((await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0].xact_commit);
+  const commits = async () =>
+    Number(
+      (await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0]
+        .xact_commit,
+    );
   /**
    * What `work` returns, how many statements the service sent Postgres meanwhile (every client's), and how
    * many of them were COMMITs (pg_stat_database's count is flushed late, so it cannot tell this).
@@ -39,7 +43,11 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     const spy = jest.spyOn(pg.Client.prototype, 'query');
     try {
       const result = await work();
-      const texts = spy.mock.calls.map(([q]) => String(typeof q === 'string' ? q : (q as { text?: string }).text).trim().toUpperCase());
+      const texts = spy.mock.calls.map(([q]) =>
+        String(typeof q === 'string' ? q : (q as { text?: string }).text)
+          .trim()
+          .toUpperCase(),
+      );
       return { result, queries: texts.length, commits: texts.filter((t) => t === 'COMMIT').length };
     } finally {
       spy.mockRestore();
@@ -53,7 +61,11 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
 
   it('runs work queued together in one transaction, and each settles with its own result', async () => {
     const sizes: Array<[number, boolean]> = [];
-    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    const batcher = new TransactionBatcher(app.get(Transactions), {
+      maxBatch: 50,
+      maxInFlight: 1,
+      onBatch: (n, alone) => sizes.push([n, alone]),
+    });
     let ends = 0;
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
@@ -72,7 +84,11 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
 
   it('a unit that fails costs the others nothing: they run again alone and commit; the failing one rolls back alone', async () => {
     const sizes: Array<[number, boolean]> = [];
-    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    const batcher = new TransactionBatcher(app.get(Transactions), {
+      maxBatch: 50,
+      maxInFlight: 1,
+      onBatch: (n, alone) => sizes.push([n, alone]),
+    });
     const settled = await Promise.allSettled(
       [100, 101, 102, 0 /* taken by the test above: a duplicate key */, 103].map((id) =>
         batcher.run(async (m) => {
@@ -95,11 +111,17 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
 
   it('gathers what side-by-side units ask alike into one statement; a bad key fails only its own unit once they run again alone', async () => {
     const sizes: Array<[number, boolean]> = [];
-    const batcher = new TransactionBatcher(app.get(Transactions), { maxBatch: 50, maxInFlight: 1, onBatch: (n, alone) => sizes.push([n, alone]) });
+    const batcher = new TransactionBatcher(app.get(Transactions), {
+      maxBatch: 50,
+      maxInFlight: 1,
+      onBatch: (n, alone) => sizes.push([n, alone]),
+    });
     const rounds: number[][] = [];
     const insertMany = async (m: EntityManager, ids: number[]) => {
       rounds.push(ids);
-      await rows(m, `INSERT INTO jobs.batch_probe (id, note) SELECT id, 'gathered' FROM unnest($1::int[]) AS t(id)`, [ids]);
+      await rows(m, `INSERT INTO jobs.batch_probe (id, note) SELECT id, 'gathered' FROM unnest($1::int[]) AS t(id)`, [
+        ids,
+      ]);
       return ids.map((id) => id * 2);
     };
     const unit = (id: number) => batcher.run((_em, batch) => batch.gather('probe.insert', id, insertMany));
@@ -152,21 +174,35 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       expect(lines.map((l) => l.message)).toEqual([(step.published[0]!.payload as { message: string }).message]);
       expect(lines[0]!.at.toISOString()).toBe((step.published[0]!.payload as { timestamp: string }).timestamp);
     }
-    const ids = steps.result.map((s) => BigInt((s.published[0]!.payload as { eventId: string }).eventId.replace('job-log:', '')));
+    const ids = steps.result.map((s) =>
+      BigInt((s.published[0]!.payload as { eventId: string }).eventId.replace('job-log:', '')),
+    );
     expect(new Set(ids).size).toBe(30);
 
     // Finishing them all, each also takes its next message in the same transaction (delay 0).
-    const finished = await statements(() => Promise.all(steps.result.map((s) => queue.finish('w-batch', planned(s), sent(), { thenNext: true }))));
+    const finished = await statements(() =>
+      Promise.all(steps.result.map((s) => queue.finish('w-batch', planned(s), sent(), { thenNext: true }))),
+    );
     // Recording the 30 sends is one statement too, and so are the next steps' locks and takes.
     expect(finished.queries).toBeLessThanOrEqual(2 * 10);
     const done = finished.result;
     done.forEach((d, i) => {
       expect(d.kind).toBe('wait');
-      expect(d.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({ userId: accounts[i], recipient: '91234567', status: 'sent' });
-      expect(d.next && planned(d.next)).toMatchObject({ userId: accounts[i], seq: 2, phone: '61234567', resumed: false });
+      expect(d.published.find((p) => p.subject === 'events.message.status')?.payload).toMatchObject({
+        userId: accounts[i],
+        recipient: '91234567',
+        status: 'sent',
+      });
+      expect(d.next && planned(d.next)).toMatchObject({
+        userId: accounts[i],
+        seq: 2,
+        phone: '61234567',
+        resumed: false,
+      });
     });
     const jobs = app.get(JobsRepository);
-    for (const userId of accounts) expect(await jobs.get(em(), jobIds.get(userId)!)).toMatchObject({ status: 'running', sent: 1, failed: 0 });
+    for (const userId of accounts)
+      expect(await jobs.get(em(), jobIds.get(userId)!)).toMatchObject({ status: 'running', sent: 1, failed: 0 });
   });
 
   it('steps that may wait for company (taken ahead of their slot) share one commit though they come milliseconds apart', async () => {
@@ -187,27 +223,41 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     expect(commitsSent).toBe(1);
   });
 
-  it('records a batch of sends in one statement: an outcome that no longer applies moves neither its job nor its lane\'s counters and slot, a lane held by another worker is not touched, and the rest apply', async () => {
+  it("records a batch of sends in one statement: an outcome that no longer applies moves neither its job nor its lane's counters and slot, a lane held by another worker is not touched, and the rest apply", async () => {
     const accounts = [user(), user(), user(), user()];
     for (const u of accounts) await app.seedJob(u, ['91234567', '61234567']);
     await queue.heartbeat('w-rec');
     await queue.claim('w-rec', 100, 60_000);
     const sends = (await Promise.all(accounts.map((u) => queue.next('w-rec', u)))).map(planned);
     // The second's outcome was recorded meanwhile (by a worker that took its lane over): it is no longer in flight.
-    await app.db.query(`UPDATE jobs.job_recipients SET in_flight = false, state = 'sent', done_at = now() WHERE job_id = $1 AND seq = $2`, [sends[1]!.jobId, sends[1]!.seq]);
+    await app.db.query(
+      `UPDATE jobs.job_recipients SET in_flight = false, state = 'sent', done_at = now() WHERE job_id = $1 AND seq = $2`,
+      [sends[1]!.jobId, sends[1]!.seq],
+    );
     // The fourth's lane is another worker's now.
     await app.db.query(`UPDATE jobs.lanes SET holder = 'w-other' WHERE user_id = $1`, [accounts[3]]);
     const lanes = async () =>
       new Map(
-        (await app.db.query(`SELECT user_id, day_count, run_count, next_send_at FROM jobs.lanes WHERE user_id = ANY($1)`, [accounts])).map(
-          (r: { user_id: string; day_count: number; run_count: number; next_send_at: Date }) => [r.user_id, r],
-        ),
+        (
+          await app.db.query(
+            `SELECT user_id, day_count, run_count, next_send_at FROM jobs.lanes WHERE user_id = ANY($1)`,
+            [accounts],
+          )
+        ).map((r: { user_id: string; day_count: number; run_count: number; next_send_at: Date }) => [r.user_id, r]),
       );
     const before = await lanes();
     const at = new Date();
     const floor = new Date(at.getTime() + 3_600_000);
-    const records: SentRecord[] = sends.map((send) => ({ send, at, pacedMs: 3_600_000, slot: { notBeforeMs: 0, floor }, counters: { dayCount: 7, runCount: 3 } }));
-    const recorded = await app.get(Transactions).run((m) => app.get(LaneStepRepository).recordSentMany(m, 'w-rec', records));
+    const records: SentRecord[] = sends.map((send) => ({
+      send,
+      at,
+      pacedMs: 3_600_000,
+      slot: { notBeforeMs: 0, floor },
+      counters: { dayCount: 7, runCount: 3 },
+    }));
+    const recorded = await app
+      .get(Transactions)
+      .run((m) => app.get(LaneStepRepository).recordSentMany(m, 'w-rec', records));
 
     expect(recorded.map((r) => r.job?.sent)).toEqual([1, undefined, 1, 1]);
     expect(recorded.map((r) => r.lane !== undefined)).toEqual([true, true, true, false]);
@@ -217,7 +267,10 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       expect(after.get(u)!.next_send_at.getTime()).toBe(floor.getTime());
     }
     // Rescheduled as after nothing: its counters as they were, its slot not pushed to the floor.
-    expect(after.get(accounts[1]!)).toMatchObject({ day_count: before.get(accounts[1]!)!.day_count, run_count: before.get(accounts[1]!)!.run_count });
+    expect(after.get(accounts[1]!)).toMatchObject({
+      day_count: before.get(accounts[1]!)!.day_count,
+      run_count: before.get(accounts[1]!)!.run_count,
+    });
     expect(after.get(accounts[1]!)!.next_send_at.getTime()).toBeLessThan(floor.getTime());
     expect(after.get(accounts[3]!)).toEqual(before.get(accounts[3]!));
     const jobs = app.get(JobsRepository);
@@ -234,12 +287,16 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     try {
       const steps = await Promise.all(accounts.map((u) => queue.next('w-plan', u)));
       await Promise.all(steps.map((s) => queue.finish('w-plan', planned(s), sent(), { thenNext: true })));
-      queries = spy.mock.calls.map(([q]) => (typeof q === 'string' ? { text: q } : (q as { name?: string; text: string })));
+      queries = spy.mock.calls.map(([q]) =>
+        typeof q === 'string' ? { text: q } : (q as { name?: string; text: string }),
+      );
     } finally {
       spy.mockRestore();
     }
     // Each transaction's first statement after BEGIN plans by index.
-    const begins = queries.flatMap((q, i) => (/^START TRANSACTION/i.test(q.text.trim()) ? [queries[i + 1]!.text.trim()] : []));
+    const begins = queries.flatMap((q, i) =>
+      /^START TRANSACTION/i.test(q.text.trim()) ? [queries[i + 1]!.text.trim()] : [],
+    );
     expect(begins.length).toBeGreaterThan(0);
     expect(new Set(begins)).toEqual(new Set(['SET LOCAL enable_seqscan = off']));
     // The lock, take and record of the batch went as named (prepared) statements.
@@ -265,12 +322,13 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       }
     };
     const scans = /Seq Scan on (job_recipients|lanes|jobs)\b/;
-    for (const text of [record[0]!.text, take[0]!.text, lock[0]!.text]) expect(await genericPlan(text, true)).not.toMatch(scans);
+    for (const text of [record[0]!.text, take[0]!.text, lock[0]!.text])
+      expect(await genericPlan(text, true)).not.toMatch(scans);
     // Without it, the record's generic plan scans whole tables on every batch.
     expect(await genericPlan(record[0]!.text, false)).toMatch(scans);
   });
 
-  it('a lane that lost its holder mid-batch is only that lane\'s answer; the others go on', async () => {
+  it("a lane that lost its holder mid-batch is only that lane's answer; the others go on", async () => {
     const [a, b, c] = [user(), user(), user()];
     for (const u of [a, b, c]) await app.seedJob(u, ['91234567']);
     await queue.heartbeat('w-x');

@@ -19,7 +19,9 @@ function variableCells(names: readonly string[], variables: Record<string, strin
     .rows([row(variables)])
     .map(strFromU8)
     .join('');
-  const cells = [...text.trimEnd().matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) => m[1]!.replace(/^"(.*)"$/s, '$1').replaceAll('""', '"'));
+  const cells = [...text.trimEnd().matchAll(/("(?:[^"]|"")*"|[^,]*)(?:,|$)/g)].map((m) =>
+    m[1]!.replace(/^"(.*)"$/s, '$1').replaceAll('""', '"'),
+  );
   return cells.slice(-names.length - 1, -1);
 }
 
@@ -36,6 +38,11 @@ describe('CSV export: no cell runs as a formula', () => {
   });
 
   it('leaves plain numbers alone: -12.5 stays a number', () => {
-    expect(variableCells(['a', 'b', 'c', 'd'], { a: '-12.5', b: '-3', c: '42', d: 'Ann' })).toEqual(['-12.5', '-3', '42', 'Ann']);
+    expect(variableCells(['a', 'b', 'c', 'd'], { a: '-12.5', b: '-3', c: '42', d: 'Ann' })).toEqual([
+      '-12.5',
+      '-3',
+      '42',
+      'Ann',
+    ]);
   });
 });

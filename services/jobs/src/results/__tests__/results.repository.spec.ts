@@ -72,7 +72,11 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     expect(await fold('delivered', list[0]!)).toEqual({ jobId, delivered: 0, read: 0, replied: 0 });
     expect(await fold('delivered', list[1]!)).toEqual({ jobId, delivered: 1, read: 0, replied: 0 });
     // Another user's receipt for this job, or a number not in it, is ignored.
-    expect(await tx.run((em) => repo.foldReceipt(em, { userId: 'user-x', jobId, phone: list[2]!, kind: 'read', at: new Date() }))).toBeUndefined();
+    expect(
+      await tx.run((em) =>
+        repo.foldReceipt(em, { userId: 'user-x', jobId, phone: list[2]!, kind: 'read', at: new Date() }),
+      ),
+    ).toBeUndefined();
     expect(await tx.run((em) => repo.foldReply(em, 'user-b', '99999999', new Date()))).toBeUndefined();
     const reply = await tx.run((em) => repo.foldReply(em, 'user-b', list[2]!, new Date()));
     expect(reply).toEqual({ jobId, delivered: 1, read: 1, replied: 1 });
@@ -101,7 +105,9 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
         await recipients.markSent(em, jobId, seq, new Date(Date.now() - 60_000));
       }
     });
-    await tx.run((em) => repo.foldReceipt(em, { userId: 'user-g', jobId, phone: list[2]!, kind: 'delivered', at: new Date() }));
+    await tx.run((em) =>
+      repo.foldReceipt(em, { userId: 'user-g', jobId, phone: list[2]!, kind: 'delivered', at: new Date() }),
+    );
     const base = Date.now() - 30_000;
     const t = (s: number) => new Date(base + s * 1000);
     const deltas = await tx.run((em) =>
@@ -118,14 +124,24 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
         { userId: 'user-g', jobId: '00000000-0000-4000-8000-000000000000', phone: list[1]!, kind: 'read', at: t(4) },
       ]),
     );
-    const total = deltas.reduce((a, d) => ({ delivered: a.delivered + d.delivered, read: a.read + d.read, replied: a.replied + d.replied }), { delivered: 0, read: 0, replied: 0 });
+    const total = deltas.reduce(
+      (a, d) => ({ delivered: a.delivered + d.delivered, read: a.read + d.read, replied: a.replied + d.replied }),
+      { delivered: 0, read: 0, replied: 0 },
+    );
     expect(total).toEqual({ delivered: 2, read: 2, replied: 0 });
-    const rowsOf = await ip.db.query(`SELECT seq, delivered_at AS d, read_at AS r FROM jobs.job_recipients WHERE job_id = $1 AND delivered_at IS NOT NULL ORDER BY seq`, [jobId]);
+    const rowsOf = await ip.db.query(
+      `SELECT seq, delivered_at AS d, read_at AS r FROM jobs.job_recipients WHERE job_id = $1 AND delivered_at IS NOT NULL ORDER BY seq`,
+      [jobId],
+    );
     expect(rowsOf[0]).toEqual({ seq: 1, d: t(1), r: t(5) });
     expect(rowsOf[1]).toEqual({ seq: 2, d: t(3), r: null });
     expect(rowsOf[2].r).toEqual(t(4));
     // The same batch again (a redelivery) changes nothing.
-    expect(await tx.run((em) => repo.foldReceipts(em, [{ userId: 'user-g', jobId, phone: list[0]!, kind: 'read', at: t(9) }]))).toEqual([]);
+    expect(
+      await tx.run((em) =>
+        repo.foldReceipts(em, [{ userId: 'user-g', jobId, phone: list[0]!, kind: 'read', at: t(9) }]),
+      ),
+    ).toEqual([]);
   });
 
   it('two folds of one recipient at once (two replicas) count it delivered once and read once', async () => {
@@ -144,7 +160,8 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
         await new Promise((r) => setTimeout(r, 300));
         return delta;
       });
-    const foldNow = (phone: string, kind: 'delivered' | 'read') => tx.run((em) => repo.foldReceipt(em, { userId: 'user-f', jobId, phone, kind, at: new Date() }));
+    const foldNow = (phone: string, kind: 'delivered' | 'read') =>
+      tx.run((em) => repo.foldReceipt(em, { userId: 'user-f', jobId, phone, kind, at: new Date() }));
     // A fresh recipient: the first holds its transaction open after folding; the second folds meanwhile.
     // And one already delivered: both fold the read at once.
     const cases: [string, 'delivered' | 'read', 'delivered' | 'read', { delivered: number; read: number }][] = [
@@ -160,8 +177,12 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
     }
   });
 
-  it('lists only the user\'s own jobs, newest first, with keyset paging', async () => {
-    const mine = [await ip.seedJob('user-c', ['61234567']), await ip.seedJob('user-c', ['61234568']), await ip.seedJob('user-c', ['61234569'])];
+  it("lists only the user's own jobs, newest first, with keyset paging", async () => {
+    const mine = [
+      await ip.seedJob('user-c', ['61234567']),
+      await ip.seedJob('user-c', ['61234568']),
+      await ip.seedJob('user-c', ['61234569']),
+    ];
     await ip.seedJob('user-d', ['61234567']);
     const first = await repo.history(tx.manager, 'user-c', 2, undefined, 100);
     expect(first.map((j) => j.id)).toEqual([mine[2], mine[1]]);

@@ -23,7 +23,11 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
   afterAll(() => ip?.close());
 
   /** A job whose recipients carry these variables, stored as an older start stored them (no size rules). */
-  async function jobWith(userId: string, list: string[], variables: (i: number) => Record<string, string>): Promise<string> {
+  async function jobWith(
+    userId: string,
+    list: string[],
+    variables: (i: number) => Record<string, string>,
+  ): Promise<string> {
     const jobId = await ip.seedJob(userId, list);
     await ip.get(Transactions).run((em) =>
       ip.get(ResultsRepository).insertVariables(
@@ -58,7 +62,9 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
 
   it('gives a row bigger than the bound a page of its own rather than none', async () => {
     const list = phones(3, 53_000_000);
-    const jobId = await jobWith('user-huge', list, (i) => (i === 1 ? { a: 'y'.repeat(300_000), b: 'z'.repeat(300_000) } : { a: 'small' }));
+    const jobId = await jobWith('user-huge', list, (i) =>
+      i === 1 ? { a: 'y'.repeat(300_000), b: 'z'.repeat(300_000) } : { a: 'small' },
+    );
     const first = await service.page({ userId: 'user-huge', jobId });
     expect(first.results.map((r) => r.phoneNumber)).toEqual([list[0]]);
     const second = await service.page({ userId: 'user-huge', jobId, cursor: first.nextCursor! });
@@ -74,6 +80,9 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
     const page = await service.page({ userId: 'user-small', jobId, limit: '2' });
     expect(page.results.map((r) => r.phoneNumber)).toEqual(list.slice(0, 2));
     expect(page.nextCursor).toBe('2');
-    expect(await service.page({ userId: 'user-small', jobId, cursor: '4', limit: '2' })).toMatchObject({ results: [{ phoneNumber: list[4] }], nextCursor: null });
+    expect(await service.page({ userId: 'user-small', jobId, cursor: '4', limit: '2' })).toMatchObject({
+      results: [{ phoneNumber: list[4] }],
+      nextCursor: null,
+    });
   }, 60_000);
 });

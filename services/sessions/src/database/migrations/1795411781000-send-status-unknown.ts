@@ -9,12 +9,16 @@ export class SendStatusUnknown1795411781000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE sessions.sends DROP CONSTRAINT sends_status_check`);
-    await q.query(`ALTER TABLE sessions.sends ADD CONSTRAINT sends_status_check CHECK (status IN ('sending', 'sent', 'failed', 'unknown'))`);
+    await q.query(
+      `ALTER TABLE sessions.sends ADD CONSTRAINT sends_status_check CHECK (status IN ('sending', 'sent', 'failed', 'unknown'))`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`UPDATE sessions.sends SET status = 'sent' WHERE status = 'unknown'`);
     await q.query(`ALTER TABLE sessions.sends DROP CONSTRAINT sends_status_check`);
-    await q.query(`ALTER TABLE sessions.sends ADD CONSTRAINT sends_status_check CHECK (status IN ('sending', 'sent', 'failed'))`);
+    await q.query(
+      `ALTER TABLE sessions.sends ADD CONSTRAINT sends_status_check CHECK (status IN ('sending', 'sent', 'failed'))`,
+    );
   }
 }

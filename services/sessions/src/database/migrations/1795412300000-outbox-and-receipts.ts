@@ -11,7 +11,9 @@ export class OutboxAndReceipts1795412300000 implements MigrationInterface {
   async up(q: QueryRunner): Promise<void> {
     await q.query(outboxTableSql('sessions'));
     // The furthest receipt WhatsApp reported for a sent message; a repeated or older ack changes nothing.
-    await q.query(`ALTER TABLE sessions.sends ADD COLUMN receipt text CHECK (receipt IN ('failed', 'delivered', 'read'))`);
+    await q.query(
+      `ALTER TABLE sessions.sends ADD COLUMN receipt text CHECK (receipt IN ('failed', 'delivered', 'read'))`,
+    );
     await q.query(`ALTER TABLE sessions.sends ADD COLUMN receipt_at timestamptz`);
   }
 

@@ -9,7 +9,9 @@ export class SendsUserMessageIdx1796100000000 implements MigrationInterface {
   name = 'SendsUserMessageIdx1796100000000';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(`CREATE INDEX sends_user_message_idx ON sessions.sends (user_id, message_id) WHERE message_id IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX sends_user_message_idx ON sessions.sends (user_id, message_id) WHERE message_id IS NOT NULL`,
+    );
     await q.query(`DROP INDEX sessions.sends_message_id_idx`);
   }
 

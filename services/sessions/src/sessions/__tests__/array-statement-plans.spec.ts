@@ -21,7 +21,9 @@ describe('array-driven statements (real Postgres): planned for the table as it i
 
   /** Sequential and index scans of plan_probe so far in this transaction. */
   async function scans(em: EntityManager): Promise<{ seq: number; idx: number }> {
-    const [s] = await em.query(`SELECT seq_scan::int AS seq, idx_scan::int AS idx FROM pg_stat_xact_user_tables WHERE relid = 'plan_probe'::regclass`);
+    const [s] = await em.query(
+      `SELECT seq_scan::int AS seq, idx_scan::int AS idx FROM pg_stat_xact_user_tables WHERE relid = 'plan_probe'::regclass`,
+    );
     return s as { seq: number; idx: number };
   }
 
@@ -37,7 +39,10 @@ describe('array-driven statements (real Postgres): planned for the table as it i
     await inTransaction(h.db, async (em) => {
       await grownAfterWarmUp(em, (keys) => rows(em, update, [keys, keys.map(() => 'w')]));
       const before = await scans(em);
-      await rows(em, update, [['k15000', 'k19999'], ['x', 'y']]);
+      await rows(em, update, [
+        ['k15000', 'k19999'],
+        ['x', 'y'],
+      ]);
       const after = await scans(em);
       expect(after.seq - before.seq).toBe(0);
       expect(after.idx - before.idx).toBeGreaterThan(0);
@@ -51,9 +56,17 @@ describe('array-driven statements (real Postgres): planned for the table as it i
 
   it('(the hazard it avoids) the same statement prepared keeps the plan it chose while the table was small', async () => {
     await inTransaction(h.db, async (em) => {
-      const client = (await em.queryRunner!.connect()) as { query(c: { name: string; text: string; values: unknown[] }): Promise<unknown> };
-      const prepared = (keys: string[], values: string[]) => client.query({ name: 'plan_probe_update', text: update, values: [keys, values] });
-      await grownAfterWarmUp(em, (keys) => prepared(keys, keys.map(() => 'w')));
+      const client = (await em.queryRunner!.connect()) as {
+        query(c: { name: string; text: string; values: unknown[] }): Promise<unknown>;
+      };
+      const prepared = (keys: string[], values: string[]) =>
+        client.query({ name: 'plan_probe_update', text: update, values: [keys, values] });
+      await grownAfterWarmUp(em, (keys) =>
+        prepared(
+          keys,
+          keys.map(() => 'w'),
+        ),
+      );
       const before = await scans(em);
       await prepared(['k15000', 'k19999'], ['x', 'y']);
       const after = await scans(em);

@@ -11,13 +11,18 @@ import { startNats, waitFor, type Nats } from '@bns/testing';
 const envelope = (eventId: string): EventEnvelope => ({ eventId, userId: 'user_bus', at: new Date().toISOString() });
 
 /** The events stored on `subject`, in stream order: their ids and headers. */
-async function stored(nc: NatsConnection, stream: string, subject: string): Promise<{ id: string; msgId: string | undefined }[]> {
+async function stored(
+  nc: NatsConnection,
+  stream: string,
+  subject: string,
+): Promise<{ id: string; msgId: string | undefined }[]> {
   const jsm = await jetstreamManager(nc);
   const out: { id: string; msgId: string | undefined }[] = [];
   const last = (await jsm.streams.info(stream)).state.last_seq;
   for (let seq = 1; seq <= last; seq++) {
     const m = await jsm.streams.getMessage(stream, { seq }).catch(() => undefined);
-    if (m?.subject === subject) out.push({ id: m.json<EventEnvelope>().eventId, msgId: m.header.get('Nats-Msg-Id') || undefined });
+    if (m?.subject === subject)
+      out.push({ id: m.json<EventEnvelope>().eventId, msgId: m.header.get('Nats-Msg-Id') || undefined });
   }
   return out;
 }
@@ -58,7 +63,9 @@ describe('EventBus (real NATS): JetStream publishes on the shared inbox', () => 
     await jsm.streams.add({ name: 'BUS_FULL', subjects: ['bus.full'], max_msgs: 1, discard: DiscardPolicy.New });
     const bus = new EventBus(nc);
     await bus.publish('bus.full' as never, envelope('f-1'));
-    await expect(bus.publish('bus.full' as never, envelope('f-2'))).rejects.toThrow(/JetStream did not store the event: maximum messages exceeded/);
+    await expect(bus.publish('bus.full' as never, envelope('f-2'))).rejects.toThrow(
+      /JetStream did not store the event: maximum messages exceeded/,
+    );
     // No stream captures the subject: no responders, an error (the outbox keeps the row for the sweeper).
     await expect(bus.publish('bus.nowhere' as never, envelope('n-1'))).rejects.toThrow();
     await jsm.streams.delete('BUS_FULL');

@@ -36,7 +36,12 @@ export async function startHarness(
   options: { nats?: boolean; env?: Partial<SessionsEnv>; extra?: (nc: NatsConnection) => Provider[] } = {},
 ): Promise<Harness> {
   const [pg, nats] = await Promise.all([startPostgres(), options.nats ? startNats() : Promise.resolve(undefined)]);
-  const db = await openDatabase({ url: pg.url, schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS });
+  const db = await openDatabase({
+    url: pg.url,
+    schema: 'sessions',
+    entities: SESSIONS_ENTITIES,
+    migrations: SESSIONS_MIGRATIONS,
+  });
   const nc = nats ? await connectNats(nats.url, 'sessions-in-process') : undefined;
   if (nc) await ensureEventsStream(nc);
   const module = await Test.createTestingModule({

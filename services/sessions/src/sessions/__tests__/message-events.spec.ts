@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstream } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, type EventEnvelope } from '@bns/contracts';
-import { connectNats, ensureEventsStream, EventBus, openDatabase, OutboxPublisher, OutboxRepository, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import {
+  connectNats,
+  ensureEventsStream,
+  EventBus,
+  openDatabase,
+  OutboxPublisher,
+  OutboxRepository,
+  SERVICE_ENV,
+  Transactions,
+} from '@bns/service-kit';
 import { sleep, startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bns/testing';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
@@ -45,7 +54,12 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     natsStore = mkdtempSync(join(tmpdir(), 'bns-nats-keep-'));
     [pg, nats] = await Promise.all([startPostgres(), startNats({ storeDir: natsStore })]);
     natsPort = nats.port;
-    db = await openDatabase({ url: pg.url, schema: 'sessions', entities: SESSIONS_ENTITIES, migrations: SESSIONS_MIGRATIONS });
+    db = await openDatabase({
+      url: pg.url,
+      schema: 'sessions',
+      entities: SESSIONS_ENTITIES,
+      migrations: SESSIONS_MIGRATIONS,
+    });
     nc = await connectNats(nats.url, 'message-events-test');
     await ensureEventsStream(nc);
     module = await Test.createTestingModule({
@@ -89,7 +103,10 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
 
   it('publishes each receipt once (a repeated or older ack is no change), and an ack that overtakes its send once the send is recorded', async () => {
     await sent('user_r', 'job-r:91234567', 'msg-r-1');
-    await Promise.all([events.recordAck('user_r', 'msg-r-1', 'delivered'), events.recordAck('user_r', 'msg-r-1', 'delivered')]);
+    await Promise.all([
+      events.recordAck('user_r', 'msg-r-1', 'delivered'),
+      events.recordAck('user_r', 'msg-r-1', 'delivered'),
+    ]);
     await events.recordAck('user_r', 'msg-r-1', 'read');
     await events.recordAck('user_r', 'msg-r-1', 'delivered'); // late and older: nothing
     await events.recordAck('user_r', 'msg-r-1', 'sent'); // jobs reports sent itself
@@ -98,7 +115,9 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     await sent('user_r', 'job-r:91234568', 'msg-r-2');
     await early;
     await publisher.drain();
-    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_r');
+    const statuses = (await storedEvents(nc)).filter(
+      (e) => e.subject === 'events.message.status' && e.userId === 'user_r',
+    );
     expect(statuses.map((e) => [e.messageId, e.status, e.jobId, e.recipient, e.content])).toEqual([
       ['msg-r-1', 'delivered', 'job-r', '91234567', 'hello'],
       ['msg-r-1', 'read', 'job-r', '91234567', 'hello'],
@@ -118,7 +137,9 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     await Promise.all(acks);
     const used = (await xactId()) - before;
     await publisher.drain();
-    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_b');
+    const statuses = (await storedEvents(nc)).filter(
+      (e) => e.subject === 'events.message.status' && e.userId === 'user_b',
+    );
     expect(statuses).toHaveLength(2 * n);
     for (let i = 0; i < n; i++) {
       expect(statuses.filter((e) => e.messageId === `msg-b-${i}`).map((e) => e.status)).toEqual(['delivered', 'read']);
@@ -127,7 +148,7 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     expect(used).toBeLessThan(20);
   });
 
-  it('acks that trickle in milliseconds apart (the spec\'s pace) share a transaction instead of one each', async () => {
+  it("acks that trickle in milliseconds apart (the spec's pace) share a transaction instead of one each", async () => {
     const n = 6;
     await sentMany('user_t', 't', n);
     const before = await xactId();
@@ -142,7 +163,9 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     // time, they were five or six.
     expect((await xactId()) - before - 1).toBeLessThanOrEqual(3);
     await publisher.drain();
-    const statuses = (await storedEvents(nc)).filter((e) => e.subject === 'events.message.status' && e.userId === 'user_t');
+    const statuses = (await storedEvents(nc)).filter(
+      (e) => e.subject === 'events.message.status' && e.userId === 'user_t',
+    );
     expect(statuses.map((e) => e.messageId).sort()).toEqual(Array.from({ length: n }, (_, i) => `msg-t-${i}`).sort());
   });
 
@@ -150,11 +173,21 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     await sent('user_n', 'job-n:91234569', 'msg-n-1');
     await nats.stop();
     await events.recordAck('user_n', 'msg-n-1', 'delivered');
-    await events.recordInbound('user_n', { from: '85291234569', text: 'ST\u0000OP', at: new Date(), messageId: 'in-n-1' }); // NUL: Postgres refuses it
+    await events.recordInbound('user_n', {
+      from: '85291234569',
+      text: 'ST\u0000OP',
+      at: new Date(),
+      messageId: 'in-n-1',
+    }); // NUL: Postgres refuses it
     await publisher.drain();
     expect(await outbox.count()).toBe(2); // written with the state change, not published yet
     nats = await startNats({ storeDir: natsStore, port: natsPort });
-    await waitFor(async () => (await publisher.sweep(0)) > 0 || (await outbox.count()) === 0, 30_000, 500, 'the outbox to drain');
+    await waitFor(
+      async () => (await publisher.sweep(0)) > 0 || (await outbox.count()) === 0,
+      30_000,
+      500,
+      'the outbox to drain',
+    );
     expect(await outbox.count()).toBe(0);
     const reader = await connect({ servers: nats.url });
     try {
@@ -163,7 +196,11 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
         ['events.message.status', 'delivered'],
         ['events.message.received', 'STOP'],
       ]);
-      expect(stored[1]).toMatchObject({ from: '85291234569', messageId: 'in-n-1', eventId: expect.stringMatching(/^message-received:/) });
+      expect(stored[1]).toMatchObject({
+        from: '85291234569',
+        messageId: 'in-n-1',
+        eventId: expect.stringMatching(/^message-received:/),
+      });
     } finally {
       await reader.close();
     }

@@ -25,13 +25,23 @@ const quiet: EngineListener = {
 };
 
 /** Statements of one ledger kind so far, and the sends they wrote (from bns_sessions_ledger_batch_size). */
-async function ledgerStatements(statement: 'claim' | 'sent' | 'sim_store', mode: 'batched' | 'alone' = 'batched'): Promise<{ statements: number; sends: number }> {
+async function ledgerStatements(
+  statement: 'claim' | 'sent' | 'sim_store',
+  mode: 'batched' | 'alone' = 'batched',
+): Promise<{ statements: number; sends: number }> {
   const metric = metricsRegistry.getSingleMetric('bns_sessions_ledger_batch_size');
   // A histogram's values carry the series name (_count, _sum, _bucket).
-  const values = metric ? ((await metric.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[]) : [];
+  const values = metric
+    ? ((await metric.get()).values as { metricName?: string; labels: Record<string, string | number>; value: number }[])
+    : [];
   const total = (suffix: string) =>
     values
-      .filter((v) => v.metricName === `bns_sessions_ledger_batch_size${suffix}` && v.labels.statement === statement && v.labels.mode === mode)
+      .filter(
+        (v) =>
+          v.metricName === `bns_sessions_ledger_batch_size${suffix}` &&
+          v.labels.statement === statement &&
+          v.labels.mode === mode,
+      )
       .reduce((sum, v) => sum + v.value, 0);
   return { statements: total('_count'), sends: total('_sum') };
 }
@@ -72,7 +82,10 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
   /** A linked simulated account whose engine counts what it is asked to send. */
   async function linked(userId: string): Promise<{ session: EngineSession; sends: () => number }> {
     let ready = false;
-    const session = engine.create({ userId, restore: { phoneNumber: '85290000000' } }, { ...quiet, ready: () => (ready = true) });
+    const session = engine.create(
+      { userId, restore: { phoneNumber: '85290000000' } },
+      { ...quiet, ready: () => (ready = true) },
+    );
     sessions.push(session);
     await session.start();
     await waitFor(() => ready, 5000);
@@ -80,10 +93,13 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     return { session, sends: () => spy.mock.calls.length };
   }
   const arrived = (userId: string) => h.db.getRepository(SimOutboxEntity).countBy({ userId });
-  const ledgerRow = (userId: string, idempotencyKey: string) => h.db.getRepository(SendEntity).findOneBy({ userId, idempotencyKey });
+  const ledgerRow = (userId: string, idempotencyKey: string) =>
+    h.db.getRepository(SendEntity).findOneBy({ userId, idempotencyKey });
   /** Ages a claim as if its process had died that long ago. */
   const age = (userId: string, idempotencyKey: string, seconds: number) =>
-    h.db.getRepository(SendEntity).update({ userId, idempotencyKey }, { createdAt: () => `now() - make_interval(secs => ${seconds})` });
+    h.db
+      .getRepository(SendEntity)
+      .update({ userId, idempotencyKey }, { createdAt: () => `now() - make_interval(secs => ${seconds})` });
 
   it('the same key twice sends once and answers the first result', async () => {
     const userId = 'user_twice';
@@ -95,7 +111,12 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(again).toEqual({ ...first, duplicate: true });
     expect(sends()).toBe(1);
     expect(await arrived(userId)).toBe(1);
-    expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({ status: 'sent', messageId: first.messageId, text: 'hello', kind: 'job' });
+    expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({
+      status: 'sent',
+      messageId: first.messageId,
+      text: 'hello',
+      kind: 'job',
+    });
   });
 
   it('concurrent sends of one key: one claim wins, the others answer "in progress" or the duplicate', async () => {
@@ -108,7 +129,11 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const fresh = results.filter((r) => r.status === 'fulfilled' && !r.value.duplicate);
     expect(fresh).toHaveLength(1);
     for (const r of results) {
-      if (r.status === 'rejected') expect([(r.reason as AppError).kind, (r.reason as AppError).code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendInProgress]);
+      if (r.status === 'rejected')
+        expect([(r.reason as AppError).kind, (r.reason as AppError).code]).toEqual([
+          ErrorKind.Conflict,
+          SessionsErrorCode.SendInProgress,
+        ]);
     }
   });
 
@@ -119,11 +144,19 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(await h.get(SendsRepository).claim(userId, req.idempotencyKey, 'job', req.to, req.text)).toBe(true); // a worker that then died
 
     const blocked = await failureOf(ledger.send(userId, req, session));
-    expect([blocked.kind, blocked.code, blocked.message]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress]);
+    expect([blocked.kind, blocked.code, blocked.message]).toEqual([
+      ErrorKind.Conflict,
+      SessionsErrorCode.SendInProgress,
+      SESSION_MESSAGES.sendInProgress,
+    ]);
     expect(sends()).toBe(0);
 
     await age(userId, req.idempotencyKey, STALE_CLAIM_SECONDS + 1);
-    const takeovers = await Promise.allSettled([ledger.send(userId, req, session), ledger.send(userId, req, session), ledger.send(userId, req, session)]);
+    const takeovers = await Promise.allSettled([
+      ledger.send(userId, req, session),
+      ledger.send(userId, req, session),
+      ledger.send(userId, req, session),
+    ]);
     expect(sends()).toBe(1);
     expect(takeovers.filter((r) => r.status === 'fulfilled' && !r.value.duplicate)).toHaveLength(1);
     expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({ status: 'sent' });
@@ -136,7 +169,11 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const req = { userId, to: NOT_ON_WHATSAPP, text: 'hello', idempotencyKey: `job-4:${NOT_ON_WHATSAPP}` };
     for (let i = 0; i < 2; i++) {
       const refused = await failureOf(ledger.send(userId, req, session));
-      expect([refused.kind, refused.code, refused.message]).toEqual([ErrorKind.Validation, SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp]);
+      expect([refused.kind, refused.code, refused.message]).toEqual([
+        ErrorKind.Validation,
+        SessionsErrorCode.NotOnWhatsApp,
+        SESSION_MESSAGES.notOnWhatsApp,
+      ]);
     }
     expect(sends()).toBe(1);
 
@@ -179,16 +216,28 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const before = await Promise.all(kinds.map((k) => ledgerStatements(k)));
 
     const replies = await Promise.all(
-      users.map((userId, i) => ledger.send(userId, { userId, to: '91234572', text: `hello ${i}`, idempotencyKey: `job-6:${i}` }, accounts[i]!.session)),
+      users.map((userId, i) =>
+        ledger.send(
+          userId,
+          { userId, to: '91234572', text: `hello ${i}`, idempotencyKey: `job-6:${i}` },
+          accounts[i]!.session,
+        ),
+      ),
     );
 
     expect(replies.every((r) => r.status === 'sent' && !r.duplicate && r.messageId !== '')).toBe(true);
     expect(new Set(replies.map((r) => r.messageId)).size).toBe(users.length);
     for (const [i, userId] of users.entries()) {
       expect(accounts[i]!.sends()).toBe(1);
-      expect(await ledgerRow(userId, `job-6:${i}`)).toMatchObject({ status: 'sent', messageId: replies[i]!.messageId, text: `hello ${i}` });
+      expect(await ledgerRow(userId, `job-6:${i}`)).toMatchObject({
+        status: 'sent',
+        messageId: replies[i]!.messageId,
+        text: `hello ${i}`,
+      });
       const stored = await h.db.getRepository(SimOutboxEntity).findBy({ userId });
-      expect(stored.map((m) => [m.idempotencyKey, m.messageId, m.text])).toEqual([[`job-6:${i}`, replies[i]!.messageId, `hello ${i}`]]);
+      expect(stored.map((m) => [m.idempotencyKey, m.messageId, m.text])).toEqual([
+        [`job-6:${i}`, replies[i]!.messageId, `hello ${i}`],
+      ]);
     }
     const after = await Promise.all(kinds.map((k) => ledgerStatements(k)));
     for (const [k, kind] of kinds.entries()) {
@@ -212,7 +261,11 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const replies = await Promise.all(
       users.map(async (userId, i) => {
         await new Promise((r) => setTimeout(r, 3 * i));
-        const reply = await ledger.send(userId, { userId, to: '91234573', text: `trickle ${i}`, idempotencyKey: `job-t:${i}`, recordWaitMs: 100 }, accounts[i]!.session);
+        const reply = await ledger.send(
+          userId,
+          { userId, to: '91234573', text: `trickle ${i}`, idempotencyKey: `job-t:${i}`, recordWaitMs: 100 },
+          accounts[i]!.session,
+        );
         return { reply, ms: performance.now() - started };
       }),
     );
@@ -220,7 +273,10 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
       expect(replies[i]!.reply).toMatchObject({ status: 'sent', duplicate: false });
       expect(accounts[i]!.sends()).toBe(1);
       // Replied only once the record is in.
-      expect(await ledgerRow(userId, `job-t:${i}`)).toMatchObject({ status: 'sent', messageId: replies[i]!.reply.messageId });
+      expect(await ledgerRow(userId, `job-t:${i}`)).toMatchObject({
+        status: 'sent',
+        messageId: replies[i]!.reply.messageId,
+      });
     }
     const after = await marks();
     // Without the wait each mark is its own statement (6); with it the first holds the slot for the rest.
@@ -246,7 +302,12 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const slot = oneSlot();
     const claims = await ledgerStatements('claim');
     const req = { userId, to: '91234573', text: 'hello', idempotencyKey: 'job-7:91234573' };
-    const otherReq = { userId: 'user_same_batch_other', to: '91234573', text: 'hello', idempotencyKey: 'job-7:91234573' };
+    const otherReq = {
+      userId: 'user_same_batch_other',
+      to: '91234573',
+      text: 'hello',
+      idempotencyKey: 'job-7:91234573',
+    };
 
     const results = await Promise.allSettled([
       slot.ledger.send(userId, req, session),
@@ -263,8 +324,13 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const fresh = mine.filter((r) => r.status === 'fulfilled' && !r.value.duplicate);
     expect(fresh).toHaveLength(1);
     for (const r of mine) {
-      if (r.status === 'rejected') expect([(r.reason as AppError).kind, (r.reason as AppError).code]).toEqual([ErrorKind.Conflict, SessionsErrorCode.SendInProgress]);
-      else if (r.value.duplicate) expect(r.value.messageId).toBe((fresh[0] as PromiseFulfilledResult<{ messageId: string }>).value.messageId);
+      if (r.status === 'rejected')
+        expect([(r.reason as AppError).kind, (r.reason as AppError).code]).toEqual([
+          ErrorKind.Conflict,
+          SessionsErrorCode.SendInProgress,
+        ]);
+      else if (r.value.duplicate)
+        expect(r.value.messageId).toBe((fresh[0] as PromiseFulfilledResult<{ messageId: string }>).value.messageId);
     }
     expect(results[1]).toMatchObject({ status: 'fulfilled', value: { duplicate: false } });
     expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({ status: 'sent' });
@@ -279,7 +345,12 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
       sends.claim('user_repo', 'k1', 'job', '91234574', 'a'),
     ]);
     expect(claimed).toEqual([true, false, true, false]);
-    expect(await Promise.all([sends.claim('user_repo', 'k1', 'job', '91234574', 'a'), sends.claim('user_repo', 'k3', 'job', '91234574', 'c')])).toEqual([false, true]);
+    expect(
+      await Promise.all([
+        sends.claim('user_repo', 'k1', 'job', '91234574', 'a'),
+        sends.claim('user_repo', 'k3', 'job', '91234574', 'c'),
+      ]),
+    ).toEqual([false, true]);
 
     const stored = await Promise.all([
       outbox.deliverOnce('user_repo', 'k1', '85290000000', '91234574', 'a'),
@@ -301,8 +372,16 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(await h.db.getRepository(SimOutboxEntity).findBy({ userId: 'user_repo' })).toHaveLength(3);
 
     const at = new Date('2026-01-02T03:04:05.000Z');
-    await Promise.all([sends.markSent('user_repo', 'k1', 'm1', at), sends.markSent('user_repo', 'k2', 'm2', at), sends.markSent('user_repo', 'k3', 'm3', at)]);
-    for (const [key, messageId] of [['k1', 'm1'], ['k2', 'm2'], ['k3', 'm3']] as const) {
+    await Promise.all([
+      sends.markSent('user_repo', 'k1', 'm1', at),
+      sends.markSent('user_repo', 'k2', 'm2', at),
+      sends.markSent('user_repo', 'k3', 'm3', at),
+    ]);
+    for (const [key, messageId] of [
+      ['k1', 'm1'],
+      ['k2', 'm2'],
+      ['k3', 'm3'],
+    ] as const) {
       expect(await ledgerRow('user_repo', key)).toMatchObject({ status: 'sent', messageId, sentAt: at });
     }
   });
@@ -313,7 +392,15 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     const now = Date.now();
     // Five messages a minute apart, the oldest first.
     await repo.insert(
-      Array.from({ length: 5 }, (_, i) => ({ userId: 'user_replay', idempotencyKey: `r${i}`, messageId: `00000000-0000-4000-8000-00000000000${i}`, fromNumber: '85290000000', toNumber: '91234575', text: 'x', sentAt: new Date(now - (5 - i) * 60_000) })),
+      Array.from({ length: 5 }, (_, i) => ({
+        userId: 'user_replay',
+        idempotencyKey: `r${i}`,
+        messageId: `00000000-0000-4000-8000-00000000000${i}`,
+        fromNumber: '85290000000',
+        toNumber: '91234575',
+        text: 'x',
+        sentAt: new Date(now - (5 - i) * 60_000),
+      })),
     );
     const ids = (await outbox.sentSince('user_replay', new Date(now - 3_600_000), 3)).map((id) => id.slice(-1));
     // The three newest, oldest of them first.
@@ -329,7 +416,10 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
       sends.claim('user_bad', 'k3', 'job', '91234575', 'fine'),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
-    expect([(results[0] as PromiseFulfilledResult<boolean>).value, (results[2] as PromiseFulfilledResult<boolean>).value]).toEqual([true, true]);
+    expect([
+      (results[0] as PromiseFulfilledResult<boolean>).value,
+      (results[2] as PromiseFulfilledResult<boolean>).value,
+    ]).toEqual([true, true]);
     expect((await ledgerStatements('claim', 'alone')).statements - alone.statements).toBe(1);
     expect(await ledgerRow('user_bad', 'k2')).toBeNull();
     expect(await ledgerRow('user_bad', 'k1')).toMatchObject({ status: 'sending' });

@@ -95,7 +95,13 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
     expect(await manager.connect(userId, true)).toEqual({ state: 'exist', sessionId, phoneNumber });
 
     await waitFor(async () => (await simulator.outbox(userId)).messages.length > 0, 10_000, 50, 'the welcome message');
-    expect((await simulator.outbox(userId)).messages).toEqual([expect.objectContaining({ to: phoneNumber, text: SESSION_MESSAGES.autoLoginSuccess, idempotencyKey: `welcome:${sessionId}` })]);
+    expect((await simulator.outbox(userId)).messages).toEqual([
+      expect.objectContaining({
+        to: phoneNumber,
+        text: SESSION_MESSAGES.autoLoginSuccess,
+        idempotencyKey: `welcome:${sessionId}`,
+      }),
+    ]);
   });
 
   it('passes an inbound message on, ends the link when the phone unlinks, and cleans up on sign-out', async () => {
@@ -107,7 +113,9 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
 
     const inbound = await simulator.inbound({ userId, from: '85291234567', text: 'hello' });
     expect(inbound.messageId).toEqual(expect.any(String));
-    await expect(simulator.inbound({ userId, from: '12', text: '' })).rejects.toMatchObject({ code: SessionsErrorCode.InvalidRequest });
+    await expect(simulator.inbound({ userId, from: '12', text: '' })).rejects.toMatchObject({
+      code: SessionsErrorCode.InvalidRequest,
+    });
 
     expect(await simulator.disconnect(userId)).toEqual({ disconnected: true });
     await waitFor(async () => stateOf(userId).includes('disconnected'), 10_000, 20, 'disconnected');

@@ -35,6 +35,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
 
 export const engineProvider: Provider = {
   provide: WA_ENGINE,
-  useFactory: (env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository) => createEngine(env, auth, simOutbox),
+  useFactory: (env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository) =>
+    createEngine(env, auth, simOutbox),
   inject: [SERVICE_ENV, WebjsAuthRepository, SimOutboxRepository],
 };

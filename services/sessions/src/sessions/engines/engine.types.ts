@@ -71,7 +71,10 @@ export interface SimulatorControls {
 }
 
 export function isSimulatorControls(session: EngineSession): session is EngineSession & SimulatorControls {
-  return typeof (session as Partial<SimulatorControls>).scan === 'function' && typeof (session as Partial<SimulatorControls>).phoneUnlink === 'function';
+  return (
+    typeof (session as Partial<SimulatorControls>).scan === 'function' &&
+    typeof (session as Partial<SimulatorControls>).phoneUnlink === 'function'
+  );
 }
 
 export interface EngineCreateOptions {

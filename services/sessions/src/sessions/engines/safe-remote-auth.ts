@@ -67,7 +67,10 @@ export class SafeRemoteAuth extends RemoteAuthBase {
       if (!exists) this.firstBackup = setTimeout(() => void this.backup(true), FIRST_BACKUP_DELAY_MS);
       this.backupTimer = setInterval(() => void this.backup(false), this.self.backupSyncIntervalMs);
     } catch (err) {
-      this.log.warn({ err: safeError(err) }, 'RemoteAuth could not schedule backups; the login is not backed up until the next ready');
+      this.log.warn(
+        { err: safeError(err) },
+        'RemoteAuth could not schedule backups; the login is not backed up until the next ready',
+      );
     }
   }
 
@@ -76,7 +79,10 @@ export class SafeRemoteAuth extends RemoteAuthBase {
     try {
       await super.storeRemoteSession(options);
     } catch (err) {
-      this.log.warn({ err: safeError(err) }, 'RemoteAuth backup failed; the previous backup is kept and the next one retries');
+      this.log.warn(
+        { err: safeError(err) },
+        'RemoteAuth backup failed; the previous backup is kept and the next one retries',
+      );
     }
   }
 

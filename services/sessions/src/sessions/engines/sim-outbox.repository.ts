@@ -26,7 +26,10 @@ export class SimOutboxRepository {
     private readonly tx: Transactions,
     @Inject(SERVICE_ENV) env: LedgerBatchEnv,
   ) {
-    this.deliveries = new StatementBatcher({ many: (d) => this.deliverMany(d), one: (d) => this.deliverOne(d) }, ledgerBatching(env, 'sim_store'));
+    this.deliveries = new StatementBatcher(
+      { many: (d) => this.deliverMany(d), one: (d) => this.deliverOne(d) },
+      ledgerBatching(env, 'sim_store'),
+    );
   }
 
   /**
@@ -77,12 +80,19 @@ export class SimOutboxRepository {
        SELECT user_id AS "userId", idempotency_key AS "key", message_id::text AS "messageId", sent_at AS "sentAt", true AS stored FROM ins
        UNION ALL
        SELECT o.user_id, o.idempotency_key, o.message_id::text, o.sent_at, false FROM sim_outbox o JOIN d USING (user_id, idempotency_key)`,
-      [unique.map((d) => d.userId), unique.map((d) => d.key), unique.map((d) => d.from), unique.map((d) => d.to), unique.map((d) => d.text)],
+      [
+        unique.map((d) => d.userId),
+        unique.map((d) => d.key),
+        unique.map((d) => d.from),
+        unique.map((d) => d.to),
+        unique.map((d) => d.text),
+      ],
     );
     const byKey = new Map<string, { delivery: SimDelivery; stored: boolean }>();
     for (const f of found) {
       const k = userKey(f.userId, f.key);
-      if (f.stored || !byKey.has(k)) byKey.set(k, { delivery: { messageId: f.messageId, sentAt: f.sentAt }, stored: f.stored });
+      if (f.stored || !byKey.has(k))
+        byKey.set(k, { delivery: { messageId: f.messageId, sentAt: f.sentAt }, stored: f.stored });
     }
     return ds.map((d, i) => {
       const k = userKey(d.userId, d.key);
@@ -110,6 +120,8 @@ export class SimOutboxRepository {
   }
 
   list(userId: string): Promise<SimOutboxEntity[]> {
-    return this.tx.manager.getRepository(SimOutboxEntity).find({ where: { userId }, order: { sentAt: 'ASC', idempotencyKey: 'ASC' } });
+    return this.tx.manager
+      .getRepository(SimOutboxEntity)
+      .find({ where: { userId }, order: { sentAt: 'ASC', idempotencyKey: 'ASC' } });
   }
 }

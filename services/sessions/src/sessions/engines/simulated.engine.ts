@@ -2,7 +2,14 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { AppError } from '@bns/service-kit';
 import { ErrorKind } from '@bns/contracts';
 import { LIMITS, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
-import type { EngineCreateOptions, EngineListener, EngineSession, SentMessage, SimulatorControls, WaEngine } from './engine.types.js';
+import type {
+  EngineCreateOptions,
+  EngineListener,
+  EngineSession,
+  SentMessage,
+  SimulatorControls,
+  WaEngine,
+} from './engine.types.js';
 import type { SimOutboxRepository } from './sim-outbox.repository.js';
 
 export interface SimulatedEngineOptions {
@@ -106,7 +113,8 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   }
 
   phoneUnlink(): void {
-    if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NothingToDisconnect, SESSION_MESSAGES.nothingToDisconnect);
+    if (this.phase !== 'ready')
+      throw AppError.conflict(SessionsErrorCode.NothingToDisconnect, SESSION_MESSAGES.nothingToDisconnect);
     this.stop();
     // whatsapp-web.js reports an unlink on the phone as LOGOUT.
     this.listener.disconnected('LOGOUT');
@@ -120,9 +128,12 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   }
 
   async send(to: string, text: string, idempotencyKey: string): Promise<SentMessage> {
-    if (this.phase !== 'ready' || !this.phoneNumber) throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
+    if (this.phase !== 'ready' || !this.phoneNumber)
+      throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
     if (this.failNumbers.has(normalizePhone(to, 'international') ?? to)) {
-      throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
+      throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, {
+        to: SESSION_MESSAGES.notOnWhatsApp,
+      });
     }
     const limit = this.options.rateLimitAfter ?? 0;
     if (limit > 0 && this.sendsInRow >= limit) {
@@ -136,7 +147,9 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     if (!row) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     const messageId = row.messageId;
     this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered'));
-    this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () => this.listener.ack(messageId, 'read'));
+    this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () =>
+      this.listener.ack(messageId, 'read'),
+    );
     return { messageId, at: new Date(row.sentAt) };
   }
 

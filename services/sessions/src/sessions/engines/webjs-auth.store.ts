@@ -39,7 +39,10 @@ export class WebjsAuthStore {
     const problem = await this.zipProblem(zipPath);
     if (problem) {
       // RemoteAuth calls save from a timer without catching: refusing must not throw.
-      this.logger.warn({ userId: this.userId, session, problem }, 'refused a RemoteAuth backup; the previous one is kept');
+      this.logger.warn(
+        { userId: this.userId, session, problem },
+        'refused a RemoteAuth backup; the previous one is kept',
+      );
       return;
     }
     const data = await readFile(zipPath);

@@ -9,7 +9,9 @@ interface ZipEntry {
 }
 export const unzipper = requireFromWwebjs('unzipper') as {
   Open: {
-    file(path: string): Promise<{ files: ZipEntry[]; extract(opts: { path: string; concurrency?: number }): Promise<unknown> }>;
+    file(
+      path: string,
+    ): Promise<{ files: ZipEntry[]; extract(opts: { path: string; concurrency?: number }): Promise<unknown> }>;
   };
 };
 
@@ -28,6 +30,8 @@ export async function profileZipProblem(zipPath: string): Promise<string | undef
   } catch {
     return 'backup is not a readable zip file';
   }
-  const missing = REQUIRED_PROFILE_FOLDERS.filter((folder) => !files.some((f) => f.type === 'File' && f.path.replace(/\\/g, '/').startsWith(folder)));
+  const missing = REQUIRED_PROFILE_FOLDERS.filter(
+    (folder) => !files.some((f) => f.type === 'File' && f.path.replace(/\\/g, '/').startsWith(folder)),
+  );
   return missing.length === 0 ? undefined : `backup has no files under ${missing.join(' and ')}`;
 }

@@ -5,7 +5,16 @@ import { Logger } from '@nestjs/common';
 import wwebjs from 'whatsapp-web.js';
 import { AppError } from '@bns/service-kit';
 import { ErrorKind, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
-import { PhaseTimeoutError, type AckStatus, type EngineCreateOptions, type EngineListener, type EnginePhase, type EngineSession, type SentMessage, type WaEngine } from './engine.types.js';
+import {
+  PhaseTimeoutError,
+  type AckStatus,
+  type EngineCreateOptions,
+  type EngineListener,
+  type EnginePhase,
+  type EngineSession,
+  type SentMessage,
+  type WaEngine,
+} from './engine.types.js';
 import { safeError } from '../../redact.js';
 import { TIMED_OUT, within } from '../../timeout.js';
 import { SafeRemoteAuth } from './safe-remote-auth.js';
@@ -50,7 +59,11 @@ export interface WebjsClientLike extends EventEmitter {
   logout(): Promise<void>;
   getNumberId(number: string): Promise<WebjsWid | null>;
   /** Resolves `undefined` when the message went out but the library could not find it again (whatsapp-web.js #201857). */
-  sendMessage(chatId: string, content: string, options?: WebjsSendOptions): Promise<WebjsMessageLike | null | undefined>;
+  sendMessage(
+    chatId: string,
+    content: string,
+    options?: WebjsSendOptions,
+  ): Promise<WebjsMessageLike | null | undefined>;
   /** The phone number behind a LID (`…@lid`): `pn` is `<digits>@c.us` when WhatsApp knows it. */
   getContactLidAndPhone(userIds: string[]): Promise<{ lid?: string; pn?: string }[]>;
 }
@@ -216,10 +229,17 @@ class WebjsSession implements EngineSession {
   async send(to: string, text: string): Promise<SentMessage> {
     if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
     const digits = normalizePhone(to, 'international');
-    if (!digits) throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
+    if (!digits)
+      throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, {
+        to: SESSION_MESSAGES.notOnWhatsApp,
+      });
     const numberId = await within(this.client.getNumberId(digits), this.options.lookupTimeoutMs);
-    if (numberId === TIMED_OUT) throw new AppError(ErrorKind.Unavailable, SessionsErrorCode.SendFailed, SESSION_MESSAGES.whatsappSlow);
-    if (!numberId) throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, { to: SESSION_MESSAGES.notOnWhatsApp });
+    if (numberId === TIMED_OUT)
+      throw new AppError(ErrorKind.Unavailable, SessionsErrorCode.SendFailed, SESSION_MESSAGES.whatsappSlow);
+    if (!numberId)
+      throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, {
+        to: SESSION_MESSAGES.notOnWhatsApp,
+      });
     const chatId = serializedId(numberId) ?? `${digits}@c.us`;
     // From here on WhatsApp may have the message: nothing below may free the key for a second send.
     let msg: WebjsMessageLike | null | undefined;
@@ -228,10 +248,16 @@ class WebjsSession implements EngineSession {
       // sendSeen false: sending must not mark the recipient's chat as read.
       msg = await this.client.sendMessage(chatId, text, { waitUntilMsgSent: true, sendSeen: false });
     } catch (err) {
-      this.logger.warn({ err: safeError(err) }, 'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed');
+      this.logger.warn(
+        { err: safeError(err) },
+        'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed',
+      );
       return { at: new Date() };
     }
-    if (msg?.ack === -1) throw AppError.validation(SessionsErrorCode.SendRejected, SESSION_MESSAGES.sendRejected, { to: SESSION_MESSAGES.sendRejected });
+    if (msg?.ack === -1)
+      throw AppError.validation(SessionsErrorCode.SendRejected, SESSION_MESSAGES.sendRejected, {
+        to: SESSION_MESSAGES.sendRejected,
+      });
     return { messageId: serializedId(msg?.id), at: msg?.timestamp ? new Date(msg.timestamp * 1000) : new Date() };
   }
 
@@ -258,7 +284,9 @@ class WebjsSession implements EngineSession {
 
   /** Closes the browser once, whoever asks first (a deadline, a failure, the manager). */
   private closeBrowser(): Promise<void> {
-    this.closed ??= this.client.destroy().catch((err: unknown) => this.logger.warn({ err: safeError(err) }, 'destroy failed'));
+    this.closed ??= this.client
+      .destroy()
+      .catch((err: unknown) => this.logger.warn({ err: safeError(err) }, 'destroy failed'));
     return this.closed;
   }
 

@@ -17,12 +17,17 @@ beforeAll(async () => {
 
 afterAll(() => app?.stop());
 
-const LENGTHS = { name: LIMITS.templateNameMax, description: LIMITS.templateDescriptionMax, message_content: LIMITS.templateMessageMax };
+const LENGTHS = {
+  name: LIMITS.templateNameMax,
+  description: LIMITS.templateDescriptionMax,
+  message_content: LIMITS.templateMessageMax,
+};
 
 describe('templates table and LIMITS', () => {
   it('the entity takes its lengths and checks from LIMITS', () => {
     const metadata = app.db.getMetadata(TemplateEntity);
-    for (const [column, max] of Object.entries(LENGTHS)) expect([column, metadata.findColumnWithDatabaseName(column)?.length]).toEqual([column, String(max)]);
+    for (const [column, max] of Object.entries(LENGTHS))
+      expect([column, metadata.findColumnWithDatabaseName(column)?.length]).toEqual([column, String(max)]);
     expect(metadata.checks.map((c) => [c.name, c.expression]).sort()).toEqual(
       [
         [CATEGORY_CHECK.name, CATEGORY_CHECK.clause],
@@ -46,7 +51,9 @@ describe('templates table and LIMITS', () => {
       app.db.manager,
       `SELECT conname FROM pg_constraint WHERE conrelid = 'templates.templates'::regclass AND contype = 'c'`,
     );
-    expect(checks.map((c) => c.conname)).toEqual(expect.arrayContaining([PHONE_NUMBERS_CHECK.name, CATEGORY_CHECK.name]));
+    expect(checks.map((c) => c.conname)).toEqual(
+      expect.arrayContaining([PHONE_NUMBERS_CHECK.name, CATEGORY_CHECK.name]),
+    );
   });
 
   it('the table takes exactly the limits and refuses one more', async () => {
@@ -60,13 +67,24 @@ describe('templates table and LIMITS', () => {
       message_content: 'm'.repeat(LIMITS.templateMessageMax),
       phone_numbers: numbers(LIMITS.templatePhoneNumbersMax),
     });
-    await expect(repo.insert({ ...base, name: 'n'.repeat(LIMITS.templateNameMax + 1) })).rejects.toMatchObject({ code: '22001' });
-    await expect(repo.insert({ ...base, description: 'd'.repeat(LIMITS.templateDescriptionMax + 1) })).rejects.toMatchObject({ code: '22001' });
-    await expect(repo.insert({ ...base, message_content: 'm'.repeat(LIMITS.templateMessageMax + 1) })).rejects.toMatchObject({ code: '22001' });
-    await expect(repo.insert({ ...base, phone_numbers: numbers(LIMITS.templatePhoneNumbersMax + 1) })).rejects.toMatchObject({
+    await expect(repo.insert({ ...base, name: 'n'.repeat(LIMITS.templateNameMax + 1) })).rejects.toMatchObject({
+      code: '22001',
+    });
+    await expect(
+      repo.insert({ ...base, description: 'd'.repeat(LIMITS.templateDescriptionMax + 1) }),
+    ).rejects.toMatchObject({ code: '22001' });
+    await expect(
+      repo.insert({ ...base, message_content: 'm'.repeat(LIMITS.templateMessageMax + 1) }),
+    ).rejects.toMatchObject({ code: '22001' });
+    await expect(
+      repo.insert({ ...base, phone_numbers: numbers(LIMITS.templatePhoneNumbersMax + 1) }),
+    ).rejects.toMatchObject({
       code: '23514',
       constraint: PHONE_NUMBERS_CHECK.name,
     });
-    await expect(repo.insert({ ...base, category: 'spam' as never })).rejects.toMatchObject({ code: '23514', constraint: CATEGORY_CHECK.name });
+    await expect(repo.insert({ ...base, category: 'spam' as never })).rejects.toMatchObject({
+      code: '23514',
+      constraint: CATEGORY_CHECK.name,
+    });
   });
 });

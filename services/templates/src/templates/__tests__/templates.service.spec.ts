@@ -23,7 +23,11 @@ const notFound = { code: TemplatesErrorCode.NotFound, message: TEMPLATE_MESSAGES
 describe('template CRUD', () => {
   it('creates with defaults, reads it back in the list, updates part of it, deletes it', async () => {
     const u = newUser();
-    const created = await templates.create(u, { name: '  Welcome ', message_content: 'Hi *there*', phone_numbers: '["85212345678"]' });
+    const created = await templates.create(u, {
+      name: '  Welcome ',
+      message_content: 'Hi *there*',
+      phone_numbers: '["85212345678"]',
+    });
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       name: 'Welcome',
@@ -59,7 +63,9 @@ describe('template CRUD', () => {
     expect(names(await templates.list({ userId: u, category: 'marketing' }))).toEqual(['b', 'a']);
     expect(names(await templates.list({ userId: u, is_favorite: 'true' }))).toEqual(['a']);
     expect(names(await templates.list({ userId: u, category: 'marketing', is_favorite: 'false' }))).toEqual(['b']);
-    await expect(templates.list({ userId: u, category: 'spam' })).rejects.toMatchObject({ code: TemplatesErrorCode.InvalidFilter });
+    await expect(templates.list({ userId: u, category: 'spam' })).rejects.toMatchObject({
+      code: TemplatesErrorCode.InvalidFilter,
+    });
   });
 
   it('refuses bad input with the spec messages and stores nothing', async () => {
@@ -67,19 +73,39 @@ describe('template CRUD', () => {
     await expect(templates.create(u, { name: '', message_content: 'm'.repeat(1001) })).rejects.toMatchObject({
       code: TemplatesErrorCode.InvalidTemplate,
       message: MESSAGES.fixFormErrors,
-      extra: { errors: { name: 'Template name is required', message_content: 'Message content must be 1000 characters or less' } },
+      extra: {
+        errors: {
+          name: 'Template name is required',
+          message_content: 'Message content must be 1000 characters or less',
+        },
+      },
     });
     const t = await templates.create(u, { name: 'ok', message_content: 'ok' });
-    await expect(templates.update(u, t.id, { phone_numbers: ['12'] })).rejects.toMatchObject({ code: TemplatesErrorCode.InvalidTemplate });
+    await expect(templates.update(u, t.id, { phone_numbers: ['12'] })).rejects.toMatchObject({
+      code: TemplatesErrorCode.InvalidTemplate,
+    });
     expect(await templates.list({ userId: u })).toEqual([t]);
   });
 
   it('duplicates as "<name> (Copy)", not a favorite, usage 0', async () => {
     const u = newUser();
-    const t = await templates.create(u, { name: 'Promo', message_content: 'Sale', category: 'business', is_favorite: true, phone_numbers: ['85212345678'] });
+    const t = await templates.create(u, {
+      name: 'Promo',
+      message_content: 'Sale',
+      category: 'business',
+      is_favorite: true,
+      phone_numbers: ['85212345678'],
+    });
     await templates.use(u, t.id);
     const copy = await templates.duplicate(u, t.id);
-    expect(copy).toMatchObject({ name: 'Promo (Copy)', message_content: 'Sale', category: 'business', is_favorite: false, usage_count: 0, phone_numbers: ['85212345678'] });
+    expect(copy).toMatchObject({
+      name: 'Promo (Copy)',
+      message_content: 'Sale',
+      category: 'business',
+      is_favorite: false,
+      usage_count: 0,
+      phone_numbers: ['85212345678'],
+    });
     expect(copy.id).not.toBe(t.id);
   });
 
@@ -87,15 +113,29 @@ describe('template CRUD', () => {
     const u = newUser();
     const t = await templates.create(u, { name: 'Hot', message_content: 'x' });
     const answers = await Promise.all(Array.from({ length: 20 }, () => templates.use(u, t.id)));
-    expect(answers.map((a) => a.usage_count).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(answers.map((a) => a.usage_count).sort((x, y) => x - y)).toEqual(
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     expect(answers[0]!.updated_at).toBe(t.updated_at);
-    expect(await templates.stats(u)).toEqual({ total_templates: 1, favorite_templates: 0, categories: 1, total_usage: 20 });
+    expect(await templates.stats(u)).toEqual({
+      total_templates: 1,
+      favorite_templates: 0,
+      categories: 1,
+      total_usage: 20,
+    });
   });
 
   it('counts every category in SPEC order, and stats', async () => {
     const u = newUser();
-    expect(await templates.categories(u)).toEqual(['general', 'marketing', 'personal', 'business', 'custom'].map((category) => ({ category, count: 0 })));
-    expect(await templates.stats(u)).toEqual({ total_templates: 0, favorite_templates: 0, categories: 0, total_usage: 0 });
+    expect(await templates.categories(u)).toEqual(
+      ['general', 'marketing', 'personal', 'business', 'custom'].map((category) => ({ category, count: 0 })),
+    );
+    expect(await templates.stats(u)).toEqual({
+      total_templates: 0,
+      favorite_templates: 0,
+      categories: 0,
+      total_usage: 0,
+    });
     await templates.create(u, { name: 'a', message_content: 'x', category: 'custom', is_favorite: true });
     await templates.create(u, { name: 'b', message_content: 'x', category: 'custom' });
     await templates.create(u, { name: 'c', message_content: 'x' });
@@ -106,7 +146,12 @@ describe('template CRUD', () => {
       { category: 'business', count: 0 },
       { category: 'custom', count: 2 },
     ]);
-    expect(await templates.stats(u)).toEqual({ total_templates: 3, favorite_templates: 1, categories: 2, total_usage: 0 });
+    expect(await templates.stats(u)).toEqual({
+      total_templates: 3,
+      favorite_templates: 1,
+      categories: 2,
+      total_usage: 0,
+    });
   });
 
   it('an unknown or malformed id is not found, never an error of the database', async () => {
@@ -123,7 +168,12 @@ describe('template CRUD', () => {
 describe('another user', () => {
   it("never finds, changes, uses, copies or deletes someone else's template", async () => {
     const [ann, bob] = [newUser(), newUser()];
-    const hers = await templates.create(ann, { name: 'Ann only', message_content: 'secret', category: 'personal', is_favorite: true });
+    const hers = await templates.create(ann, {
+      name: 'Ann only',
+      message_content: 'secret',
+      category: 'personal',
+      is_favorite: true,
+    });
     await templates.create(bob, { name: 'Bob own', message_content: 'x' });
 
     await expect(templates.update(bob, hers.id, { name: 'stolen' })).rejects.toMatchObject(notFound);
@@ -135,7 +185,12 @@ describe('another user', () => {
     expect((await templates.list({ userId: bob })).map((t) => t.name)).toEqual(['Bob own']);
     expect(await templates.list({ userId: bob, is_favorite: 'true' })).toEqual([]);
     expect((await templates.categories(bob)).filter((c) => c.count > 0)).toEqual([{ category: 'general', count: 1 }]);
-    expect(await templates.stats(bob)).toEqual({ total_templates: 1, favorite_templates: 0, categories: 1, total_usage: 0 });
+    expect(await templates.stats(bob)).toEqual({
+      total_templates: 1,
+      favorite_templates: 0,
+      categories: 1,
+      total_usage: 0,
+    });
     // Hers is untouched.
     expect(await templates.list({ userId: ann })).toEqual([hers]);
   });
@@ -143,8 +198,13 @@ describe('another user', () => {
 
 describe('templates per user', () => {
   const MAX = LIMITS.templatesPerUserMax;
-  const full = { kind: ErrorKind.Conflict, code: TemplatesErrorCode.LimitReached, message: TEMPLATE_MESSAGES.limitReached };
-  const fill = (u: string, count: number) => Promise.all(Array.from({ length: count }, (_, i) => templates.create(u, { name: `t${i}`, message_content: 'x' })));
+  const full = {
+    kind: ErrorKind.Conflict,
+    code: TemplatesErrorCode.LimitReached,
+    message: TEMPLATE_MESSAGES.limitReached,
+  };
+  const fill = (u: string, count: number) =>
+    Promise.all(Array.from({ length: count }, (_, i) => templates.create(u, { name: `t${i}`, message_content: 'x' })));
 
   it('refuses a create or a duplicate past the limit, in plain words, and stores nothing', async () => {
     const u = newUser();
@@ -156,7 +216,9 @@ describe('templates per user', () => {
     await expect(templates.create(u, { name: '' })).rejects.toMatchObject({ code: TemplatesErrorCode.InvalidTemplate });
     expect((await templates.stats(u)).total_templates).toBe(MAX);
     await templates.remove(u, first!.id);
-    expect(await templates.create(u, { name: 'room again', message_content: 'x' })).toMatchObject({ name: 'room again' });
+    expect(await templates.create(u, { name: 'room again', message_content: 'x' })).toMatchObject({
+      name: 'room again',
+    });
   });
 
   it(`lets exactly one of many creates and duplicates racing at ${MAX - 1} through`, async () => {

@@ -14,7 +14,12 @@ describe('Activity Log order', () => {
     s = add(s, 'Job completed: 1 sent, 0 failed', '2025-01-01T10:32:51.000Z');
     s = add(s, 'Job started: 1 recipient', '2025-01-01T10:32:15.000Z');
     s = add(s, 'Job accepted: 1 recipient, estimated 1 min', '2025-01-01T10:32:14.500Z');
-    expect(messages(s)).toEqual(['Job completed: 1 sent, 0 failed', 'Message sent to 91230001', 'Job started: 1 recipient', 'Job accepted: 1 recipient, estimated 1 min']);
+    expect(messages(s)).toEqual([
+      'Job completed: 1 sent, 0 failed',
+      'Message sent to 91230001',
+      'Job started: 1 recipient',
+      'Job accepted: 1 recipient, estimated 1 min',
+    ]);
   });
 
   it('keeps arrival order on equal times (the later one above) and shows a repeated line once', () => {
@@ -28,7 +33,8 @@ describe('Activity Log order', () => {
 
   it('keeps the newest 100 entries, dropping the oldest whatever arrives last', () => {
     let s: ActivityState = { entries: [] };
-    for (let i = 0; i < LIMITS.activityLogMax; i++) s = add(s, `line ${i}`, new Date(Date.UTC(2025, 0, 1, 0, 0, i + 10)).toISOString());
+    for (let i = 0; i < LIMITS.activityLogMax; i++)
+      s = add(s, `line ${i}`, new Date(Date.UTC(2025, 0, 1, 0, 0, i + 10)).toISOString());
     s = add(s, 'too old', new Date(Date.UTC(2025, 0, 1)).toISOString());
     expect(s.entries).toHaveLength(LIMITS.activityLogMax);
     expect(messages(s)).not.toContain('too old');

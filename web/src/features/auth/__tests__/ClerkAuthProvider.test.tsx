@@ -37,13 +37,24 @@ vi.mock('@clerk/react', () => ({
     clerk.state.calls.push(`ClerkProvider:${publishableKey}`);
     return children;
   },
-  useAuth: () => ({ isLoaded: clerk.state.isLoaded, isSignedIn: clerk.state.isSignedIn, getToken: clerk.getToken, signOut: clerk.signOut }),
+  useAuth: () => ({
+    isLoaded: clerk.state.isLoaded,
+    isSignedIn: clerk.state.isSignedIn,
+    getToken: clerk.getToken,
+    signOut: clerk.signOut,
+  }),
   useUser: () => ({ user: clerk.state.isSignedIn ? clerk.state.user : null }),
   useClerk: () => ({ openSignIn: clerk.openSignIn }),
 }));
 
 /** A socket.io client stand-in: records the handshake options, lets the test play the server. */
-const sockets = vi.hoisted(() => ({ opened: [] as { opts: Record<string, unknown>; handlers: Map<string, (...a: unknown[]) => void>; emitted: unknown[][] }[] }));
+const sockets = vi.hoisted(() => ({
+  opened: [] as {
+    opts: Record<string, unknown>;
+    handlers: Map<string, (...a: unknown[]) => void>;
+    emitted: unknown[][];
+  }[],
+}));
 vi.mock('socket.io-client', () => ({
   io: (opts: Record<string, unknown>) => {
     const handlers = new Map<string, (...a: unknown[]) => void>();
@@ -81,18 +92,29 @@ function server(answer: (method: string, path: string) => { status?: number; bod
     const req = input instanceof Request ? input : new Request(input, init);
     const path = new URL(req.url).pathname;
     const text = await req.text();
-    calls.push({ method: req.method, path, authorization: req.headers.get('authorization'), body: text ? JSON.parse(text) : undefined });
+    calls.push({
+      method: req.method,
+      path,
+      authorization: req.headers.get('authorization'),
+      body: text ? JSON.parse(text) : undefined,
+    });
     clerk.state.calls.push(`${req.method} ${path}`);
     const a = answer(req.method, path);
-    return new Response(JSON.stringify(a.body), { status: a.status ?? 200, headers: { 'Content-Type': 'application/json' } });
+    return new Response(JSON.stringify(a.body), {
+      status: a.status ?? 200,
+      headers: { 'Content-Type': 'application/json' },
+    });
   };
   return { fn, calls };
 }
 
 const defaultAnswers = (method: string, path: string): { status?: number; body: unknown } => {
-  if (path === '/api/config') return { body: { donationUrl: null, supportEmail: 'help@shop.hk', whatsappEngine: 'simulated' } };
-  if (path === '/api/session/cleanup') return { body: { success: true, sessionsCleanedUp: 1, message: SESSION_MESSAGES.cleanupDone } };
-  if (path === '/dev/simulator/scan' && method === 'POST') return { body: { success: true, phoneNumber: '85291234567' } };
+  if (path === '/api/config')
+    return { body: { donationUrl: null, supportEmail: 'help@shop.hk', whatsappEngine: 'simulated' } };
+  if (path === '/api/session/cleanup')
+    return { body: { success: true, sessionsCleanedUp: 1, message: SESSION_MESSAGES.cleanupDone } };
+  if (path === '/dev/simulator/scan' && method === 'POST')
+    return { body: { success: true, phoneNumber: '85291234567' } };
   if (path === '/dev/simulator/outbox') return { body: { success: true, messages: [] } };
   if (path === '/api/docs-json') return { body: { paths: {} } };
   return { status: 404, body: { success: false, error: 'Not found' } };
@@ -109,7 +131,12 @@ function renderApp() {
 function signedIn(user: Partial<NonNullable<typeof clerk.state.user>> = {}) {
   clerk.state.isLoaded = true;
   clerk.state.isSignedIn = true;
-  clerk.state.user = { id: 'user_clerk_1', firstName: 'Ann', primaryEmailAddress: { emailAddress: 'ann@shop.hk' }, ...user };
+  clerk.state.user = {
+    id: 'user_clerk_1',
+    firstName: 'Ann',
+    primaryEmailAddress: { emailAddress: 'ann@shop.hk' },
+    ...user,
+  };
 }
 
 beforeEach(() => {
@@ -180,14 +207,18 @@ describe('Clerk sign-in (production path, @clerk/react mocked)', () => {
       handlers.get('connect')!();
       handlers.get('qr')!({ qr: 'QR-STRING-1', attempts: 1 });
     });
-    expect(sockets.opened[0]!.emitted.find((e) => e[0] === 'createSession')?.[1]).toMatchObject({ clerkUserId: 'user_clerk_1' });
+    expect(sockets.opened[0]!.emitted.find((e) => e[0] === 'createSession')?.[1]).toMatchObject({
+      clerkUserId: 'user_clerk_1',
+    });
 
     // Clerk renewed the session token (they live a minute): the next call and the next handshake use it.
     clerk.state.token = 'tok-2';
     await user.click(await screen.findByRole('button', { name: WEB_MESSAGES.simulateScan }));
     await waitFor(() => expect(api.calls.some((c) => c.path === '/dev/simulator/scan')).toBe(true));
     expect(api.calls.find((c) => c.path === '/dev/simulator/scan')!.authorization).toBe('Bearer tok-2');
-    expect(await new Promise((resolve) => (opts.auth as (cb: (v: unknown) => void) => void)(resolve))).toEqual({ token: 'tok-2' });
+    expect(await new Promise((resolve) => (opts.auth as (cb: (v: unknown) => void) => void)(resolve))).toEqual({
+      token: 'tok-2',
+    });
   });
 
   it('sign-out runs the cleanup with the token, then Clerk’s signOut', async () => {
@@ -199,8 +230,14 @@ describe('Clerk sign-in (production path, @clerk/react mocked)', () => {
     await user.click(await screen.findByRole('button', { name: 'Sign Out' }));
     await waitFor(() => expect(clerk.state.calls).toContain('clerk.signOut'));
     const cleanup = api.calls.find((c) => c.path === '/api/session/cleanup')!;
-    expect(cleanup).toMatchObject({ method: 'POST', authorization: 'Bearer tok-1', body: { clerkUserId: 'user_clerk_1' } });
-    expect(clerk.state.calls.indexOf('POST /api/session/cleanup')).toBeLessThan(clerk.state.calls.indexOf('clerk.signOut'));
+    expect(cleanup).toMatchObject({
+      method: 'POST',
+      authorization: 'Bearer tok-1',
+      body: { clerkUserId: 'user_clerk_1' },
+    });
+    expect(clerk.state.calls.indexOf('POST /api/session/cleanup')).toBeLessThan(
+      clerk.state.calls.indexOf('clerk.signOut'),
+    );
   });
 
   it('sign-out warns on a partial cleanup, errs on a failed one, and signs out either way', async () => {
@@ -223,12 +260,18 @@ describe('Clerk sign-in (production path, @clerk/react mocked)', () => {
     const user = userEvent.setup();
     const first = renderApp();
     await user.click(await screen.findByRole('button', { name: 'Sign Out' }));
-    expect(await screen.findByText(`${WEB_MESSAGES.cleanupPartial} ${SESSION_MESSAGES.cleanupWhatsappLogoutFailed}`)).toBeTruthy();
+    expect(
+      await screen.findByText(`${WEB_MESSAGES.cleanupPartial} ${SESSION_MESSAGES.cleanupWhatsappLogoutFailed}`),
+    ).toBeTruthy();
     await waitFor(() => expect(clerk.state.calls).toContain('clerk.signOut'));
     first.unmount();
 
     clerk.state.calls = [];
-    const failed = server((method, path) => (path === '/api/session/cleanup' ? { status: 503, body: { success: false, error: 'unavailable' } } : defaultAnswers(method, path)));
+    const failed = server((method, path) =>
+      path === '/api/session/cleanup'
+        ? { status: 503, body: { success: false, error: 'unavailable' } }
+        : defaultAnswers(method, path),
+    );
     vi.stubGlobal('fetch', failed.fn);
     renderApp();
     await user.click(await screen.findByRole('button', { name: 'Sign Out' }));

@@ -6,7 +6,8 @@ import { DevAuthProvider } from '../DevAuthProvider.js';
 
 /** A dev token of the gateway's shape: only its `exp` is read here. */
 const token = (expSeconds: number) => `h.${btoa(JSON.stringify({ sub: 'u1', exp: expSeconds })).replace(/=+$/, '')}.s`;
-const session = (exp: number, userId = 'u1') => JSON.stringify({ token: token(exp), userId, email: `${userId}@shop.hk`, firstName: null });
+const session = (exp: number, userId = 'u1') =>
+  JSON.stringify({ token: token(exp), userId, email: `${userId}@shop.hk`, firstName: null });
 const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
 
 function Who() {
@@ -87,7 +88,12 @@ describe('dev sign-in session', () => {
       await act(async () => screen.getByRole('button', { name: 'Sign out' }).click());
       expect(screen.getByTestId('who').textContent).toBe('signed-out');
       expect(localStorage.getItem(DEV_SESSION_KEY)).toBeNull();
-      expect(calls).toEqual([{ url: '/auth/dev/sign-out', init: { method: 'POST', headers: { Authorization: `Bearer ${JSON.parse(stored).token}` } } }]);
+      expect(calls).toEqual([
+        {
+          url: '/auth/dev/sign-out',
+          init: { method: 'POST', headers: { Authorization: `Bearer ${JSON.parse(stored).token}` } },
+        },
+      ]);
     } finally {
       vi.unstubAllGlobals();
     }

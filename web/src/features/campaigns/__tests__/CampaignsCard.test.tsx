@@ -25,14 +25,38 @@ afterEach(() => vi.unstubAllGlobals());
 describe('Campaigns card', () => {
   it('lists the jobs with their counts and receipts, and Send again loads message and recipients into the sender', async () => {
     const server = fakeFetch((_m, url) => {
-      if (url.pathname === '/api/jobs/user_test_1') return { body: { success: true, jobs: [job({}), job({ jobId: 'job-0', messagePreview: 'Older', status: 'cancelled' })], nextCursor: null } };
+      if (url.pathname === '/api/jobs/user_test_1')
+        return {
+          body: {
+            success: true,
+            jobs: [job({}), job({ jobId: 'job-0', messagePreview: 'Older', status: 'cancelled' })],
+            nextCursor: null,
+          },
+        };
       if (url.pathname === '/job-results/job-1') {
         return {
           body: {
             success: true,
             results: [
-              { phoneNumber: '91234567', variables: { name: 'Ann' }, status: 'read', sentAt: null, deliveredAt: null, readAt: null, repliedAt: null },
-              { phoneNumber: '61234567', variables: { name: 'Bo' }, status: 'failed', error: 'x', sentAt: null, deliveredAt: null, readAt: null, repliedAt: null },
+              {
+                phoneNumber: '91234567',
+                variables: { name: 'Ann' },
+                status: 'read',
+                sentAt: null,
+                deliveredAt: null,
+                readAt: null,
+                repliedAt: null,
+              },
+              {
+                phoneNumber: '61234567',
+                variables: { name: 'Bo' },
+                status: 'failed',
+                error: 'x',
+                sentAt: null,
+                deliveredAt: null,
+                readAt: null,
+                repliedAt: null,
+              },
             ],
             nextCursor: null,
           },
@@ -42,7 +66,9 @@ describe('Campaigns card', () => {
     });
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
-    const { store } = renderWithProviders(<CampaignsCard />, { preloadedState: { ...connectedState(), ui: { activeTab: 'dashboard' } } });
+    const { store } = renderWithProviders(<CampaignsCard />, {
+      preloadedState: { ...connectedState(), ui: { activeTab: 'dashboard' } },
+    });
 
     expect(await screen.findByText('Older')).toBeTruthy();
     const items = screen.getAllByTestId('campaign');
@@ -70,8 +96,19 @@ describe('Campaigns card', () => {
     let finished = false;
     const server = fakeFetch((_m, url) => {
       if (url.pathname === '/api/jobs/user_test_1') {
-        const running = job({ status: 'running', finishedAt: null, progress: { total: 7, sent: 2, failed: 0 }, receipts: { delivered: 0, read: 0, replied: 0 } });
-        return { body: { success: true, jobs: [finished ? job({ status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }) : running], nextCursor: null } };
+        const running = job({
+          status: 'running',
+          finishedAt: null,
+          progress: { total: 7, sent: 2, failed: 0 },
+          receipts: { delivered: 0, read: 0, replied: 0 },
+        });
+        return {
+          body: {
+            success: true,
+            jobs: [finished ? job({ status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }) : running],
+            nextCursor: null,
+          },
+        };
       }
       return { status: 404, body: { success: false, error: 'Not found' } };
     });
@@ -86,7 +123,9 @@ describe('Campaigns card', () => {
     // A progress event of this job (from any tab of the user) moves the counts without a request
     // (RTK Query's patches reach the components on the next tick: auto-batched).
     await act(async () => {
-      store.dispatch(jobProgressEvent({ jobId: 'job-1', status: 'running', progress: { total: 7, sent: 4, failed: 0 } }));
+      store.dispatch(
+        jobProgressEvent({ jobId: 'job-1', status: 'running', progress: { total: 7, sent: 4, failed: 0 } }),
+      );
     });
     await waitFor(() => expect(screen.getByTestId('campaign').textContent).toContain('Sent 4'), { timeout: 1000 });
     expect(reads()).toBe(before);
@@ -94,9 +133,13 @@ describe('Campaigns card', () => {
     // Its end reads the list again: status, finish time and receipts as the server has them.
     finished = true;
     await act(async () => {
-      store.dispatch(jobProgressEvent({ jobId: 'job-1', status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }));
+      store.dispatch(
+        jobProgressEvent({ jobId: 'job-1', status: 'completed', progress: { total: 7, sent: 7, failed: 0 } }),
+      );
     });
-    await waitFor(() => expect(screen.getByTestId('campaign').querySelector('.status-pill')?.textContent).toBe('completed'));
+    await waitFor(() =>
+      expect(screen.getByTestId('campaign').querySelector('.status-pill')?.textContent).toBe('completed'),
+    );
     expect(reads()).toBe(before + 1);
 
     await user.click(await screen.findByRole('button', { name: 'Refresh' }));

@@ -27,11 +27,19 @@ describe('connection slice (SPEC §4 WhatsApp connection)', () => {
 
   it('checking times out to no_session; an answered check does not', () => {
     expect(run(checkStarted(), checkTimedOut()).status).toBe('no_session');
-    expect(run(checkStarted(), sessionReady({ id: 's', phoneNumber: '85291234567' }), checkTimedOut()).status).toBe('connected');
+    expect(run(checkStarted(), sessionReady({ id: 's', phoneNumber: '85291234567' }), checkTimedOut()).status).toBe(
+      'connected',
+    );
   });
 
   it('connect → qr with attempts → ready', () => {
-    const s = run(checkStarted(), noSession(), connectRequested(), qrReceived({ qr: 'QR1', attempts: 1 }), qrReceived({ qr: 'QR2', attempts: 2 }));
+    const s = run(
+      checkStarted(),
+      noSession(),
+      connectRequested(),
+      qrReceived({ qr: 'QR1', attempts: 1 }),
+      qrReceived({ qr: 'QR2', attempts: 2 }),
+    );
     expect(s).toMatchObject({ status: 'qr', qr: 'QR2', attempts: 2 });
     expect(connectionSlice.reducer(s, sessionReady({ id: 's1', phoneNumber: '85291234567' }))).toMatchObject({
       status: 'connected',
@@ -41,8 +49,17 @@ describe('connection slice (SPEC §4 WhatsApp connection)', () => {
   });
 
   it('the 5th QR without a scan → max attempts with the message, the QR kept (shown blurred)', () => {
-    const s = run(connectRequested(), qrReceived({ qr: 'QR5', attempts: 5 }), qrMaxAttempts({ message: 'Maximum QR attempts reached', attempts: 5 }));
-    expect(s).toMatchObject({ status: 'max_attempts', qr: 'QR5', maxAttemptsMessage: 'Maximum QR attempts reached', attempts: 5 });
+    const s = run(
+      connectRequested(),
+      qrReceived({ qr: 'QR5', attempts: 5 }),
+      qrMaxAttempts({ message: 'Maximum QR attempts reached', attempts: 5 }),
+    );
+    expect(s).toMatchObject({
+      status: 'max_attempts',
+      qr: 'QR5',
+      maxAttemptsMessage: 'Maximum QR attempts reached',
+      attempts: 5,
+    });
   });
 
   it('connecting times out back to the Connect button', () => {
@@ -52,7 +69,10 @@ describe('connection slice (SPEC §4 WhatsApp connection)', () => {
 
   it('exist (found at check) counts as connected; creating shows while a link is being made', () => {
     expect(run(checkStarted(), sessionCreating({ message: 'Session is being created' })).status).toBe('creating');
-    expect(run(checkStarted(), sessionCreating({ message: null }), sessionReady({ id: 's', phoneNumber: '85261234567' })).status).toBe('connected');
+    expect(
+      run(checkStarted(), sessionCreating({ message: null }), sessionReady({ id: 's', phoneNumber: '85261234567' }))
+        .status,
+    ).toBe('connected');
   });
 
   it('another tab checking (no_session / creating) does not disturb our QR flow', () => {

@@ -9,8 +9,30 @@ import { last12Months } from '../UsageChart.js';
 const long = 'A'.repeat(LIMITS.dashboardContentPreview) + ' and the end of a long message';
 const data: DashboardData = {
   messages: [
-    { id: 'm1', job_id: 'j', recipient: '91234567', content: long, status: 'read', error: null, sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z', replied_at: null, reply: null },
-    { id: 'm2', job_id: 'j', recipient: '55550000', content: 'short', status: 'failed', error: 'number is not on WhatsApp', sent_at: '2025-01-01T00:00:00Z', created_at: '2025-01-01T00:00:00Z', replied_at: null, reply: null },
+    {
+      id: 'm1',
+      job_id: 'j',
+      recipient: '91234567',
+      content: long,
+      status: 'read',
+      error: null,
+      sent_at: '2025-01-01T00:00:00Z',
+      created_at: '2025-01-01T00:00:00Z',
+      replied_at: null,
+      reply: null,
+    },
+    {
+      id: 'm2',
+      job_id: 'j',
+      recipient: '55550000',
+      content: 'short',
+      status: 'failed',
+      error: 'number is not on WhatsApp',
+      sent_at: '2025-01-01T00:00:00Z',
+      created_at: '2025-01-01T00:00:00Z',
+      replied_at: null,
+      reply: null,
+    },
   ],
   sessions: [],
   usage: { messages_sent_count: 1, messages_failed_count: 1, monthly: [] },
@@ -23,7 +45,11 @@ afterEach(() => vi.unstubAllGlobals());
 describe('Dashboard tab', () => {
   it('says "Error loading dashboard" with the reason, and Try Again loads it', async () => {
     let fail = true;
-    const server = fakeFetch(async () => (fail ? { status: 503, body: { success: false, error: 'The service is temporarily unavailable' } } : { body: { success: true, data } }));
+    const server = fakeFetch(async () =>
+      fail
+        ? { status: 503, body: { success: false, error: 'The service is temporarily unavailable' } }
+        : { body: { success: true, data } },
+    );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
     renderWithProviders(<DashboardTab />, { preloadedState: connectedState() });
@@ -52,7 +78,9 @@ describe('Dashboard tab', () => {
 
   it('toggles the Auto-Login Success Message at once and sends the preference', async () => {
     const server = fakeFetch(async (method) =>
-      method === 'POST' ? { body: { success: true, preferences: { auto_login_message_enabled: false } } } : { body: { success: true, data } },
+      method === 'POST'
+        ? { body: { success: true, preferences: { auto_login_message_enabled: false } } }
+        : { body: { success: true, data } },
     );
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();

@@ -17,7 +17,14 @@ describe('API & Webhooks tab', () => {
     const server = fakeFetch(async (method, url, body) => {
       if (url.pathname === '/api/keys' && method === 'POST') {
         const { name, scopes } = body as { name: string; scopes: ApiKey['scopes'] };
-        const key = { id: 'k1', name, scopes, prefix: SECRET.slice(0, 12), createdAt: '2026-01-01T00:00:00Z', lastUsedAt: null };
+        const key = {
+          id: 'k1',
+          name,
+          scopes,
+          prefix: SECRET.slice(0, 12),
+          createdAt: '2026-01-01T00:00:00Z',
+          lastUsedAt: null,
+        };
         keys = [key];
         return { status: 201, body: { ...key, secret: SECRET } };
       }
@@ -45,12 +52,26 @@ describe('API & Webhooks tab', () => {
   it('says why an endpoint was refused, and shows the notice of one disabled for failing', async () => {
     const server = fakeFetch(async (method, url) => {
       if (url.pathname === '/api/keys') return { body: { keys: [] } };
-      if (url.pathname === '/api/webhooks' && method === 'POST') return { status: 400, body: { success: false, error: INTEGRATIONS_MESSAGES.webhookUrlRefused, code: 'WEBHOOK_URL_REFUSED' } };
+      if (url.pathname === '/api/webhooks' && method === 'POST')
+        return {
+          status: 400,
+          body: { success: false, error: INTEGRATIONS_MESSAGES.webhookUrlRefused, code: 'WEBHOOK_URL_REFUSED' },
+        };
       if (url.pathname === '/api/webhooks') {
         return {
           body: {
             webhooks: [
-              { id: 'w1', url: 'https://shop.example/hook', events: ['message.sent'], description: '', enabled: false, disabledReason: 'failing', failingSince: '2026-01-01T00:00:00Z', previousSecretExpiresAt: null, createdAt: '2026-01-01T00:00:00Z' },
+              {
+                id: 'w1',
+                url: 'https://shop.example/hook',
+                events: ['message.sent'],
+                description: '',
+                enabled: false,
+                disabledReason: 'failing',
+                failingSince: '2026-01-01T00:00:00Z',
+                previousSecretExpiresAt: null,
+                createdAt: '2026-01-01T00:00:00Z',
+              },
             ],
           },
         };

@@ -12,7 +12,14 @@ describe('Step 3 Cancel', () => {
     const server = fakeFetch(() => ({ status: 404, body: { success: false, error: 'Not found' } }));
     vi.stubGlobal('fetch', server.fn);
     const user = userEvent.setup();
-    const job = { ...initialJobState, phase: 'progress' as const, jobId: 'j1', status: 'running' as const, monitoring: true, progress: { total: 5, sent: 1, failed: 0 } };
+    const job = {
+      ...initialJobState,
+      phase: 'progress' as const,
+      jobId: 'j1',
+      status: 'running' as const,
+      monitoring: true,
+      progress: { total: 5, sent: 1, failed: 0 },
+    };
     const { store } = renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job } });
     const cancels = () => server.calls.filter((c) => c.method === 'POST' && c.url.pathname === '/cancel-job/j1').length;
 
@@ -24,7 +31,9 @@ describe('Step 3 Cancel', () => {
     expect(cancels()).toBe(0);
 
     await user.click(screen.getByRole('button', { name: 'Cancel' }));
-    await user.click(within(screen.getByRole('dialog', { name: 'Cancel job' })).getByRole('button', { name: 'Cancel job' }));
+    await user.click(
+      within(screen.getByRole('dialog', { name: 'Cancel job' })).getByRole('button', { name: 'Cancel job' }),
+    );
     await waitFor(() => expect(cancels()).toBe(1));
     store.listener.clearListeners();
   });

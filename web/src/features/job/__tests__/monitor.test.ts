@@ -17,9 +17,20 @@ const job = (status: JobView['status'], sent = 0): JobView => ({
 });
 
 /** Deps whose status answers come from `statuses` in turn; records every wait and callback. */
-function harness(opts: { statuses: (JobView | { fail: unknown })[]; logs?: (n: number) => JobLog[]; live?: () => boolean }) {
+function harness(opts: {
+  statuses: (JobView | { fail: unknown })[];
+  logs?: (n: number) => JobLog[];
+  live?: () => boolean;
+}) {
   const waits: { ms: number; wake: boolean }[] = [];
-  const seen = { status: [] as JobView[], logs: [] as JobLog[], errors: [] as string[], stopped: [] as string[], terminal: [] as JobView[], sinces: [] as (string | undefined)[] };
+  const seen = {
+    status: [] as JobView[],
+    logs: [] as JobLog[],
+    errors: [] as string[],
+    stopped: [] as string[],
+    terminal: [] as JobView[],
+    sinces: [] as (string | undefined)[],
+  };
   let polls = 0;
   let logPolls = 0;
   const deps: MonitorDeps = {
@@ -49,7 +60,12 @@ function harness(opts: { statuses: (JobView | { fail: unknown })[]; logs?: (n: n
 describe('monitorJob: the polling schedule of SPEC §9', () => {
   it('polls 1 s ×30, then 2 s to poll 90, 8 s to poll 200, then 10 s (logs keep coming)', async () => {
     const statuses = [...Array.from({ length: 250 }, (_, i) => job('running', i)), job('completed', 250)];
-    const h = harness({ statuses, logs: (n) => [{ type: 'info', message: `line ${n}`, timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString() }] });
+    const h = harness({
+      statuses,
+      logs: (n) => [
+        { type: 'info', message: `line ${n}`, timestamp: new Date(1_700_000_000_000 + n * 1000).toISOString() },
+      ],
+    });
     expect(await monitorJob(h.deps)).toBe('terminal');
     const ms = h.waits.map((w) => w.ms);
     expect(ms).toHaveLength(250);
@@ -65,14 +81,29 @@ describe('monitorJob: the polling schedule of SPEC §9', () => {
 
   it('asks for logs after the last one seen and slows to 15 s after two empty log polls', async () => {
     const statuses = [job('running'), job('running'), job('running'), job('running'), job('completed')];
-    const h = harness({ statuses, logs: (n) => (n === 0 ? [{ type: 'info', message: 'Job started', timestamp: '2025-01-01T00:00:00.000Z' }] : []) });
+    const h = harness({
+      statuses,
+      logs: (n) => (n === 0 ? [{ type: 'info', message: 'Job started', timestamp: '2025-01-01T00:00:00.000Z' }] : []),
+    });
     await monitorJob(h.deps);
-    expect(h.seen.sinces).toEqual([undefined, '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z']);
+    expect(h.seen.sinces).toEqual([
+      undefined,
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+      '2025-01-01T00:00:00.000Z',
+    ]);
     expect(h.waits.map((w) => w.ms)).toEqual([1000, 1000, 15_000, 15_000]);
   });
 
   it('stops with a warning on 429 Too Many Requests', async () => {
-    const h = harness({ statuses: [job('running'), { fail: { status: 429, data: { success: false, error: 'Too Many Requests' } } }, job('completed')] });
+    const h = harness({
+      statuses: [
+        job('running'),
+        { fail: { status: 429, data: { success: false, error: 'Too Many Requests' } } },
+        job('completed'),
+      ],
+    });
     expect(await monitorJob(h.deps)).toBe('stopped');
     expect(h.seen.stopped).toEqual(['Too Many Requests']);
     expect(h.seen.terminal).toHaveLength(0);

@@ -15,13 +15,17 @@ import {
   type JobState,
 } from '../slice.js';
 
-const reduce = (s: JobState, ...actions: Parameters<typeof jobSlice.reducer>[1][]) => actions.reduce((x, a) => jobSlice.reducer(x, a), s);
+const reduce = (s: JobState, ...actions: Parameters<typeof jobSlice.reducer>[1][]) =>
+  actions.reduce((x, a) => jobSlice.reducer(x, a), s);
 const view = (status: JobView['status'], sent: number, failed = 0): JobView => ({
   jobId: 'j1',
   status,
   progress: { total: 3, sent, failed },
   results: {
-    successList: Array.from({ length: sent }, (_, i) => ({ originalNumber: `9123456${i}`, timestamp: '2025-01-01T00:00:00Z' })),
+    successList: Array.from({ length: sent }, (_, i) => ({
+      originalNumber: `9123456${i}`,
+      timestamp: '2025-01-01T00:00:00Z',
+    })),
     failedList: [],
   },
   nextSendAt: status === 'running' ? '2025-01-01T00:00:04Z' : null,
@@ -31,7 +35,8 @@ const view = (status: JobView['status'], sent: number, failed = 0): JobView => (
   startedAt: null,
   finishedAt: null,
 });
-const started = () => reduce(initialJobState, jobStartRequested({ total: 3 }), jobStarted({ jobId: 'j1', estimatedTime: 1, total: 3 }));
+const started = () =>
+  reduce(initialJobState, jobStartRequested({ total: 3 }), jobStarted({ jobId: 'j1', estimatedTime: 1, total: 3 }));
 const select = (s: JobState) => jobSlice.getSelectors().selectCanGoBack(s);
 const canResume = (s: JobState) => jobSlice.getSelectors().selectCanResumeMonitoring(s);
 const inProgress = (s: JobState) => jobSlice.getSelectors().selectJobInProgress(s);
@@ -46,10 +51,16 @@ describe('job slice (SPEC §4 Bulk send)', () => {
   });
 
   it('takes counters from socket progress and lists from status; ignores other jobs', () => {
-    const s = reduce(started(), jobProgressEvent({ jobId: 'j1', status: 'running', progress: { total: 3, sent: 1, failed: 0 }, nextSendAt: 'x' }));
+    const s = reduce(
+      started(),
+      jobProgressEvent({ jobId: 'j1', status: 'running', progress: { total: 3, sent: 1, failed: 0 }, nextSendAt: 'x' }),
+    );
     expect(s.progress.sent).toBe(1);
     expect(s.nextSendAt).toBe('x');
-    expect(reduce(s, jobProgressEvent({ jobId: 'other', status: 'completed', progress: { total: 9, sent: 9, failed: 0 } })).progress.total).toBe(3);
+    expect(
+      reduce(s, jobProgressEvent({ jobId: 'other', status: 'completed', progress: { total: 9, sent: 9, failed: 0 } }))
+        .progress.total,
+    ).toBe(3);
     const withLists = reduce(s, jobStatusReceived(view('running', 2)));
     expect(withLists.results.successList).toHaveLength(2);
   });
@@ -72,7 +83,10 @@ describe('job slice (SPEC §4 Bulk send)', () => {
     expect(resumed.monitoring).toBe(true);
     expect(canResume(resumed)).toBe(false);
     // A socket event or a later status that says the job ended enables Go Back again.
-    const ended = reduce(stopped, jobProgressEvent({ jobId: 'j1', status: 'completed', progress: { total: 3, sent: 3, failed: 0 } }));
+    const ended = reduce(
+      stopped,
+      jobProgressEvent({ jobId: 'j1', status: 'completed', progress: { total: 3, sent: 3, failed: 0 } }),
+    );
     expect(select(ended)).toBe(true);
     expect(canResume(ended)).toBe(false);
   });
@@ -81,12 +95,19 @@ describe('job slice (SPEC §4 Bulk send)', () => {
     const done = reduce(started(), jobStatusReceived(view('completed', 3)));
     expect(done.donationPromptOpen).toBe(true);
     const closed = reduce(done, donationPromptClosed(), jobReset());
-    const again = reduce(closed, jobStartRequested({ total: 3 }), jobStarted({ jobId: 'j1', estimatedTime: 1, total: 3 }), jobStatusReceived(view('completed', 3)));
+    const again = reduce(
+      closed,
+      jobStartRequested({ total: 3 }),
+      jobStarted({ jobId: 'j1', estimatedTime: 1, total: 3 }),
+      jobStatusReceived(view('completed', 3)),
+    );
     expect(again.donationPromptOpen).toBe(false);
   });
 
   it('a failed or cancelled job shows no donation prompt', () => {
-    expect(reduce(started(), jobStatusReceived({ ...view('failed', 0), error: 'WhatsApp unlinked' })).donationPromptOpen).toBe(false);
+    expect(
+      reduce(started(), jobStatusReceived({ ...view('failed', 0), error: 'WhatsApp unlinked' })).donationPromptOpen,
+    ).toBe(false);
     expect(reduce(started(), jobStatusReceived(view('cancelled', 1))).donationPromptOpen).toBe(false);
   });
 });

@@ -8,7 +8,11 @@ import { OptOutsReviewNote } from '../OptOutsReviewNote.js';
 
 afterEach(() => vi.unstubAllGlobals());
 
-const entry = (phone: string, reason: OptOutEntry['reason'] = 'manual'): OptOutEntry => ({ phoneNumber: phone, reason, at: '2025-01-01T00:00:00.000Z' });
+const entry = (phone: string, reason: OptOutEntry['reason'] = 'manual'): OptOutEntry => ({
+  phoneNumber: phone,
+  reason,
+  at: '2025-01-01T00:00:00.000Z',
+});
 
 /** A little opt-out server: the list (newest first, paged, searchable), add, remove and settings. */
 function server(initial: OptOutEntry[]) {
@@ -19,7 +23,8 @@ function server(initial: OptOutEntry[]) {
     if (path.endsWith('/settings')) {
       if (method === 'PUT') {
         const patch = body as Partial<OptOutSettings>;
-        if (patch.keywords && patch.keywords.length === 0) return { status: 400, body: { success: false, error: OPT_OUT_MESSAGES.keywordsEmpty } };
+        if (patch.keywords && patch.keywords.length === 0)
+          return { status: 400, body: { success: false, error: OPT_OUT_MESSAGES.keywordsEmpty } };
         settings = { ...settings, ...patch };
       }
       return { body: { success: true, settings } };
@@ -32,7 +37,8 @@ function server(initial: OptOutEntry[]) {
     if (method === 'POST') {
       const phones = (body as { phoneNumbers: string[] }).phoneNumbers;
       const bad = phones.filter((p) => !/^\d{8}$/.test(p));
-      if (bad.length > 0) return { status: 400, body: { success: false, error: OPT_OUT_MESSAGES.invalidPhoneNumbers(bad) } };
+      if (bad.length > 0)
+        return { status: 400, body: { success: false, error: OPT_OUT_MESSAGES.invalidPhoneNumbers(bad) } };
       const fresh = phones.filter((p) => !list.some((o) => o.phoneNumber === p));
       list = [...fresh.map((p) => entry(p)), ...list];
       return { body: { success: true, added: fresh.length, alreadyListed: phones.length - fresh.length } };
@@ -42,7 +48,9 @@ function server(initial: OptOutEntry[]) {
     const start = Number(url.searchParams.get('cursor') ?? 0);
     const matching = list.filter((o) => o.phoneNumber.includes(q));
     const next = start + limit < matching.length ? String(start + limit) : null;
-    return { body: { success: true, optOuts: matching.slice(start, start + limit), nextCursor: next, total: list.length } };
+    return {
+      body: { success: true, optOuts: matching.slice(start, start + limit), nextCursor: next, total: list.length },
+    };
   });
 }
 
@@ -64,13 +72,21 @@ describe('Opt-outs card', () => {
     expect(screen.getByRole('button', { name: 'Previous' })).toHaveProperty('disabled', true);
 
     await user.click(screen.getByRole('button', { name: 'Next' }));
-    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(5));
+    await waitFor(() =>
+      expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(5),
+    );
     expect(screen.getByRole('button', { name: 'Next' })).toHaveProperty('disabled', true);
     await user.click(screen.getByRole('button', { name: 'Previous' }));
-    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(OPT_OUTS_PAGE));
+    await waitFor(() =>
+      expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(
+        OPT_OUTS_PAGE,
+      ),
+    );
 
     await user.type(screen.getByPlaceholderText('Search numbers'), '9100 0024');
-    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(1));
+    await waitFor(() =>
+      expect(within(screen.getByRole('list', { name: 'Opted-out numbers' })).getAllByRole('listitem')).toHaveLength(1),
+    );
     expect(screen.getByText('91000024')).toBeTruthy();
     expect(api.calls.some((c) => c.url.searchParams.get('q') === '91000024')).toBe(true);
     expect(api.calls.some((c) => c.method === 'GET' && c.url.pathname === '/api/opt-outs/user_test_1')).toBe(true);
@@ -97,7 +113,9 @@ describe('Opt-outs card', () => {
 
     await user.click(screen.getByRole('button', { name: 'Remove 91234567' }));
     expect(await screen.findByText('2 numbers')).toBeTruthy();
-    expect(api.calls.some((c) => c.method === 'DELETE' && c.url.pathname === '/api/opt-outs/user_test_1/91234567')).toBe(true);
+    expect(
+      api.calls.some((c) => c.method === 'DELETE' && c.url.pathname === '/api/opt-outs/user_test_1/91234567'),
+    ).toBe(true);
   });
 
   it('edits the keywords (an empty list is refused with the clear message) and the confirmation toggle', async () => {
@@ -107,11 +125,17 @@ describe('Opt-outs card', () => {
     renderWithProviders(<OptOutsCard />);
     expect(await screen.findByText('Nobody has opted out.')).toBeTruthy();
     const keywords = await screen.findByRole('list', { name: 'Opt-out keywords' });
-    expect(within(keywords).getAllByRole('listitem').map((li) => li.textContent?.replace('×', ''))).toEqual([...DEFAULT_OPT_OUT_SETTINGS.keywords]);
+    expect(
+      within(keywords)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent?.replace('×', '')),
+    ).toEqual([...DEFAULT_OPT_OUT_SETTINGS.keywords]);
 
     await user.type(screen.getByLabelText('New keyword'), 'END');
     await user.click(screen.getByRole('button', { name: 'Add keyword' }));
-    await waitFor(() => expect(within(screen.getByRole('list', { name: 'Opt-out keywords' })).getByText('END')).toBeTruthy());
+    await waitFor(() =>
+      expect(within(screen.getByRole('list', { name: 'Opt-out keywords' })).getByText('END')).toBeTruthy(),
+    );
 
     for (const k of [...DEFAULT_OPT_OUT_SETTINGS.keywords, 'END'].slice(0, -1)) {
       await user.click(screen.getByRole('button', { name: `Remove keyword ${k}` }));
@@ -125,7 +149,9 @@ describe('Opt-outs card', () => {
     const toggle = screen.getByRole('switch', { name: 'Confirmation reply' });
     expect(toggle.getAttribute('aria-checked')).toBe('false');
     await user.click(toggle);
-    await waitFor(() => expect(screen.getByRole('switch', { name: 'Confirmation reply' }).getAttribute('aria-checked')).toBe('true'));
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: 'Confirmation reply' }).getAttribute('aria-checked')).toBe('true'),
+    );
     const put = api.calls.filter((c) => c.method === 'PUT').at(-1)!;
     expect(put.body).toEqual({ confirmationEnabled: true });
   });
@@ -139,6 +165,11 @@ describe('Opt-outs card', () => {
   });
 
   it('splits pasted numbers on lines, commas and semicolons', () => {
-    expect(splitNumbers(' 91234567,61234567\n\n51234567 ; 852 9123 4567 ')).toEqual(['91234567', '61234567', '51234567', '852 9123 4567']);
+    expect(splitNumbers(' 91234567,61234567\n\n51234567 ; 852 9123 4567 ')).toEqual([
+      '91234567',
+      '61234567',
+      '51234567',
+      '852 9123 4567',
+    ]);
   });
 });

@@ -43,7 +43,10 @@ describe('skipped recipients in the progress view', () => {
   it('a progress event without a skipped count keeps the one the last status gave', () => {
     let s = jobSlice.reducer(initialJobState, jobStarted({ jobId: 'j1', estimatedTime: 1, total: 4 }));
     s = jobSlice.reducer(s, jobStatusReceived(view(2)));
-    s = jobSlice.reducer(s, jobProgressEvent({ jobId: 'j1', status: 'running', progress: { total: 4, sent: 2, failed: 0 } }));
+    s = jobSlice.reducer(
+      s,
+      jobProgressEvent({ jobId: 'j1', status: 'running', progress: { total: 4, sent: 2, failed: 0 } }),
+    );
     expect(s.progress).toEqual({ total: 4, sent: 2, failed: 0, skipped: 2 });
   });
 });

@@ -1,7 +1,14 @@
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { carefulPolicy, PAUSED_REASON_TEXT, POLICY_EXPLANATIONS, POLICY_MESSAGES, standardPolicy, type SendingPolicy } from '@bns/contracts';
+import {
+  carefulPolicy,
+  PAUSED_REASON_TEXT,
+  POLICY_EXPLANATIONS,
+  POLICY_MESSAGES,
+  standardPolicy,
+  type SendingPolicy,
+} from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { initialJobState } from '../../job/slice.js';
 import { StepProgress } from '../../job/StepProgress.js';
@@ -16,13 +23,24 @@ afterEach(() => vi.unstubAllGlobals());
 function policyServer(initial: SendingPolicy) {
   let policy = initial;
   return fakeFetch(async (method, url, body) => {
-    if (url.pathname !== '/api/sending-policy/user_test_1') return { status: 404, body: { success: false, error: 'Not found' } };
+    if (url.pathname !== '/api/sending-policy/user_test_1')
+      return { status: 404, body: { success: false, error: 'Not found' } };
     if (method === 'PUT') {
       const update = body as Record<string, unknown>;
       if (update.delayMs !== undefined && (update.delayMs as number) < 1000) {
-        return { status: 400, body: { success: false, error: POLICY_MESSAGES.delayMs(1000), errors: { delayMs: POLICY_MESSAGES.delayMs(1000) } } };
+        return {
+          status: 400,
+          body: {
+            success: false,
+            error: POLICY_MESSAGES.delayMs(1000),
+            errors: { delayMs: POLICY_MESSAGES.delayMs(1000) },
+          },
+        };
       }
-      policy = update.preset === 'careful' ? carefulPolicy() : { ...policy, ...(update as Partial<SendingPolicy>), preset: 'custom' };
+      policy =
+        update.preset === 'careful'
+          ? carefulPolicy()
+          : { ...policy, ...(update as Partial<SendingPolicy>), preset: 'custom' };
     }
     return { body: { success: true, policy } };
   });
@@ -63,7 +81,9 @@ describe('Sending pace', () => {
   it('review step: the pace in force, its estimate, and a warning for a large send at the standard pace', async () => {
     vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
     const user = userEvent.setup();
-    const { unmount } = renderWithProviders(<ReviewPacing count={400} message="{Hi|Hello} there" />, { preloadedState: connectedState() });
+    const { unmount } = renderWithProviders(<ReviewPacing count={400} message="{Hi|Hello} there" />, {
+      preloadedState: connectedState(),
+    });
     expect(await screen.findByText(POLICY_MESSAGES.standardLargeWarning)).toBeTruthy();
     // Change opens the Sending pace card in place, styled as the app's buttons; Close puts it away.
     const change = screen.getByRole('button', { name: 'Change' });
@@ -87,7 +107,9 @@ describe('Sending pace', () => {
   it('send later: checked in the user’s words before sending, and the pace box says until when', async () => {
     vi.stubGlobal('fetch', policyServer(standardPolicy()).fn);
     const user = userEvent.setup();
-    const { store } = renderWithProviders(<ReviewPacing count={3} message="Hi" />, { preloadedState: connectedState() });
+    const { store } = renderWithProviders(<ReviewPacing count={3} message="Hi" />, {
+      preloadedState: connectedState(),
+    });
     await user.click(await screen.findByRole('checkbox', { name: 'Send later' }));
     // Ticked with no time yet: not ready (Start stays disabled), a hint rather than an error.
     expect(store.getState().pacing).toMatchObject({ later: true, startAt: null });
@@ -124,27 +146,49 @@ describe('Sending pace', () => {
   it('counts down only while sending: not while paused, scheduled, queued or waiting for WhatsApp to be linked again', () => {
     expect(countsDown({ status: 'running', pausedReason: null })).toBe(true);
     expect(countsDown({ status: 'running', pausedReason: 'unlinked' })).toBe(false);
-    for (const status of ['paused', 'scheduled', 'queued', 'completed'] as const) expect(countsDown({ status, pausedReason: null })).toBe(false);
+    for (const status of ['paused', 'scheduled', 'queued', 'completed'] as const)
+      expect(countsDown({ status, pausedReason: null })).toBe(false);
   });
 
   it('the progress view: a scheduled job says when it starts, a paused one why, and neither counts down', () => {
     vi.stubGlobal('fetch', fakeFetch(() => ({ status: 404, body: { success: false, error: 'Not found' } })).fn);
-    const job = { ...initialJobState, phase: 'progress' as const, jobId: 'j1', monitoring: true, progress: { total: 3, sent: 0, failed: 0 } };
+    const job = {
+      ...initialJobState,
+      phase: 'progress' as const,
+      jobId: 'j1',
+      monitoring: true,
+      progress: { total: 3, sent: 0, failed: 0 },
+    };
     const startAt = new Date(Date.now() + 3_600_000).toISOString();
-    const first = renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job: { ...job, status: 'scheduled', startAt, nextSendAt: startAt } } });
+    const first = renderWithProviders(<StepProgress />, {
+      preloadedState: { ...connectedState(), job: { ...job, status: 'scheduled', startAt, nextSendAt: startAt } },
+    });
     expect(screen.getByText(/^Scheduled: sending starts /)).toBeTruthy();
     expect(screen.queryByText(/Next message in/)).toBeNull();
     expect(screen.queryByText('Preparing the next message…')).toBeNull();
     first.unmount();
 
     const unlinked = renderWithProviders(<StepProgress />, {
-      preloadedState: { ...connectedState(), job: { ...job, status: 'running', pausedReason: 'unlinked', nextSendAt: new Date(Date.now() + 5000).toISOString() } },
+      preloadedState: {
+        ...connectedState(),
+        job: {
+          ...job,
+          status: 'running',
+          pausedReason: 'unlinked',
+          nextSendAt: new Date(Date.now() + 5000).toISOString(),
+        },
+      },
     });
     expect(screen.getByText(new RegExp(PAUSED_REASON_TEXT.unlinked))).toBeTruthy();
     expect(screen.queryByText(/Next message in/)).toBeNull();
     unlinked.unmount();
 
-    renderWithProviders(<StepProgress />, { preloadedState: { ...connectedState(), job: { ...job, status: 'running', nextSendAt: new Date(Date.now() + 5000).toISOString() } } });
+    renderWithProviders(<StepProgress />, {
+      preloadedState: {
+        ...connectedState(),
+        job: { ...job, status: 'running', nextSendAt: new Date(Date.now() + 5000).toISOString() },
+      },
+    });
     expect(screen.getByText(/Next message in/)).toBeTruthy();
   });
 

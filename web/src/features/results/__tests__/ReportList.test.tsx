@@ -31,7 +31,15 @@ describe('ReportList (virtualised report list)', () => {
   it('keeps only the rows in view in the DOM, and pages through 5,000 recipients as the user scrolls', async () => {
     const server = reportServer();
     vi.stubGlobal('fetch', server.fn);
-    renderWithProviders(<ReportList jobId="job-1" statuses={['sent', 'delivered', 'read', 'replied']} count={TOTAL} label="Successful" tone="success" />);
+    renderWithProviders(
+      <ReportList
+        jobId="job-1"
+        statuses={['sent', 'delivered', 'read', 'replied']}
+        count={TOTAL}
+        label="Successful"
+        tone="success"
+      />,
+    );
     expect(await screen.findByText('60000000')).toBeTruthy();
     expect(screen.getByRole('heading', { name: 'Successful (5000)' })).toBeTruthy();
     const list = screen.getByRole('list', { name: 'Successful numbers' });
@@ -54,11 +62,18 @@ describe('ReportList (virtualised report list)', () => {
 
   it('shows receipts as they come: a new receipt count re-reads the page, and statuses move on', async () => {
     let status: RecipientResult['status'] = 'sent';
-    vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, results: [{ ...row(0), status }], nextCursor: null } })).fn);
-    const view = renderWithProviders(<ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={0} />);
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch(() => ({ body: { success: true, results: [{ ...row(0), status }], nextCursor: null } })).fn,
+    );
+    const view = renderWithProviders(
+      <ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={0} />,
+    );
     expect(await screen.findByText('sent')).toBeTruthy();
     status = 'read';
-    view.rerender(<ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={1} />);
+    view.rerender(
+      <ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={1} />,
+    );
     expect(await screen.findByText('read')).toBeTruthy();
   });
 
@@ -70,7 +85,9 @@ describe('ReportList (virtualised report list)', () => {
       return { body: { success: true, results, nextCursor: null } };
     });
     vi.stubGlobal('fetch', server.fn);
-    const view = renderWithProviders(<ReportList jobId="job-2" statuses={['failed']} count={3} label="Failed" tone="failed" />);
+    const view = renderWithProviders(
+      <ReportList jobId="job-2" statuses={['failed']} count={3} label="Failed" tone="failed" />,
+    );
     expect(await screen.findByText('60000002')).toBeTruthy();
     total = 5;
     view.rerender(<ReportList jobId="job-2" statuses={['failed']} count={5} label="Failed" tone="failed" />);

@@ -14,12 +14,16 @@ describe('Start Sending and the Idempotency-Key', () => {
       keys.push(req.headers.get(IDEMPOTENCY_KEY_HEADER));
       // The first try times out at the gateway (503) although the job was made; the retry returns it.
       const status = keys.length === 1 ? 503 : 200;
-      const body = status === 503 ? { success: false, error: 'unavailable' } : { success: true, jobId: 'job-1', estimatedTime: 1 };
+      const body =
+        status === 503 ? { success: false, error: 'unavailable' } : { success: true, jobId: 'job-1', estimatedTime: 1 };
       return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
     });
     const store = makeStore({
       session: TEST_USER,
-      preloadedState: { ...connectedState(), sender: { message: 'Hello', phoneNumbers: ['91234567'], variables: {}, rows: {}, templateId: null } },
+      preloadedState: {
+        ...connectedState(),
+        sender: { message: 'Hello', phoneNumbers: ['91234567'], variables: {}, rows: {}, templateId: null },
+      },
     });
     await store.dispatch(startSending());
     expect(store.getState().job.jobId).toBe('job-1');

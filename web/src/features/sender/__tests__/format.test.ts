@@ -13,7 +13,9 @@ describe('formatMessage (*bold*, _italic_, links)', () => {
   });
 
   it('nests italic inside bold', () => {
-    expect(formatMessage('*_big sale_*')).toEqual([{ kind: 'bold', children: [{ kind: 'italic', children: ['big sale'] }] }]);
+    expect(formatMessage('*_big sale_*')).toEqual([
+      { kind: 'bold', children: [{ kind: 'italic', children: ['big sale'] }] },
+    ]);
   });
 
   it('leaves markers inside words and with inner spaces alone', () => {
@@ -30,7 +32,11 @@ describe('formatMessage (*bold*, _italic_, links)', () => {
   });
 
   it('keeps line breaks and formats each line', () => {
-    expect(formatMessage('*Sale*\n_today_')).toEqual([{ kind: 'bold', children: ['Sale'] }, '\n', { kind: 'italic', children: ['today'] }]);
+    expect(formatMessage('*Sale*\n_today_')).toEqual([
+      { kind: 'bold', children: ['Sale'] },
+      '\n',
+      { kind: 'italic', children: ['today'] },
+    ]);
   });
 
   it('does not join markers across lines', () => {

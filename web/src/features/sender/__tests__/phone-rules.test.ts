@@ -13,7 +13,8 @@ describe('send-screen number rules (SPEC §5)', () => {
   });
 
   it('rejects anything else', () => {
-    for (const bad of ['9123456', '912345678', '8529123456', 'abcdefgh', '', '+1 415 555 0100', 1.5]) expect(normalizeHkPhone(bad)).toBeUndefined();
+    for (const bad of ['9123456', '912345678', '8529123456', 'abcdefgh', '', '+1 415 555 0100', 1.5])
+      expect(normalizeHkPhone(bad)).toBeUndefined();
   });
 
   it('drops invalid rows, skips blanks and merges duplicates (also with numbers already added)', () => {

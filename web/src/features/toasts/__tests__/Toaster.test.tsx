@@ -9,7 +9,19 @@ function ActivityLogHead({ rect }: { rect: Partial<DOMRect> }) {
       <div
         className="card-title-row"
         ref={(el) => {
-          if (el) el.getBoundingClientRect = () => ({ top: 0, bottom: 0, left: 0, right: 0, width: 0, height: 0, x: 0, y: 0, toJSON: () => ({}), ...rect });
+          if (el)
+            el.getBoundingClientRect = () => ({
+              top: 0,
+              bottom: 0,
+              left: 0,
+              right: 0,
+              width: 0,
+              height: 0,
+              x: 0,
+              y: 0,
+              toJSON: () => ({}),
+              ...rect,
+            });
         }}
       />
     </aside>

@@ -8,7 +8,8 @@ describe('navigation', () => {
   it("a lost link returns to Send Messages from the spec's tabs, not from the tabs that need no phone", () => {
     expect(uiSlice.reducer(on('templates'), sessionDisconnected()).activeTab).toBe('send');
     expect(uiSlice.reducer(on('dashboard'), sessionDisconnected()).activeTab).toBe('send');
-    for (const tab of ['campaigns', 'contacts', 'inbox', 'settings'] as const) expect(uiSlice.reducer(on(tab), sessionDisconnected()).activeTab).toBe(tab);
+    for (const tab of ['campaigns', 'contacts', 'inbox', 'settings'] as const)
+      expect(uiSlice.reducer(on(tab), sessionDisconnected()).activeTab).toBe(tab);
   });
 
   it('a Settings section opens Settings on it', () => {
