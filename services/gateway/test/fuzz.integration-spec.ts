@@ -402,18 +402,16 @@ describe('gateway fuzz: malformed bodies, params and queries on every endpoint',
     family: string,
     bodies: { name: string; body: string | Buffer; headers?: Record<string, string> }[],
   ): Case[] {
-    return endpoints
-      .filter(hasBody)
-      .flatMap((e) =>
-        bodies.map((b) => ({
-          family,
-          name: b.name,
-          method: e.method,
-          path: pathOf(e),
-          body: b.body,
-          headers: { 'content-type': 'application/json', ...b.headers },
-        })),
-      );
+    return endpoints.filter(hasBody).flatMap((e) =>
+      bodies.map((b) => ({
+        family,
+        name: b.name,
+        method: e.method,
+        path: pathOf(e),
+        body: b.body,
+        headers: { 'content-type': 'application/json', ...b.headers },
+      })),
+    );
   }
 
   /** Every endpoint with each odd path-parameter value, and each GET with each odd query. */

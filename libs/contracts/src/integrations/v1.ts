@@ -14,13 +14,10 @@ const Variables = z.record(z.string(), z.union([z.string(), z.number(), z.boolea
 /** `POST /v1/messages`: one transactional message. */
 export const V1MessageCreateSchema = z
   .object({
-    to: z
-      .union([z.string(), z.number()], { error: M.messageToRequired })
-      .transform(String)
-      .meta({
-        description: 'Recipient: an 8-digit Hong Kong number (852/+852 stripped) or international digits',
-        example: '91234567',
-      }),
+    to: z.union([z.string(), z.number()], { error: M.messageToRequired }).transform(String).meta({
+      description: 'Recipient: an 8-digit Hong Kong number (852/+852 stripped) or international digits',
+      example: '91234567',
+    }),
     text: z
       .string({ error: M.messageTextRequired })
       .refine((t) => !isBlankText(t), M.messageTextRequired)

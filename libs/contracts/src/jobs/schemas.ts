@@ -129,13 +129,10 @@ const StartJobObjectSchema = z.object({
   clientId: ClientIdSchema.optional(),
   clerkUserId: ClerkUserIdSchema.optional(),
   /** Checked by the jobs service (`checkStartAt`): the only one that knows "now" for the job. */
-  startAt: z
-    .string({ error: POLICY_MESSAGES.startAtInvalid })
-    .nullish()
-    .meta({
-      description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then',
-      example: '2026-01-31T09:00:00+08:00',
-    }),
+  startAt: z.string({ error: POLICY_MESSAGES.startAtInvalid }).nullish().meta({
+    description: 'ISO 8601, in the future, at most 30 days ahead: the job is `scheduled` until then',
+    example: '2026-01-31T09:00:00+08:00',
+  }),
 });
 
 /** The acting user named in a body is the gateway's to check against the token; it is not the job's. */
