@@ -43,7 +43,11 @@ const INSPECT_PORT = 9342;
 let profiles = 0;
 const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
-export async function startBench(jobsEnv = {}) {
+/**
+ * The system on a private Postgres and NATS. `jobsEnv` reaches the jobs service; `options.env` every
+ * service (e.g. the simulated engine's receipt delays for sessions).
+ */
+export async function startBench(jobsEnv = {}, options = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
   jobsEnv = {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_'))),
@@ -67,7 +71,13 @@ export async function startBench(jobsEnv = {}) {
     nats,
     shards: SHARDS,
     services: ['sessions', 'jobs'],
-    env: { SIM_READY_DELAY_MS: '0', SIM_QR_INTERVAL_MS: '20000', AUTO_LOGIN_PREF_TIMEOUT_MS: '100', LOG_LEVEL: 'warn' },
+    env: {
+      SIM_READY_DELAY_MS: '0',
+      SIM_QR_INTERVAL_MS: '20000',
+      AUTO_LOGIN_PREF_TIMEOUT_MS: '100',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
     serviceEnv: {
       jobs: { ...jobsEnv, ...inspected('jobs') },
       'sessions-0': inspected('sessions-0'),
@@ -483,6 +493,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         console.log(
           '  row writes per message by table (inserted, updated of which HOT, deleted), and autovacuum/autoanalyze runs in the window:',
         );
+      figures.rowWrites = per(written.reduce((sum, w) => sum + w.ins + w.upd + w.del, 0));
+      figures.rowWritesByTable = Object.fromEntries(written.map((w) => [w.t, per(w.ins + w.upd + w.del)]));
       for (const w of written) {
         const auto = w.vac + w.ana > 0 ? `  (autovacuum ${w.vac}, autoanalyze ${w.ana})` : '';
         console.log(

@@ -32,13 +32,8 @@
 //   requests are in flight; PGBOSS_SERIAL=1 runs them one after another, so WORKERS are in flight)
 //   BENCH_ROUNDS=N: N more rounds of "send only" against pg-boss → sessions after the first (pg-boss first
 //   in every other round), each printed with its ratio, then the median, the spread and how many reached 1×
-import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { cpus, loadavg } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { idempotencyKeyOf } from '@bns/contracts';
 import { connectNats } from '@bns/service-kit';
@@ -55,6 +50,7 @@ import {
   waitFor,
   warmUp,
 } from './jobs-lib.mjs';
+import { loadPgBoss } from './pgboss-lib.mjs';
 import { postgresCpu } from './proc-lib.mjs';
 
 await useNode24();
@@ -77,40 +73,13 @@ const SCHEDULE_LEAD_MS = Number(process.env.BENCH_SCHEDULE_LEAD_MS ?? 15_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 0);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 0)
   throw new Error('BENCH_ROUNDS: a whole number of extra rounds (0 by default)');
-const PGBOSS_MAJOR = 12;
 const PGBOSS_DB = 'pgboss_bench';
 const SUBJECT = 'bench.pgboss.send';
-const SCRATCH = join(dirname(fileURLToPath(import.meta.url)), '.scratch', 'pgboss');
 
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(1))
     .join(' ');
-
-/** pg-boss from the scratch folder, installed there (pinned major) when missing. */
-async function loadPgBoss() {
-  const manifest = join(SCRATCH, 'node_modules', 'pg-boss', 'package.json');
-  const installed = existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined;
-  if (installed?.split('.')[0] !== String(PGBOSS_MAJOR)) {
-    mkdirSync(SCRATCH, { recursive: true });
-    if (!existsSync(join(SCRATCH, 'package.json'))) {
-      writeFileSync(
-        join(SCRATCH, 'package.json'),
-        `${JSON.stringify({ name: 'bench-pgboss-scratch', private: true, description: 'pg-boss for scripts/bench/pgboss-compare.mjs only' }, null, 2)}\n`,
-      );
-    }
-    console.log(`installing pg-boss@${PGBOSS_MAJOR} into ${SCRATCH}`);
-    const npm = spawnSync(
-      'npm',
-      ['install', '--prefix', SCRATCH, '--no-audit', '--no-fund', `pg-boss@${PGBOSS_MAJOR}`],
-      { stdio: 'inherit' },
-    );
-    if (npm.status !== 0) throw new Error(`npm install pg-boss@${PGBOSS_MAJOR} failed`);
-  }
-  const entry = createRequire(join(SCRATCH, 'package.json')).resolve('pg-boss');
-  const { PgBoss } = await import(pathToFileURL(entry).href);
-  return { PgBoss, version: JSON.parse(readFileSync(manifest, 'utf8')).version };
-}
 
 /**
  * Phase A: our pipeline, as jobs-throughput's "many accounts" part. `scheduled`: the jobs are created
