@@ -5,3 +5,4 @@ export * from './auth.js';
 export * from './http.js';
 export * from './simulator.js';
 export * from './in-process.js';
+export * as mediaFiles from './media-files.js';

@@ -19,6 +19,7 @@ import {
   StartJobRequestSchema,
 } from '../jobs/schemas.js';
 import { JobStatusRequestSchema } from '../jobs/job-status.js';
+import { MediaGetRequestSchema, MediaHoldRequestSchema, MediaRegisterRequestSchema } from '../media/schemas.js';
 import {
   IdempotencyBeginRequestSchema,
   IdempotencyFinishRequestSchema,
@@ -90,6 +91,9 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'jobs.results': JobResultsRequestSchema,
   'jobs.list': JobHistoryRequestSchema,
   'jobs.export': JobExportRequestSchema,
+  'jobs.media.register': MediaRegisterRequestSchema,
+  'jobs.media.get': MediaGetRequestSchema,
+  'jobs.media.hold': MediaHoldRequestSchema,
 
   'jobs.optouts.list': OptOutListRequestSchema,
   'jobs.optouts.add': OptOutNumbersRequestSchema,

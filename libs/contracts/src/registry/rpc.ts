@@ -1,6 +1,7 @@
 import type { DashboardRequests } from '../dashboard/rpc.js';
 import type { IntegrationsRequests } from '../integrations/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
+import type { MediaRequests } from '../media/rpc.js';
 import type { OptOutsRequests } from '../jobs/opt-outs.js';
 import type { SessionsRequests } from '../sessions/rpc.js';
 import type { TemplatesRequests } from '../templates/rpc.js';
@@ -15,6 +16,7 @@ export interface RequestMap
     PingRequests,
     SessionsRequests,
     JobsRequests,
+    MediaRequests,
     OptOutsRequests,
     TemplatesRequests,
     DashboardRequests,
