@@ -30,3 +30,25 @@ export enum JobsErrorCode {
   /** A field other than the message and the list is not what it must be (clientId, NUL or a lone surrogate in text). */
   InvalidField = 'JOB_FIELD_INVALID',
 }
+
+/** Error codes of the opt-out calls. */
+export enum OptOutsErrorCode {
+  InvalidPhoneNumbers = 'OPT_OUT_PHONE_NUMBERS_INVALID',
+  PhoneNumbersRequired = 'OPT_OUT_PHONE_NUMBERS_REQUIRED',
+  TooManyPhoneNumbers = 'OPT_OUT_TOO_MANY_PHONE_NUMBERS',
+  InvalidQuery = 'OPT_OUT_QUERY_INVALID',
+  InvalidSettings = 'OPT_OUT_SETTINGS_INVALID',
+  NotListed = 'OPT_OUT_NOT_LISTED',
+}
+
+/** Error codes of campaign results: idempotent starts, the per-user caps, report and export queries. */
+export enum JobResultsErrorCode {
+  IdempotencyKeyInvalid = 'JOB_IDEMPOTENCY_KEY_INVALID',
+  /** The key was used for a different request body (409). */
+  IdempotencyKeyReused = 'JOB_IDEMPOTENCY_KEY_REUSED',
+  TooManyActiveJobs = 'JOB_TOO_MANY_ACTIVE',
+  TooManyQueuedRecipients = 'JOB_TOO_MANY_QUEUED_RECIPIENTS',
+  InvalidQuery = 'JOB_RESULTS_QUERY_INVALID',
+  /** The staged start body is gone (expired, or never stored). */
+  StagedBodyMissing = 'JOB_STAGED_BODY_MISSING',
+}

@@ -2,15 +2,26 @@ import type { PingRequest } from '../common/rpc.js';
 import type { z } from '../common/schema.js';
 import type { SendingPolicy } from './policy.js';
 import type {
+  JobExportRequestSchema,
+  JobHistoryRequestSchema,
   JobLogEntry,
   JobLogsRequestSchema,
+  JobProgress,
   JobRefSchema,
+  JobResultsRequestSchema,
+  JobStatusRequestSchema,
   JobsUserRequestSchema,
   JobView,
+  OptOutExportRequestSchema,
+  OptOutListRequestSchema,
+  OptOutNumbersRequestSchema,
+  OptOutRemoveRequestSchema,
+  OptOutSettings,
+  OptOutSettingsSetRequestSchema,
   PolicySetRequestSchema,
   StartJobRequestSchema,
 } from './schemas.js';
-import type { JobStatusReply, JobStatusRequest } from './job-status.js';
+import type { JobReceipts, JobStatus, OptOutEntry, RecipientResult } from './types.js';
 
 /** `jobs.start`: the body of `POST /start-bulk-messages` with the acting user (schema: `StartJobRequestSchema`). */
 export type StartJobRequest = z.output<typeof StartJobRequestSchema>;
@@ -21,9 +32,18 @@ export interface StartJobReply {
   status: 'queued' | 'running' | 'scheduled';
   total: number;
   estimatedFinishAt: string;
+  /** True when this answer replays an earlier start with the same key. */
+  replayed?: boolean;
 }
 
 export type JobRef = z.output<typeof JobRefSchema>;
+export type JobStatusRequest = z.output<typeof JobStatusRequestSchema>;
+/**
+ * The whole job with its version, or only the version when the client's copy is current. The job is
+ * its JSON text (a `JobView`), passed on by the gateway as it is: its lists are not parsed and written
+ * again on the way.
+ */
+export type JobStatusReply = { jobJson: string; version: string } | { notModified: true; version: string };
 export type JobLogsRequest = z.output<typeof JobLogsRequestSchema>;
 /** A request that names only the acting user. */
 export type JobsUserRequest = z.output<typeof JobsUserRequestSchema>;
@@ -45,7 +65,7 @@ export interface JobIdSchemeReply {
   legacyIds: boolean;
 }
 
-export interface JobsRequests extends JobPolicyRequests {
+export interface JobsRequests extends JobPolicyRequests, JobResultsRequests {
   'jobs.idScheme': { request: PingRequest; reply: JobIdSchemeReply };
   'jobs.pacing': { request: JobsUserRequest; reply: JobPacingReply };
   'jobs.start': { request: StartJobRequest; reply: StartJobReply };
@@ -67,4 +87,91 @@ export interface JobPolicyRequests {
   'jobs.pause': { request: JobRef; reply: { job: JobView } };
   /** Owner only; 409 when the job is not paused by the user. */
   'jobs.resume': { request: JobRef; reply: { job: JobView } };
+}
+
+// ---- campaign results
+
+export interface JobResultsPage {
+  results: RecipientResult[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** One job of `GET /api/jobs/{userId}`. */
+export interface JobHistoryItem {
+  jobId: string;
+  status: JobStatus;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  progress: JobProgress;
+  receipts: JobReceipts;
+  messagePreview: string;
+  /** The whole message, for "Send again". */
+  message: string;
+  /** True when the job was personalised (recipients with variables). */
+  personalised: boolean;
+}
+
+export interface JobHistoryPage {
+  jobs: JobHistoryItem[];
+  nextCursor: string | null;
+}
+
+/** Where a staged start body is (JetStream object store). */
+export interface StagedBodyRef {
+  bucket: string;
+  name: string;
+}
+
+export interface JobExportStart {
+  filename: string;
+  contentType: string;
+}
+
+export type JobResultsRequest = z.output<typeof JobResultsRequestSchema>;
+export type JobHistoryRequest = z.output<typeof JobHistoryRequestSchema>;
+export type JobExportRequest = z.output<typeof JobExportRequestSchema>;
+
+export interface JobResultsRequests {
+  'jobs.results': { request: JobResultsRequest; reply: JobResultsPage };
+  'jobs.list': { request: JobHistoryRequest; reply: JobHistoryPage };
+  /**
+   * Checks the job is the caller's, answers the file's name and type, then sends the file in chunks as
+   * NATS requests to `inbox` (each acknowledged with EXPORT_ACK), ending with the EXPORT_STREAM_HEADERS.end header.
+   */
+  'jobs.export': { request: JobExportRequest; reply: JobExportStart };
+}
+
+// ---- opt-outs (the gateway validates shapes; the jobs service checks again, it is the owner)
+
+export interface OptOutListReply {
+  optOuts: OptOutEntry[];
+  nextCursor: string | null;
+  /** How many numbers the whole list holds (not only those matching `q`). */
+  total: number;
+}
+
+export interface OptOutCheckReply {
+  /** Numbers on the list, in the order asked. */
+  optedOut: string[];
+  /** Numbers WhatsApp said it does not know, within the memory window. */
+  notOnWhatsApp: string[];
+}
+
+export type OptOutListRequest = z.output<typeof OptOutListRequestSchema>;
+export type OptOutNumbersRequest = z.output<typeof OptOutNumbersRequestSchema>;
+export type OptOutRemoveRequest = z.output<typeof OptOutRemoveRequestSchema>;
+export type OptOutExportRequest = z.output<typeof OptOutExportRequestSchema>;
+export type OptOutSettingsSetRequest = z.output<typeof OptOutSettingsSetRequestSchema>;
+
+export interface OptOutsRequests {
+  'jobs.optouts.list': { request: OptOutListRequest; reply: OptOutListReply };
+  'jobs.optouts.add': { request: OptOutNumbersRequest; reply: { added: number; alreadyListed: number } };
+  'jobs.optouts.remove': { request: OptOutRemoveRequest; reply: { removed: true } };
+  /** One page of the whole list, oldest first, for the gateway's streamed CSV. */
+  'jobs.optouts.export': { request: OptOutExportRequest; reply: { optOuts: OptOutEntry[]; nextCursor: string | null } };
+  'jobs.optouts.check': { request: OptOutNumbersRequest; reply: OptOutCheckReply };
+  'jobs.optouts.settings.get': { request: JobsUserRequest; reply: OptOutSettings };
+  'jobs.optouts.settings.set': { request: OptOutSettingsSetRequest; reply: OptOutSettings };
 }

@@ -12,11 +12,24 @@ import {
   z,
   type HttpCallRule,
 } from '../common/schema.js';
-import { JOB_LOG_TYPES } from '../common/events.js';
-import { JOB_STATUSES, SKIP_REASONS } from './types.js';
-import { JOB_MESSAGES } from './messages.js';
+import { JOB_LOG_TYPES, MessageReceivedEventSchema } from '../common/events.js';
+import {
+  EXPORT_FORMATS,
+  JOB_STATUSES,
+  RECIPIENT_RESULT_STATUSES,
+  SKIP_REASONS,
+  type ExportFormat,
+  type RecipientResultStatus,
+} from './types.js';
+import {
+  DEFAULT_OPT_OUT_CONFIRMATION,
+  DEFAULT_OPT_OUT_KEYWORDS,
+  JOB_MESSAGES,
+  OPT_OUT_MESSAGES,
+  RESULTS_MESSAGES,
+} from './messages.js';
 import { PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
-import { RESULTS_LIMITS } from './results-limits.js';
+import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS, RESULTS_LIMITS } from './limits.js';
 
 /**
  * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
@@ -263,6 +276,19 @@ export const StartJobAnswerSchema = z.object({
 export const JobAnswerSchema = z.object({ success: z.literal(true), job: JobViewSchema });
 export const JobLogsAnswerSchema = z.object({ success: z.literal(true), logs: z.array(JobLogEntrySchema) });
 
+// ---- Revalidation of `GET /job-status/{jobId}`: the jobs service gives each answer a version
+// that changes whenever anything in it can change; the gateway sends it as the ETag and forwards the
+// versions an `If-None-Match` names, so an unchanged job costs one indexed query and a 304, not its
+// lists. The ETag is weak: the version stands for what the job says, and a body read while a send was
+// being recorded may differ in bytes (a list a step ahead of the counts) under the same version.
+
+/**
+ * What the version stands for besides the stored job: the answer's shape. Raise the number when the
+ * answer changes for the same stored job (a field worded or computed differently, a list's order), so
+ * every copy cached before the change is answered in full once; new fields change it by themselves.
+ */
+export const JOB_STATUS_SHAPE = `1:${Object.keys(JobAnswerSchema.shape).join(',')}:${Object.keys(JobViewSchema.shape).join(',')}:${Object.keys(JobViewSchema.shape.results.shape).join(',')}`;
+
 /**
  * Size rules of the jobs calls. The start body crosses NATS in one message today; staging it (a
  * bigger rule) only changes this line.
@@ -291,6 +317,14 @@ export const JobRefSchema = z.object({ userId: RpcUserIdSchema, jobId: RpcIdSche
 
 /** `jobs.logs`: entries strictly after `since` (ISO or epoch ms; the service says when it is not a time). */
 export const JobLogsRequestSchema = JobRefSchema.extend({ since: z.string().max(100).optional() });
+
+/** `*` (any current answer) or one of our versions. */
+export const JobStatusVersionSchema = z.union([z.literal('*'), z.string().regex(JOB_STATUS_VERSION_PATTERN)]);
+
+/** `jobs.status`: `ifNoneMatch` holds the versions the client has; one of them still current is `{ notModified }`. */
+export const JobStatusRequestSchema = JobRefSchema.extend({
+  ifNoneMatch: z.array(JobStatusVersionSchema).min(1).max(JOB_STATUS_REVALIDATION.maxVersions).optional(),
+});
 
 /**
  * `jobs.start`: the body of `POST /start-bulk-messages` with the acting user. The body's fields are
@@ -369,3 +403,214 @@ export type JobLogEntry = z.output<typeof JobLogEntrySchema>;
 
 /** The answer of `POST /start-bulk-messages`. */
 export type StartJobAnswer = z.output<typeof StartJobAnswerSchema>;
+
+// ---- opt-outs: the per-account suppression list the jobs service owns and enforces
+
+/** The notice on OPTED_OUT_SUBJECT: the numbers one user's list just took. */
+export const OptedOutNoticeSchema = z.object({ userId: z.string().min(1), phones: z.array(z.string()).max(1000) });
+export type OptedOutNotice = z.output<typeof OptedOutNoticeSchema>;
+
+// The opt-out schemas: zod gives the type and the check; the refusals carry OPT_OUT_MESSAGES. They are
+// built on first use, so a page that imports contracts without checking opt-outs (the landing page)
+// builds none of them.
+
+/** A zod 4 type error: `required` when the field is absent (or null), `notOfType` when it is something else. */
+function typeError(required: string, notOfType: string) {
+  return {
+    error: (issue: { input?: unknown }) => (issue.input === undefined || issue.input === null ? required : notOfType),
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Query values the browser sends empty (`?limit=`) count as not given. */
+const blankToUndefined = (v: unknown) =>
+  isObject(v) ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, x === '' ? undefined : x])) : v;
+
+function buildSchemas() {
+  const keyword = z
+    .string({ error: OPT_OUT_MESSAGES.keywordsNotAList })
+    .transform((k) => k.trim())
+    .refine((k) => k !== '', OPT_OUT_MESSAGES.keywordBlank)
+    .refine((k) => k.length <= OPT_OUT_LIMITS.keywordMaxLength, OPT_OUT_MESSAGES.keywordTooLong)
+    .refine((k) => !hasNul(k), REQUEST_MESSAGES.nulCharacter('keywords'));
+
+  const settings = z.object({
+    keywords: z
+      .array(keyword, typeError(OPT_OUT_MESSAGES.keywordsEmpty, OPT_OUT_MESSAGES.keywordsNotAList))
+      .min(1, OPT_OUT_MESSAGES.keywordsEmpty)
+      .max(OPT_OUT_LIMITS.keywordsMax, OPT_OUT_MESSAGES.keywordsTooMany),
+    confirmationEnabled: z.boolean({ error: OPT_OUT_MESSAGES.confirmationEnabledNotBoolean }),
+    confirmationText: z
+      .string({ error: OPT_OUT_MESSAGES.confirmationTextRequired })
+      .transform((t) => t.trim())
+      .refine((t) => t !== '', OPT_OUT_MESSAGES.confirmationTextRequired)
+      .refine((t) => t.length <= OPT_OUT_LIMITS.confirmationTextMax, OPT_OUT_MESSAGES.confirmationTextTooLong)
+      .refine((t) => !hasNul(t), REQUEST_MESSAGES.nulCharacter('confirmationText')),
+  });
+
+  const listQuery = z.object({
+    cursor: z.string({ error: OPT_OUT_MESSAGES.invalidCursor }).max(200, OPT_OUT_MESSAGES.invalidCursor).optional(),
+    limit: z.coerce
+      .number({ error: OPT_OUT_MESSAGES.invalidLimit })
+      .int(OPT_OUT_MESSAGES.invalidLimit)
+      .min(1, OPT_OUT_MESSAGES.invalidLimit)
+      .max(OPT_OUT_LIMITS.listPageMax, OPT_OUT_MESSAGES.invalidLimit)
+      .optional(),
+    /** Digits anywhere in the number. */
+    q: z
+      .string({ error: OPT_OUT_MESSAGES.invalidSearch })
+      .transform((q) => q.replace(/[\s\-+()]/g, ''))
+      .refine((q) => /^\d{0,15}$/.test(q), OPT_OUT_MESSAGES.invalidSearch)
+      .optional(),
+  });
+
+  return {
+    /** `{keywords, confirmationEnabled, confirmationText}` as stored. */
+    settings,
+    /** `PUT /api/opt-outs/{userId}/settings`: any of the three fields; the others keep their value. */
+    settingsPatch: settings.partial(),
+    /** `GET /api/opt-outs/{userId}?cursor=&limit=&q=` */
+    listQuery,
+    /** The list query as the gateway reads it from the URL: an empty value is no value. */
+    listHttpQuery: z.preprocess(blankToUndefined, listQuery),
+    /** `GET /api/opt-outs/{userId}/export?format=csv` */
+    exportQuery: z.object({ format: z.enum(['csv'], { error: OPT_OUT_MESSAGES.invalidExportFormat }).optional() }),
+    /**
+     * `POST /api/opt-outs/{userId}` (add, import) and `.../check`: the shape of `{phoneNumbers}`. The
+     * numbers themselves (blank entries, how many, which are malformed) are `checkOptOutNumbers`'s, run
+     * by the jobs service; a body that is not an object is a form with nothing in it.
+     */
+    phoneNumbersBody: z.preprocess(
+      (v) => (isObject(v) ? v : {}),
+      z.object({
+        phoneNumbers: z
+          .array(z.unknown(), typeError(OPT_OUT_MESSAGES.phoneNumbersRequired, OPT_OUT_MESSAGES.phoneNumbersNotAList))
+          .meta({
+            description: '8-digit Hong Kong numbers (852/+852 stripped, duplicates merged)',
+            example: ['91234567', '+852 6123 4567'],
+          }),
+      }),
+    ),
+    /**
+     * `events.message.received` as the opt-outs consumer checks it before use: the one event schema of
+     * contracts, with bounds on what the consumer stores or compares.
+     */
+    messageReceived: MessageReceivedEventSchema.extend({
+      eventId: z.string().min(1).max(200),
+      userId: z.string().min(1).max(200),
+    }),
+  };
+}
+
+type OptOutSchemas = ReturnType<typeof buildSchemas>;
+let schemas: OptOutSchemas | undefined;
+/** The opt-out payload schemas (built once, on first use). */
+export function optOutSchemas(): OptOutSchemas {
+  return (schemas ??= buildSchemas());
+}
+
+export type OptOutSettings = z.output<OptOutSchemas['settings']>;
+export type OptOutSettingsPatch = z.input<OptOutSchemas['settingsPatch']>;
+export type OptOutListQuery = z.input<OptOutSchemas['listQuery']>;
+
+export const DEFAULT_OPT_OUT_SETTINGS: OptOutSettings = {
+  keywords: [...DEFAULT_OPT_OUT_KEYWORDS],
+  confirmationEnabled: false,
+  confirmationText: DEFAULT_OPT_OUT_CONFIRMATION,
+};
+
+// ---- campaign results
+
+// Query schemas (the gateway validates, the jobs service validates again).
+
+// A query value arrives as a string, or as a list when the name is repeated (`?limit=1&limit=2`): a
+// list gets the field's own message, like any other wrong value, never the parser's.
+const intInRange = (max: number, fallback: number) =>
+  z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+      if (!Number.isInteger(n) || n < 1 || n > max) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidLimit(max) });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const cursorSchema = z
+  .unknown()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return undefined;
+    if (typeof v !== 'string' || v.length > 200 || !/^[A-Za-z0-9_-]*$/.test(v)) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidCursor });
+      return z.NEVER;
+    }
+    return v;
+  });
+
+/** `status=` of the report: one status or several, comma-separated; absent = every recipient. */
+const statusFilterSchema = z
+  .union([z.string(), z.array(z.string())])
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined || v === '') return undefined;
+    const parts = (Array.isArray(v) ? v.join(',') : v)
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+    if (parts.length === 0 || !parts.every((s) => (RECIPIENT_RESULT_STATUSES as readonly string[]).includes(s))) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidStatus });
+      return z.NEVER;
+    }
+    return [...new Set(parts)] as RecipientResultStatus[];
+  });
+
+/** Query of `GET /job-results/{jobId}`. */
+export const jobResultsQuerySchema = z.object({
+  status: statusFilterSchema,
+  cursor: cursorSchema,
+  limit: intInRange(RESULTS_LIMITS.reportPageMax, RESULTS_LIMITS.reportPageDefault),
+});
+export type JobResultsQuery = z.output<typeof jobResultsQuerySchema>;
+
+/** Query of `GET /job-results/{jobId}/export`. */
+export const jobExportQuerySchema = z.object({
+  format: z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      const f = v === undefined ? 'csv' : typeof v === 'string' ? v.trim().toLowerCase() : '';
+      if (!(EXPORT_FORMATS as readonly string[]).includes(f)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidFormat });
+        return z.NEVER;
+      }
+      return f as ExportFormat;
+    }),
+});
+export type JobExportQuery = z.output<typeof jobExportQuerySchema>;
+
+/** Query of `GET /api/jobs/{userId}`: `active=true` lists only the jobs not finished yet (queued, scheduled, running, paused). */
+export const jobHistoryQuerySchema = z.object({
+  cursor: cursorSchema,
+  limit: intInRange(RESULTS_LIMITS.historyPageMax, RESULTS_LIMITS.historyPageDefault),
+  active: z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '' || v === false || v === 'false') return false;
+      if (v === true || v === 'true') return true;
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidActive });
+      return z.NEVER;
+    }),
+});
+export type JobHistoryQuery = z.output<typeof jobHistoryQuerySchema>;
+
+/** The `Idempotency-Key` header: absent is fine; present must be sane. */
+export const idempotencyKeySchema = z
+  .string()
+  .min(1, RESULTS_MESSAGES.idempotencyKeyInvalid)
+  .max(RESULTS_LIMITS.idempotencyKeyMaxLength, RESULTS_MESSAGES.idempotencyKeyInvalid)
+  .regex(/^[\x21-\x7e]+$/, RESULTS_MESSAGES.idempotencyKeyInvalid);

@@ -2,8 +2,9 @@ import { LIMITS } from '../common/limits.js';
 import { checkWith, isBlankText, REQUEST_MESSAGES } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
 import { fillPlaceholders, placeholdersIn } from '../web/placeholders.js';
-import { JobsErrorCode } from './errors.js';
-import { JOB_MESSAGES } from './messages.js';
+import { JobsErrorCode, OptOutsErrorCode } from './errors.js';
+import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS } from './limits.js';
+import { JOB_MESSAGES, OPT_OUT_MESSAGES } from './messages.js';
 import { StartJobHttpBodySchema } from './schemas.js';
 
 export { parseSince } from './schemas.js';
@@ -201,4 +202,99 @@ function checkVariableSizes(
     });
   }
   return undefined;
+}
+
+// ---- opt-outs
+
+export type PhoneListCheck =
+  | { ok: true; phones: string[] }
+  | { ok: false; code: OptOutsErrorCode; message: string; details?: Record<string, unknown> };
+
+/** `{phoneNumbers: [...]}` of the add call: normalised like a job's numbers, duplicates merged. */
+export function checkOptOutNumbers(value: unknown, max: number = OPT_OUT_LIMITS.addMax): PhoneListCheck {
+  if (value === undefined || value === null)
+    return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
+  if (!Array.isArray(value))
+    return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
+  const entries = value.filter((v) => !(v === null || v === undefined || (typeof v === 'string' && v.trim() === '')));
+  // An object or a list among the numbers is no number to echo back ("[object Object]").
+  if (entries.some((v) => typeof v !== 'string' && typeof v !== 'number')) {
+    return { ok: false, code: OptOutsErrorCode.InvalidPhoneNumbers, message: OPT_OUT_MESSAGES.phoneNumbersNotAList };
+  }
+  if (entries.length === 0)
+    return { ok: false, code: OptOutsErrorCode.PhoneNumbersRequired, message: OPT_OUT_MESSAGES.phoneNumbersRequired };
+  if (entries.length > max) {
+    return {
+      ok: false,
+      code: OptOutsErrorCode.TooManyPhoneNumbers,
+      message: max === OPT_OUT_LIMITS.addMax ? OPT_OUT_MESSAGES.tooManyPhoneNumbers : OPT_OUT_MESSAGES.tooManyToCheck,
+      details: { max },
+    };
+  }
+  const phones = new Set<string>();
+  const invalid: string[] = [];
+  for (const entry of entries) {
+    const phone = normalizeHkPhone(entry);
+    if (phone === undefined) invalid.push(String(entry).trim().slice(0, 32));
+    else phones.add(phone);
+  }
+  if (invalid.length > 0) {
+    return {
+      ok: false,
+      code: OptOutsErrorCode.InvalidPhoneNumbers,
+      message: OPT_OUT_MESSAGES.invalidPhoneNumbers(invalid),
+      details: { invalid },
+    };
+  }
+  return { ok: true, phones: [...phones] };
+}
+
+/** How a keyword and a message are compared: trimmed, width-folded (ＳＴＯＰ = STOP), case-insensitive. */
+export function keywordForm(text: string): string {
+  return text.normalize('NFKC').trim().toLocaleUpperCase('en-US');
+}
+
+/** True when the whole message (trimmed, any case) is one of the keywords. */
+export function isOptOutKeyword(text: unknown, keywords: readonly string[]): boolean {
+  if (typeof text !== 'string') return false;
+  const form = keywordForm(text);
+  if (form === '' || form.length > OPT_OUT_LIMITS.keywordMaxLength * 4) return false;
+  return keywords.some((k) => keywordForm(k) === form);
+}
+
+/**
+ * The sender of an inbound message as a list entry: `85291234567`, `+852 9123 4567`,
+ * `85291234567@c.us` and `91234567` are all `91234567`. Undefined for numbers a job could never
+ * send to (other countries, groups).
+ */
+export function optOutPhoneOf(from: unknown): string | undefined {
+  if (typeof from !== 'string') return undefined;
+  const at = from.indexOf('@');
+  if (at >= 0 && from.slice(at) !== '@c.us') return undefined;
+  return normalizeHkPhone(at >= 0 ? from.slice(0, at) : from);
+}
+
+// ---- job-status revalidation
+
+/** One entity-tag (RFC 9110 §8.8.3: `[W/] DQUOTE *etagc DQUOTE`) and the comma or end after it. */
+const ENTITY_TAG = /[ \t]*(?:W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[ \t]*(,|$)/y;
+
+/**
+ * The versions an `If-None-Match` header names (weak comparison: `W/` or not), `['*']` for `*`, or
+ * undefined when there is none of ours: absent, empty, too long or malformed headers are ignored, as
+ * if absent, so the answer is the whole job; tags that are not ours (an Express body hash a browser
+ * cached from a gateway that did not version job-status) are skipped.
+ */
+export function ifNoneMatchVersions(header: unknown): string[] | undefined {
+  if (typeof header !== 'string' || header.length > JOB_STATUS_REVALIDATION.ifNoneMatchMaxLength) return undefined;
+  if (header.trim() === '*') return ['*'];
+  const versions = new Set<string>();
+  ENTITY_TAG.lastIndex = 0;
+  while (ENTITY_TAG.lastIndex < header.length) {
+    const tag = ENTITY_TAG.exec(header);
+    if (!tag) return undefined;
+    if (JOB_STATUS_VERSION_PATTERN.test(tag[1]!)) versions.add(tag[1]!);
+    if (tag[2] === '') break;
+  }
+  return versions.size === 0 ? undefined : [...versions].slice(0, JOB_STATUS_REVALIDATION.maxVersions);
 }

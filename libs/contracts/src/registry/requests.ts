@@ -18,7 +18,7 @@ import {
   PolicySetRequestSchema,
   StartJobRequestSchema,
 } from '../jobs/schemas.js';
-import { JobStatusRequestSchema } from '../jobs/job-status.js';
+import { JobStatusRequestSchema } from '../jobs/schemas.js';
 import { MediaGetRequestSchema, MediaHoldRequestSchema, MediaRegisterRequestSchema } from '../media/schemas.js';
 import {
   IdempotencyBeginRequestSchema,

@@ -2,7 +2,7 @@ import type { DashboardRequests } from '../dashboard/rpc.js';
 import type { IntegrationsRequests } from '../integrations/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
 import type { MediaRequests } from '../media/rpc.js';
-import type { OptOutsRequests } from '../jobs/opt-outs.js';
+import type { OptOutsRequests } from '../jobs/rpc.js';
 import type { SessionsRequests } from '../sessions/rpc.js';
 import type { TemplatesRequests } from '../templates/rpc.js';
 import { isSharded, type PingRequests } from '../common/rpc.js';

@@ -10,7 +10,7 @@ import {
   z,
   type HttpCallRule,
 } from '../common/schema.js';
-import { idempotencyKeySchema } from '../jobs/results.js';
+import { idempotencyKeySchema } from '../jobs/schemas.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**

@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkRequest } from '../../registry/requests.js';
-import { ifNoneMatchVersions, JOB_STATUS_REVALIDATION, jobStatusEtag } from '../job-status.js';
+import { JOB_STATUS_REVALIDATION } from '../limits.js';
+import { jobStatusEtag } from '../subjects.js';
+import { ifNoneMatchVersions } from '../validation.js';
 
 const A = 'AAAAAAAAAAAAAAAAAAAA-_';
 const B = 'bbbbbbbbbbbbbbbbbbbb01';

@@ -1,17 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../common/messages.js';
-import {
-  checkOptOutNumbers,
-  DEFAULT_OPT_OUT_KEYWORDS,
-  isOptOutKeyword,
-  OPT_OUT_LIMITS,
-  OPT_OUT_MESSAGES,
-  optOutConfirmationKey,
-  optOutCsvLine,
-  optOutPhoneOf,
-  optOutSchemas,
-  OptOutsErrorCode,
-} from '../opt-outs.js';
+import { OptOutsErrorCode } from '../errors.js';
+import { OPT_OUT_LIMITS } from '../limits.js';
+import { DEFAULT_OPT_OUT_KEYWORDS, OPT_OUT_MESSAGES } from '../messages.js';
+import { optOutSchemas } from '../schemas.js';
+import { optOutConfirmationKey, optOutCsvLine } from '../subjects.js';
+import { checkOptOutNumbers, isOptOutKeyword, optOutPhoneOf } from '../validation.js';
 import { parseIdempotencyKey } from '../../sessions/messages.js';
 
 describe('opt-out rules', () => {

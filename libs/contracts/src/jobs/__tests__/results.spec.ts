@@ -1,11 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import {
-  jobExportQuerySchema,
-  jobHistoryQuerySchema,
-  jobResultsQuerySchema,
-  RESULTS_LIMITS,
-  RESULTS_MESSAGES,
-} from '../results.js';
+import { RESULTS_LIMITS } from '../limits.js';
+import { RESULTS_MESSAGES } from '../messages.js';
+import { jobExportQuerySchema, jobHistoryQuerySchema, jobResultsQuerySchema } from '../schemas.js';
 
 const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message);

@@ -1,3 +1,11 @@
+import { LIMITS } from '../common/limits.js';
+import { ONE_NATS_MESSAGE, type HttpCallRule } from '../common/schema.js';
+
+/**
+ * Limits of the jobs module: sizes, page lengths and times of campaign results, opt-outs and the
+ * job-status revalidation. The schemas, the texts, the jobs service, the gateway and the web read them here.
+ */
+
 /** Sizes and times of campaign results: idempotency keys, report and history pages, staged starts, exports. */
 export const RESULTS_LIMITS = {
   /** Printable ASCII, like Stripe's keys; a UUID fits easily. */
@@ -36,3 +44,41 @@ export const RESULTS_LIMITS = {
   /** Rows read from Postgres per step of an export (keyset paging: flat memory whatever the job size). */
   exportBatchRows: 2000,
 } as const;
+
+export const OPT_OUT_LIMITS = {
+  keywordsMax: 20,
+  keywordMaxLength: 30,
+  confirmationTextMax: 300,
+  listPageDefault: 50,
+  listPageMax: 200,
+  /** Numbers one add (or import) call takes. */
+  addMax: 1000,
+  /** Numbers one check call (the review step) takes: as many as a job. */
+  checkMax: LIMITS.defaultMaxRecipientsPerJob,
+  searchMaxLength: 15,
+  /** Export pages the gateway asks for while it streams the CSV. */
+  exportPage: 5000,
+  /** Days a number WhatsApp said it does not know is skipped without asking again (default of the env var). */
+  notOnWhatsAppDays: 30,
+} as const;
+
+/** Size rules of the opt-out calls with a body (the gateway answers 413 above them). */
+export const OPT_OUT_HTTP = {
+  /** Up to `addMax` numbers, as typed or imported. */
+  add: ONE_NATS_MESSAGE,
+  /** As many numbers as a job. */
+  check: ONE_NATS_MESSAGE,
+  /** Three small fields: 20 keywords and a short text fit many times over. */
+  settings: { maxBodyBytes: 16 * 1024 },
+} as const satisfies Record<string, HttpCallRule>;
+
+/** Revalidation of `GET /job-status/{jobId}` (the ETag and `If-None-Match`). */
+export const JOB_STATUS_REVALIDATION = {
+  /** A longer If-None-Match is ignored (answered as if absent): browsers send one tag of ~27 characters. */
+  ifNoneMatchMaxLength: 1024,
+  /** Versions forwarded to the jobs service from one header. */
+  maxVersions: 8,
+} as const;
+
+/** A job-status version: 128 bits of a digest, base64url. */
+export const JOB_STATUS_VERSION_PATTERN = /^[A-Za-z0-9_-]{22}$/;
