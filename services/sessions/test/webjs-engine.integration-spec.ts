@@ -30,7 +30,6 @@ import { startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bn
 import type { SessionsEnv } from '../src/config/env.js';
 import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../src/database/schema.js';
 import { SafeRemoteAuth } from '../src/sessions/engines/safe-remote-auth.js';
-import { SimOutboxRepository } from '../src/sessions/engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from '../src/sessions/engines/webjs-auth.repository.js';
 import { WebjsAuthStore, webjsSessionName } from '../src/sessions/engines/webjs-auth.store.js';
 import {
@@ -47,6 +46,8 @@ import { SendLedger } from '../src/sessions/send-ledger.service.js';
 import { SendsRepository } from '../src/sessions/sends.repository.js';
 import { SessionEvents } from '../src/sessions/session-events.js';
 import { SessionManager } from '../src/sessions/session-manager.service.js';
+import { EngineListeners } from '../src/sessions/engine-listeners.js';
+import { UserSessions } from '../src/sessions/user-sessions.js';
 
 /**
  * How the fake plays whatsapp-web.js 1.34.7 against today's WhatsApp Web; each knob reproduces a
@@ -56,8 +57,8 @@ interface FakeBehaviour {
   /** normal: `_serialized` ids; dollar1: ids carry only `$1` (WhatsApp Web 2.3000.1042401057+);
    *  undefined: the message goes out but `sendMessage` resolves undefined (whatsapp-web.js #201857); hang: never
    *  answers (puppeteer's 180 s protocol timeout); throw: the page call fails after the hand-over;
-   *  ackError: WhatsApp answers ack -1. */
-  send: 'normal' | 'dollar1' | 'undefined' | 'hang' | 'throw' | 'ackError';
+   *  ackError: WhatsApp answers ack -1; pending: the send leaves the page at ack 0 (no server ack yet). */
+  send: 'normal' | 'dollar1' | 'undefined' | 'hang' | 'throw' | 'ackError' | 'pending';
   /** hang: `initialize()` never settles and no event fires (a page that never loads). */
   initialize: 'resolve' | 'hang';
   /** The number lookup never answers. */
@@ -117,6 +118,8 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
         return { id: { $1: key }, ack: 1, timestamp };
       case 'ackError':
         return { id: { _serialized: key }, ack: -1, timestamp };
+      case 'pending':
+        return { id: { _serialized: key }, ack: 0, timestamp };
       default:
         return { id: { _serialized: key }, ack: 1, timestamp };
     }
@@ -190,16 +193,20 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const outbox = new OutboxRepository(tx);
     const publisher = new OutboxPublisher(tx, outbox, new EventBus(nc));
     publishers.push(publisher);
-    const manager = new SessionManager(
+    const links = new LinksRepository(tx);
+    const ledger = new SendLedger(sends, env);
+    const userSessions = new UserSessions(env);
+    const listeners = new EngineListeners(
       engine,
       env,
-      new LinksRepository(tx),
-      new SendLedger(sends, env),
+      userSessions,
+      links,
+      ledger,
       sessionEvents,
       new RpcClient(nc, { shards: 1, timeoutMs: 1000 }),
-      new SimOutboxRepository(tx, env),
       new MessageEvents(tx, sends, outbox, publisher),
     );
+    const manager = new SessionManager(engine, env, userSessions, listeners, links, ledger, sessionEvents);
     managers.push(manager);
     await manager.onApplicationBootstrap();
     return manager;
@@ -661,10 +668,36 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const ok = await manager.send({ ...req, to: '91230006', idempotencyKey: 'job-e:91230006' });
     client.emit('message_ack', { id: { _serialized: ok.messageId } }, -1);
     await waitFor(() => eventsOf(userId, 'events.message.status').some((e) => e.status === 'failed'), 5000);
+    // Accepted, then refused (a 463 / reach-out refusal): failed in plain words, marked as a refusal.
     expect(eventsOf(userId, 'events.message.status').find((e) => e.status === 'failed')).toMatchObject({
       recipient: '91230006',
-      error: SESSION_MESSAGES.sendRejected,
+      error: SESSION_MESSAGES.sendRefusedAfterAccept,
+      refused: true,
     });
+  });
+
+  it('5: a send WhatsApp never acknowledges (ack stays 0) is failed after the server-ack time-out; one acknowledged in time is not', async () => {
+    const userId = 'user_noserverack';
+    const { manager, client } = await linkedUser(userId, {
+      behaviour: { send: 'pending' },
+      engine: { serverAckTimeoutMs: 300 },
+    });
+    const silent = await manager.send({ userId, to: '91230021', text: 'a', idempotencyKey: 'job-s:91230021' });
+    const acked = await manager.send({ userId, to: '91230022', text: 'b', idempotencyKey: 'job-s:91230022' });
+    // The library's sequence for a message the server took: ack 1 (server), then 2 (device).
+    client.emit('message_ack', { id: { _serialized: acked.messageId } }, 1);
+    client.emit('message_ack', { id: { _serialized: acked.messageId } }, 2);
+    await waitFor(() => eventsOf(userId, 'events.message.status').some((e) => e.status === 'failed'), 5000);
+    await new Promise((r) => setTimeout(r, 500));
+    const statuses = eventsOf(userId, 'events.message.status').map((e) => [e.recipient, e.status, e.error]);
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        ['91230021', 'failed', SESSION_MESSAGES.sendNotConfirmed],
+        ['91230022', 'delivered', undefined],
+      ]),
+    );
+    expect(statuses.filter(([, status]) => status === 'failed')).toHaveLength(1);
+    expect(silent.messageId).not.toBe('');
   });
 
   it('6: a send that hangs is unconfirmed within SEND_TIMEOUT_MS (never free to resend); a hanging lookup is retried', async () => {

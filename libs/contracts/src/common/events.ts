@@ -46,6 +46,11 @@ export const MessageStatusEventSchema = EventEnvelopeSchema.extend({
   status: z.enum(MESSAGE_STATUSES),
   content: z.string(),
   error: z.string().optional(),
+  /**
+   * `failed` only: WhatsApp accepted the send (it was reported `sent`) and refused it afterwards (an
+   * error ack, or no server ack in time). The recipient is failed, not sent; `error` says why.
+   */
+  refused: z.boolean().optional(),
 });
 export type MessageStatusEvent = z.output<typeof MessageStatusEventSchema>;
 

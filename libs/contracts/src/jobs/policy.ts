@@ -58,6 +58,11 @@ export const POLICY_LIMITS = {
   maxDailyCap: 100_000,
   /** `startAt` may be at most this far ahead. */
   maxStartAheadMs: 30 * 86_400_000,
+  /**
+   * Refusals in a row (accepted, then refused by WhatsApp) to numbers the account never talked to
+   * that pause the account's campaigns (`refused`): WhatsApp's reach-out limit on new contacts.
+   */
+  refusalsToNewContactsPause: 2,
   /** Jobs over this many recipients under `standard` get a warning in the review step. */
   standardWarnRecipients: 300,
   defaultTimeZone: 'Asia/Hong_Kong',
@@ -168,8 +173,17 @@ export enum PolicyErrorCode {
 }
 
 /** The reasons a job waits with status `paused` (or `running`, for `unlinked`). */
-export const PAUSED_REASONS = ['user', 'window', 'daily_cap', 'unlinked', 'rate_limited'] as const;
+export const PAUSED_REASONS = ['user', 'window', 'daily_cap', 'unlinked', 'rate_limited', 'refused'] as const;
 export type PausedReason = (typeof PAUSED_REASONS)[number];
+
+/**
+ * Paused reasons that only the user ends (Resume): `user`, and `refused` (WhatsApp refused messages to
+ * new contacts: going on blindly risks the number). The others end by themselves.
+ */
+export const USER_RESUMED_REASONS = ['user', 'refused'] as const satisfies readonly PausedReason[];
+export function resumedByUser(reason: PausedReason | null | undefined): boolean {
+  return reason != null && (USER_RESUMED_REASONS as readonly string[]).includes(reason);
+}
 
 /** Job log lines of pacing, in plain words. */
 export const PACING_LOG = {
@@ -181,6 +195,8 @@ export const PACING_LOG = {
   rateLimited: (minutes: number, at: string) =>
     `WhatsApp is limiting how fast this number may send; pausing ${minutes} minute${minutes === 1 ? '' : 's'} to protect it (resumes at ${at})`,
   resumed: 'Sending resumed',
+  refusingNewContacts: (refusals: number) =>
+    `WhatsApp is refusing messages to new contacts (${refusals} refused in a row); campaign paused to protect the number. Resume when you are ready`,
 } as const;
 
 /** Human label of a paused reason (the progress view). */
@@ -190,6 +206,7 @@ export const PAUSED_REASON_TEXT: Record<PausedReason, string> = {
   daily_cap: 'Daily limit reached',
   unlinked: 'WhatsApp is not connected',
   rate_limited: 'WhatsApp asked us to slow down',
+  refused: 'WhatsApp is refusing messages to new contacts',
 };
 
 export type PolicyCheck = { ok: true; policy: SendingPolicy } | { ok: false; field: string; message: string };

@@ -45,6 +45,10 @@ export const SESSION_MESSAGES = {
   disconnectUnpaired: 'The phone unlinked this device. Connect again to continue.',
   /** WhatsApp answered a send with an error (ack -1): the message did not go out. */
   sendRejected: 'WhatsApp refused this message',
+  /** WhatsApp accepted a send and then refused it with an error ack (a 463 / reach-out refusal). */
+  sendRefusedAfterAccept: 'WhatsApp accepted this message and then refused it; it was not delivered',
+  /** WhatsApp's server never acknowledged a send that left this device. */
+  sendNotConfirmed: 'WhatsApp did not confirm this message in time; it was not delivered',
   /** The engine failed a send with no verdict of WhatsApp's: nothing went out, the send is tried again. */
   sendFailed: 'the message could not be sent',
   /** WhatsApp did not answer a number lookup in time: nothing was sent, the send is tried again. */

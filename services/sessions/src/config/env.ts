@@ -52,6 +52,14 @@ export const SESSIONS_ENV = {
   SIM_FAIL_NUMBERS: env.list(
     'simulated engine: numbers (digits, with or without 852) that are "not on WhatsApp", comma-separated',
   ),
+  SIM_REFUSE_NUMBERS: env.list(
+    'simulated engine: numbers (digits, with or without 852) whose sends WhatsApp accepts and then refuses with an error ack within 1 s, comma-separated',
+  ),
+  SIM_REFUSE_DELAY_MS: env.int(
+    'simulated engine: delay of the refusal (error ack) after an accepted send to a SIM_REFUSE_NUMBERS number',
+    200,
+    { min: 0, max: 1000 },
+  ),
   SIM_DELIVERED_DELAY_MS: env.int('simulated engine: delay of the delivered ack after a send', 1000, { min: 0 }),
   SIM_RATE_LIMIT_AFTER: env.int(
     "simulated engine: after this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never)",
@@ -77,6 +85,11 @@ export const SESSIONS_ENV = {
     'webjs engine: largest profile zip stored; bigger backups are refused and the previous one kept',
     64 * 1024 * 1024,
     { min: 1024 },
+  ),
+  WEBJS_SERVER_ACK_TIMEOUT_MS: env.int(
+    "webjs engine: a sent message WhatsApp's server has not acknowledged after this long is failed (not delivered), never counted as sent",
+    120_000,
+    { min: 1000 },
   ),
   WEBJS_HEADLESS: env.bool('webjs engine: run Chromium headless', true),
   WEBJS_START_TIMEOUT_MS: env.int(

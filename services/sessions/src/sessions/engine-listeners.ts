@@ -69,7 +69,8 @@ export class EngineListeners {
       failed: (error) => on('failed', (s) => this.onFailed(s, error)),
       // Receipts and inbound messages do not touch the link's state: they go straight to the durable
       // outbox (retried through a Postgres outage), outside the user's queue.
-      ack: (messageId, status: AckStatus) => void this.messageEvents.recordAck(session.userId, messageId, status),
+      ack: (messageId, status: AckStatus, reason?: string) =>
+        void this.messageEvents.recordAck(session.userId, messageId, status, reason),
       incoming: (from, text, at, messageId) =>
         void this.messageEvents.recordInbound(session.userId, { from, text, at, messageId }),
     };

@@ -32,6 +32,8 @@ interface PendingAck {
   userId: string;
   messageId: string;
   status: 'delivered' | 'read' | 'failed';
+  /** `failed` only: why, in plain words (the engine's; WhatsApp's refusal by default). */
+  reason?: string;
   arrived: number;
   /** Not before this time (epoch ms): retried after a wait. */
   notBefore: number;
@@ -93,10 +95,19 @@ export class MessageEvents implements BeforeApplicationShutdown {
    * receipts share one transaction (one lock, one update, one outbox insert); at a low rate the first
    * waits ACK_GATHER_MS for company.
    */
-  recordAck(userId: string, messageId: string, status: AckStatus): Promise<void> {
+  recordAck(userId: string, messageId: string, status: AckStatus, reason?: string): Promise<void> {
     if (status !== 'delivered' && status !== 'read' && status !== 'failed') return Promise.resolve(); // jobs reports sent
     return new Promise<void>((resolve) => {
-      this.acks.push({ userId, messageId, status, arrived: Date.now(), notBefore: 0, tries: 0, resolve });
+      this.acks.push({
+        userId,
+        messageId,
+        status,
+        ...(status === 'failed' ? { reason } : {}),
+        arrived: Date.now(),
+        notBefore: 0,
+        tries: 0,
+        resolve,
+      });
       this.flushSoon(ACK_GATHER_MS);
     });
   }
@@ -227,7 +238,10 @@ export class MessageEvents implements BeforeApplicationShutdown {
             idempotencyKey: send.idempotencyKey,
             status: ack.status,
             content: send.text,
-            ...(ack.status === 'failed' ? { error: SESSION_MESSAGES.sendRejected } : {}),
+            // A failed receipt comes after the send was accepted (and reported sent): WhatsApp refused it later.
+            ...(ack.status === 'failed'
+              ? { error: ack.reason ?? SESSION_MESSAGES.sendRefusedAfterAccept, refused: true }
+              : {}),
           },
         });
       }

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Subscription } from '@nats-io/transport-node';
-import { SESSION_MESSAGES, SessionsErrorCode, type SessionStateEvent } from '@bns/contracts';
+import {
+  idempotencyKeyOf,
+  SESSION_MESSAGES,
+  SessionsErrorCode,
+  type MessageStatusEvent,
+  type SessionStateEvent,
+} from '@bns/contracts';
 import { loadEnv, OutboxPublisher, OutboxRepository, RpcClient } from '@bns/service-kit';
 import { waitFor } from '@bns/testing';
 import { SESSIONS_ENV } from '../../config/env.js';
@@ -28,7 +34,9 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
   let manager: SessionManager;
   let simulator: SimulatorControls;
   let states: Subscription;
+  let statuses: Subscription;
   const heard: SessionStateEvent[] = [];
+  const receipts: (MessageStatusEvent & { seenAt: number })[] = [];
   const stateOf = (userId: string) => heard.filter((e) => e.userId === userId).map((e) => e.state);
 
   beforeAll(async () => {
@@ -58,6 +66,8 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
           SIM_READY_DELAY_MS: 20,
           SIM_DELIVERED_DELAY_MS: 20,
           SIM_READ_DELAY_MS: 40,
+          SIM_REFUSE_NUMBERS: ['85291110001'],
+          SIM_REFUSE_DELAY_MS: 200,
           // No dashboard service here: the welcome message goes out once its preference lookup gives up.
           AUTO_LOGIN_PREF_TIMEOUT_MS: 100,
         },
@@ -69,6 +79,11 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
         if (!err) heard.push(msg.json<SessionStateEvent>());
       },
     });
+    statuses = h.nc!.subscribe('events.message.status', {
+      callback: (err, msg) => {
+        if (!err) receipts.push({ ...msg.json<MessageStatusEvent>(), seenAt: Date.now() });
+      },
+    });
     await h.module.init();
     manager = h.get(SessionManager);
     simulator = h.get(SimulatorControls);
@@ -76,6 +91,7 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
 
   afterAll(async () => {
     states?.unsubscribe();
+    statuses?.unsubscribe();
     await h?.stop();
   });
 
@@ -131,5 +147,42 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
     expect(await manager.logout(userId)).toEqual({ sessionsCleanedUp: 1 });
     expect(await manager.status(userId)).toEqual({ state: 'no_session' });
     expect(await manager.logout(userId)).toEqual({ sessionsCleanedUp: 0 });
+  });
+
+  it('accepts a send to a SIM_REFUSE_NUMBERS number, then fails it within 1 s with a plain reason; others are delivered', async () => {
+    const userId = 'user_medium_refused';
+    await manager.connect(userId, true);
+    await waitFor(async () => stateOf(userId).includes('qr'), 10_000, 20, 'the first QR');
+    await simulator.scan(userId);
+    await waitFor(async () => stateOf(userId).includes('ready'), 10_000, 20, 'ready');
+    const jobId = '0190a1b2-0000-7000-8000-000000000001';
+    const send = (to: string) => manager.send({ userId, to, text: 'Hi', idempotencyKey: idempotencyKeyOf(jobId, to) });
+
+    const accepted = await send('91110001');
+    const acceptedAt = Date.now();
+    // WhatsApp took it: an id, not an error.
+    expect(accepted).toMatchObject({ status: 'sent', messageId: expect.any(String), duplicate: false });
+    await send('91110002');
+    await waitFor(async () => receipts.some((r) => r.userId === userId && r.status === 'failed'), 5000, 20, 'refusal');
+    const refusal = receipts.find((r) => r.userId === userId && r.status === 'failed')!;
+    expect(refusal).toMatchObject({
+      jobId,
+      recipient: '91110001',
+      messageId: accepted.messageId,
+      error: SESSION_MESSAGES.sendRefusedAfterAccept,
+      refused: true,
+    });
+    // Its record waits for the ledger's commit and the outbox: the refusal itself comes within 1 s.
+    expect(refusal.seenAt - acceptedAt).toBeLessThan(1500);
+    await waitFor(
+      async () => receipts.some((r) => r.userId === userId && r.recipient === '91110002' && r.status === 'read'),
+      5000,
+      20,
+      'the other number read',
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receipts.filter((r) => r.userId === userId && r.recipient === '91110001').map((r) => r.status)).toEqual([
+      'failed',
+    ]);
   });
 });

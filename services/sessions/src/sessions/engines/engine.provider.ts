@@ -20,6 +20,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
       authTimeoutMs: env.WEBJS_AUTH_TIMEOUT_MS,
       // The number lookup queues nothing, so it must give up before the whole send does (then it is retried).
       lookupTimeoutMs: Math.min(15_000, Math.floor(env.SEND_TIMEOUT_MS / 3)),
+      serverAckTimeoutMs: env.WEBJS_SERVER_ACK_TIMEOUT_MS,
     });
   }
   return new SimulatedEngine(simOutbox, {
@@ -30,6 +31,8 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
     deliveredDelayMs: env.SIM_DELIVERED_DELAY_MS,
     readDelayMs: env.SIM_READ_DELAY_MS,
     rateLimitAfter: env.SIM_RATE_LIMIT_AFTER,
+    refuseNumbers: env.SIM_REFUSE_NUMBERS,
+    refuseDelayMs: env.SIM_REFUSE_DELAY_MS,
   });
 }
 

@@ -16,7 +16,11 @@ export interface EngineListener {
   authFailure(message: string): void;
   /** The engine could not start or died, or a phase missed its deadline (a `PhaseTimeoutError`). */
   failed(error: Error): void;
-  ack(messageId: string, status: AckStatus): void;
+  /**
+   * WhatsApp's receipt of a sent message. `failed` comes after the send was accepted: an error ack
+   * (a 463 / reach-out refusal) or no server ack in time; `reason` says which, in plain words.
+   */
+  ack(messageId: string, status: AckStatus, reason?: string): void;
   /**
    * A recipient wrote to the account in a one-to-one chat (never groups, status broadcasts or our own
    * messages). `from` is the sender's number in international digits.

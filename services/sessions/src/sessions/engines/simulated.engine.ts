@@ -21,7 +21,14 @@ export interface SimulatedEngineOptions {
   readDelayMs: number;
   /** After this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never). */
   rateLimitAfter?: number;
+  /** Numbers whose sends WhatsApp accepts and then refuses with an error ack (a 463-style refusal). */
+  refuseNumbers?: readonly string[];
+  /** How long after the acceptance the refusal comes (at most 1 s). */
+  refuseDelayMs?: number;
 }
+
+/** A simulated refusal arrives within this long of the send's acceptance. */
+export const SIM_REFUSE_DELAY_MAX_MS = 1000;
 
 /**
  * A QR payload shaped like WhatsApp Web's: `ref,noisePublicKey,identityKey,advSecret`, each a random
@@ -48,16 +55,26 @@ export function simulatedPhoneNumber(): string {
 export class SimulatedEngine implements WaEngine {
   readonly name = 'simulated' as const;
   private readonly failNumbers: Set<string>;
+  private readonly refuseNumbers: Set<string>;
 
   constructor(
     private readonly outbox: SimOutboxRepository,
     private readonly options: SimulatedEngineOptions,
   ) {
-    this.failNumbers = new Set(options.failNumbers.flatMap((n) => normalizePhone(n, 'international') ?? []));
+    const numbers = (list: readonly string[] = []) =>
+      new Set(list.flatMap((n) => normalizePhone(n, 'international') ?? []));
+    this.failNumbers = numbers(options.failNumbers);
+    this.refuseNumbers = numbers(options.refuseNumbers);
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession & SimulatorControls {
-    return new SimulatedSession(this.outbox, this.options, this.failNumbers, options, listener);
+    return new SimulatedSession(
+      this.outbox,
+      this.options,
+      { fail: this.failNumbers, refuse: this.refuseNumbers },
+      options,
+      listener,
+    );
   }
 
   // The simulator's "login" is the link row itself: nothing else to keep or drop.
@@ -81,7 +98,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   constructor(
     private readonly outbox: SimOutboxRepository,
     private readonly options: SimulatedEngineOptions,
-    private readonly failNumbers: ReadonlySet<string>,
+    private readonly numbers: { fail: ReadonlySet<string>; refuse: ReadonlySet<string> },
     private readonly create: EngineCreateOptions,
     private readonly listener: EngineListener,
   ) {}
@@ -130,7 +147,8 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   async send(to: string, text: string, idempotencyKey: string): Promise<SentMessage> {
     if (this.phase !== 'ready' || !this.phoneNumber)
       throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
-    if (this.failNumbers.has(normalizePhone(to, 'international') ?? to)) {
+    const digits = normalizePhone(to, 'international') ?? to;
+    if (this.numbers.fail.has(digits)) {
       throw AppError.validation(SessionsErrorCode.NotOnWhatsApp, SESSION_MESSAGES.notOnWhatsApp, {
         to: SESSION_MESSAGES.notOnWhatsApp,
       });
@@ -146,6 +164,12 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     // Only when another send of the same key is committing at this very moment.
     if (!row) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     const messageId = row.messageId;
+    if (this.numbers.refuse.has(digits)) {
+      // Accepted (an id, like WhatsApp's), then refused with an error ack: never delivered.
+      const delay = Math.min(this.options.refuseDelayMs ?? 200, SIM_REFUSE_DELAY_MAX_MS);
+      this.later(delay, () => this.listener.ack(messageId, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept));
+      return { messageId, at: new Date(row.sentAt) };
+    }
     this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered'));
     this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () =>
       this.listener.ack(messageId, 'read'),

@@ -93,7 +93,15 @@ export interface WebjsEngineOptions {
   authTimeoutMs: number;
   /** The "is this number on WhatsApp" lookup before a send; nothing is queued yet, so a timeout may be retried. */
   lookupTimeoutMs: number;
+  /**
+   * A send WhatsApp's server has not acknowledged (ack ≥ 1) this long after it left is failed: the
+   * tool must never count as sent what WhatsApp did not take.
+   */
+  serverAckTimeoutMs?: number;
 }
+
+/** The default of `serverAckTimeoutMs`. */
+const SERVER_ACK_TIMEOUT_MS = 120_000;
 
 /** A real whatsapp-web.js Client: RemoteAuth in Postgres, the system Chromium, no browser download. */
 export const realWebjsClient: WebjsClientFactory = (args) =>
@@ -175,6 +183,11 @@ class WebjsSession implements EngineSession {
   private deadline?: NodeJS.Timeout;
   private started?: () => void;
   private closed?: Promise<void>;
+  /** Sent messages still waiting for WhatsApp's server ack, by id: the timer fails them. */
+  private readonly awaitingServerAck = new Map<string, NodeJS.Timeout>();
+  /** Server acks (or errors) that came while a `sendMessage` had not answered yet, by id (a handful at most). */
+  private readonly earlyAcks = new Map<string, number>();
+  private sendsInFlight = 0;
 
   constructor(
     private readonly client: WebjsClientLike,
@@ -203,10 +216,7 @@ class WebjsSession implements EngineSession {
       listener.authFailure(String(message));
       this.startSettled();
     });
-    client.on('message_ack', (msg: WebjsMessageLike, ack: number) => {
-      const id = serializedId(msg?.id);
-      if (id) listener.ack(id, ackStatusOf(ack));
-    });
+    client.on('message_ack', (msg: WebjsMessageLike, ack: number) => this.onAck(msg, ack));
     client.on('message', (msg: WebjsInboundLike) => void this.onMessage(msg));
     client.on('remote_session_saved', () => this.logger.log('login backed up to Postgres'));
   }
@@ -243,6 +253,7 @@ class WebjsSession implements EngineSession {
     const chatId = serializedId(numberId) ?? `${digits}@c.us`;
     // From here on WhatsApp may have the message: nothing below may free the key for a second send.
     let msg: WebjsMessageLike | null | undefined;
+    this.sendsInFlight++;
     try {
       // waitUntilMsgSent: answer once WhatsApp's server took it (not at ack 0, queued in the page);
       // sendSeen false: sending must not mark the recipient's chat as read.
@@ -253,12 +264,53 @@ class WebjsSession implements EngineSession {
         'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed',
       );
       return { at: new Date() };
+    } finally {
+      this.sendsInFlight--;
     }
+    const messageId = serializedId(msg?.id);
+    const early = messageId === undefined ? undefined : this.earlyAcks.get(messageId);
+    if (messageId !== undefined) this.earlyAcks.delete(messageId);
+    if (this.sendsInFlight === 0) this.earlyAcks.clear();
     if (msg?.ack === -1)
       throw AppError.validation(SessionsErrorCode.SendRejected, SESSION_MESSAGES.sendRejected, {
         to: SESSION_MESSAGES.sendRejected,
       });
-    return { messageId: serializedId(msg?.id), at: msg?.timestamp ? new Date(msg.timestamp * 1000) : new Date() };
+    // An error ack that overtook the answer was reported already (as a refusal of an accepted send).
+    if (messageId && early === undefined) this.watchServerAck(messageId, msg?.ack);
+    return { messageId, at: msg?.timestamp ? new Date(msg.timestamp * 1000) : new Date() };
+  }
+
+  /** A message that left without WhatsApp's server ack yet: failed if none comes in time. */
+  private watchServerAck(messageId: string, ack: number | undefined): void {
+    if ((ack ?? 0) >= 1) return;
+    const ms = this.options.serverAckTimeoutMs ?? SERVER_ACK_TIMEOUT_MS;
+    const timer = setTimeout(() => {
+      this.awaitingServerAck.delete(messageId);
+      if (this.phase === 'stopped') return;
+      this.listener.ack(messageId, 'failed', SESSION_MESSAGES.sendNotConfirmed);
+    }, ms);
+    timer.unref();
+    this.awaitingServerAck.set(messageId, timer);
+  }
+
+  /**
+   * `message_ack`: -1 is WhatsApp refusing a message it had accepted (463, reach-out limits); 1 and up
+   * end the wait for the server's ack. Acks of messages not sent by this engine (the phone's own) go
+   * through too: the ledger ignores ids it did not record.
+   */
+  private onAck(msg: WebjsMessageLike, ack: number): void {
+    const id = serializedId(msg?.id);
+    if (!id || typeof ack !== 'number') return;
+    const timer = this.awaitingServerAck.get(id);
+    if (timer && ack !== 0) {
+      clearTimeout(timer);
+      this.awaitingServerAck.delete(id);
+    } else if (!timer && ack !== 0 && this.sendsInFlight > 0 && this.earlyAcks.size < 1000) {
+      // Perhaps a send whose answer has not reached us yet: remembered so `send` does not wait for it.
+      this.earlyAcks.set(id, ack);
+    }
+    if (ack < 0) this.listener.ack(id, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept);
+    else this.listener.ack(id, ackStatusOf(ack));
   }
 
   async logout(): Promise<void> {
@@ -368,6 +420,9 @@ class WebjsSession implements EngineSession {
     clearTimeout(this.deadline);
     this.deadline = undefined;
     this.phase = 'stopped';
+    for (const timer of this.awaitingServerAck.values()) clearTimeout(timer);
+    this.awaitingServerAck.clear();
+    this.earlyAcks.clear();
   }
 
   private startSettled(): void {
