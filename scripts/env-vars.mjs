@@ -70,6 +70,10 @@ const PLACES = {
   SHARD_INDEX: { group: 'production', readme: 'this sessions replica (the StatefulSet ordinal)' },
   DONATION_URL: { group: 'production', readme: 'page the donation links open' },
   SUPPORT_EMAIL: { group: 'production', readme: 'contact address shown in the app' },
+  INTEGRATIONS_SECRET_KEY: {
+    group: 'production',
+    readme: 'seals webhook signing secrets (32 random bytes, base64); never change it in place',
+  },
   // Tuning knobs worth a line in the README
   LOG_LEVEL: { readme: 'pino log level' },
   METRICS_PORT: { readme: 'Prometheus `/metrics`, off the HTTP port' },

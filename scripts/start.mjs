@@ -4,7 +4,8 @@
 // sessions shards by default) and the gateway serving the web app; prints `Ready: <url>`. Ctrl-C stops
 // everything it started. Everything listens on 127.0.0.1 (the gateway: GATEWAY_BIND_ADDRESS), and each
 // service's metrics are on a port of their own, printed beside it.
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureDependencies, ensureNatsServer, fail, launcherEnv, ROOT, run, useNode24 } from './lib.mjs';
 
@@ -153,6 +154,13 @@ async function shutdown(code) {
 }
 testing.takeOverSignals(() => void shutdown(0));
 
+/** The key in .data/integrations-secret-key, made (32 random bytes, base64, readable by this user only) on the first start. */
+function integrationsSecretKey() {
+  const file = join(dataDir, 'integrations-secret-key');
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
 try {
   if (process.env.DATABASE_URL) {
     postgres = { url: process.env.DATABASE_URL, stop: async () => undefined };
@@ -177,7 +185,11 @@ try {
     startTimeoutMs: startWait.timeoutMs,
     silenceMs: startWait.silenceMs,
     // Every process listens on 127.0.0.1 (startService's default); the gateway where it is asked to.
-    serviceEnv: { gateway: { BIND_ADDRESS: settings.GATEWAY_BIND_ADDRESS } },
+    serviceEnv: {
+      gateway: { BIND_ADDRESS: settings.GATEWAY_BIND_ADDRESS },
+      // Seals the webhook signing secrets: kept with the data, or a restart could not open them.
+      integrations: { INTEGRATIONS_SECRET_KEY: process.env.INTEGRATIONS_SECRET_KEY || integrationsSecretKey() },
+    },
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
       AUTH_MODE: process.env.AUTH_MODE ?? (clerk ? 'clerk' : 'dev'),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -232,6 +233,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     SESSIONS_SHARDS: String(shards),
     AUTH_MODE: 'dev',
     WA_ENGINE: 'simulated',
+    // The integrations service seals webhook secrets under this key: one per system, kept for its restarts.
+    INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
     ...options.env,
   };
   const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions', 'integrations'];

@@ -2,6 +2,9 @@ import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
 
 /** The integrations service's own variables (beyond the common and database ones of service-kit). */
 export const INTEGRATIONS_ENV = {
+  INTEGRATIONS_SECRET_KEY: env.str(
+    'key that seals webhook signing secrets at rest (AES-256-GCM): 32 random bytes, base64 or hex (`openssl rand -base64 32`); keep it in a secret store: without it the stored secrets cannot be opened, and a different key stops the service at start. npm start makes one in .data/ when unset; the chart keeps it in a Secret',
+  ),
   WEBHOOK_ALLOWED_HOSTS: env.list(
     'hosts or CIDRs (comma-separated) that webhooks may reach although they are loopback, private, link-local or otherwise non-public, and the only ones plain http:// may go to; empty = public https:// endpoints only (tests and local runs set it, e.g. 127.0.0.1,localhost)',
   ),

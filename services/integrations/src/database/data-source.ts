@@ -1,13 +1,15 @@
 import type { DatabaseOptions } from '@bns/service-kit';
 import { ApiKeyEntity } from '../api-keys/api-key.entity.js';
 import { CreateIntegrations1797000000000 } from './migrations/1797000000000-create-integrations.js';
+import { SealedSecretsAndMetadata1797200000000 } from './migrations/1797200000000-sealed-secrets-and-metadata.js';
+import { AccountDeletions1797300000000 } from './migrations/1797300000000-account-deletions.js';
 
 /**
- * The integrations schema: API keys (hashes only), webhook endpoints, deliveries (the delivery queue),
- * campaign states and idempotency keys. Repositories use raw SQL on the tables the migration creates.
+ * The integrations schema: API keys (hashes only), webhook endpoints (secrets sealed), deliveries (the
+ * delivery queue), campaign states, idempotency keys and the metadata of /v1 messages. Repositories use raw SQL on the tables the migration creates.
  */
 export const INTEGRATIONS_DATABASE = {
   schema: 'integrations',
   entities: [ApiKeyEntity],
-  migrations: [CreateIntegrations1797000000000],
+  migrations: [CreateIntegrations1797000000000, SealedSecretsAndMetadata1797200000000, AccountDeletions1797300000000],
 } satisfies Omit<DatabaseOptions, 'url'>;

@@ -5,6 +5,7 @@ import { CLOCK, type Clock } from '../clock/clock.js';
 import type { IntegrationsEnv } from '../config/env.js';
 import { observeDelivery } from '../metrics/integrations.metrics.js';
 import { AllowList, postWebhook, type PostOutcome } from './egress.js';
+import { SealedSecrets } from './sealed-secrets.js';
 import { signatureHeader } from './signing.js';
 import { WebhooksRepository, type DueDelivery } from './webhooks.repository.js';
 
@@ -37,6 +38,7 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     private readonly webhooks: WebhooksRepository,
     @Inject(SERVICE_ENV) private readonly env: IntegrationsEnv,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly secrets: SealedSecrets,
   ) {
     this.allow = new AllowList(env.WEBHOOK_ALLOWED_HOSTS);
   }
@@ -120,10 +122,11 @@ export class Dispatcher implements OnApplicationBootstrap, OnApplicationShutdown
     const now = this.clock.now();
     const body = JSON.stringify(d.payload);
     const timestamp = Math.floor(now.getTime() / 1000);
+    // Opened only for the signature: the plain secret is never kept or logged.
     const secrets =
       d.previous_secret && d.previous_secret_expires_at && d.previous_secret_expires_at > now
-        ? [d.secret, d.previous_secret]
-        : [d.secret];
+        ? [this.secrets.open(d.secret), this.secrets.open(d.previous_secret)]
+        : [this.secrets.open(d.secret)];
     const outcome: PostOutcome = await postWebhook(
       d.url,
       body,

@@ -3,12 +3,21 @@ import { Dispatcher } from './dispatcher.js';
 import { WebhookEventsConsumer } from './events.consumer.js';
 import { FanOutService } from './fan-out.service.js';
 import { OptOutNotices } from './opt-out-notices.js';
+import { SealedSecrets } from './sealed-secrets.js';
 import { WebhooksHandler } from './webhooks.handler.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 import { WebhooksService } from './webhooks.service.js';
 
 @Module({
   controllers: [WebhooksHandler],
-  providers: [WebhooksService, WebhooksRepository, FanOutService, Dispatcher, WebhookEventsConsumer, OptOutNotices],
+  providers: [
+    SealedSecrets,
+    WebhooksService,
+    WebhooksRepository,
+    FanOutService,
+    Dispatcher,
+    WebhookEventsConsumer,
+    OptOutNotices,
+  ],
 })
 export class WebhooksModule {}

@@ -182,6 +182,42 @@ export class WebhooksRepository {
     );
   }
 
+  // ---- sealed secrets ----
+
+  /** The key check row's sealed value, written as `sealed` when there is none yet (the first start with a key). */
+  async keyCheck(sealed: string): Promise<string> {
+    const [found] = await rows<{ sealed: string }>(
+      this.tx.manager,
+      `WITH made AS (INSERT INTO secret_key_check (id, sealed) VALUES (1, $1) ON CONFLICT (id) DO NOTHING RETURNING sealed)
+       SELECT sealed FROM made UNION ALL SELECT sealed FROM secret_key_check WHERE id = 1 LIMIT 1`,
+      [sealed],
+    );
+    return found!.sealed;
+  }
+
+  /** Endpoints whose secrets are still in plain text (stored before secrets were sealed). */
+  plainSecrets(): Promise<Pick<EndpointRow, 'id' | 'secret' | 'previous_secret'>[]> {
+    return rows(
+      this.tx.manager,
+      `SELECT id, secret, previous_secret FROM webhook_endpoints
+        WHERE secret NOT LIKE 'v1.%' OR (previous_secret IS NOT NULL AND previous_secret NOT LIKE 'v1.%')`,
+    );
+  }
+
+  /** Replaces a plain-text secret by its sealed value, unless it changed meanwhile. */
+  async sealSecrets(
+    id: string,
+    plain: { secret: string; previous_secret: string | null },
+    sealed: { secret: string; previous_secret: string | null },
+  ): Promise<void> {
+    await rows(
+      this.tx.manager,
+      `UPDATE webhook_endpoints SET secret = $4, previous_secret = $5
+        WHERE id = $1 AND secret = $2 AND previous_secret IS NOT DISTINCT FROM $3`,
+      [id, plain.secret, plain.previous_secret, sealed.secret, sealed.previous_secret],
+    );
+  }
+
   // ---- fan-out ----
 
   /** The status seen last of a campaign, replaced by `status` (locked for the transaction). */

@@ -18,11 +18,11 @@ import { CLOCK, type Clock } from '../clock/clock.js';
 import type { IntegrationsEnv } from '../config/env.js';
 import { Dispatcher } from './dispatcher.js';
 import { AllowList, urlProblem } from './egress.js';
+import { SealedSecrets } from './sealed-secrets.js';
 import { newWebhookSecret, webhookIdOf } from './signing.js';
 import { toWebhook, WebhooksRepository, type EndpointRow } from './webhooks.repository.js';
 
 const notFound = () => AppError.notFound(IntegrationsErrorCode.WebhookNotFound, INTEGRATIONS_MESSAGES.webhookNotFound);
-const withSecret = (e: EndpointRow): WebhookWithSecret => ({ ...toWebhook(e), secret: e.secret });
 
 /** Webhook endpoints of one user: validation and errors here, queries in WebhooksRepository. */
 @Injectable()
@@ -34,6 +34,7 @@ export class WebhooksService {
     private readonly dispatcher: Dispatcher,
     @Inject(SERVICE_ENV) env: IntegrationsEnv,
     @Inject(CLOCK) private readonly clock: Clock,
+    private readonly secrets: SealedSecrets,
   ) {
     this.allow = new AllowList(env.WEBHOOK_ALLOWED_HOSTS);
   }
@@ -48,7 +49,7 @@ export class WebhooksService {
         url: input.value.url,
         events: input.value.events,
         description: input.value.description ?? '',
-        secret: newWebhookSecret(),
+        secret: this.secrets.seal(newWebhookSecret()),
       },
       INTEGRATIONS_LIMITS.webhooksPerUserMax,
       this.clock.now(),
@@ -57,7 +58,7 @@ export class WebhooksService {
       throw AppError.conflict(IntegrationsErrorCode.WebhookLimitReached, INTEGRATIONS_MESSAGES.webhookLimitReached, {
         max: INTEGRATIONS_LIMITS.webhooksPerUserMax,
       });
-    return withSecret(created);
+    return this.withSecret(created);
   }
 
   async list(userId: string): Promise<{ webhooks: Webhook[] }> {
@@ -81,7 +82,7 @@ export class WebhooksService {
   }
 
   async secret(userId: string, webhookId: string): Promise<WebhookWithSecret> {
-    return withSecret(await this.owned(userId, webhookId));
+    return this.withSecret(await this.owned(userId, webhookId));
   }
 
   async rotate(userId: string, webhookId: string): Promise<WebhookWithSecret> {
@@ -89,11 +90,11 @@ export class WebhooksService {
     const rotated = await this.webhooks.rotate(
       userId,
       webhookId,
-      newWebhookSecret(),
+      this.secrets.seal(newWebhookSecret()),
       new Date(this.clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs),
     );
     if (!rotated) throw notFound();
-    return withSecret(rotated);
+    return this.withSecret(rotated);
   }
 
   async test(userId: string, webhookId: string): Promise<{ delivery: WebhookDelivery }> {
@@ -134,6 +135,11 @@ export class WebhooksService {
       throw AppError.notFound(IntegrationsErrorCode.DeliveryNotFound, INTEGRATIONS_MESSAGES.deliveryNotFound);
     this.dispatcher.kick();
     return { delivery };
+  }
+
+  /** The endpoint with its signing secret, opened (a create, a rotation and the tab's "show secret"). */
+  private withSecret(e: EndpointRow): WebhookWithSecret {
+    return { ...toWebhook(e), secret: this.secrets.open(e.secret) };
   }
 
   private async checkUrl(url: string): Promise<void> {

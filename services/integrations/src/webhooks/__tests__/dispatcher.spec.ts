@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Webhook } from 'standardwebhooks';
 import { INTEGRATIONS_LIMITS } from '@bns/contracts';
@@ -8,6 +9,7 @@ import { CLOCK, ManualClock } from '../../clock/clock.js';
 import type { IntegrationsEnv } from '../../config/env.js';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
 import { Dispatcher } from '../dispatcher.js';
+import { SealedSecrets, WRONG_SECRET_KEY } from '../sealed-secrets.js';
 import { newWebhookSecret, webhookIdOf } from '../signing.js';
 import { WebhooksRepository, type EndpointRow } from '../webhooks.repository.js';
 
@@ -24,6 +26,7 @@ interface Received {
 let ip: InProcess;
 let repo: WebhooksRepository;
 let dispatcher: Dispatcher;
+let secrets: SealedSecrets;
 const clock = new ManualClock(new Date('2026-06-01T00:00:00Z'));
 let server: Server;
 let url: string;
@@ -32,6 +35,7 @@ let received: Received[] = [];
 let seq = 0;
 
 const env = {
+  INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
   WEBHOOK_ALLOWED_HOSTS: ['127.0.0.1'],
   INTEGRATIONS_CONSUMER: 'test',
   INTEGRATIONS_ACK_WAIT_MS: 10_000,
@@ -55,12 +59,14 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   ip = await inProcess([
     WebhooksRepository,
+    SealedSecrets,
     Dispatcher,
     { provide: SERVICE_ENV, useValue: env },
     { provide: CLOCK, useValue: clock },
   ]);
   repo = ip.module.get(WebhooksRepository);
   dispatcher = ip.module.get(Dispatcher);
+  secrets = ip.module.get(SealedSecrets);
 }, 60_000);
 
 afterAll(async () => {
@@ -75,15 +81,17 @@ beforeEach(async () => {
   answer = 200;
 });
 
-async function endpoint(): Promise<EndpointRow> {
+/** An endpoint as the service stores it (its secret sealed), with its secret in plain text beside it. */
+async function endpoint(): Promise<EndpointRow & { plain: string }> {
+  const plain = newWebhookSecret();
   const created = await repo.insertUnlessFull(
     `user-${++seq}`,
-    { url, events: ['message.sent'], description: '', secret: newWebhookSecret() },
+    { url, events: ['message.sent'], description: '', secret: secrets.seal(plain) },
     10,
     clock.now(),
   );
   if (created === 'full') throw new Error('full');
-  return created;
+  return { ...created, plain };
 }
 
 async function queue(e: EndpointRow): Promise<string> {
@@ -195,13 +203,14 @@ describe('disabling', () => {
 describe('secret rotation', () => {
   it('signs with the old and the new secret for 24 h, then with the new one only', async () => {
     const e = await endpoint();
-    const old = e.secret;
-    const rotated = (await repo.rotate(
+    const old = e.plain;
+    const rotated = { secret: newWebhookSecret() };
+    await repo.rotate(
       e.user_id,
       e.id,
-      newWebhookSecret(),
+      secrets.seal(rotated.secret),
       new Date(clock.now().getTime() + INTEGRATIONS_LIMITS.webhookSecretOverlapMs),
-    ))!;
+    );
     await queue(e);
     await sendDue();
     const verify = (secret: string, r: Received) => {
@@ -235,5 +244,50 @@ describe('one slow endpoint', () => {
     // One claim: at most one delivery per endpoint.
     expect(await dispatcher.tick()).toBe(2);
     await dispatcher.idle();
+  });
+});
+
+describe('signing secrets at rest', () => {
+  it('are sealed with AES-256-GCM: the row holds no secret, and another key cannot open it', async () => {
+    const e = await endpoint();
+    const [stored] = (await ip.db.query('SELECT secret FROM integrations.webhook_endpoints WHERE id = $1', [e.id])) as {
+      secret: string;
+    }[];
+    expect(stored!.secret).toMatch(/^v1\./);
+    expect(stored!.secret).not.toContain(e.plain.slice('whsec_'.length, 20));
+    expect(secrets.open(stored!.secret)).toBe(e.plain);
+    const other = new SealedSecrets(repo, { INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('hex') });
+    expect(() => other.open(stored!.secret)).toThrow(/could not be opened/);
+    // Its deliveries are signed with the plain secret.
+    await queue(e);
+    await sendDue();
+    const realNow = Date.now;
+    try {
+      Date.now = () => clock.now().getTime();
+      expect(new Webhook(e.plain).verify(received[0]!.body, received[0]!.headers)).toBeDefined();
+    } finally {
+      Date.now = realNow;
+    }
+  });
+
+  it('stops the start with a clear error under another key, and seals secrets left in plain text', async () => {
+    // The first start with a key writes the key check row; a start under another key cannot open it.
+    await secrets.onModuleInit();
+    const other = new SealedSecrets(repo, { INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64') });
+    await expect(other.onModuleInit()).rejects.toThrow(WRONG_SECRET_KEY);
+    const plain = newWebhookSecret();
+    const legacy = await repo.insertUnlessFull(
+      `user-${++seq}`,
+      { url, events: ['message.sent'], description: '', secret: plain },
+      10,
+      clock.now(),
+    );
+    if (legacy === 'full') throw new Error('full');
+    await secrets.onModuleInit();
+    const [stored] = (await ip.db.query('SELECT secret FROM integrations.webhook_endpoints WHERE id = $1', [
+      legacy.id,
+    ])) as { secret: string }[];
+    expect(stored!.secret).toMatch(/^v1\./);
+    expect(secrets.open(stored!.secret)).toBe(plain);
   });
 });
