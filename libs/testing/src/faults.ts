@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SERVICES } from '@bns/contracts';
 import { startNats, startPostgres, type Nats, type Postgres } from './infra.js';
 import { freePort, waitFor } from './process.js';
 import { startService, type ServiceHandle, type ServiceName } from './services.js';
@@ -137,8 +139,8 @@ export async function isReady(url: string): Promise<boolean> {
 
 /**
  * The whole system as spawned processes over a restartable Postgres and NATS, each process on a fixed
- * port so it can be killed and started again by label (gateway, sessions-<k>, jobs-a, jobs-b, templates,
- * dashboard).
+ * port so it can be killed and started again by label (gateway, sessions-<k>, jobs-a, jobs-b, and one
+ * process for each other service: templates, dashboard, integrations …).
  */
 export class FaultSystem {
   readonly handles = new Map<string, ServiceHandle>();
@@ -161,6 +163,8 @@ export class FaultSystem {
       SESSIONS_SHARDS: String(shards),
       AUTH_MODE: 'dev',
       WA_ENGINE: 'simulated',
+      // The integrations service seals webhook secrets under this key: one per system, kept for its restarts.
+      INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
       ...options.env,
     };
     const envOf = (name: ServiceName, extra: Record<string, string> = {}) => ({
@@ -168,9 +172,10 @@ export class FaultSystem {
       ...options.serviceEnv?.[name],
       ...extra,
     });
+    // Every service the gateway's /readyz asks for, one process each; jobs and sessions as replicas below.
+    const singles = SERVICES.filter((name) => name !== 'jobs' && name !== 'sessions');
     const specs: ProcessSpec[] = [
-      { name: 'templates', label: 'templates', port: 0, env: envOf('templates') },
-      { name: 'dashboard', label: 'dashboard', port: 0, env: envOf('dashboard') },
+      ...singles.map((name) => ({ name, label: name, port: 0, env: envOf(name) })),
       ...Array.from({ length: options.jobsReplicas ?? 1 }, (_, i) => ({
         name: 'jobs' as const,
         label: `jobs-${String.fromCharCode(97 + i)}`,
@@ -189,7 +194,7 @@ export class FaultSystem {
     try {
       await Promise.all(specs.map((s) => system.spawn(s)));
       await system.spawn(gateway);
-      await waitFor(() => isReady(system.gatewayUrl), 30_000, 100, 'the gateway to be ready');
+      await waitFor(() => isReady(system.gatewayUrl), 60_000, 100, 'the gateway to be ready');
       return system;
     } catch (err) {
       await system.stop();
@@ -257,7 +262,6 @@ export class FaultSystem {
       env: spec.env,
       port: spec.port,
       label: spec.label,
-      timeoutMs: 60_000,
       onLine: this.onLine && ((line) => this.onLine!(spec.label, line)),
     });
     this.handles.set(spec.label, handle);

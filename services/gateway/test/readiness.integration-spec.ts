@@ -24,6 +24,7 @@ describe('gateway /readyz', () => {
     expect(body.checks.map((c) => c.name).sort()).toEqual([
       'auth',
       'dashboard',
+      'integrations',
       'jobs',
       'nats',
       'sessions-0',
