@@ -1,7 +1,7 @@
 import type { PingRequestSchema, z } from './schema.js';
 
 /** Services that answer request/reply over NATS. */
-export const SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integrations'] as const;
+export const SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integrations', 'contacts'] as const;
 export type ServiceName = (typeof SERVICES)[number] | 'gateway';
 
 /** Nothing to say; an object so every request has one (schema: `PingRequestSchema`). */
@@ -21,6 +21,7 @@ export interface PingRequests {
   'templates.ping': { request: PingRequest; reply: PingReply };
   'dashboard.ping': { request: PingRequest; reply: PingReply };
   'integrations.ping': { request: PingRequest; reply: PingReply };
+  'contacts.ping': { request: PingRequest; reply: PingReply };
 }
 
 const SHARDED_SERVICE = 'sessions.';

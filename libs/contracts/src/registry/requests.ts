@@ -1,4 +1,17 @@
 import {
+  ContactCreateRequestSchema,
+  ContactImportRequestSchema,
+  ContactListRequestSchema,
+  ContactRefSchema,
+  ContactsUserRequestSchema,
+  ContactUpdateRequestSchema,
+  ConversationRefSchema,
+  SegmentCreateRequestSchema,
+  SegmentMembersRequestSchema,
+  SegmentRefSchema,
+  SettingsSetRequestSchema,
+} from '../contacts/schemas.js';
+import {
   DashboardGetRequestSchema,
   PreferencesGetRequestSchema,
   PreferencesSetRequestSchema,
@@ -133,6 +146,22 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.idempotency.begin': IdempotencyBeginRequestSchema,
   'integrations.idempotency.finish': IdempotencyFinishRequestSchema,
   'integrations.idempotency.release': IdempotencyReleaseRequestSchema,
+
+  'contacts.ping': PingRequestSchema,
+  'contacts.list': ContactListRequestSchema,
+  'contacts.create': ContactCreateRequestSchema,
+  'contacts.update': ContactUpdateRequestSchema,
+  'contacts.delete': ContactRefSchema,
+  'contacts.import': ContactImportRequestSchema,
+  'contacts.segments.create': SegmentCreateRequestSchema,
+  'contacts.segments.list': ContactsUserRequestSchema,
+  'contacts.segments.delete': SegmentRefSchema,
+  'contacts.segments.count': SegmentRefSchema,
+  'contacts.segments.members': SegmentMembersRequestSchema,
+  'contacts.conversations.list': ContactsUserRequestSchema,
+  'contacts.conversations.get': ConversationRefSchema,
+  'contacts.settings.get': ContactsUserRequestSchema,
+  'contacts.settings.set': SettingsSetRequestSchema,
 };
 
 /** Every request key, from the registry (the compiler keeps it complete). */

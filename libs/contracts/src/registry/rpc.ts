@@ -1,3 +1,4 @@
+import type { ContactsRequests } from '../contacts/rpc.js';
 import type { DashboardRequests } from '../dashboard/rpc.js';
 import type { IntegrationsRequests } from '../integrations/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
@@ -20,7 +21,8 @@ export interface RequestMap
     OptOutsRequests,
     TemplatesRequests,
     DashboardRequests,
-    IntegrationsRequests {}
+    IntegrationsRequests,
+    ContactsRequests {}
 export type RequestKey = keyof RequestMap;
 export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
 export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];

@@ -1,0 +1,250 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { Contact, ContactInput, ContactPatch, ContactSource } from '@bns/contracts';
+import { rows, Transactions } from '@bns/service-kit';
+
+/** A stored contact joined with its number's facts. */
+interface ContactRow {
+  id: string;
+  phone: string;
+  name: string | null;
+  fields: Record<string, string>;
+  tags: string[];
+  source: ContactSource;
+  created_at: Date;
+  updated_at: Date;
+  created_key: string;
+  opted_out_at: Date | null;
+  not_on_whatsapp_at: Date | null;
+  last_messaged_at: Date | null;
+  last_delivered_at: Date | null;
+  last_read_at: Date | null;
+  last_replied_at: Date | null;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+function toContact(r: ContactRow): Contact {
+  return {
+    id: r.id,
+    phone: r.phone,
+    name: r.name,
+    fields: r.fields,
+    tags: r.tags,
+    source: r.source,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+    facts: {
+      optedOutAt: iso(r.opted_out_at),
+      notOnWhatsAppAt: iso(r.not_on_whatsapp_at),
+      lastMessagedAt: iso(r.last_messaged_at),
+      lastDeliveredAt: iso(r.last_delivered_at),
+      lastReadAt: iso(r.last_read_at),
+      lastRepliedAt: iso(r.last_replied_at),
+    },
+  };
+}
+
+const SELECT = `
+  SELECT c.id, c.phone, c.name, c.fields, c.tags, c.source, c.created_at, c.updated_at,
+         c.created_at::text AS created_key,
+         f.opted_out_at, f.not_on_whatsapp_at, f.last_messaged_at, f.last_delivered_at, f.last_read_at, f.last_replied_at
+    FROM contacts c
+    LEFT JOIN phone_facts f ON f.user_id = c.user_id AND f.phone = c.phone`;
+
+/** `LIKE` pattern of a literal: its own % _ and \ escaped. */
+const likeOf = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+
+export interface ListFilter {
+  q?: string;
+  tag?: string;
+  after?: { createdKey: string; id: string };
+  limit: number;
+}
+
+/** One row of an import, merged and checked: what the upsert writes. */
+export interface ImportRow {
+  phone: string;
+  name: string | null;
+  fields: Record<string, string>;
+  tags: string[];
+}
+
+/**
+ * Every query of the contacts table. Each one is bounded by the owner's id, so another user's contact
+ * is indistinguishable from one that does not exist.
+ */
+@Injectable()
+export class ContactsRepository {
+  constructor(private readonly tx: Transactions) {}
+
+  /** A page, newest first, and how many match in all. `q` is a substring of number, name, tags or values. */
+  async list(userId: string, filter: ListFilter): Promise<{ contacts: Contact[]; total: number; last?: ContactRow }> {
+    const where = ['c.user_id = $1'];
+    const params: unknown[] = [userId];
+    if (filter.q !== undefined && filter.q.trim() !== '') {
+      params.push(likeOf(filter.q.trim()));
+      where.push(`c.search LIKE $${params.length}`);
+    }
+    if (filter.tag !== undefined) {
+      params.push([filter.tag]);
+      where.push(`c.tags @> $${params.length}::text[]`);
+    }
+    const countParams = [...params];
+    const countWhere = [...where];
+    if (filter.after) {
+      params.push(filter.after.createdKey, filter.after.id);
+      where.push(`(c.created_at, c.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+    }
+    params.push(filter.limit + 1);
+    const em = this.tx.manager;
+    const [page, [count]] = await Promise.all([
+      rows<ContactRow>(
+        em,
+        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
+        params,
+      ),
+      rows<{ total: number }>(
+        em,
+        `SELECT count(*)::int AS total FROM contacts c WHERE ${countWhere.join(' AND ')}`,
+        countParams,
+      ),
+    ]);
+    const more = page.length > filter.limit;
+    const shown = more ? page.slice(0, filter.limit) : page;
+    return { contacts: shown.map(toContact), total: count!.total, ...(more ? { last: shown[shown.length - 1] } : {}) };
+  }
+
+  async find(userId: string, id: string, em: EntityManager = this.tx.manager): Promise<Contact | undefined> {
+    const [row] = await rows<ContactRow>(em, `${SELECT} WHERE c.user_id = $1 AND c.id = $2`, [userId, id]);
+    return row ? toContact(row) : undefined;
+  }
+
+  /** The user's lock for writes that count contacts: two creates at once cannot both pass the limit. */
+  private async lock(em: EntityManager, userId: string): Promise<void> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:contacts:' || $1))`, [userId]);
+  }
+
+  /** A new contact; 'exists' when the number is already in the book, 'full' past `max`. */
+  insert(
+    userId: string,
+    input: ContactInput,
+    source: ContactSource,
+    max: number,
+  ): Promise<Contact | 'exists' | 'full'> {
+    return this.tx.run(async (em) => {
+      await this.lock(em, userId);
+      const [{ n }] = (await em.query(`SELECT count(*)::int AS n FROM contacts WHERE user_id = $1`, [userId])) as {
+        n: number;
+      }[];
+      if (n >= max) return 'full';
+      const [created] = await rows<{ id: string }>(
+        em,
+        `INSERT INTO contacts (user_id, phone, name, fields, tags, source) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (user_id, phone) DO NOTHING RETURNING id`,
+        [userId, input.phone, input.name || null, input.fields ?? {}, input.tags ?? [], source],
+      );
+      if (!created) return 'exists';
+      return (await this.find(userId, created.id, em))!;
+    });
+  }
+
+  /** Changes only the given fields; undefined when no such contact, 'exists' when the new number is another's. */
+  update(userId: string, id: string, patch: ContactPatch): Promise<Contact | undefined | 'exists'> {
+    return this.tx.run(async (em) => {
+      const sets: string[] = [];
+      const params: unknown[] = [userId, id];
+      const set = (column: string, value: unknown) => {
+        params.push(value);
+        sets.push(`${column} = $${params.length}`);
+      };
+      if (patch.phone !== undefined) set('phone', patch.phone);
+      if (patch.name !== undefined) set('name', patch.name === '' ? null : patch.name);
+      if (patch.fields !== undefined) set('fields', patch.fields);
+      if (patch.tags !== undefined) set('tags', patch.tags);
+      if (patch.phone !== undefined) {
+        const [clash] = await rows(em, `SELECT 1 FROM contacts WHERE user_id = $1 AND phone = $2 AND id <> $3`, [
+          userId,
+          patch.phone,
+          id,
+        ]);
+        if (clash) return 'exists';
+      }
+      const [found] = await rows<{ id: string }>(
+        em,
+        `UPDATE contacts SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE user_id = $1 AND id = $2 RETURNING id`,
+        params,
+      );
+      return found ? this.find(userId, id, em) : undefined;
+    });
+  }
+
+  async delete(userId: string, id: string): Promise<boolean> {
+    const deleted = await rows(this.tx.manager, `DELETE FROM contacts WHERE user_id = $1 AND id = $2 RETURNING id`, [
+      userId,
+      id,
+    ]);
+    return deleted.length > 0;
+  }
+
+  /**
+   * Upserts every row in one transaction, a few thousand per statement: a new number is created, a
+   * known one gets the row's non-empty values (fields merged key by key) and its tags added. Answers
+   * how many were created, or 'full' (nothing written) when the book would pass `max`.
+   */
+  importRows(
+    userId: string,
+    input: readonly ImportRow[],
+    statementRows: number,
+    max: number,
+  ): Promise<{ created: number; updated: number } | 'full'> {
+    return this.tx
+      .run(async (em) => {
+        await this.lock(em, userId);
+        let created = 0;
+        for (let i = 0; i < input.length; i += statementRows) {
+          const chunk = input.slice(i, i + statementRows);
+          const [r] = await rows<{ created: number }>(
+            em,
+            `WITH up AS (
+             INSERT INTO contacts AS c (user_id, phone, name, fields, tags, source)
+             SELECT $1, u.phone, u.name, u.fields, ARRAY(SELECT jsonb_array_elements_text(u.tags)), 'import'
+               FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(phone, name, fields, tags)
+             ON CONFLICT (user_id, phone) DO UPDATE SET
+               name = coalesce(excluded.name, c.name),
+               fields = c.fields || excluded.fields,
+               tags = (SELECT coalesce(array_agg(t ORDER BY o), '{}') FROM (
+                         SELECT t, min(o) AS o FROM unnest(c.tags || excluded.tags) WITH ORDINALITY AS x(t, o) GROUP BY t
+                       ) m),
+               updated_at = now()
+             RETURNING (xmax = 0) AS inserted)
+           SELECT (count(*) FILTER (WHERE inserted))::int AS created FROM up`,
+            [
+              userId,
+              chunk.map((r) => r.phone),
+              chunk.map((r) => r.name),
+              chunk.map((r) => JSON.stringify(r.fields)),
+              chunk.map((r) => JSON.stringify(r.tags)),
+            ],
+          );
+          created += r!.created;
+        }
+        const [{ n }] = (await em.query(`SELECT count(*)::int AS n FROM contacts WHERE user_id = $1`, [userId])) as {
+          n: number;
+        }[];
+        // Thrown, so the transaction rolls back: an import is all or nothing.
+        if (n > max) throw new ImportTooBig(n);
+        return { created, updated: input.length - created };
+      })
+      .catch((err: unknown) => {
+        if (err instanceof ImportTooBig) return 'full' as const;
+        throw err;
+      });
+  }
+}
+
+class ImportTooBig extends Error {
+  constructor(readonly total: number) {
+    super('import past the limit');
+  }
+}

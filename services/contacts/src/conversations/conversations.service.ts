@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CONTACT_MESSAGES,
+  CONTACTS_LIMITS,
+  ContactsErrorCode,
+  conversationPhoneOf,
+  type Conversation,
+  type ThreadMessage,
+} from '@bns/contracts';
+import { AppError } from '@bns/service-kit';
+import { ConversationsRepository } from './conversations.repository.js';
+
+/** The inbox: replies and our messages per number, from the message events. */
+@Injectable()
+export class ConversationsService {
+  constructor(private readonly conversations: ConversationsRepository) {}
+
+  async list(userId: string): Promise<{ conversations: Conversation[] }> {
+    return { conversations: await this.conversations.list(userId, CONTACTS_LIMITS.conversationsPageMax) };
+  }
+
+  async get(userId: string, rawPhone: string): Promise<{ messages: ThreadMessage[] }> {
+    const phone = conversationPhoneOf(rawPhone);
+    if (!phone)
+      throw AppError.validation(ContactsErrorCode.InvalidConversation, CONTACT_MESSAGES.conversationPhoneInvalid);
+    const messages = await this.conversations.thread(userId, phone, CONTACTS_LIMITS.threadMessagesMax);
+    return { messages: messages ?? [] };
+  }
+}
