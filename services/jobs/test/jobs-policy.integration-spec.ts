@@ -139,7 +139,7 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
     expect(gaps).toHaveLength(49);
     // A gap is booked from when the message really left, so it is never shorter than the delay; the
     // upper bound allows for the machine's own latency (a CI run on 2 busy cores saw 700 ms). The
-    // planned gaps themselves stay within [delay, delay + jitter]: src/queue/__tests__/lane-policy.spec.ts.
+    // planned gaps themselves stay within [delay, delay + jitter]: src/queue/__tests__/lane-policy.medium.spec.ts.
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(95);
     expect(Math.max(...gaps)).toBeLessThan(300 + 1700);
     // Random, not a fixed rhythm: the gaps spread over most of the jitter range.
