@@ -107,11 +107,26 @@ export async function startBench(jobsEnv = {}, options = {}) {
   };
 }
 
+/**
+ * A dev sign-in that waits out the gateway's refusals (429/503 + Retry-After: its load shedder refuses a
+ * second request in progress from one address while its event loop lags, as on a loaded machine).
+ */
+export async function signIn(gateway, email) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await devSignIn(gateway, email);
+    } catch (err) {
+      if (!/ (429|503) |fetch failed/.test(err.message) || attempt >= 30) throw err;
+      await sleep(500 + Math.random() * 1500);
+    }
+  }
+}
+
 /** Signs in `n` users through the gateway and links each one's simulated WhatsApp. */
 export async function linkedUsers(bench, n, prefix, concurrency = 20) {
   const gateway = bench.sys.gateway.url;
   const users = await pool(n, concurrency, async (i) => {
-    const session = await devSignIn(gateway, `${prefix}-${i}@bench.example`);
+    const session = await signIn(gateway, `${prefix}-${i}@bench.example`);
     await bench.rpc.call('sessions.connect', { userId: session.userId, explicit: true });
     await bench.rpc.call('sessions.simulator.scan', { userId: session.userId });
     return { ...session, client: api(gateway, session.token) };
@@ -197,7 +212,7 @@ export async function startJob(user, body) {
       { 'Idempotency-Key': key },
     );
     if (res.status === 200) return res.body;
-    if ((res.status !== 503 && res.status !== 429) || attempt >= 10)
+    if ((res.status !== 503 && res.status !== 429) || attempt >= 30)
       throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     startRetries++;
     await sleep(Math.max(100, Number(res.headers.get('retry-after') ?? 1) * 1000) * (0.5 + Math.random()));

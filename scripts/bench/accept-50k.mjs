@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// Accepting a large job, plain and personalised: POST /start-bulk-messages with `recipients` numbers
+// (plain: one message for all; personalised: a template with 4 variables and each row's values), timed
+// to the 200 (every recipient stored), and the jobs service's RSS just before, at its peak (sampled
+// every 25 ms from the call until `afterSeconds` later) and `afterSeconds` after the 200: whether the
+// memory a start takes comes back. Sending is slowed right down (this measures accepting, not sending).
+//   flock /tmp/bench.lock node scripts/bench/accept-50k.mjs [recipients=50000] [afterSeconds=60]
+import { randomUUID } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
+import { useNode24 } from '../runtime.mjs';
+import { linkedUsers, mib, numbers, rssKiB, sleep, startBench } from './jobs-lib.mjs';
+import { cpuSeconds } from './proc-lib.mjs';
+
+await useNode24();
+
+const N = Number(process.argv[2] ?? 50_000);
+const AFTER_S = Number(process.argv[3] ?? 60);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+const plain = (n, from) => ({ message: 'Hello from the bulk benchmark', phoneNumbers: numbers(n, from) });
+const personalised = (n, from) => ({
+  message: 'Hi {{name}}, your order {{order}} ships to {{district}} on {{date}}',
+  recipients: numbers(n, from).map((phone, i) => ({
+    phone,
+    variables: {
+      name: `Customer ${i}`,
+      order: `HK-${100000 + i}`,
+      district: ['Central', 'Wan Chai', 'Sha Tin', 'Tsuen Wan'][i % 4],
+      date: '2026-12-01',
+    },
+  })),
+});
+
+console.log(`${cpus().length} cores, load average ${load()}`);
+const bench = await startBench({ SEND_DELAY_MS: '600000', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000' });
+const pid = bench.jobsPid;
+const lines = [];
+try {
+  const users = await linkedUsers(bench, 2, 'accept50k');
+  const post = (u, body) =>
+    u.client.post('/start-bulk-messages', { clerkUserId: u.userId, ...body }, { 'Idempotency-Key': randomUUID() });
+  // Warm-up: JIT, the object store's bucket, connections.
+  await post(users[0], plain(10, 50_000_000));
+  await post(users[1], personalised(10, 50_000_000));
+  await sleep(3000);
+  for (const [kind, make, user] of [
+    ['plain', plain, users[0]],
+    ['personalised (4 variables)', personalised, users[1]],
+  ]) {
+    const body = make(N, 60_000_000);
+    const mb = Buffer.byteLength(JSON.stringify(body)) / 1048576;
+    const before = rssKiB(pid);
+    const load0 = load();
+    let peak = before;
+    const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 25);
+    const cpu0 = cpuSeconds(pid).own;
+    const t0 = performance.now();
+    const res = await post(user, body);
+    const ms = performance.now() - t0;
+    const cpuMs = (cpuSeconds(pid).own - cpu0) * 1000;
+    if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+    await sleep(AFTER_S * 1000);
+    clearInterval(timer);
+    const after = rssKiB(pid);
+    lines.push(
+      `accept-50k ${kind}, ${N} recipients (body ${mb.toFixed(1)} MiB): accepted in ${ms.toFixed(0)} ms (jobs CPU ${cpuMs.toFixed(0)} ms); ` +
+        `jobs RSS ${mib(before)} MiB before, ${mib(peak)} MiB peak, ${mib(after)} MiB ${AFTER_S} s after; load ${load0} → ${load()}`,
+    );
+    console.log(lines.at(-1));
+    await user.client.post(`/cancel-job/${res.body.jobId}`);
+    await sleep(2000);
+  }
+  console.log(`\n${lines.join('\n')}`);
+} finally {
+  await bench.stop();
+}

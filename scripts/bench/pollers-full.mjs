@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// Pollers asking for whole job-status answers: `pollers` signed-in users each poll their own running job
+// (`BENCH_JOB_RECIPIENTS`, default 500, sent recipients, written straight into the jobs schema) once a
+// second for `seconds`: first without If-None-Match (every poll a 200 with the job's lists from the
+// jobs service), then with it (the ETag of the last 200, as browsers revalidate); each on a quiet machine
+// and again with a CPU hog of 2 busy processes. Per run: answers by status (503s counted), p50/p99/max,
+// the gateway's and jobs' CPU per request, and the load average.
+//   flock /tmp/bench.lock node scripts/bench/pollers-full.mjs [pollers=1000] [seconds=20]
+import 'reflect-metadata';
+import { spawn } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import pg from 'pg';
+import { mintJobId } from '@bns/service-kit';
+import { sleep, startSystem } from '@bns/testing';
+import { useNode24 } from '../runtime.mjs';
+import { percentile, signIn } from './jobs-lib.mjs';
+import { cpuSeconds } from './proc-lib.mjs';
+
+await useNode24();
+
+const POLLERS = Number(process.argv[2] ?? 1000);
+const SECONDS = Number(process.argv[3] ?? 20);
+const RECIPIENTS = Number(process.env.BENCH_JOB_RECIPIENTS ?? 500);
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+
+console.log(`${cpus().length} cores, load average ${load()}`);
+const sys = await startSystem({
+  services: ['jobs', 'sessions'],
+  shards: 1,
+  serviceEnv: { gateway: { RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn' } },
+});
+const hogs = [];
+try {
+  const sessions = [];
+  for (let i = 0; i < POLLERS; i += 50)
+    sessions.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(50, POLLERS - i) }, (_, k) => signIn(sys.gateway.url, `full${i + k}@bench.hk`)),
+      )),
+    );
+  const db = new pg.Client({ connectionString: sys.postgres.url });
+  await db.connect();
+  const [{ key }] = (await db.query('SELECT key FROM jobs.job_id_scheme')).rows;
+  const userIds = sessions.map((s) => s.userId);
+  const jobIds = userIds.map((u) => mintJobId(key, u));
+  await db.query(
+    `INSERT INTO jobs.jobs (id, user_id, status, message, total, sent, delay_ms, estimated_minutes, started_at)
+     SELECT j.id, j.user_id, 'running', 'Hello from the bench', $3::int, $3::int, 4000, 60, now() - interval '1 hour'
+       FROM unnest($1::uuid[], $2::text[]) AS j(id, user_id)`,
+    [jobIds, userIds, RECIPIENTS],
+  );
+  await db.query(
+    `INSERT INTO jobs.job_recipients (job_id, seq, phone, state, done_at)
+     SELECT j.id, s, (60000000 + s)::text, 'sent', now() - make_interval(secs => $2::int - s)
+       FROM unnest($1::uuid[]) AS j(id), generate_series(1, $2::int) AS s`,
+    [jobIds, RECIPIENTS],
+  );
+  await db.query('ANALYZE jobs.jobs, jobs.job_recipients');
+  await db.end();
+  const pollers = sessions.map((s, i) => ({ token: s.token, jobId: jobIds[i], etag: undefined }));
+
+  const gatewayPid = sys.gateway.process.pid;
+  const jobsPid = sys.services.find((s) => s.name === 'jobs').process.pid;
+  const poll = async (p, revalidate, times, statuses) => {
+    const t = performance.now();
+    try {
+      const res = await fetch(`${sys.gateway.url}/job-status/${p.jobId}`, {
+        headers: { authorization: `Bearer ${p.token}`, ...(revalidate && p.etag ? { 'if-none-match': p.etag } : {}) },
+      });
+      await res.arrayBuffer();
+      if (res.status === 200) p.etag = res.headers.get('etag') ?? p.etag;
+      statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+    } catch {
+      statuses.error = (statuses.error ?? 0) + 1;
+    }
+    times.push(performance.now() - t);
+  };
+  const run = async (label, revalidate) => {
+    const times = [];
+    const statuses = {};
+    const load0 = load();
+    const cpu0 = [cpuSeconds(gatewayPid).own, cpuSeconds(jobsPid).own];
+    const end = performance.now() + SECONDS * 1000;
+    await Promise.all(
+      pollers.map(async (p) => {
+        await sleep(Math.random() * 1000);
+        while (performance.now() < end) {
+          const next = performance.now() + 1000;
+          await poll(p, revalidate, times, statuses);
+          await sleep(Math.max(0, next - performance.now()));
+        }
+      }),
+    );
+    const n = times.length;
+    const cpu = [cpuSeconds(gatewayPid).own - cpu0[0], cpuSeconds(jobsPid).own - cpu0[1]];
+    times.sort((a, b) => a - b);
+    const line =
+      `pollers-full ${label}: ${POLLERS} pollers at 1 Hz × ${SECONDS} s, ${n} polls (${(n / SECONDS).toFixed(0)}/s): ` +
+      `${Object.entries(statuses)
+        .map(([s, c]) => `${c} × ${s}`)
+        .join(', ')}` +
+      ` (503: ${(((statuses[503] ?? 0) / n) * 100).toFixed(1)}%); p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${times.at(-1).toFixed(0)} ms; ` +
+      `CPU per poll: gateway ${((cpu[0] * 1000) / n).toFixed(2)} ms, jobs ${((cpu[1] * 1000) / n).toFixed(2)} ms; load ${load0} → ${load()}`;
+    console.log(line);
+    return line;
+  };
+  const lines = [];
+  // Warm-up: connections, JIT, each poller's first ETag.
+  await Promise.all(pollers.map((p) => sleep(Math.random() * 1000).then(() => poll(p, false, [], {}))));
+  await sleep(1000);
+  lines.push(await run(`full answers (no If-None-Match, ${RECIPIENTS} sent entries), quiet`, false));
+  lines.push(await run('with If-None-Match, quiet', true));
+  // The CPU hog: 2 processes spinning, as other tenants of the machine would.
+  for (let i = 0; i < 2; i++) hogs.push(spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  await sleep(2000);
+  lines.push(await run('full answers, CPU hog of 2 busy processes', false));
+  lines.push(await run('with If-None-Match, CPU hog of 2 busy processes', true));
+  console.log(`\n${lines.join('\n')}`);
+} finally {
+  for (const h of hogs) h.kill('SIGKILL');
+  await sys.stop();
+}
