@@ -4,6 +4,7 @@ export * from './jobs/index.js';
 export * from './templates/index.js';
 export * from './dashboard/index.js';
 export * from './integrations/index.js';
+export * from './account/index.js';
 export * from './contacts/index.js';
 export * from './media/index.js';
 export * from './web/index.js';

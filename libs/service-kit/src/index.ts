@@ -20,4 +20,5 @@ export * from './metrics/metrics-server.js';
 export * from './kit.module.js';
 export * from './bootstrap.js';
 export * from './outbox/outbox.js';
+export * from './account/index.js';
 export * from './ids/job-ids.js';

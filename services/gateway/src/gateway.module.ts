@@ -1,4 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { AccountApiModule } from './account/account-api.module.js';
 import { ApiKeysApiModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { GatewayEnv } from './config/env.js';
@@ -27,6 +28,7 @@ export class GatewayModule {
         DashboardApiModule,
         OptOutsApiModule,
         ApiKeysApiModule,
+        AccountApiModule,
         JobStatusFastPathModule,
       ],
       controllers: [PublicConfigController],

@@ -2,13 +2,13 @@ import { io, type Socket } from 'socket.io-client';
 import { SOCKET } from '@bns/contracts';
 import { api, devSignIn, simulatorScan, type DevSession } from '@bns/testing';
 
-export type Client = ReturnType<typeof api> & { userId: string; token: string };
+export type Client = ReturnType<typeof api> & { userId: string; token: string; email: string };
 
 let seq = 0;
 
 export async function signIn(gatewayUrl: string, name: string): Promise<Client> {
   const session = await devSignIn(gatewayUrl, `${name}.${++seq}.${process.pid}@integrations.test`, name);
-  return { ...api(gatewayUrl, session.token), userId: session.userId, token: session.token };
+  return { ...api(gatewayUrl, session.token), userId: session.userId, token: session.token, email: session.email };
 }
 
 /** A signed-in user whose simulated WhatsApp is linked (createSession over a socket, the simulator's scan, `ready`). */
@@ -33,7 +33,7 @@ export async function linkedUser(gatewayUrl: string, name: string): Promise<Clie
   } finally {
     socket.close();
   }
-  return { ...api(gatewayUrl, who.token), userId: who.userId, token: who.token };
+  return { ...api(gatewayUrl, who.token), userId: who.userId, token: who.token, email: who.email };
 }
 
 /** An API key of `owner` with `scopes`: its secret and id. */

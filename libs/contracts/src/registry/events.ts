@@ -8,6 +8,8 @@ import {
   type SessionStateEvent,
 } from '../common/events.js';
 import { JobLogEventSchema, JobProgressEventSchema, type JobLogEvent, type JobProgressEvent } from '../jobs/events.js';
+import { UserDeletionReceiptEventSchema, UserDeletionRequestedEventSchema } from '../account/schemas.js';
+import type { UserDeletionReceiptEvent, UserDeletionRequestedEvent } from '../account/types.js';
 
 /** Each event subject's payload schema: a consumer checks what it receives with the same schema. */
 export const EVENT_SCHEMAS = {
@@ -16,6 +18,8 @@ export const EVENT_SCHEMAS = {
   'events.message.received': MessageReceivedEventSchema,
   'events.job.progress': JobProgressEventSchema,
   'events.job.log': JobLogEventSchema,
+  'events.user.deletion.requested': UserDeletionRequestedEventSchema,
+  'events.user.deletion.receipt': UserDeletionReceiptEventSchema,
 } as const;
 
 export interface EventMap {
@@ -24,6 +28,8 @@ export interface EventMap {
   'events.message.received': MessageReceivedEvent;
   'events.job.progress': JobProgressEvent;
   'events.job.log': JobLogEvent;
+  'events.user.deletion.requested': UserDeletionRequestedEvent;
+  'events.user.deletion.receipt': UserDeletionReceiptEvent;
 }
 export type EventKey = keyof EventMap;
 export type EventOf<K extends EventKey> = EventMap[K];

@@ -11,6 +11,7 @@ import {
   SegmentRefSchema,
   SettingsSetRequestSchema,
 } from '../contacts/schemas.js';
+import { AccountUserRequestSchema, DeletionStartRequestSchema, RetentionSetRequestSchema } from '../account/schemas.js';
 import {
   DashboardGetRequestSchema,
   PreferencesGetRequestSchema,
@@ -146,6 +147,10 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.idempotency.begin': IdempotencyBeginRequestSchema,
   'integrations.idempotency.finish': IdempotencyFinishRequestSchema,
   'integrations.idempotency.release': IdempotencyReleaseRequestSchema,
+  'integrations.account.delete': DeletionStartRequestSchema,
+  'integrations.account.deletion': AccountUserRequestSchema,
+  'integrations.account.retention.get': AccountUserRequestSchema,
+  'integrations.account.retention.set': RetentionSetRequestSchema,
 
   'contacts.ping': PingRequestSchema,
   'contacts.list': ContactListRequestSchema,

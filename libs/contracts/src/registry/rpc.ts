@@ -1,4 +1,5 @@
 import type { ContactsRequests } from '../contacts/rpc.js';
+import type { AccountRequests } from '../account/rpc.js';
 import type { DashboardRequests } from '../dashboard/rpc.js';
 import type { IntegrationsRequests } from '../integrations/rpc.js';
 import type { JobsRequests } from '../jobs/rpc.js';
@@ -22,7 +23,8 @@ export interface RequestMap
     TemplatesRequests,
     DashboardRequests,
     IntegrationsRequests,
-    ContactsRequests {}
+    ContactsRequests,
+    AccountRequests {}
 export type RequestKey = keyof RequestMap;
 export type RequestOf<K extends RequestKey> = RequestMap[K]['request'];
 export type ReplyOf<K extends RequestKey> = RequestMap[K]['reply'];

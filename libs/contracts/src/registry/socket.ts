@@ -29,6 +29,8 @@ export const SOCKET_EVENTS = {
   messageReceived: 'message_received',
   /** A refused or failed createSession (not one of SPEC §7's states). */
   sessionError: 'session_error',
+  /** The account's deletion was requested (no `service`), or one service deleted its part (`service`). */
+  accountDeletion: 'account_deletion',
 } as const;
 
 /** Client → server socket events (SPEC §7). */
@@ -71,6 +73,7 @@ export interface SocketEventMap {
     message_status: Forwarded<MessageStatusEvent>;
     message_received: { from: string; at: string; messageId: string };
     session_error: SessionSocketError;
+    account_deletion: { deletionId: string; service?: string };
   };
   clientToServer: {
     connected: { payload: undefined; ack: { success: true; userId: string } };

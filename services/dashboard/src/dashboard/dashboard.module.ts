@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
+import { DashboardAccountData } from '../account/dashboard-account-data.js';
 import { EventsConsumer } from '../projection/events.consumer.js';
 import { ProjectionRepository } from '../projection/projection.repository.js';
 import { ProjectionService } from '../projection/projection.service.js';
@@ -7,7 +9,15 @@ import { DashboardService } from './dashboard.service.js';
 import { PreferencesRepository } from './preferences.repository.js';
 
 @Module({
+  imports: [UserDeletionsModule],
   controllers: [DashboardHandler],
-  providers: [DashboardService, PreferencesRepository, ProjectionRepository, ProjectionService, EventsConsumer],
+  providers: [
+    DashboardService,
+    PreferencesRepository,
+    ProjectionRepository,
+    ProjectionService,
+    EventsConsumer,
+    ...accountDataProviders('dashboard', DashboardAccountData),
+  ],
 })
 export class DashboardModule {}

@@ -2,12 +2,13 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, type EventKey } from '@bns/contracts';
-import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV } from '@bns/service-kit';
+import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV, SKIP, UserDeletions } from '@bns/service-kit';
 import type { DashboardEnv } from '../config/env.js';
 import { observeBatch } from '../metrics/dashboard.metrics.js';
 import { parseReadModelEvent, type ReadModelEvent } from './event-shape.js';
@@ -42,6 +43,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: DashboardEnv,
     private readonly projection: ProjectionService,
+    @Optional() @Inject(UserDeletions) deletions?: UserDeletions,
   ) {
     this.consumers = READ_MODEL_SUBJECTS.map(
       (subject) =>
@@ -62,7 +64,9 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
           // Problems name the field, never its value (see parseReadModelEvent).
           decode: (body, m) => {
             const e = parseReadModelEvent(m.subject, body);
-            return typeof e === 'string' ? new Poison(e) : e;
+            if (typeof e === 'string') return new Poison(e);
+            // A late event of a deleted account must not bring its rows back.
+            return deletions?.isGone(e.event.userId, e.event.at) ? SKIP : e;
           },
           handle: (e, m) => observeBatch([m.subject], () => this.projection.applyBatch([e])),
           handleBatch: (deliveries) =>

@@ -5,6 +5,8 @@ export interface AuthUser {
   sessionId?: string;
   email?: string;
   firstName?: string;
+  /** The token's iat (epoch seconds): a token issued before the account's deletion is refused. */
+  issuedAtS?: number;
   /** When the token stops being accepted (its exp plus the clock tolerance), epoch ms. */
   expiresAtMs: number;
 }

@@ -41,6 +41,8 @@ export class TokenVerifier {
   /** Sessions signed out (dev sign-out), by session id: until when their tokens would have been accepted. */
   private readonly signedOut = new Map<string, number>();
   private readonly signOutListeners: Array<(sessionId: string) => void> = [];
+  /** Tokens refused although valid (issued before their account was deleted). */
+  private refused: (user: AuthUser) => boolean = () => false;
 
   constructor(
     private readonly keys: KeySource,
@@ -67,7 +69,12 @@ export class TokenVerifier {
   /** The claims of a token verified before and not yet expired, without a promise (the pollers' path). */
   cached(token: string): AuthUser | undefined {
     const user = this.cache.get(token);
-    return user && !this.isSignedOut(user) ? user : undefined;
+    return user && !this.isSignedOut(user) && !this.refused(user) ? user : undefined;
+  }
+
+  /** Refuses, from now on, every valid token `refuse` says no to (checked on each use, cached or not). */
+  refuseWhen(refuse: (user: AuthUser) => boolean): void {
+    this.refused = refuse;
   }
 
   /**
@@ -100,6 +107,7 @@ export class TokenVerifier {
     const cached = this.cache.get(token);
     if (cached) {
       if (this.isSignedOut(cached)) throw unauthorized('signed out');
+      if (this.refused(cached)) throw unauthorized('account deleted');
       return cached;
     }
     let payload;
@@ -125,9 +133,11 @@ export class TokenVerifier {
       sessionId: str(payload.sid),
       email: str(payload.email),
       firstName: str(payload.first_name),
+      issuedAtS: payload.iat,
       expiresAtMs,
     };
     if (this.isSignedOut(user)) throw unauthorized('signed out');
+    if (this.refused(user)) throw unauthorized('account deleted');
     this.cache.set(token, user, expiresAtMs);
     return user;
   }

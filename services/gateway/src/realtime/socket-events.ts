@@ -48,6 +48,14 @@ export function toSocketEmission<K extends EventKey>(subject: K, event: EventMap
       const { from, at, messageId } = event as EventMap['events.message.received'];
       return { name: SOCKET_EVENTS.messageReceived, payload: { from, at, messageId } };
     }
+    case 'events.user.deletion.requested': {
+      const { deletionId } = event as EventMap['events.user.deletion.requested'];
+      return { name: SOCKET_EVENTS.accountDeletion, payload: { deletionId } };
+    }
+    case 'events.user.deletion.receipt': {
+      const { deletionId, service } = event as EventMap['events.user.deletion.receipt'];
+      return { name: SOCKET_EVENTS.accountDeletion, payload: { deletionId, service } };
+    }
   }
   const unknown: never = subject;
   throw new Error(`no socket event for ${String(unknown)}`);

@@ -1,5 +1,6 @@
 import { Module, type OnModuleInit } from '@nestjs/common';
-import { OutboxPublisher, OutboxRepository } from '@bns/service-kit';
+import { accountDataProviders, OutboxPublisher, OutboxRepository, UserDeletionsModule } from '@bns/service-kit';
+import { JobsAccountData } from '../account/jobs-account-data.js';
 import { JobJournals, JournalWriter } from '../events/job-journal.js';
 import { countPublished } from '../metrics/jobs.metrics.js';
 import { OptOutsModule } from '../optouts/opt-outs.module.js';
@@ -40,7 +41,7 @@ export const JOBS_REPOSITORIES = [
 
 @Module({
   // Campaign results and opt-outs: their calls and their event consumers.
-  imports: [ResultsModule, OptOutsModule],
+  imports: [ResultsModule, OptOutsModule, UserDeletionsModule],
   controllers: [JobsHandler],
   providers: [
     ...JOBS_REPOSITORIES,
@@ -53,6 +54,7 @@ export const JOBS_REPOSITORIES = [
     JobStarts,
     ...LANE_QUEUE_PROVIDERS,
     LaneWorker,
+    ...accountDataProviders('jobs', JobsAccountData),
     OutboxPublisher,
   ],
 })

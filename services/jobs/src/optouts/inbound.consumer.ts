@@ -2,12 +2,13 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, optOutSchemas, type EventKey, type MessageReceivedEvent } from '@bns/contracts';
-import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV } from '@bns/service-kit';
+import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV, SKIP, UserDeletions } from '@bns/service-kit';
 import type { OptOutsEnv } from './opt-outs.env.js';
 import { OptOutsService } from './opt-outs.service.js';
 
@@ -28,6 +29,7 @@ export class InboundConsumer implements OnApplicationBootstrap, BeforeApplicatio
     @Inject(NATS_CONNECTION) nc: NatsConnection,
     @Inject(SERVICE_ENV) env: OptOutsEnv,
     private readonly optOuts: OptOutsService,
+    @Optional() @Inject(UserDeletions) deletions?: UserDeletions,
   ) {
     this.consumer = new DurableConsumer<MessageReceivedEvent>(nc, {
       stream: EVENTS_STREAM,
@@ -44,7 +46,9 @@ export class InboundConsumer implements OnApplicationBootstrap, BeforeApplicatio
       logger: this.logger,
       decode: (body) => {
         const parsed = optOutSchemas().messageReceived.safeParse(body);
-        return parsed.success ? parsed.data : new Poison('malformed');
+        if (!parsed.success) return new Poison('malformed');
+        // A STOP that arrives late for a deleted account must not bring its opt-out list back.
+        return deletions?.isGone(parsed.data.userId, parsed.data.at) ? SKIP : parsed.data;
       },
       handle: (event) => this.handle(event),
       describe: (event) => ({ eventId: event.eventId }),

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
-import { OutboxPublisher, OutboxRepository } from '@bns/service-kit';
+import { shardOf } from '@bns/contracts';
+import { accountDataProviders, OutboxPublisher, OutboxRepository, UserDeletionsModule } from '@bns/service-kit';
+import { SessionsAccountData } from '../account/sessions-account-data.js';
 import { engineProvider } from './engines/engine.provider.js';
 import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from './engines/webjs-auth.repository.js';
@@ -15,6 +17,7 @@ import { SimulatorControls } from './simulator-controls.service.js';
 import { UserSessions } from './user-sessions.js';
 
 @Module({
+  imports: [UserDeletionsModule],
   controllers: [SessionsHandler],
   providers: [
     engineProvider,
@@ -31,6 +34,10 @@ import { UserSessions } from './user-sessions.js';
     EngineListeners,
     SessionManager,
     SimulatorControls,
+    // Every shard hears each deletion; the user's own shard acts on it.
+    ...accountDataProviders('sessions', SessionsAccountData, {
+      owns: (userId, info) => shardOf(userId, info.shards) === info.shard,
+    }),
   ],
 })
 export class SessionsModule {}

@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
+import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
+import { TemplatesAccountData } from '../account/templates-account-data.js';
 import { TemplatesHandler } from './templates.handler.js';
 import { TemplatesRepository } from './templates.repository.js';
 import { TemplatesService } from './templates.service.js';
 
-@Module({ controllers: [TemplatesHandler], providers: [TemplatesService, TemplatesRepository] })
+@Module({
+  imports: [UserDeletionsModule],
+  controllers: [TemplatesHandler],
+  providers: [TemplatesService, TemplatesRepository, ...accountDataProviders('templates', TemplatesAccountData)],
+})
 export class TemplatesModule {}

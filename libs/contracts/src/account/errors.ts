@@ -1,0 +1,7 @@
+/** Codes of the account-and-data refusals (the gateway maps their kinds to HTTP in one place). */
+export enum AccountErrorCode {
+  EmailMismatch = 'ACCOUNT_EMAIL_MISMATCH',
+  EmailUnknown = 'ACCOUNT_EMAIL_UNKNOWN',
+  NoDeletion = 'ACCOUNT_NO_DELETION',
+  RetentionInvalid = 'ACCOUNT_RETENTION_INVALID',
+}

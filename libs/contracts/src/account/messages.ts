@@ -1,0 +1,10 @@
+/** What the account-and-data calls say, in plain words (shown by the web). */
+export const ACCOUNT_MESSAGES = {
+  emailRequired: 'Type your e-mail address to confirm',
+  emailMismatch: 'That e-mail is not the one of this account',
+  emailUnknown:
+    'This sign-in does not carry an e-mail address to confirm with: sign in again, or ask the operator to add the email claim to session tokens',
+  noDeletion: 'No account deletion was requested',
+  retentionInvalid: 'days must be 30, 90, 365 or null (keep until deleted)',
+  deletionRunning: 'This account is being deleted',
+} as const;

@@ -1,0 +1,18 @@
+import type {
+  AccountUserRequest,
+  DeletionStarted,
+  DeletionStartRequest,
+  DeletionStatus,
+  Retention,
+  RetentionSetRequest,
+} from './types.js';
+
+/** Requests of the account-and-data rules; the deletion coordinator and the retention setting live in integrations. */
+export interface AccountRequests {
+  /** Starts the user's deletion, or answers the one already running (idempotent). */
+  'integrations.account.delete': { request: DeletionStartRequest; reply: DeletionStarted };
+  /** The user's latest deletion (404 when none was requested); kept after the data is gone. */
+  'integrations.account.deletion': { request: AccountUserRequest; reply: DeletionStatus };
+  'integrations.account.retention.get': { request: AccountUserRequest; reply: Retention };
+  'integrations.account.retention.set': { request: RetentionSetRequest; reply: Retention };
+}

@@ -1,0 +1,2 @@
+export * from './user-deletions.js';
+export * from './account-data.js';

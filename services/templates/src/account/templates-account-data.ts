@@ -1,0 +1,12 @@
+import { Injectable } from '@nestjs/common';
+import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit';
+
+/** A user's templates and their create-idempotency rows (every table with a user_id), deleted with the account. */
+@Injectable()
+export class TemplatesAccountData implements AccountData {
+  constructor(private readonly tx: Transactions) {}
+
+  deleteUser(userId: string): Promise<number> {
+    return deleteUserRows(this.tx.manager, userId);
+  }
+}
