@@ -71,6 +71,8 @@ export async function startBench(jobsEnv = {}, options = {}) {
     nats,
     shards: SHARDS,
     services: ['sessions', 'jobs'],
+    // A loaded shared machine can take minutes to start the services.
+    startTimeoutMs: 400_000,
     env: {
       SIM_READY_DELAY_MS: '0',
       SIM_QR_INTERVAL_MS: '20000',

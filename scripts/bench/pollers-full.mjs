@@ -30,6 +30,7 @@ console.log(`${cpus().length} cores, load average ${load()}`);
 const sys = await startSystem({
   services: ['jobs', 'sessions'],
   shards: 1,
+  startTimeoutMs: 400_000,
   serviceEnv: { gateway: { RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn' } },
 });
 const hogs = [];
