@@ -17,6 +17,7 @@ import { RecipientInFlight1796200000000 } from './migrations/1796200000000-recip
 import { JobIdScheme1796500000000 } from './migrations/1796500000000-job-id-scheme.js';
 import { ReceiptsOnRecipients1796400000000 } from './migrations/1796400000000-receipts-on-recipients.js';
 import { TransactionalJobs1797100000000 } from './migrations/1797100000000-transactional-jobs.js';
+import { RefusedSends1797200000000 } from './migrations/1797200000000-refused-sends.js';
 import { RESULTS_ENTITIES } from '../results/results.entities.js';
 import { JobStartEntity } from '../admission/job-start.entity.js';
 
@@ -46,4 +47,5 @@ export const JOBS_MIGRATIONS = [
   ReceiptsOnRecipients1796400000000,
   JobIdScheme1796500000000,
   TransactionalJobs1797100000000,
+  RefusedSends1797200000000,
 ];

@@ -40,7 +40,7 @@ export const JOBS_REPOSITORIES = [
 ];
 
 @Module({
-  // Campaign results and opt-outs: their calls and their event consumers.
+  // Campaign results and opt-outs: their calls and their event consumers (results also owns the outbox publisher).
   imports: [ResultsModule, OptOutsModule, UserDeletionsModule],
   controllers: [JobsHandler],
   providers: [
@@ -55,7 +55,6 @@ export const JOBS_REPOSITORIES = [
     ...LANE_QUEUE_PROVIDERS,
     LaneWorker,
     ...accountDataProviders('jobs', JobsAccountData),
-    OutboxPublisher,
   ],
 })
 export class JobsModule implements OnModuleInit {

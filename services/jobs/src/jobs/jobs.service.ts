@@ -8,6 +8,7 @@ import {
   parseSince,
   POLICY_MESSAGES,
   PolicyErrorCode,
+  resumedByUser,
   type JobLogEntry,
   type JobRef,
   type JobStatusReply,
@@ -66,7 +67,8 @@ export class JobsService {
   async resume({ userId, jobId }: JobRef): Promise<{ job: JobView }> {
     const published = await this.tx.run(async (em) => {
       const job = await this.find(em, userId, jobId, true);
-      if (job.status === 'paused' && job.pausedReason !== 'user') {
+      // A job WhatsApp's refusals paused waits for the user, like one the user paused.
+      if (job.status === 'paused' && !resumedByUser(job.pausedReason)) {
         throw AppError.conflict(PolicyErrorCode.NotPaused, POLICY_MESSAGES.resumesByItself, {
           status: job.status,
           pausedReason: job.pausedReason,

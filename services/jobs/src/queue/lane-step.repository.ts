@@ -5,7 +5,13 @@ import { inInputOrder, row, rows } from '@bns/service-kit';
 import { POLICY_COLUMNS, POLICY_KEYS } from '../policy/policy.repository.js';
 import { fieldsOf, selectList } from '../store/columns.js';
 import type { JobRecipientEntity } from '../store/job-recipient.entity.js';
-import { JOB_COLUMNS, LANE_JOB_KEYS, OPEN_JOB_STATUSES, type LaneJob } from '../store/jobs.repository.js';
+import {
+  JOB_COLUMNS,
+  LANE_JOB_KEYS,
+  OPEN_JOB_STATUSES,
+  USER_RESUMED_SQL,
+  type LaneJob,
+} from '../store/jobs.repository.js';
 import { LANE_COLUMNS, LANE_COUNTER_KEYS, type LaneCounters } from './lane.repository.js';
 import type { LaneEntity } from './lane.entity.js';
 import { STEP_PREPARED } from './step-planning.js';
@@ -36,11 +42,11 @@ const LANE_JOB = selectList(JOB_COLUMNS, LANE_JOB_KEYS);
 const LANE_JOB_OF_J = LANE_JOB_KEYS.map((k) => `j."${k}" AS "job_${k}"`).join(', ');
 
 /**
- * Jobs the lane may send for now: not paused by the user, and scheduled ones once their time is
+ * Jobs the lane may send for now: not paused for the user to resume, and scheduled ones once their time is
  * within `leadSecsSql` (the step that prepares a send runs that long before its slot).
  */
 const workableSql = (leadSecsSql: string) =>
-  `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user') OR (status = 'scheduled' AND start_at <= now() + make_interval(secs => ${leadSecsSql})))`;
+  `(status IN ('queued', 'running') OR (status = 'paused' AND paused_reason NOT IN ${USER_RESUMED_SQL}) OR (status = 'scheduled' AND start_at <= now() + make_interval(secs => ${leadSecsSql})))`;
 
 /**
  * The user's oldest job the lane may send for now, locked: an account sends one job at a time, in

@@ -6,9 +6,18 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, isUuid, normalizeHkPhone, type EventKey } from '@bns/contracts';
-import { DurableConsumer, NATS_CONNECTION, SERVICE_ENV, SKIP, Transactions } from '@bns/service-kit';
+import { EVENTS_STREAM, isUuid, normalizeHkPhone, SESSION_MESSAGES, type EventKey } from '@bns/contracts';
+import {
+  DurableConsumer,
+  NATS_CONNECTION,
+  OutboxPublisher,
+  SERVICE_ENV,
+  SKIP,
+  Transactions,
+  type OutboxRow,
+} from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
+import { Refusals, type RefusalFold } from './refusals.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
 
 /**
@@ -29,10 +38,18 @@ const BATCH_MAX = 1000;
 const ACK_WAIT_MS = 10_000;
 const MAX_DELIVER = 20;
 
-/** A receipt or reply to fold; anything else on the subjects (sent, failed: jobs wrote those itself) is skipped. */
+/** The longest refusal reason kept on a recipient. */
+const REFUSAL_ERROR_MAX = 500;
+
+/**
+ * A receipt, reply or refusal to fold; anything else on the subjects (sent, failed: jobs wrote those
+ * itself) is skipped. A refusal is a `failed` receipt from sessions marked `refused`: WhatsApp accepted
+ * the send, then refused it.
+ */
 export type Fold =
   | { kind: 'delivered' | 'read'; userId: string; jobId: string; phone: string; at: Date }
-  | { kind: 'replied'; userId: string; phone: string; at: Date };
+  | { kind: 'replied'; userId: string; phone: string; at: Date }
+  | ({ kind: 'refused' } & RefusalFold);
 
 /** What an event says for the report, or undefined when it says nothing (or is malformed). */
 export function foldOf(subject: string, body: unknown): Fold | undefined {
@@ -42,9 +59,17 @@ export function foldOf(subject: string, body: unknown): Fold | undefined {
   const at = new Date(e.at);
   if (Number.isNaN(at.getTime())) return undefined;
   if (subject === 'events.message.status') {
-    if ((e.status !== 'delivered' && e.status !== 'read') || !isUuid(e.jobId)) return undefined;
+    if (!isUuid(e.jobId)) return undefined;
+    const refused = e.status === 'failed' && e.refused === true;
+    if (e.status !== 'delivered' && e.status !== 'read' && !refused) return undefined;
     const phone = normalizeHkPhone(e.recipient);
-    return phone ? { kind: e.status, userId: e.userId, jobId: e.jobId, phone, at } : undefined;
+    if (!phone) return undefined;
+    if (e.status === 'delivered' || e.status === 'read')
+      return { kind: e.status, userId: e.userId, jobId: e.jobId, phone, at };
+    const error = (typeof e.error === 'string' && e.error !== '' ? e.error : SESSION_MESSAGES.sendRefusedAfterAccept)
+      .replaceAll('\u0000', '')
+      .slice(0, REFUSAL_ERROR_MAX);
+    return { kind: 'refused', userId: e.userId, jobId: e.jobId, phone, at, error };
   }
   if (subject === 'events.message.received') {
     const phone = normalizeHkPhone(e.from);
@@ -71,6 +96,8 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     @Inject(SERVICE_ENV) env: JobsEnv,
     private readonly tx: Transactions,
     private readonly results: ResultsRepository,
+    private readonly refusals: Refusals,
+    private readonly publisher: OutboxPublisher,
   ) {
     this.consumers = RECEIPT_SUBJECTS.map(
       (subject) =>
@@ -110,12 +137,19 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
    * its number). Exposed for in-process tests.
    */
   async apply(folds: readonly Fold[]): Promise<FoldDelta[]> {
-    return this.tx.run(async (em) => {
+    const published: OutboxRow[] = [];
+    const deltas = await this.tx.run(async (em) => {
+      published.length = 0;
       const receipts = folds.flatMap((f) =>
-        f.kind === 'replied' ? [] : [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }],
+        f.kind === 'delivered' || f.kind === 'read'
+          ? [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }]
+          : [],
       );
       const deltas = await this.results.foldReceipts(em, receipts);
+      // A message delivered after the account's last refusal ends its row of refusals.
+      await this.refusals.endStreaks(em, receipts);
       for (const f of folds) {
+        if (f.kind === 'refused') published.push(...(await this.refusals.apply(em, f)));
         if (f.kind !== 'replied') continue;
         const d = await this.results.foldReply(em, f.userId, f.phone, f.at);
         if (d) deltas.push(d);
@@ -123,5 +157,7 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
       await this.results.addCounts(em, deltas);
       return deltas;
     });
+    this.publisher.publish(published);
+    return deltas;
   }
 }

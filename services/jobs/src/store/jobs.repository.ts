@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
-import { JOB_MESSAGES, type JobStatus, type PausedReason } from '@bns/contracts';
+import { JOB_MESSAGES, USER_RESUMED_REASONS, type JobStatus, type PausedReason } from '@bns/contracts';
 import { row } from '@bns/service-kit';
 import { selectList, type ColumnMap } from './columns.js';
 import { JobEntity } from './job.entity.js';
@@ -33,6 +33,8 @@ export const JOB_COLUMNS = {
 /** Statuses in which a job still holds work for its lane. */
 export const OPEN_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as const satisfies readonly JobStatus[];
 const OPEN = `(${OPEN_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
+/** Paused reasons only the user ends, as an SQL list: such a job steps aside in the lane. */
+export const USER_RESUMED_SQL = `(${USER_RESUMED_REASONS.map((r) => `'${r}'`).join(', ')})`;
 
 /** What the lane step reads of a job. */
 export const LANE_JOB_KEYS = [
@@ -161,7 +163,7 @@ export class JobsRepository {
   async countAhead(em: EntityManager, userId: string): Promise<number> {
     const found = await row<{ n: number }>(
       em,
-      `SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND (status IN ('queued', 'running') OR (status = 'paused' AND paused_reason <> 'user'))`,
+      `SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND (status IN ('queued', 'running') OR (status = 'paused' AND paused_reason NOT IN ${USER_RESUMED_SQL}))`,
       [userId],
     );
     return found!.n;

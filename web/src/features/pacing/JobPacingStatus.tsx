@@ -30,7 +30,8 @@ export function JobPacingStatus() {
         (view) => dispatch(jobStatusReceived(view as Parameters<typeof jobStatusReceived>[0])),
         (e: unknown) => toast.error(errorMessage(e)),
       );
-  const pausedByUser = job.status === 'paused' && job.pausedReason === 'user';
+  // Paused by the user, or by WhatsApp's refusals to new contacts: only Resume goes on.
+  const pausedByUser = job.status === 'paused' && (job.pausedReason === 'user' || job.pausedReason === 'refused');
   const reason = job.pausedReason ? PAUSED_REASON_TEXT[job.pausedReason] : null;
   return (
     <div className="pacing-status" aria-live="polite" data-testid="job-pacing-status">
