@@ -18,6 +18,7 @@ import { JobIdScheme1796500000000 } from './migrations/1796500000000-job-id-sche
 import { ReceiptsOnRecipients1796400000000 } from './migrations/1796400000000-receipts-on-recipients.js';
 import { TransactionalJobs1797100000000 } from './migrations/1797100000000-transactional-jobs.js';
 import { RefusedSends1797200000000 } from './migrations/1797200000000-refused-sends.js';
+import { CascadeByStatement1798050000000 } from './migrations/1798050000000-cascade-by-statement.js';
 import { RESULTS_ENTITIES } from '../results/results.entities.js';
 import { JobStartEntity } from '../admission/job-start.entity.js';
 
@@ -48,4 +49,5 @@ export const JOBS_MIGRATIONS = [
   JobIdScheme1796500000000,
   TransactionalJobs1797100000000,
   RefusedSends1797200000000,
+  CascadeByStatement1798050000000,
 ];

@@ -1,0 +1,53 @@
+import { describe, expect, it } from '@jest/globals';
+import { mintJobId } from '@bns/service-kit';
+import { migratedDatabase } from './migrated-database.js';
+
+describe('recipients without per-row foreign keys (real Postgres, every jobs migration)', () => {
+  const db = migratedDatabase();
+
+  /** `n` job ids as the service mints them (the table's constraint checks it). */
+  const mint = async (n: number) => {
+    const [{ key }] = await db().query(`SELECT key FROM jobs.job_id_scheme`);
+    return Array.from({ length: n }, () => mintJobId(key as Buffer, 'u1'));
+  };
+  const seed = async (ids: string[]) => {
+    for (const id of ids) {
+      await db().query(
+        `INSERT INTO jobs.jobs (id, user_id, status, message, total, delay_ms, estimated_minutes) VALUES ($1, 'u1', 'queued', 'Hi', 2, 0, 0)`,
+        [id],
+      );
+      await db().query(
+        `INSERT INTO jobs.job_recipients (job_id, seq, phone) VALUES ($1, 1, '91000001'), ($1, 2, '91000002')`,
+        [id],
+      );
+      await db().query(
+        `INSERT INTO jobs.recipient_variables (job_id, seq, variables) VALUES ($1, 1, '{"name":"A"}'), ($1, 2, '{"name":"B"}')`,
+        [id],
+      );
+    }
+  };
+  const left = async (table: string, ids: string[]) =>
+    Number((await db().query(`SELECT count(*) AS n FROM jobs.${table} WHERE job_id = ANY($1::uuid[])`, [ids]))[0].n);
+
+  it("inserts a start's recipients with no lookup of the job per row", async () => {
+    const ids = await mint(1);
+    await seed(ids);
+    const checks = await db().query(
+      `SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('jobs.job_recipients'::regclass, 'jobs.recipient_variables'::regclass)
+          AND confrelid = 'jobs.jobs'::regclass`,
+    );
+    expect(Number(checks[0].n)).toBe(0);
+  });
+
+  it("still deletes a job's recipients and variables with the job, and only that job's", async () => {
+    const [a, b, c] = await mint(3);
+    const gone = [a, b];
+    const kept = [c];
+    await seed([...gone, ...kept]);
+    await db().query(`DELETE FROM jobs.jobs WHERE id = ANY($1::uuid[])`, [gone]);
+    expect(await left('job_recipients', gone)).toBe(0);
+    expect(await left('recipient_variables', gone)).toBe(0);
+    expect(await left('job_recipients', kept)).toBe(2);
+    expect(await left('recipient_variables', kept)).toBe(2);
+  });
+});
