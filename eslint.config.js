@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard'];
+const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard', 'contacts'];
 
 /**
  * Module boundaries (DESIGN §2): a service depends only on libs/*, never on another service; the web

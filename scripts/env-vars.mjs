@@ -19,6 +19,7 @@ const SERVICES = {
   templates: 'TEMPLATES_ENV',
   dashboard: 'DASHBOARD_ENV',
   integrations: 'INTEGRATIONS_ENV',
+  contacts: 'CONTACTS_ENV',
 };
 
 export const CONFIGURATION_DOC = join(ROOT, 'docs', 'configuration.md');

@@ -35,6 +35,7 @@ export function api(baseUrl: string, token?: string) {
     post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
       call<T>('POST', path, body ?? {}, headers),
     put: <T = any>(path: string, body?: unknown) => call<T>('PUT', path, body ?? {}),
+    patch: <T = any>(path: string, body?: unknown) => call<T>('PATCH', path, body ?? {}),
     delete: <T = any>(path: string) => call<T>('DELETE', path),
   };
 }

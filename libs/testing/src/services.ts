@@ -237,7 +237,7 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
     ...options.env,
   };
-  const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions', 'integrations'];
+  const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions', 'integrations', 'contacts'];
   const handles: ServiceHandle[] = [];
   const start = (name: ServiceName, extraEnv: Record<string, string> = {}, label?: string) =>
     startService(name, {

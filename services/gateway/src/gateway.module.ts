@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { AccountApiModule } from './account/account-api.module.js';
 import { ApiKeysApiModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
+import { ContactsApiModule } from './contacts/contacts-api.module.js';
 import type { GatewayEnv } from './config/env.js';
 import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
 import { JobStatusFastPathModule } from './job-status-fast-path/index.js';
@@ -28,6 +29,7 @@ export class GatewayModule {
         DashboardApiModule,
         OptOutsApiModule,
         ApiKeysApiModule,
+        ContactsApiModule,
         AccountApiModule,
         JobStatusFastPathModule,
       ],

@@ -108,7 +108,7 @@ await runService({
         failures: app.get(AuthFailures),
         bodyLimit: env.BODY_LIMIT,
         // A 50,000-row personalised start needs more room (it is staged, never one NATS message).
-        routeBodyLimits: { '/start-bulk-messages': env.START_BODY_LIMIT },
+        routeBodyLimits: { '/start-bulk-messages': env.START_BODY_LIMIT, '/api/contacts/import': env.START_BODY_LIMIT },
         preAuthBodyLimit: env.PRE_AUTH_BODY_LIMIT,
         verify: verifyJsonBody,
       }),

@@ -4,3 +4,4 @@ export * from './messages.js';
 export * from './schemas.js';
 export * from './types.js';
 export * from './rpc.js';
+export * from './fallbacks.js';

@@ -82,8 +82,8 @@ export class FactsRepository {
     const [inserted] = await rows<{ job_id: string | null }>(
       em,
       `INSERT INTO messages (user_id, phone, direction, key, text, at, job_id)
-       VALUES ($1, $2, 'in', $3, $4, $5,
-         (SELECT job_id FROM messages WHERE user_id = $1 AND phone = $2 AND direction = 'out' AND job_id IS NOT NULL
+       VALUES ($1, $2::text, 'in', $3, $4, $5,
+         (SELECT job_id FROM messages WHERE user_id = $1 AND phone = $2::text AND direction = 'out' AND job_id IS NOT NULL
            ORDER BY at DESC, id DESC LIMIT 1))
        ON CONFLICT (user_id, key) DO NOTHING RETURNING job_id`,
       [f.userId, f.phone, f.key, f.text.slice(0, CONTACTS_LIMITS.conversationTextMax), f.at],
@@ -139,10 +139,10 @@ export class FactsRepository {
     await rows(
       em,
       `INSERT INTO contacts (user_id, phone, source)
-       SELECT $1, $2, $3
-        WHERE ($4 OR coalesce((SELECT save_recipients FROM settings WHERE user_id = $1), true))
-          AND NOT EXISTS (SELECT 1 FROM contacts WHERE user_id = $1 AND phone = $2)
-          AND (SELECT count(*) FROM contacts WHERE user_id = $1) < $5
+       SELECT $1::text, $2::text, $3::text
+        WHERE ($4 OR coalesce((SELECT save_recipients FROM settings WHERE user_id = $1::text), true))
+          AND NOT EXISTS (SELECT 1 FROM contacts WHERE user_id = $1::text AND phone = $2::text)
+          AND (SELECT count(*) FROM contacts WHERE user_id = $1::text) < $5
        ON CONFLICT (user_id, phone) DO NOTHING`,
       [userId, phone, source, always, CONTACTS_LIMITS.contactsPerUserMax],
     );

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ContactsApiModule } from '../contacts/contacts-api.module.js';
 import { JobStatusFastPathModule } from '../job-status-fast-path/index.js';
 import { JobStarter } from './job-starter.js';
 import { JobsApi } from './jobs.api.js';
@@ -14,7 +15,7 @@ import { ResultsController } from './results.controller.js';
  * Job-status polls are answered by the fast path's JobStatusService (job-status-fast-path/).
  */
 @Module({
-  imports: [JobStatusFastPathModule],
+  imports: [JobStatusFastPathModule, ContactsApiModule],
   controllers: [JobsController, PolicyController, ResultsController],
   providers: [JobStarter, JobsApi, PolicyApi, ResultsApi],
 })

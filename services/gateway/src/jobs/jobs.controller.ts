@@ -1,4 +1,16 @@
-import { Body, Controller, Get, Header, Headers, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseInterceptors,
+} from '@nestjs/common';
 import { ApiBearerAuth, ApiHeader, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import {
@@ -18,6 +30,7 @@ import {
 } from '@bns/contracts';
 import { AppError } from '@bns/service-kit';
 import { CurrentUser } from '../auth/current-user.decorator.js';
+import { SegmentStartInterceptor } from '../contacts/segment-start.interceptor.js';
 import type { AuthUser } from '../auth/auth.types.js';
 import { BodyRule } from '../http/body-size.js';
 import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
@@ -47,6 +60,8 @@ export class JobsController {
   @Post('start-bulk-messages')
   @HttpCode(200)
   @BodyRule(JOB_HTTP.start)
+  // A segmentId becomes the segment's recipients, and {{var|fallback}} is filled, before the body is checked.
+  @UseInterceptors(SegmentStartInterceptor)
   @ApiOperation({
     summary:
       'Start a bulk send: phoneNumbers (8-digit Hong Kong numbers, 852/+852 stripped, duplicates merged) or personalised recipients [{phone, variables}] filling {{placeholders}}',

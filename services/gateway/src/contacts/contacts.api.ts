@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
+import {
+  applyFallbacks,
+  CONTACT_MESSAGES,
+  CONTACTS_LIMITS,
+  ContactsErrorCode,
+  conversationPhoneOf,
+  STAGED_IMPORTS_BUCKET,
+  type SegmentRecipient,
+} from '@bns/contracts';
+import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+import { JobStarter } from '../jobs/job-starter.js';
+
+/** An import (or a segment's recipient list) can take a while on a busy database. */
+const LONG_TIMEOUT_MS = 60_000;
+
+/** The contact book, segments and inbox, owned by the contacts service (which checks every body again). */
+@Injectable()
+export class ContactsApi {
+  private readonly logger = new Logger('ContactsApi');
+  private store?: Promise<ObjectStore>;
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly starter: JobStarter,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+  ) {}
+
+  list(userId: string, query: unknown) {
+    return this.rpc.call('contacts.list', { userId, query });
+  }
+
+  create(userId: string, body: unknown) {
+    return this.rpc.call('contacts.create', { userId, body, source: 'api' });
+  }
+
+  update(userId: string, contactId: string, body: unknown) {
+    return this.rpc.call('contacts.update', { userId, contactId, body });
+  }
+
+  async remove(userId: string, contactId: string) {
+    await this.rpc.call('contacts.delete', { userId, contactId });
+    return { success: true };
+  }
+
+  /** A body too big for one NATS message is staged in the object store; the service reads it once. */
+  async import(userId: string, body: unknown) {
+    const text = JSON.stringify(body ?? null);
+    const request =
+      Buffer.byteLength(text) > CONTACTS_LIMITS.stageAboveBytes
+        ? { userId, staged: await this.stage(text) }
+        : { userId, body };
+    return this.rpc.call('contacts.import', request, { timeoutMs: LONG_TIMEOUT_MS });
+  }
+
+  settings(userId: string) {
+    return this.rpc.call('contacts.settings.get', { userId });
+  }
+
+  setSettings(userId: string, saveRecipients: boolean) {
+    return this.rpc.call('contacts.settings.set', { userId, saveRecipients });
+  }
+
+  createSegment(userId: string, body: unknown) {
+    return this.rpc.call('contacts.segments.create', { userId, body });
+  }
+
+  segments(userId: string) {
+    return this.rpc.call('contacts.segments.list', { userId });
+  }
+
+  async removeSegment(userId: string, segmentId: string) {
+    await this.rpc.call('contacts.segments.delete', { userId, segmentId });
+    return { success: true };
+  }
+
+  count(userId: string, segmentId: string) {
+    return this.rpc.call('contacts.segments.count', { userId, segmentId });
+  }
+
+  /** Every recipient of the segment as it is now (contacts added later do not join), page by page. */
+  async segmentRecipients(userId: string, segmentId: string): Promise<SegmentRecipient[]> {
+    const asOf = new Date().toISOString();
+    const all: SegmentRecipient[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.rpc.call(
+        'contacts.segments.members',
+        { userId, segmentId, asOf, ...(cursor ? { cursor } : {}) },
+        { timeoutMs: LONG_TIMEOUT_MS },
+      );
+      all.push(...page.recipients);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return all;
+  }
+
+  conversations(userId: string) {
+    return this.rpc.call('contacts.conversations.list', { userId });
+  }
+
+  thread(userId: string, phone: string) {
+    return this.rpc.call('contacts.conversations.get', { userId, phone });
+  }
+
+  /**
+   * An answer in the inbox: a one-recipient transactional job through the send path of every message
+   * (policy, opt-outs, the sessions ledger), taken ahead of the account's queued campaign messages.
+   */
+  async answer(userId: string, rawPhone: string, text: string, idempotencyKey: string | undefined) {
+    const phone = conversationPhoneOf(rawPhone);
+    if (!phone)
+      throw AppError.validation(ContactsErrorCode.InvalidConversation, CONTACT_MESSAGES.conversationPhoneInvalid);
+    // `{{name|there}}` in an answer is filled from the contact, like a campaign's.
+    const found = await this.rpc.call('contacts.list', { userId, query: { q: phone, limit: '1' } });
+    const contact = found.contacts.find((c) => c.phone === phone);
+    const variables = contact ? { ...(contact.name ? { name: contact.name } : {}), ...contact.fields } : {};
+    const filled = applyFallbacks(text, { recipients: [{ phone, variables }] });
+    const { jobId } = await this.starter.start(
+      {
+        userId,
+        message: filled.message,
+        transactional: true,
+        recipients: (filled.recipients as { phone: string; variables: Record<string, string> }[] | undefined) ?? [
+          { phone, variables },
+        ],
+      },
+      idempotencyKey,
+    );
+    return { id: jobId };
+  }
+
+  private async stage(text: string): Promise<{ bucket: string; name: string }> {
+    const name = randomUUID();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.store ??= new Objm(this.nc).create(STAGED_IMPORTS_BUCKET, {
+          storage: StorageType.File,
+          ttl: CONTACTS_LIMITS.stagedTtlMs * 1_000_000,
+        });
+        await (await this.store).putBlob({ name }, Buffer.from(text));
+        return { bucket: STAGED_IMPORTS_BUCKET, name };
+      } catch (err) {
+        this.store = undefined;
+        if (attempt < 2) continue;
+        this.logger.warn({ err }, 'could not stage an import body');
+        throw AppError.unavailable();
+      }
+    }
+  }
+}

@@ -1,0 +1,162 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  CONTACTS_HTTP,
+  ContactCreateSchema,
+  ContactImportAnswerSchema,
+  ContactImportBodySchema,
+  ContactListAnswerSchema,
+  ContactListQuerySchema,
+  ContactPatchSchema,
+  ContactSchema,
+  ConversationAnswerSchema,
+  ContactsErrorCode,
+  IDEMPOTENCY_KEY_HEADER,
+  JobResultsErrorCode,
+  SegmentCreateSchema,
+  z,
+  type Infer,
+} from '@bns/contracts';
+import { AppError } from '@bns/service-kit';
+import type { AuthUser } from '../auth/auth.types.js';
+import { CurrentUser } from '../auth/current-user.decorator.js';
+import { BodyRule } from '../http/body-size.js';
+import { ErrorAnswerSchema } from '../http/answers.js';
+import { idempotencyKeyOf } from '../http/idempotency-key.js';
+import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi } from '../http/openapi.js';
+import { SchemaPipe } from '../http/schema.pipe.js';
+import { ContactsApi } from './contacts.api.js';
+
+const refusal = (code: ContactsErrorCode) => (r: { message: string; errors: Record<string, string> }) =>
+  AppError.validation(code, r.message, r.errors);
+const listQuery = new SchemaPipe(ContactListQuerySchema, refusal(ContactsErrorCode.InvalidQuery));
+const settingsBody = new SchemaPipe(
+  z.object({ saveRecipients: z.boolean({ error: 'saveRecipients must be true or false' }) }),
+  refusal(ContactsErrorCode.InvalidContact),
+);
+const ERROR = openApi(ErrorAnswerSchema, 'ContactErrorResponseDto');
+
+/**
+ * The contact book (/api/contacts), its segments (/api/segments) and the inbox (/api/conversations).
+ * The paths carry no user id: everything belongs to the token's user, and another user's contact or
+ * segment is answered 404 by the contacts service. Bodies are checked there (the owner); the query
+ * and the answer text here, where their words are the same.
+ */
+@ApiTags('contacts')
+@ApiBearerAuth()
+@ApiNotFoundResponse({ description: 'No such contact, segment or conversation for this user', schema: ERROR })
+@Controller('api')
+export class ContactsController {
+  constructor(private readonly api: ContactsApi) {}
+
+  @Get('contacts')
+  @ApiOperation({ summary: 'A page of contacts, newest first; q searches number, name, tags and field values' })
+  @ApiSchemaQuery(ContactListQuerySchema)
+  @ApiSchemaOk(ContactListAnswerSchema)
+  list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<typeof ContactListQuerySchema>) {
+    return this.api.list(user.userId, query);
+  }
+
+  @Post('contacts')
+  @ApiOperation({ summary: 'Add a contact {phone, name?, fields?, tags?} (409 when the number is in the book)' })
+  @ApiSchemaBody(ContactCreateSchema)
+  @ApiSchemaCreated(ContactSchema)
+  create(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.create(user.userId, body);
+  }
+
+  @Post('contacts/import')
+  @HttpCode(200)
+  @BodyRule(CONTACTS_HTTP.import)
+  @ApiOperation({
+    summary:
+      'Import rows merged by number (later non-empty values win, tags add up), all or nothing: {created, updated, invalid, duplicates}',
+  })
+  @ApiSchemaBody(ContactImportBodySchema)
+  @ApiSchemaOk(ContactImportAnswerSchema)
+  import(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.import(user.userId, body);
+  }
+
+  @Get('contacts/settings')
+  @ApiOperation({ summary: 'The contact book settings: saveRecipients ("Save recipients as contacts", default on)' })
+  settings(@CurrentUser() user: AuthUser) {
+    return this.api.settings(user.userId);
+  }
+
+  @Put('contacts/settings')
+  @ApiOperation({ summary: 'Turn "Save recipients as contacts" on or off' })
+  setSettings(@CurrentUser() user: AuthUser, @Body(settingsBody) body: { saveRecipients: boolean }) {
+    return this.api.setSettings(user.userId, body.saveRecipients);
+  }
+
+  @Patch('contacts/:contactId')
+  @ApiOperation({ summary: 'Change a contact: only the fields sent change' })
+  @ApiSchemaBody(ContactPatchSchema)
+  @ApiSchemaOk(ContactSchema)
+  update(@CurrentUser() user: AuthUser, @Param('contactId') contactId: string, @Body() body: unknown) {
+    return this.api.update(user.userId, contactId, body);
+  }
+
+  @Delete('contacts/:contactId')
+  @ApiOperation({ summary: 'Delete a contact (what is known about the number, an opt-out above all, stays)' })
+  remove(@CurrentUser() user: AuthUser, @Param('contactId') contactId: string) {
+    return this.api.remove(user.userId, contactId);
+  }
+
+  @Post('segments')
+  @ApiOperation({ summary: 'Save a segment {name, rule: {tags?, fields?, facts?}} → {id}' })
+  @ApiSchemaBody(SegmentCreateSchema)
+  createSegment(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.createSegment(user.userId, body);
+  }
+
+  @Get('segments')
+  @ApiOperation({ summary: 'The saved segments, newest first' })
+  segments(@CurrentUser() user: AuthUser) {
+    return this.api.segments(user.userId);
+  }
+
+  @Get('segments/:segmentId/count')
+  @ApiOperation({ summary: 'How many contacts the segment selects now → {count}' })
+  count(@CurrentUser() user: AuthUser, @Param('segmentId') segmentId: string) {
+    return this.api.count(user.userId, segmentId);
+  }
+
+  @Delete('segments/:segmentId')
+  @ApiOperation({ summary: 'Delete a saved segment' })
+  removeSegment(@CurrentUser() user: AuthUser, @Param('segmentId') segmentId: string) {
+    return this.api.removeSegment(user.userId, segmentId);
+  }
+
+  @Get('conversations')
+  @ApiOperation({ summary: 'The inbox: one conversation per number, unread replies first' })
+  conversations(@CurrentUser() user: AuthUser) {
+    return this.api.conversations(user.userId);
+  }
+
+  @Get('conversations/:phone')
+  @ApiOperation({ summary: 'A conversation, oldest first (8 digits or 852 + 8 digits); opening it marks it read' })
+  thread(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
+    return this.api.thread(user.userId, phone);
+  }
+
+  @Post('conversations/:phone/messages')
+  @HttpCode(202)
+  @ApiOperation({ summary: 'Answer {text}: sent through the send path ahead of queued campaign messages → {id}' })
+  @ApiSchemaBody(ConversationAnswerSchema)
+  answer(
+    @CurrentUser() user: AuthUser,
+    @Param('phone') phone: string,
+    @Body(new SchemaPipe(ConversationAnswerSchema, refusal(ContactsErrorCode.InvalidConversation)))
+    body: Infer<typeof ConversationAnswerSchema>,
+    @Headers(IDEMPOTENCY_KEY_HEADER.toLowerCase()) header?: string | string[],
+  ) {
+    return this.api.answer(
+      user.userId,
+      phone,
+      body.text,
+      idempotencyKeyOf(header, JobResultsErrorCode.IdempotencyKeyInvalid),
+    );
+  }
+}
