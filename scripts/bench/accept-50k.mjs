@@ -37,6 +37,15 @@ const personalised = (n, from) => ({
 console.log(`${cpus().length} cores, load average ${load()}`);
 const bench = await startBench({ SEND_DELAY_MS: '600000', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000' });
 const pid = bench.jobsPid;
+const jobs = bench.sys.services.find((h) => h.name === 'jobs').process;
+/** The jobs service's RSS, or a clear end of the run when it is gone (its last lines printed). */
+const rss = () => {
+  if (!jobs.running) {
+    console.error(`the jobs service exited; its last lines:\n${jobs.tail(30)}`);
+    process.exit(1);
+  }
+  return rssKiB(pid);
+};
 const lines = [];
 try {
   const users = await linkedUsers(bench, 2, 'accept50k');
@@ -52,10 +61,10 @@ try {
   ]) {
     const body = make(N, 60_000_000);
     const mb = Buffer.byteLength(JSON.stringify(body)) / 1048576;
-    const before = rssKiB(pid);
+    const before = rss();
     const load0 = load();
     let peak = before;
-    const timer = setInterval(() => (peak = Math.max(peak, rssKiB(pid))), 25);
+    const timer = setInterval(() => (peak = Math.max(peak, rss())), 25);
     const cpu0 = cpuSeconds(pid).own;
     const t0 = performance.now();
     const res = await post(user, body);
@@ -64,7 +73,7 @@ try {
     if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     await sleep(AFTER_S * 1000);
     clearInterval(timer);
-    const after = rssKiB(pid);
+    const after = rss();
     lines.push(
       `accept-50k ${kind}, ${N} recipients (body ${mb.toFixed(1)} MiB): accepted in ${ms.toFixed(0)} ms (jobs CPU ${cpuMs.toFixed(0)} ms); ` +
         `jobs RSS ${mib(before)} MiB before, ${mib(peak)} MiB peak, ${mib(after)} MiB ${AFTER_S} s after; load ${load0} → ${load()}`,
