@@ -31,7 +31,7 @@ import {
 import { optOutsApi } from '../features/optouts/optOutsApi.js';
 import { patchJobHistory, resultsApi } from '../features/results/resultsApi.js';
 import { toast } from '../features/toasts/toasts.js';
-import type { RootState } from './store.js';
+import type { RootState } from './state.js';
 
 type StartListening = TypedStartListening<RootState>;
 

@@ -1,5 +1,4 @@
 import {
-  combineSlices,
   configureStore,
   createAction,
   createListenerMiddleware,
@@ -7,34 +6,15 @@ import {
   type UnknownAction,
 } from '@reduxjs/toolkit';
 import { api } from '../api/api.js';
-import { activitySlice } from '../features/activity/slice.js';
-import { sessionSlice, type SessionState } from '../features/auth/slice.js';
-import { connectionSlice } from '../features/connection/slice.js';
+import type { SessionState } from '../features/auth/slice.js';
 import { createSocketMiddleware, type SocketFactory } from '../features/connection/socketMiddleware.js';
-import { jobSlice } from '../features/job/slice.js';
-import { pacingSlice } from '../features/pacing/slice.js';
-import { receiptsSlice } from '../features/results/receiptsSlice.js';
-import { senderSlice } from '../features/sender/slice.js';
-import { templatesSlice } from '../features/templates/slice.js';
-import { uiSlice } from '../features/ui/slice.js';
 import { registerListeners } from './listeners.js';
+import { slices, type RootState } from './state.js';
+
+export type { RootState };
 
 /** Sign-out clears every piece of local state but who the store belongs to (SPEC §4.6). */
 export const localStateCleared = createAction('app/localStateCleared');
-
-const slices = combineSlices(
-  api,
-  sessionSlice,
-  connectionSlice,
-  uiSlice,
-  senderSlice,
-  jobSlice,
-  activitySlice,
-  templatesSlice,
-  pacingSlice,
-  receiptsSlice,
-);
-export type RootState = ReturnType<typeof slices>;
 
 const rootReducer = (state: RootState | undefined, action: UnknownAction): RootState => {
   if (localStateCleared.match(action) && state) return slices({ session: state.session } as RootState, action);
