@@ -14,9 +14,9 @@ export const FIXTURES_DIR = join(DEPLOY_DIR, 'test', 'fixtures');
 
 /** Services with a Postgres schema; the gateway has none. */
 /** The services that own a schema: each gets a database role and URL. */
-export const DB_SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integrations'];
+export const DB_SERVICES = ['sessions', 'jobs', 'templates', 'dashboard', 'integrations', 'contacts'];
 /** The services of the shared templates (services.yaml, sessions.yaml, monitoring.yaml); integrations has a file of its own. */
-export const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard'];
+export const SERVICES = ['gateway', 'sessions', 'jobs', 'templates', 'dashboard', 'contacts'];
 /** Paths the Ingress must send to the gateway (the gateway's API_PATHS minus the health endpoints). */
 export const API_PATHS = [
   '/api',

@@ -198,7 +198,7 @@ describe('templates carry the design', () => {
 
   test('HPA on CPU and a PodDisruptionBudget for gateway, jobs, templates and dashboard', () => {
     const hpa = templates['autoscaling.yaml'];
-    assert.match(hpa, /range \$component := list "gateway" "jobs" "templates" "dashboard" "web"/);
+    assert.match(hpa, /range \$component := list "gateway" "jobs" "templates" "dashboard" "contacts" "web"/);
     assert.match(hpa, /kind: HorizontalPodAutoscaler[\s\S]*name: cpu/);
     assert.match(hpa, /kind: PodDisruptionBudget/);
     assert.match(templates['sessions.yaml'], /kind: PodDisruptionBudget[\s\S]*maxUnavailable/);
@@ -241,18 +241,18 @@ describe('templates carry the design', () => {
     assert.match(np, /range \$component := list "gateway" "web"/);
     assert.match(
       np,
-      /range \$component := list "sessions" "jobs" "templates" "dashboard"[\s\S]*?ingress:\s+\{\{- include "bns\.ingressMetrics" \$/,
+      /range \$component := list "sessions" "jobs" "templates" "dashboard" "contacts"[\s\S]*?ingress:\s+\{\{- include "bns\.ingressMetrics" \$/,
     );
     for (const rule of ['bns.egressDns', 'bns.egressNats', 'bns.egressPostgres', 'bns.egressOtel'])
       assert.ok(np.includes(rule), rule);
     assert.match(
       np,
-      /values: \[gateway, sessions, jobs, templates, dashboard, integrations\]/,
+      /values: \[gateway, sessions, jobs, templates, dashboard, integrations, contacts\]/,
       'NATS admits the services only',
     );
     assert.match(
       np,
-      /values: \[sessions, jobs, templates, dashboard, integrations, db-roles\]/,
+      /values: \[sessions, jobs, templates, dashboard, integrations, contacts, db-roles\]/,
       'Postgres admits the DB services only',
     );
   });
@@ -556,7 +556,7 @@ test('helm lint and helm template', async (t) => {
       byKind('HorizontalPodAutoscaler')
         .map((h) => h.spec.scaleTargetRef.name)
         .sort(),
-      ['bns-dashboard', 'bns-gateway', 'bns-jobs', 'bns-templates'],
+      ['bns-contacts', 'bns-dashboard', 'bns-gateway', 'bns-jobs', 'bns-templates'],
     );
 
     const job = byKind('Job')[0];

@@ -288,7 +288,7 @@ describe('docker/compose.yaml', () => {
     assert.ok(services.nats.command.includes('--jetstream'));
     assert.ok(services['db-roles'].volumes.some((v) => v.startsWith('../deploy/helm/files/db-roles.sh:')));
     assert.ok(existsSync(join(REPO_ROOT, 'deploy/helm/files/db-roles.sh')));
-    for (const name of ['gateway', 'jobs', 'templates', 'dashboard', 'integrations', 'web']) {
+    for (const name of ['gateway', 'jobs', 'templates', 'dashboard', 'integrations', 'contacts', 'web']) {
       assert.ok(services[name], name);
       assert.ok(existsSync(join(DOCKER_DIR, '..', services[name].build.dockerfile)), services[name].build.dockerfile);
     }

@@ -45,7 +45,7 @@ helm.sh/chart: {{ printf "%s-%s" (index . 0).Chart.Name (index . 0).Chart.Versio
 {{- end -}}
 
 {{/* Services whose pods have a Postgres schema. */}}
-{{- define "bns.dbServices" -}}sessions jobs templates dashboard integrations{{- end -}}
+{{- define "bns.dbServices" -}}sessions jobs templates dashboard integrations contacts{{- end -}}
 
 {{/* Secret with the per-service role passwords and URLs (hook-created, kept across upgrades). */}}
 {{- define "bns.dbSecretName" -}}
