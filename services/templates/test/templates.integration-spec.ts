@@ -148,12 +148,12 @@ describe('validation (SPEC §5, exact messages)', () => {
     [
       'one bad number',
       { ...ok, phone_numbers: ['85212345678', '1234567'] },
-      { phone_numbers: 'Phone number must be 8-15 digits' },
+      { phone_numbers: 'Phone number must be 8-15 digits. Invalid phone numbers: 1234567' },
     ],
     [
       'too many digits',
       { ...ok, phone_numbers: ['1234567890123456'] },
-      { phone_numbers: 'Phone number must be 8-15 digits' },
+      { phone_numbers: 'Phone number must be 8-15 digits. Invalid phone numbers: 1234567890123456' },
     ],
     [
       'several bad numbers',

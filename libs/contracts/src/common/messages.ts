@@ -63,3 +63,13 @@ export type MessageKey = keyof typeof MESSAGES;
 export function invalidPhoneNumbersMessage(numbers: readonly string[]): string {
   return MESSAGES.invalidPhoneNumbersPrefix + numbers.join(', ');
 }
+
+/**
+ * The template form's error for numbers that are not 8-15 digits, naming them: one bad number gets the
+ * rule and its name ("Phone number must be 8-15 digits. Invalid phone numbers: 1234"), several the list.
+ */
+export function phoneNumbersNotValidMessage(numbers: readonly string[]): string {
+  return numbers.length === 1
+    ? `${MESSAGES.phoneNumberInvalid}. ${invalidPhoneNumbersMessage(numbers)}`
+    : invalidPhoneNumbersMessage(numbers);
+}

@@ -1,5 +1,5 @@
 import { LIMITS, TEMPLATE_CATEGORIES } from '../common/limits.js';
-import { invalidPhoneNumbersMessage, MESSAGES } from '../common/messages.js';
+import { MESSAGES, phoneNumbersNotValidMessage } from '../common/messages.js';
 import { normalizePhone } from '../common/phone.js';
 import {
   isBlankText,
@@ -74,8 +74,8 @@ function echo(value: unknown): string {
 }
 
 /**
- * The whole list: at most 200, each 8-15 digits (one bad: "Phone number must be 8-15 digits"; several:
- * "Invalid phone numbers: a, b"), no duplicates. The count is checked first so a huge paste is not
+ * The whole list: at most 200, each 8-15 digits (one bad: "Phone number must be 8-15 digits. Invalid phone
+ * numbers: a"; several: "Invalid phone numbers: a, b"), no duplicates. The count is checked first so a huge paste is not
  * echoed back number by number.
  */
 export function validatePhoneNumbers(value: unknown): { ok: true; value: string[] } | { ok: false; error: string } {
@@ -89,8 +89,7 @@ export function validatePhoneNumbers(value: unknown): { ok: true; value: string[
     if (normalized === undefined) invalid.push(echo(entry));
     else numbers.push(normalized);
   }
-  if (invalid.length === 1) return { ok: false, error: MESSAGES.phoneNumberInvalid };
-  if (invalid.length > 1) return { ok: false, error: invalidPhoneNumbersMessage(invalid) };
+  if (invalid.length > 0) return { ok: false, error: phoneNumbersNotValidMessage(invalid) };
   if (new Set(numbers).size !== numbers.length) return { ok: false, error: MESSAGES.phoneNumberDuplicate };
   return { ok: true, value: numbers };
 }

@@ -1,9 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import {
-  invalidPhoneNumbersMessage,
   LIMITS,
   MESSAGES,
-  normalizePhone,
   TEMPLATE_CATEGORIES,
   validateTemplateCreate,
   type Template,
@@ -58,13 +56,8 @@ export function TemplateFormDialog({
       is_favorite: favorite,
     });
     if (!result.ok) {
-      // One bad number gets the spec's "Phone number must be 8-15 digits": the form names it too.
-      const bad = splitNumbers(numbers).filter((n) => normalizePhone(n, 'stored') === undefined);
-      const errors =
-        result.errors.phone_numbers === MESSAGES.phoneNumberInvalid && bad.length > 0
-          ? { ...result.errors, phone_numbers: `${MESSAGES.phoneNumberInvalid}. ${invalidPhoneNumbersMessage(bad)}` }
-          : result.errors;
-      setErrors(errors);
+      // The rule names the bad numbers itself ("Invalid phone numbers: …"), as the server answers.
+      setErrors(result.errors);
       toast.error(MESSAGES.fixFormErrors);
       return;
     }

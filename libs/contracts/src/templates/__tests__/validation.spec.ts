@@ -176,7 +176,7 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
       errors: {
         name: 'Template name is required',
         message_content: 'Message content is required',
-        phone_numbers: 'Phone number must be 8-15 digits',
+        phone_numbers: 'Phone number must be 8-15 digits. Invalid phone numbers: 1',
         category: MESSAGES.categoryInvalid,
       },
     });
@@ -226,8 +226,11 @@ describe('phone numbers', () => {
     });
   });
 
-  it('one bad number: "Phone number must be 8-15 digits"', () => {
-    expect(validatePhoneNumbers(['12345678', '123'])).toEqual({ ok: false, error: 'Phone number must be 8-15 digits' });
+  it('one bad number: the rule, and the number named', () => {
+    expect(validatePhoneNumbers(['12345678', '123'])).toEqual({
+      ok: false,
+      error: 'Phone number must be 8-15 digits. Invalid phone numbers: 123',
+    });
   });
 
   it('several bad numbers: "Invalid phone numbers: a, b"', () => {
