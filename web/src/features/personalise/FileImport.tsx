@@ -1,7 +1,7 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { FILE_LIMITS, FILE_MESSAGES, variableNameOf, WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch } from '../../app/hooks.js';
-import { recipientColumnsImported } from '../sender/slice.js';
+import { importRecipientColumns } from '../sender/thunks.js';
 import { toast } from '../toasts/toasts.js';
 import { downloadCsvTemplate, downloadXlsxTemplate } from './files.js';
 import type { MappingSummary, ReadProgress, TableInfo } from './importCore.js';
@@ -120,7 +120,7 @@ export function FileImport() {
     try {
       const columns = await r.recipients(mapping);
       if (reader.current !== r) return;
-      dispatch(recipientColumnsImported(columns));
+      await dispatch(importRecipientColumns(columns));
       toast.success(`${plural(columns.phones.length, 'recipient')} added from ${fileName ?? 'the file'}`);
       reset();
     } catch (e) {

@@ -77,9 +77,33 @@ export class ContactsFileReader {
     return (reply as Extract<ImportReply, { type: 'mapped' }>).summary;
   }
 
+  /**
+   * The mapped recipients, asked for a part at a time and joined here; the page runs between two parts,
+   * so handing over 200,000 recipients never holds it for long.
+   */
   async recipients(mapping: ColumnMapping): Promise<RecipientColumns> {
-    const reply = await this.ask({ type: 'recipients', mapping });
-    return (reply as Extract<ImportReply, { type: 'recipients' }>).columns;
+    const { count } = (await this.ask({ type: 'recipients', mapping })) as Extract<ImportReply, { type: 'recipients' }>;
+    const all: RecipientColumns = { phones: [], rows: [], names: [], values: [] };
+    const append = <T>(to: T[], from: readonly T[]) => {
+      for (const x of from) to.push(x);
+    };
+    for (let from = 0; from < count;) {
+      const { columns: part } = (await this.ask({ type: 'recipientsPart', from })) as Extract<
+        ImportReply,
+        { type: 'recipientsPart' }
+      >;
+      if (part.phones.length === 0) break;
+      if (from === 0) {
+        all.names = part.names;
+        all.values = part.names.map(() => []);
+      }
+      append(all.phones, part.phones);
+      append(all.rows, part.rows);
+      part.values.forEach((v, k) => append(all.values[k]!, v));
+      from += part.phones.length;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    return all;
   }
 
   /** Stops the worker (a read in progress ends there) and rejects what was still asked. */

@@ -109,19 +109,26 @@ export interface TableInfo {
 export type ImportRequest =
   | { id: number; type: 'read'; file: Blob }
   | { id: number; type: 'map'; mapping: ColumnMapping }
-  | { id: number; type: 'recipients'; mapping: ColumnMapping };
+  | { id: number; type: 'recipients'; mapping: ColumnMapping }
+  | { id: number; type: 'recipientsPart'; from: number };
 
 export type ImportReply =
   | { id: number; type: 'progress'; progress: ReadProgress }
   | { id: number; type: 'table'; table: TableInfo }
   | { id: number; type: 'mapped'; summary: MappingSummary }
-  | { id: number; type: 'recipients'; columns: RecipientColumns }
+  /** How many recipients the mapping gives; the page then asks for them a part at a time. */
+  | { id: number; type: 'recipients'; count: number }
+  /** RECIPIENTS_PART recipients from `from`: each a short task for the page to take in. */
+  | { id: number; type: 'recipientsPart'; columns: RecipientColumns }
   | { id: number; type: 'error'; message: string };
 
 function summarize(table: SheetTable, mapping: ColumnMapping): MappingSummary {
   const { valid, invalid } = applyMapping(table, mapping, true);
   return { valid, invalidCount: invalid.length, invalid: invalid.slice(0, INVALID_LISTED) };
 }
+
+/** Rows of recipients per message to the page. */
+export const RECIPIENTS_PART = 5_000;
 
 /** Recipients as columns: a few arrays of strings cross to the page far faster than 200,000 objects. */
 function toColumns(
@@ -140,6 +147,8 @@ function toColumns(
 /** The reader's side: keeps the table it read, answers the page's requests about it. */
 export function createImportHandler(post: (reply: ImportReply) => void): (request: ImportRequest) => Promise<void> {
   let table: SheetTable | null = null;
+  /** The recipients of the last mapping asked for, until the page has taken them all. */
+  let mapped: RecipientColumns | null = null;
   return async (request) => {
     try {
       switch (request.type) {
@@ -164,14 +173,30 @@ export function createImportHandler(post: (reply: ImportReply) => void): (reques
           if (!table) throw new FileRefused(WEB_MESSAGES.fileUnreadable);
           post({ id: request.id, type: 'mapped', summary: summarize(table, request.mapping) });
           return;
-        case 'recipients':
+        case 'recipients': {
           if (!table) throw new FileRefused(WEB_MESSAGES.fileUnreadable);
+          mapped = toColumns(applyMapping(table, request.mapping).recipients, request.mapping);
+          post({ id: request.id, type: 'recipients', count: mapped.phones.length });
+          return;
+        }
+        case 'recipientsPart': {
+          // One 200,000-row message would hold the page for a second or more while it is read there:
+          // the page asks for a part, takes it in, lets the page run, then asks for the next.
+          if (!mapped) throw new FileRefused(WEB_MESSAGES.fileUnreadable);
+          const { from } = request;
+          const to = from + RECIPIENTS_PART;
           post({
             id: request.id,
-            type: 'recipients',
-            columns: toColumns(applyMapping(table, request.mapping).recipients, request.mapping),
+            type: 'recipientsPart',
+            columns: {
+              phones: mapped.phones.slice(from, to),
+              rows: mapped.rows.slice(from, to),
+              names: mapped.names,
+              values: mapped.values.map((v) => v.slice(from, to)),
+            },
           });
           return;
+        }
       }
     } catch (e) {
       post({

@@ -120,7 +120,7 @@ export function StepReview() {
           <div className="summary-box">
             <h3>Recipients</h3>
             <p>
-              <strong>{numbers.length}</strong> phone number{numbers.length === 1 ? '' : 's'}
+              <strong>{numbers.length.toLocaleString('en-US')}</strong> phone number{numbers.length === 1 ? '' : 's'}
             </p>
             {hasNumbers && (
               <ul className="plain-list">
@@ -128,7 +128,9 @@ export function StepReview() {
                   <li key={n}>{n}</li>
                 ))}
                 {numbers.length > LIMITS.reviewRecipientsShown && (
-                  <li className="muted">and {numbers.length - LIMITS.reviewRecipientsShown} more</li>
+                  <li className="muted">
+                    and {(numbers.length - LIMITS.reviewRecipientsShown).toLocaleString('en-US')} more
+                  </li>
                 )}
               </ul>
             )}

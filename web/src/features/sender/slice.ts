@@ -43,30 +43,73 @@ export interface RecipientColumns {
   values: string[][];
 }
 
+type RecipientLists = Pick<SenderState, 'phoneNumbers' | 'variables' | 'rows'>;
+
 /**
- * Adds recipients to the draft. Everything is built as plain objects, frozen here and assigned whole:
- * 200,000 writes through the draft's proxies, and Immer walking 200,000 new objects to freeze them,
- * would hold the page for seconds (frozen values are passed over).
+ * Merges recipients into copies of the lists, one `add` at a time. Everything is built as plain
+ * objects and frozen: 200,000 writes through a draft's proxies, and Immer walking 200,000 new objects
+ * to freeze them, would hold the page for seconds (frozen values are passed over).
  */
-function imported(s: SenderState, count: number, at: (i: number) => Recipient): void {
-  const before = original(s)!;
+function merger(before: RecipientLists) {
   const phoneNumbers = [...before.phoneNumbers];
   const seen = new Set(phoneNumbers);
   const variables = { ...before.variables };
   const rows = { ...before.rows };
-  for (let i = 0; i < count; i++) {
-    const r = at(i);
-    if (!seen.has(r.phone)) {
-      seen.add(r.phone);
-      phoneNumbers.push(r.phone);
-    }
-    variables[r.phone] = Object.freeze({ ...r.variables });
-    if (r.row !== undefined) rows[r.phone] = r.row;
-    else delete rows[r.phone];
+  return {
+    /** `owned`: the variables object is new and nobody else's, so it is frozen as it is, not copied. */
+    add(r: Recipient, owned = false) {
+      if (!seen.has(r.phone)) {
+        seen.add(r.phone);
+        phoneNumbers.push(r.phone);
+      }
+      variables[r.phone] = Object.freeze(owned ? r.variables : { ...r.variables });
+      if (r.row !== undefined) rows[r.phone] = r.row;
+      else delete rows[r.phone];
+    },
+    done: (): RecipientLists => ({
+      phoneNumbers: Object.freeze(phoneNumbers) as string[],
+      variables: Object.freeze(variables),
+      rows: Object.freeze(rows),
+    }),
+  };
+}
+
+/** Recipient `i` of a file handed over by column (blank cells are no variable; row 0 is none). */
+function columnRecipient({ phones, rows, names, values }: RecipientColumns, i: number): Recipient {
+  const variables: Record<string, string> = {};
+  for (let k = 0; k < names.length; k++) if (values[k]![i] !== '') variables[names[k]!] = values[k]![i]!;
+  return { phone: phones[i]!, variables, row: rows[i]! > 0 ? rows[i] : undefined };
+}
+
+/** Adds recipients to the draft in one go. */
+function imported(s: SenderState, count: number, at: (i: number) => Recipient): void {
+  const m = merger(original(s)!);
+  for (let i = 0; i < count; i++) m.add(at(i));
+  Object.assign(s, m.done());
+}
+
+/** How many recipients are merged between two yields to the page (a few milliseconds' work). */
+const MERGE_SLICE = 5_000;
+const nextTask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * The lists with a file's recipients merged in, built a slice at a time with the page free in
+ * between, so adding 200,000 recipients never holds the main thread for long. `base` is the sender
+ * the merge started from; the result is handed to `recipientsMerged`.
+ */
+export async function mergeColumnsInSlices(
+  base: RecipientLists,
+  columns: RecipientColumns,
+): Promise<{ base: RecipientLists; merged: RecipientLists; columns: RecipientColumns }> {
+  const m = merger(base);
+  const count = columns.phones.length;
+  for (let i = 0; i < count;) {
+    const end = Math.min(count, i + MERGE_SLICE);
+    for (; i < end; i++) m.add(columnRecipient(columns, i), true);
+    if (i < count) await nextTask();
   }
-  s.phoneNumbers = Object.freeze(phoneNumbers) as string[];
-  s.variables = Object.freeze(variables);
-  s.rows = Object.freeze(rows);
+  const { phoneNumbers, variables, rows } = base;
+  return { base: { phoneNumbers, variables, rows }, merged: m.done(), columns };
 }
 
 export const senderSlice = createSlice({
@@ -112,12 +155,18 @@ export const senderSlice = createSlice({
     },
     /** The same, as the file reader hands a large file over: one array per column. */
     recipientColumnsImported(s, a: PayloadAction<RecipientColumns>) {
-      const { phones, rows, names, values } = a.payload;
-      imported(s, phones.length, (i) => {
-        const variables: Record<string, string> = {};
-        for (let k = 0; k < names.length; k++) if (values[k]![i] !== '') variables[names[k]!] = values[k]![i]!;
-        return { phone: phones[i]!, variables, row: rows[i]! > 0 ? rows[i] : undefined };
-      });
+      imported(s, a.payload.phones.length, (i) => columnRecipient(a.payload, i));
+    },
+    /**
+     * The lists `mergeColumnsInSlices` built: taken whole when the sender is still the one it started
+     * from, else (numbers changed meanwhile) the columns are merged again into what is there now.
+     */
+    recipientsMerged(s, a: PayloadAction<{ base: RecipientLists; merged: RecipientLists; columns: RecipientColumns }>) {
+      const { base, merged, columns } = a.payload;
+      const now = original(s)!;
+      if (now.phoneNumbers === base.phoneNumbers && now.variables === base.variables && now.rows === base.rows)
+        Object.assign(s, merged);
+      else imported(s, columns.phones.length, (i) => columnRecipient(columns, i));
     },
     /** A template's (or a past campaign's) message and numbers replace the send; `templateId` for a template's Use. */
     templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[]; templateId?: string }>) {
@@ -153,6 +202,7 @@ export const {
   numbersCleared,
   recipientsImported,
   recipientColumnsImported,
+  recipientsMerged,
   templateLoaded,
   templateUseCounted,
   senderReset,

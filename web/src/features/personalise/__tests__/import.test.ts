@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { FILE_LIMITS, FILE_MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import writeXlsxFile from 'write-excel-file/node';
 import { CsvStreamParser, parseCsv } from '../csv.js';
-import { createImportHandler, readContactsFile, type ImportReply } from '../importCore.js';
+import { createImportHandler, readContactsFile, RECIPIENTS_PART, type ImportReply } from '../importCore.js';
+import { ContactsFileReader } from '../importClient.js';
 import { isZip, looksLikeCsv, zipEntries } from '../sniff.js';
 import { toTable } from '../mapping.js';
 
@@ -150,13 +151,42 @@ describe('the reader conversation', () => {
     });
     if (table?.type !== 'table') throw new Error('no table');
     await handle({ id: 2, type: 'recipients', mapping: table.table.mapping });
+    expect(replies.at(-1)).toEqual({ id: 2, type: 'recipients', count: 1 });
+    await handle({ id: 4, type: 'recipientsPart', from: 0 });
     expect(replies.at(-1)).toEqual({
-      id: 2,
-      type: 'recipients',
+      id: 4,
+      type: 'recipientsPart',
       columns: { phones: ['91234567'], rows: [2], names: ['name'], values: [['Ann']] },
     });
     await handle({ id: 3, type: 'read', file: blob(['']) });
     expect(replies.at(-1)).toEqual({ id: 3, type: 'error', message: FILE_MESSAGES.notSpreadsheet });
     expect(WEB_MESSAGES.fileNoRows).toBeTruthy();
+  });
+});
+
+describe('recipients handed over in parts', () => {
+  it('the page asks for a large list a part at a time and joins the parts in order', async () => {
+    const n = RECIPIENTS_PART * 2 + 5;
+    const csv = 'phone,name\n' + Array.from({ length: n }, (_, i) => `${60000000 + i},C${i}`).join('\n') + '\n';
+    const replies: ImportReply[] = [];
+    const handle = createImportHandler((r) => replies.push(r));
+    await handle({ id: 1, type: 'read', file: blob([csv]) });
+    const table = replies.find((r) => r.type === 'table');
+    if (table?.type !== 'table') throw new Error('no table');
+    await handle({ id: 2, type: 'recipients', mapping: table.table.mapping });
+    expect(replies.at(-1)).toEqual({ id: 2, type: 'recipients', count: n });
+    await handle({ id: 3, type: 'recipientsPart', from: RECIPIENTS_PART * 2 });
+    const last = replies.at(-1);
+    expect(last?.type === 'recipientsPart' && last.columns.phones).toEqual(
+      Array.from({ length: 5 }, (_, i) => String(60000000 + RECIPIENTS_PART * 2 + i)),
+    );
+    // The page's reader (here without a Worker) asks part by part and joins them back into one list.
+    const reader = new ContactsFileReader();
+    await reader.read(blob([csv]), () => undefined);
+    const columns = await reader.recipients(table.table.mapping);
+    expect(columns.phones).toHaveLength(n);
+    expect(columns.phones[RECIPIENTS_PART]).toBe(String(60000000 + RECIPIENTS_PART));
+    expect(columns.values[0]![n - 1]).toBe(`C${n - 1}`);
+    reader.close();
   });
 });

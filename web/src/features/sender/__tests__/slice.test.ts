@@ -4,6 +4,7 @@ import { activitySlice, logAdded } from '../../activity/slice.js';
 import {
   hasVariables,
   initialSenderState,
+  mergeColumnsInSlices,
   missingValuesFilled,
   missingValuesOf,
   numberRemoved,
@@ -12,6 +13,7 @@ import {
   numbersRemoved,
   recipientColumnsImported,
   recipientsImported,
+  recipientsMerged,
   recipientsOf,
   senderSlice,
   templateLoaded,
@@ -134,5 +136,40 @@ describe('recipientColumnsImported', () => {
     const s2 = senderSlice.reducer(s1, missingValuesFilled({ phones: ['91230001'], names: ['shop'], value: 'MK' }));
     expect(s2.variables['91230001']).toEqual({ name: 'Ann', shop: 'MK' });
     expect(senderSlice.reducer(s2, numberRemoved('91230001')).phoneNumbers).toEqual(['91230002']);
+  });
+});
+
+describe('mergeColumnsInSlices and recipientsMerged', () => {
+  const columns = (n: number, from = 0) => ({
+    phones: Array.from({ length: n }, (_, i) => String(60000000 + from + i)),
+    rows: Array.from({ length: n }, (_, i) => i + 2),
+    names: ['name'],
+    values: [Array.from({ length: n }, (_, i) => (i % 2 ? `C${from + i}` : ''))],
+  });
+
+  it('merges a large file a slice at a time, yielding to the page, and the store takes the lists whole', async () => {
+    const s0 = senderSlice.reducer(initialSenderState, numbersAdded(['91230001', '60000001']));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const merged = await mergeColumnsInSlices(s0, columns(25_000));
+    clearInterval(timer);
+    // The page ran between slices (25,000 recipients are three slices).
+    expect(ticks).toBeGreaterThan(0);
+    const s1 = senderSlice.reducer(s0, recipientsMerged(merged));
+    expect(s1.phoneNumbers).toHaveLength(25_001);
+    expect(s1.phoneNumbers.slice(0, 3)).toEqual(['91230001', '60000001', '60000000']);
+    expect(s1.variables['60000001']).toEqual({ name: 'C1' });
+    expect(s1.variables['60000000']).toEqual({});
+    expect(s1.rows['60000002']).toBe(4);
+    expect(s1.phoneNumbers).toBe(merged.merged.phoneNumbers);
+  });
+
+  it('merges again into what is there when the numbers changed during the merge', async () => {
+    const s0 = senderSlice.reducer(initialSenderState, numbersAdded(['91230001']));
+    const merged = await mergeColumnsInSlices(s0, columns(3));
+    const changed = senderSlice.reducer(s0, numbersAdded(['91230002']));
+    const s1 = senderSlice.reducer(changed, recipientsMerged(merged));
+    expect(s1.phoneNumbers).toEqual(['91230001', '91230002', '60000000', '60000001', '60000002']);
+    expect(s1.variables['60000001']).toEqual({ name: 'C1' });
   });
 });
