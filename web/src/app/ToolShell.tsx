@@ -6,6 +6,7 @@ import { useAuth } from '../features/auth/auth-context.js';
 import { selectDisplayName } from '../features/auth/slice.js';
 import { signOut } from '../features/auth/signOut.js';
 import { useWebConfig } from '../features/config/publicConfig.js';
+import { ConnectionBanner } from '../features/connection/ConnectionBanner.js';
 import { selectIsConnected } from '../features/connection/slice.js';
 import { DashboardTab } from '../features/dashboard/DashboardTab.js';
 import { SendTab } from '../features/sender/SendTab.js';
@@ -97,6 +98,7 @@ export function ToolShell() {
       </header>
 
       <main className="container app-main">
+        <ConnectionBanner />
         <div className="tabs" role="tablist" aria-label="Tool sections">
           {visible.map((t, i) => (
             <button

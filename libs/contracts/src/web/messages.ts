@@ -52,6 +52,18 @@ export const WEB_MESSAGES = {
   monitoringResumed: 'Monitoring resumed',
   goBackWhileActive: 'Go Back is available once the job has ended',
 
+  // The one connection banner: what is true about the link to the server
+  connectionLive: 'Live: progress and replies update as they happen',
+  connectionConnecting: 'Connecting to the server…',
+  connectionReconnecting: 'Reconnecting… counts shown may be behind until the connection is back',
+  connectionOffline: (since: string) =>
+    `Offline since ${since}: counts shown may be behind; they update when the connection is back`,
+  connectionRestoredBanner: 'Connection restored: progress is up to date again',
+  // A job waiting for the phone: nothing resumes until the user links WhatsApp again
+  pausedUnlinked: 'Paused — WhatsApp is not linked',
+  pausedUnlinkedHint: 'Sending goes on by itself once you link WhatsApp again.',
+  linkWhatsApp: 'Link WhatsApp',
+
   // Templates
   useWhileSending: 'Use is available once the current send has finished',
   allCategories: 'All categories',

@@ -17,6 +17,12 @@ export interface ConnectionState {
   socket: SocketStatus;
   /** Sign Out was pressed: the link it ends is not a lost connection. */
   signingOut?: boolean;
+  /** When (epoch ms) the server stopped being reachable (the socket dropped, or the browser went offline); null while it is. */
+  offlineSince?: number | null;
+  /** When the server was reached again after an outage (for "Connection restored"). */
+  restoredAt?: number | null;
+  /** The browser says it has no network (navigator.onLine). */
+  browserOffline?: boolean;
 }
 
 export const initialConnectionState: ConnectionState = {
@@ -39,8 +45,33 @@ export const connectionSlice = createSlice({
     signOutStarted(s) {
       s.signingOut = true;
     },
-    socketStatusChanged(s, a: PayloadAction<SocketStatus>) {
-      s.socket = a.payload;
+    socketStatusChanged: {
+      reducer(s, a: PayloadAction<SocketStatus, string, { at: number }>) {
+        s.socket = a.payload;
+        if (a.payload === 'reconnecting' || a.payload === 'failed') s.offlineSince ??= a.meta.at;
+        if (a.payload === 'connected' && s.offlineSince != null && !s.browserOffline) {
+          s.restoredAt = a.meta.at;
+          s.offlineSince = null;
+        }
+        if (a.payload === 'idle') {
+          s.offlineSince = null;
+          s.restoredAt = null;
+        }
+      },
+      prepare: (status: SocketStatus) => ({ payload: status, meta: { at: Date.now() } }),
+    },
+    /** The browser's `online` / `offline` events. */
+    networkChanged: {
+      reducer(s, a: PayloadAction<boolean, string, { at: number }>) {
+        s.browserOffline = !a.payload;
+        if (!a.payload) s.offlineSince ??= a.meta.at;
+        // Back online with the socket still up (a short drop it did not notice): that is a restore too.
+        else if (s.socket === 'connected' && s.offlineSince != null) {
+          s.restoredAt = a.meta.at;
+          s.offlineSince = null;
+        }
+      },
+      prepare: (online: boolean) => ({ payload: online, meta: { at: Date.now() } }),
     },
     /** A non-explicit createSession went out: is there a link already? */
     checkStarted(s) {
@@ -105,12 +136,15 @@ export const connectionSlice = createSlice({
   selectors: {
     selectConnection: (s) => s,
     selectIsConnected: (s) => s.status === 'connected',
+    /** Whether the server can be reached now (the socket is up and the browser online): live counts are true. */
+    selectServerReachable: (s) => s.socket === 'connected' && !s.browserOffline,
   },
 });
 
 export const {
   signOutStarted,
   socketStatusChanged,
+  networkChanged,
   checkStarted,
   checkTimedOut,
   connectRequested,
@@ -123,4 +157,4 @@ export const {
   sessionDisconnected,
   sessionRequestFailed,
 } = connectionSlice.actions;
-export const { selectConnection, selectIsConnected } = connectionSlice.selectors;
+export const { selectConnection, selectIsConnected, selectServerReachable } = connectionSlice.selectors;

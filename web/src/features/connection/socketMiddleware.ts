@@ -12,7 +12,7 @@ import {
 import { getToken } from '../../api/token.js';
 import { toast } from '../toasts/toasts.js';
 import { jobLogKey, logAdded } from '../activity/slice.js';
-import { jobProgressEvent } from '../job/slice.js';
+import { jobProgressEvent, monitoringResumed, selectCanResumeMonitoring } from '../job/slice.js';
 import { messageStatusReceived } from '../results/receiptsSlice.js';
 import {
   checkStarted,
@@ -22,6 +22,7 @@ import {
   sessionCreating,
   sessionDisconnected,
   sessionReady,
+  networkChanged,
   sessionRequestFailed,
   socketStatusChanged,
 } from './slice.js';
@@ -69,6 +70,7 @@ export function createSocketMiddleware(
 ): Middleware {
   let socket: AppSocket | null = null;
   let errorShown = false;
+  let stopWatchingNetwork = () => {};
 
   return (store) => (next) => (action) => {
     const dispatch = store.dispatch;
@@ -120,6 +122,9 @@ export function createSocketMiddleware(
       s.on('connect', () => {
         errorShown = false;
         dispatch(socketStatusChanged('connected'));
+        // Following the job on screen stopped while the server could not be reached: it goes on by itself.
+        if (selectCanResumeMonitoring(store.getState() as Parameters<typeof selectCanResumeMonitoring>[0]))
+          dispatch(monitoringResumed());
         s.emit(SOCKET_CLIENT_EVENTS.connected);
         dispatch(checkStarted());
         createSession(false);
@@ -146,6 +151,22 @@ export function createSocketMiddleware(
         dispatch(socketStatusChanged('failed'));
         toast.error(MESSAGES.connectionFailed);
       });
+      // The browser's own word on the network: "offline since" starts at once, and a socket that gave up
+      // its reconnects while the network was gone tries again when it comes back.
+      if (typeof window !== 'undefined') {
+        const online = () => {
+          dispatch(networkChanged(true));
+          if (!s.connected && !s.active) s.connect();
+        };
+        const offline = () => dispatch(networkChanged(false));
+        window.addEventListener('online', online);
+        window.addEventListener('offline', offline);
+        if (typeof navigator !== 'undefined' && navigator.onLine === false) offline();
+        stopWatchingNetwork = () => {
+          window.removeEventListener('online', online);
+          window.removeEventListener('offline', offline);
+        };
+      }
 
       s.on(SOCKET_EVENTS.qr, (p) => dispatch(qrReceived({ qr: p?.qr ?? '', attempts: p?.attempts ?? 0 })));
       s.on(SOCKET_EVENTS.qrMaxAttempts, (p) =>
@@ -174,6 +195,7 @@ export function createSocketMiddleware(
     }
 
     if (socketDisconnect.match(action)) {
+      stopWatchingNetwork();
       socket?.removeAllListeners();
       socket?.io.removeAllListeners();
       socket?.disconnect();

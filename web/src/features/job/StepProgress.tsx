@@ -13,6 +13,7 @@ import {
 } from './slice.js';
 import { cancelJob } from './thunks.js';
 import { countsDown, JobPacingStatus } from '../pacing/JobPacingStatus.js';
+import { selectServerReachable } from '../connection/slice.js';
 import { JobResults } from '../results/JobResults.js';
 import { SkippedList } from '../optouts/SkippedList.js';
 
@@ -43,7 +44,9 @@ export function StepProgress() {
   const job = useAppSelector(selectJob);
   const canGoBack = useAppSelector(selectCanGoBack);
   const canResume = useAppSelector(selectCanResumeMonitoring);
-  const counting = countsDown(job);
+  const reachable = useAppSelector(selectServerReachable);
+  // No countdown while the server cannot be reached: "Next message in 0s" would be a guess, not a fact.
+  const counting = countsDown(job) && reachable;
   const seconds = useSecondsUntil(counting ? job.nextSendAt : null);
   const { total, sent, failed, skipped = 0 } = job.progress;
   // Skipped recipients (opted out, not on WhatsApp) are done too.
@@ -58,7 +61,12 @@ export function StepProgress() {
         <h2 id="step3-title">
           <span className="step-number">3</span> Send Messages
         </h2>
-        {job.status && <span className={`status-pill status-${job.status}`}>{STATUS_LABEL[job.status]}</span>}
+        {job.status &&
+          (job.pausedReason === 'unlinked' && !isTerminal(job.status) ? (
+            <span className="status-pill status-paused">Paused</span>
+          ) : (
+            <span className={`status-pill status-${job.status}`}>{STATUS_LABEL[job.status]}</span>
+          ))}
         {job.phase === 'starting' && <span className="status-pill status-queued">Starting…</span>}
       </div>
 
@@ -97,7 +105,8 @@ export function StepProgress() {
           {job.error}
         </p>
       )}
-      {canResume && (
+      {/* While the server cannot be reached the connection banner says so, and following resumes by itself. */}
+      {canResume && reachable && (
         <div className="notice notice-warning" role="status">
           <p>{WEB_MESSAGES.monitoringStoppedNotice}</p>
           <button type="button" className="button secondary small" onClick={() => dispatch(monitoringResumed())}>

@@ -1,6 +1,7 @@
-import { PAUSED_REASON_TEXT } from '@bns/contracts';
+import { PAUSED_REASON_TEXT, WEB_MESSAGES } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
+import { connectRequested, selectConnection } from '../connection/slice.js';
 import { isTerminal, jobStatusReceived, selectJob, type JobState } from '../job/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { whenLabel } from './format.js';
@@ -19,6 +20,7 @@ export function countsDown(job: Pick<JobState, 'status' | 'pausedReason'>): bool
 export function JobPacingStatus() {
   const dispatch = useAppDispatch();
   const job = useAppSelector(selectJob);
+  const link = useAppSelector(selectConnection).status;
   const [pause, { isLoading: pausing }] = usePauseJobMutation();
   const [resume, { isLoading: resuming }] = useResumeJobMutation();
   if (!job.jobId || !job.status || isTerminal(job.status)) return null;
@@ -42,7 +44,29 @@ export function JobPacingStatus() {
             : 'Scheduled: sending starts at the chosen time.'}
         </p>
       )}
-      {reason && (job.status === 'paused' || job.pausedReason === 'unlinked') && (
+      {/* Waiting for the phone: nothing resumes by the clock, only when the user links again. */}
+      {job.pausedReason === 'unlinked' && (
+        <div className="notice notice-warning" data-testid="paused-unlinked">
+          <p>
+            <strong>{WEB_MESSAGES.pausedUnlinked}</strong>
+          </p>
+          <p className="small">{WEB_MESSAGES.pausedUnlinkedHint}</p>
+          {link !== 'connected' && (
+            <button
+              type="button"
+              className="button primary small"
+              disabled={link === 'connecting' || link === 'qr' || link === 'creating'}
+              onClick={() => {
+                dispatch(connectRequested());
+                window.scrollTo?.({ top: 0, behavior: 'smooth' });
+              }}
+            >
+              {WEB_MESSAGES.linkWhatsApp}
+            </button>
+          )}
+        </div>
+      )}
+      {reason && job.status === 'paused' && job.pausedReason !== 'unlinked' && (
         <p className="notice notice-warning">
           {reason}
           {job.resumesAt

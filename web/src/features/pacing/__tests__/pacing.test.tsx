@@ -3,11 +3,11 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   carefulPolicy,
-  PAUSED_REASON_TEXT,
   POLICY_EXPLANATIONS,
   POLICY_MESSAGES,
   standardPolicy,
   type SendingPolicy,
+  WEB_MESSAGES,
 } from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { initialJobState } from '../../job/slice.js';
@@ -179,9 +179,31 @@ describe('Sending pace', () => {
         },
       },
     });
-    expect(screen.getByText(new RegExp(PAUSED_REASON_TEXT.unlinked))).toBeTruthy();
+    // Waiting for the phone: paused, with a Link button, and no resume time (nothing resumes by the clock).
+    expect(screen.getByText(WEB_MESSAGES.pausedUnlinked)).toBeTruthy();
+    expect(screen.queryByText(/sending resumes/)).toBeNull();
     expect(screen.queryByText(/Next message in/)).toBeNull();
+    expect(screen.queryByText('Sending')).toBeNull();
     unlinked.unmount();
+    const unlinkedAndGone = renderWithProviders(<StepProgress />, {
+      preloadedState: {
+        connection: { ...connectedState().connection!, status: 'no_session', phoneNumber: null },
+        job: { ...job, status: 'running', pausedReason: 'unlinked', resumesAt: new Date().toISOString() },
+      },
+    });
+    expect(screen.getByRole('button', { name: WEB_MESSAGES.linkWhatsApp })).toBeTruthy();
+    expect(screen.queryByText(/sending resumes/)).toBeNull();
+    unlinkedAndGone.unmount();
+
+    // The server cannot be reached: no countdown (the connection banner says why).
+    const offline = renderWithProviders(<StepProgress />, {
+      preloadedState: {
+        connection: { ...connectedState().connection!, socket: 'reconnecting', offlineSince: Date.now() },
+        job: { ...job, status: 'running', nextSendAt: new Date(Date.now() + 5000).toISOString() },
+      },
+    });
+    expect(screen.queryByText(/Next message in/)).toBeNull();
+    offline.unmount();
 
     renderWithProviders(<StepProgress />, {
       preloadedState: {
