@@ -129,6 +129,14 @@ export const RESULTS_MESSAGES = {
   invalidLimit: (max: number) => `limit must be a whole number from 1 to ${max}`,
   invalidActive: 'active must be true or false',
   invalidFormat: `format must be ${EXPORT_FORMATS.join(' or ')}`,
+  invalidTimeZone: 'tz must be a time zone name such as Asia/Hong_Kong',
+  /** The export's reason for a skipped recipient. */
+  skippedReason: (reason: string) =>
+    reason === 'opted_out'
+      ? 'Not sent: this number opted out'
+      : reason === 'not_on_whatsapp'
+        ? 'Not sent: this number is not on WhatsApp'
+        : 'Not sent',
   stagedBodyMissing: 'The request body could not be read back; please send it again',
   exportFailed: 'the export stopped before it was complete',
   // Web

@@ -28,7 +28,7 @@ import {
   OPT_OUT_MESSAGES,
   RESULTS_MESSAGES,
 } from './messages.js';
-import { PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
+import { isTimeZone, PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
 import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS, RESULTS_LIMITS } from './limits.js';
 
 /**
@@ -362,7 +362,11 @@ export const JobHistoryRequestSchema = z.object({
   active: z.unknown().optional(),
 });
 /** `jobs.export`: the file goes to `inbox` (the service checks it is a NATS inbox); `format` is checked with `jobExportQuerySchema`. */
-export const JobExportRequestSchema = JobRefSchema.extend({ format: z.unknown().optional(), inbox: RpcIdSchema });
+export const JobExportRequestSchema = JobRefSchema.extend({
+  format: z.unknown().optional(),
+  tz: z.unknown().optional(),
+  inbox: RpcIdSchema,
+});
 
 /** `jobs.optouts.list`: the query values are checked by the service with `optOutSchemas().listQuery`. */
 export const OptOutListRequestSchema = z.object({
@@ -588,6 +592,16 @@ export const jobExportQuerySchema = z.object({
         return z.NEVER;
       }
       return f as ExportFormat;
+    }),
+  /** The user's time zone (IANA name): the export's times are in it. UTC when absent. */
+  tz: z
+    .unknown()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 'UTC';
+      if (isTimeZone(v)) return v;
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidTimeZone });
+      return z.NEVER;
     }),
 });
 export type JobExportQuery = z.output<typeof jobExportQuerySchema>;

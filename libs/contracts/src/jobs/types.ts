@@ -37,17 +37,38 @@ export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   csv: 'text/csv; charset=utf-8',
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
-/** Columns of the export, in order; variables follow as `var:<name>` columns (at most LIMITS.variablesPerJobMax, in name order). */
+/**
+ * Columns of the export, in order, headed in words; variables follow as `var:<name>` columns (at most
+ * LIMITS.variablesPerJobMax, in name order). Status is in words ("Opted out"), its code in the next column.
+ */
 export const EXPORT_COLUMNS = [
-  'phoneNumber',
-  'status',
-  'error',
-  'sentAt',
-  'failedAt',
-  'deliveredAt',
-  'readAt',
-  'repliedAt',
+  'Phone number',
+  'Status',
+  'Status code',
+  'Reason',
+  'Sent at',
+  'Failed at',
+  'Delivered at',
+  'Read at',
+  'Replied at',
 ] as const;
+
+/** A recipient's status in words, as the report and the export say it. */
+export const RESULT_STATUS_WORDS: Record<RecipientResultStatus, string> = {
+  pending: 'Pending',
+  sent: 'Sent',
+  delivered: 'Delivered',
+  read: 'Read',
+  replied: 'Replied',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+
+/** Why a recipient was skipped, as the status in words says it. */
+export const SKIP_REASON_WORDS: Record<SkipReason, string> = {
+  opted_out: 'Opted out',
+  not_on_whatsapp: 'Not on WhatsApp',
+};
 
 /** One number of a user's opt-out list. */
 export interface OptOutEntry {

@@ -52,12 +52,12 @@ export class ResultsApi {
    * client reads slowly), so neither side holds more than a chunk or two, whatever the job's size.
    */
   async export(userId: string, jobId: string, query: Record<string, unknown>, res: Response): Promise<void> {
-    const { format } = parsed(jobExportQuerySchema.safeParse(query));
+    const { format, tz } = parsed(jobExportQuerySchema.safeParse(query));
     const inbox = createInbox();
     const sub = this.nc.subscribe(inbox);
     let start;
     try {
-      start = await this.rpc.call('jobs.export', { userId, jobId, format, inbox });
+      start = await this.rpc.call('jobs.export', { userId, jobId, format, tz, inbox });
     } catch (err) {
       sub.unsubscribe();
       throw err;

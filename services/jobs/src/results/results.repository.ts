@@ -93,11 +93,12 @@ export class ResultsRepository {
     em: EntityManager,
     userId: string,
     jobId: string,
-  ): Promise<Pick<JobEntity, 'id' | 'status' | 'createdAt'> | undefined> {
-    return row(em, `SELECT id, status, created_at AS "createdAt" FROM jobs WHERE id = $1 AND user_id = $2`, [
-      jobId,
-      userId,
-    ]);
+  ): Promise<(Pick<JobEntity, 'id' | 'status' | 'createdAt'> & { preview: string }) | undefined> {
+    return row(
+      em,
+      `SELECT id, status, created_at AS "createdAt", left(message, 200) AS preview FROM jobs WHERE id = $1 AND user_id = $2`,
+      [jobId, userId],
+    );
   }
 
   /**

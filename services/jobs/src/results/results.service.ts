@@ -23,7 +23,7 @@ import {
   type RequestOf,
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, Transactions } from '@bns/service-kit';
-import { csvWriter, xlsxWriter, type ReportWriter } from './report-writers.js';
+import { csvWriter, exportFileName, xlsxWriter, type ReportWriter } from './report-writers.js';
 import { ResultsRepository, type ReportRow } from './results.repository.js';
 
 /** The per-recipient report, its export and the campaign history. */
@@ -107,20 +107,19 @@ export class ResultsService {
    * gateway's inbox in chunks (see `stream`), after this answer.
    */
   async beginExport(req: RequestOf<'jobs.export'>): Promise<{ start: JobExportStart; run: () => Promise<void> }> {
-    const query = jobExportQuerySchema.safeParse({ format: req.format });
+    const query = jobExportQuerySchema.safeParse({ format: req.format, tz: req.tz });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     if (typeof req.inbox !== 'string' || !req.inbox.startsWith('_INBOX.')) {
       throw AppError.validation(JobResultsErrorCode.InvalidQuery, 'inbox must be a NATS inbox');
     }
     const job = await this.ownedJob(req.userId, req.jobId);
-    const format = query.data.format;
-    const stamp = job.createdAt.toISOString().slice(0, 10);
+    const { format, tz } = query.data;
     return {
       start: {
-        filename: `job-${job.id.slice(0, 8)}-${stamp}-results.${format}`,
+        filename: exportFileName(job.createdAt, job.preview, tz, format),
         contentType: EXPORT_CONTENT_TYPES[format],
       },
-      run: () => this.stream(req.jobId, format, req.inbox),
+      run: () => this.stream(req.jobId, format, tz, req.inbox),
     };
   }
 
@@ -128,12 +127,12 @@ export class ResultsService {
    * Streams the whole report: rows read by keyset pages of RESULTS_LIMITS.exportBatchRows, encoded,
    * and sent in chunks the gateway acknowledges one by one, so memory stays flat whatever the size.
    */
-  private async stream(jobId: string, format: ExportFormat, inbox: string): Promise<void> {
+  private async stream(jobId: string, format: ExportFormat, tz: string, inbox: string): Promise<void> {
     const sink = new ChunkSink(this.nc, inbox);
     try {
       // Every name a start may carry (older jobs may have more: the first in name order).
       const variables = await this.results.variableNames(this.tx.manager, jobId, LIMITS.variablesPerJobMax);
-      const writer: ReportWriter = format === 'csv' ? csvWriter(variables) : xlsxWriter(variables);
+      const writer: ReportWriter = format === 'csv' ? csvWriter(variables, tz) : xlsxWriter(variables, tz);
       await sink.write(writer.start());
       let after = 0;
       for (;;) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { strFromU8 } from 'fflate';
+import { strFromU8, unzipSync } from 'fflate';
 import type { RecipientResult } from '@bns/contracts';
-import { csvWriter } from '../report-writers.js';
+import { csvWriter, exportFileName, xlsxWriter } from '../report-writers.js';
 
 const row = (variables: Record<string, string>): RecipientResult => ({
   phoneNumber: '91234567',
@@ -46,3 +46,72 @@ describe('CSV export: no cell runs as a formula', () => {
     ]);
   });
 });
+
+describe('business-ready exports', () => {
+  const skipped: RecipientResult = {
+    phoneNumber: '61234567',
+    variables: { name: 'Ben' },
+    status: 'skipped',
+    error: 'opted_out',
+    sentAt: null,
+    failedAt: '2026-12-02T13:04:05.000Z',
+    deliveredAt: null,
+    readAt: null,
+    repliedAt: null,
+  };
+  const csvLines = (tz: string, rows: RecipientResult[]) => {
+    const w = csvWriter(['name'], tz);
+    return [...w.start(), ...w.rows(rows), ...w.end()]
+      .map((b) => strFromU8(b))
+      .join('')
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+  };
+
+  it('CSV: headed in words, status in words with its code beside it, times in ISO 8601 with the offset', () => {
+    const lines = csvLines('Asia/Hong_Kong', [row({ name: 'Ann' }), skipped]);
+    expect(lines[0]).toBe(
+      'Phone number,Status,Status code,Reason,Sent at,Failed at,Delivered at,Read at,Replied at,var:name',
+    );
+    expect(lines[1]).toBe('91234567,Sent,sent,,2025-01-02T11:04:05+08:00,,,,,Ann');
+    // A skipped row keeps its variables and says why.
+    expect(lines[2]).toBe(
+      '61234567,Opted out,opted_out,Not sent: this number opted out,,2026-12-02T21:04:05+08:00,,,,Ben',
+    );
+    expect(csvLines('America/New_York', [row({})])[1]).toContain('2025-01-01T22:04:05-05:00');
+    expect(csvLines('UTC', [row({})])[1]).toContain('2025-01-02T03:04:05+00:00');
+  });
+
+  it('XLSX: real date cells in the user zone, a bold frozen header row, a styles part', () => {
+    const w = xlsxWriter(['name'], 'Asia/Hong_Kong');
+    const files = unzipSync(concat([...w.start(), ...w.rows([row({ name: 'Ann' })]), ...w.end()]));
+    const sheet = strFromU8(files['xl/worksheets/sheet1.xml']!);
+    expect(sheet).toContain('<pane ySplit="1" topLeftCell="A2" activePane="bottomLeft" state="frozen"/>');
+    expect(sheet).toContain('<c r="A1" t="inlineStr" s="2"><is><t>Phone number</t></is></c>');
+    // 2025-01-02 11:04:05 in Hong Kong: serial 45659 + 11:04:05 of a day.
+    const serial = Number(/<c r="E2" s="1"><v>([\d.]+)<\/v><\/c>/.exec(sheet)?.[1]);
+    expect(serial).toBeCloseTo(45659 + (11 * 3600 + 4 * 60 + 5) / 86400, 6);
+    expect(sheet).toContain('<t>Sent</t>');
+    expect(strFromU8(files['xl/styles.xml']!)).toContain('formatCode="yyyy-mm-dd hh:mm:ss"');
+    expect(strFromU8(files['[Content_Types].xml']!)).toContain('/xl/styles.xml');
+  });
+
+  it('names the file by the campaign date in the user zone and the first words of its message', () => {
+    const at = new Date('2026-12-02T18:30:00Z');
+    expect(exportFileName(at, 'Hi {{name}}, your *order* is ready for pickup today!', 'Asia/Hong_Kong', 'xlsx')).toBe(
+      '2026-12-03-hi-your-order-is-ready-results.xlsx',
+    );
+    expect(exportFileName(at, '你好', 'UTC', 'csv')).toBe('2026-12-02-campaign-results.csv');
+  });
+});
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let i = 0;
+  for (const p of parts) {
+    out.set(p, i);
+    i += p.length;
+  }
+  return out;
+}
