@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import pg from 'pg';
+import { sleep, startPostgres, startSystem, waitFor, type Postgres, type System } from '@bns/testing';
+import { isFinished, numbers, signInLinked, startJob, waitForJob, type User } from './helpers.js';
+
+/**
+ * What a plain campaign costs Postgres per message, pinned: one account's job of 500 recipients at delay 0, from the
+ * start call until every message is sent and its delivered and read receipts are folded into the report.
+ * Counted in the real server (pg_stat_user_tables: rows inserted, updated and deleted; pg_stat_database:
+ * commits; pg_stat_statements: statements, the foreign-key checks Postgres runs for us included), so a
+ * change that adds a write per message fails here rather than in a benchmark nobody runs.
+ * The budgets are what the pipeline achieves now, with a little room for timing (how many receipts a
+ * batch gathers); lower them as the pipeline improves (docs/benchmarks.md has the figures).
+ */
+const RECIPIENTS = 500;
+const BUDGET = {
+  /** Rows the jobs service writes per message (its schema's tables; measured 11.4). */
+  jobsRowWrites: 12.5,
+  /** Rows the whole system writes per message (jobs and sessions, the simulated phone's log included; measured 20.4). */
+  systemRowWrites: 22.5,
+  /** Commits per message in the system's database (one account steps one message per transaction; measured 12.1). */
+  commits: 13.5,
+  /** Statements per message in the system's database, foreign-key checks included (measured 29.9). */
+  statements: 33,
+};
+/** Written by the clock, not by the campaign: the workers' heartbeats (more of them the slower the machine). */
+const NOT_PER_MESSAGE = new Set(['jobs.workers']);
+
+interface Counts {
+  jobs: number;
+  system: number;
+  byTable: Record<string, number>;
+  commits: number;
+  statements: number;
+}
+
+describe('what a plain campaign writes per message (real Postgres, NATS, sessions simulator)', () => {
+  let postgres: Postgres;
+  let sys: System;
+  let ann: User;
+  let db: pg.Client;
+
+  beforeAll(async () => {
+    postgres = await startPostgres({
+      flags: ['-c', 'shared_preload_libraries=pg_stat_statements', '-c', 'pg_stat_statements.track=all'],
+    });
+    sys = await startSystem({
+      postgres,
+      shards: 1,
+      services: ['sessions', 'jobs'],
+      env: {
+        SIM_QR_INTERVAL_MS: '5000',
+        SIM_READY_DELAY_MS: '50',
+        SIM_DELIVERED_DELAY_MS: '100',
+        SIM_READ_DELAY_MS: '200',
+      },
+      serviceEnv: { jobs: { SEND_DELAY_MS: '0', SEND_JITTER_MS: '0' } },
+      // A shared machine may take minutes to start the services; the counts do not depend on it.
+      startTimeoutMs: 400_000,
+    });
+    db = new pg.Client({ connectionString: postgres.url });
+    await db.connect();
+    await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    ann = await signInLinked(sys.gateway.url, 'budget@example.com');
+  }, 600_000);
+
+  afterAll(async () => {
+    ann?.tab.close();
+    await db?.end();
+    await sys?.stop();
+    await postgres?.stop();
+  });
+
+  const counts = async (): Promise<Counts> => {
+    const tables = (
+      await db.query<{ t: string; n: string }>(
+        "SELECT schemaname || '.' || relname AS t, n_tup_ins + n_tup_upd + n_tup_del AS n FROM pg_stat_user_tables",
+      )
+    ).rows;
+    const byTable = Object.fromEntries(tables.map((r) => [r.t, Number(r.n)]));
+    const sum = (prefix: string) =>
+      tables
+        .filter((r) => r.t.startsWith(prefix) && !NOT_PER_MESSAGE.has(r.t))
+        .reduce((total, r) => total + Number(r.n), 0);
+    const database = (await db.query<{ d: string }>('SELECT current_database() AS d')).rows[0].d;
+    const commits = Number(
+      (await db.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [database]))
+        .rows[0].n,
+    );
+    const statements = Number(
+      (
+        await db.query<{ n: string }>(
+          "SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND query NOT ILIKE '%pg_stat%'",
+          [database],
+        )
+      ).rows[0].n,
+    );
+    return { jobs: sum('jobs.'), system: sum(''), byTable, commits, statements };
+  };
+
+  /**
+   * Backends report their table counts when idle, at most once a second: wait until the counts stop
+   * moving (two quiet seconds), or 15 s at most (an idle system's heartbeats write a row now and then).
+   */
+  const settled = async (): Promise<Counts> => {
+    let last = await counts();
+    for (let quiet = 0, waited = 0; quiet < 2 && waited < 15; waited++) {
+      await sleep(1000);
+      const now = await counts();
+      quiet = now.system === last.system ? quiet + 1 : 0;
+      last = now;
+    }
+    return last;
+  };
+
+  it(`a ${RECIPIENTS}-recipient job stays within the budget per message`, async () => {
+    const before = await settled();
+    const jobId = await startJob(ann, { message: 'Budget', phoneNumbers: numbers(RECIPIENTS, 61_000_000) });
+    const done = await waitForJob(ann, jobId, isFinished, 240_000);
+    expect(done.progress).toMatchObject({ total: RECIPIENTS, sent: RECIPIENTS, failed: 0 });
+    await waitFor(
+      async () => {
+        const r = await db.query<{ d: number; r: number }>(
+          'SELECT delivered AS d, read AS r FROM jobs.job_receipts WHERE job_id = $1',
+          [jobId],
+        );
+        return r.rows[0]?.d === RECIPIENTS && r.rows[0]?.r === RECIPIENTS;
+      },
+      60_000,
+      200,
+      'every receipt folded',
+    );
+    const after = await settled();
+    const per = (a: number, b: number) => (a - b) / RECIPIENTS;
+    const figures = {
+      jobsRowWrites: per(after.jobs, before.jobs),
+      systemRowWrites: per(after.system, before.system),
+      commits: per(after.commits, before.commits),
+      statements: per(after.statements, before.statements),
+    };
+    const byTable = Object.fromEntries(
+      Object.entries(after.byTable)
+        .map(([t, n]) => [t, Number(per(n, before.byTable[t] ?? 0).toFixed(2))] as const)
+        .filter(([, n]) => n > 0),
+    );
+    // Printed so a failure (or a tightening) shows where the writes went.
+    console.log(`per message: ${JSON.stringify(figures)}; row writes by table: ${JSON.stringify(byTable)}`);
+    expect(figures.jobsRowWrites).toBeLessThanOrEqual(BUDGET.jobsRowWrites);
+    expect(figures.systemRowWrites).toBeLessThanOrEqual(BUDGET.systemRowWrites);
+    expect(figures.commits).toBeLessThanOrEqual(BUDGET.commits);
+    expect(figures.statements).toBeLessThanOrEqual(BUDGET.statements);
+  }, 420_000);
+});
