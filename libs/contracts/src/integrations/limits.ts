@@ -35,11 +35,23 @@ export const INTEGRATIONS_LIMITS = {
    */
   webhookRetryScheduleMs: [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000],
   webhookRetryJitter: 0.2,
+  /**
+   * contact.opted_out: how often each replica reads the opt-out lists of users who want that event,
+   * catching up notices it did not hear (core NATS), and how far before its watermark it reads again
+   * (an opt-out committed late may carry an earlier time).
+   */
+  optOutSweepMs: 60_000,
+  optOutSweepSlackMs: 60_000,
   /** How long an Idempotency-Key of a /v1 POST is remembered. */
   idempotencyTtlMs: 24 * 3600_000,
-  /** Metadata a /v1 message may carry: keys and each value's length. */
+  /**
+   * Metadata a /v1 message may carry (stored with it, echoed by GET /v1/messages/{id} and its
+   * message.* webhooks): keys, each key's and value's length, and the whole object's JSON bytes.
+   */
   messageMetadataKeysMax: 20,
+  messageMetadataKeyMax: 100,
   messageMetadataValueMax: 500,
+  messageMetadataBytesMax: 4096,
 } as const;
 
 export const API_KEY_PREFIX = 'bns_';

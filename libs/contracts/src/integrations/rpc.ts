@@ -1,4 +1,5 @@
 import type { z } from '../common/schema.js';
+import type { MessageMetadata, MessageMetadataPutRequest, MessageMetadataRef } from './v1.js';
 import type { IdempotencyBeginReply, IdempotencyBeginRequest, IdempotencyFinishRequest } from './idempotency.js';
 import type {
   ApiKey,
@@ -53,6 +54,13 @@ export interface IntegrationsRequests {
   'integrations.webhooks.deliveries': { request: WebhookRef; reply: { deliveries: WebhookDelivery[] } };
   /** Sends a delivery again (same webhook-id), now. */
   'integrations.webhooks.resend': { request: DeliveryRef; reply: { delivery: WebhookDelivery } };
+  /** A /v1 message's metadata, stored (again: the same answer) once the message was queued. */
+  'integrations.messages.metadata.put': { request: MessageMetadataPutRequest; reply: { stored: true } };
+  /** A /v1 message's metadata; null when it was sent without (or is another user's). */
+  'integrations.messages.metadata.get': {
+    request: MessageMetadataRef;
+    reply: { metadata: MessageMetadata | null };
+  };
   'integrations.idempotency.begin': { request: IdempotencyBeginRequest; reply: IdempotencyBeginReply };
   'integrations.idempotency.finish': { request: IdempotencyFinishRequest; reply: { stored: true } };
   'integrations.idempotency.release': { request: IdempotencyBeginRequest; reply: { released: true } };

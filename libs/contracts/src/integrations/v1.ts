@@ -1,4 +1,4 @@
-import { hasNul, isBlankText, z } from '../common/schema.js';
+import { hasNul, isBlankText, RpcIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 import { LIMITS } from '../common/limits.js';
 import { StartJobBodySchema } from '../jobs/schemas.js';
 import { INTEGRATIONS_LIMITS as L } from './limits.js';
@@ -8,6 +8,23 @@ import { INTEGRATIONS_MESSAGES as M } from './messages.js';
  * Bodies and answers of the /v1 API, declared once: the gateway validates with them and the OpenAPI
  * document at /v1/openapi.json is generated from them.
  */
+
+/** A /v1 message's own references: text keys to text values, bounded (INTEGRATIONS_LIMITS). */
+export const MessageMetadataSchema = z
+  .record(
+    z.string({ error: M.messageMetadataInvalid }).max(L.messageMetadataKeyMax, M.messageMetadataInvalid),
+    z.string({ error: M.messageMetadataInvalid }).max(L.messageMetadataValueMax, M.messageMetadataInvalid),
+    {
+      error: M.messageMetadataInvalid,
+    },
+  )
+  .refine((m) => Object.keys(m).length <= L.messageMetadataKeysMax, M.messageMetadataInvalid)
+  .refine((m) => Object.entries(m).every(([k, v]) => !hasNul(k) && !hasNul(v)), M.messageMetadataHasNul)
+  .refine(
+    (m) => new TextEncoder().encode(JSON.stringify(m)).length <= L.messageMetadataBytesMax,
+    M.messageMetadataTooLarge,
+  );
+export type MessageMetadata = z.output<typeof MessageMetadataSchema>;
 
 const Variables = z.record(z.string(), z.union([z.string(), z.number(), z.boolean()]), { error: M.variablesInvalid });
 
@@ -36,11 +53,10 @@ export const V1MessageCreateSchema = z
       description: 'Fills {{placeholders}} of the text or template',
       example: { order: '1042' },
     }),
-    metadata: z
-      .record(z.string().max(100), z.string().max(L.messageMetadataValueMax), { error: M.messageMetadataInvalid })
-      .refine((m) => Object.keys(m).length <= L.messageMetadataKeysMax, M.messageMetadataInvalid)
-      .optional()
-      .meta({ description: 'Your own references (checked; not yet echoed back)', example: { orderId: '1042' } }),
+    metadata: MessageMetadataSchema.optional().meta({
+      description: `Your own references: stored with the message and echoed by GET /v1/messages/{id} and every message.* webhook of it (at most ${L.messageMetadataKeysMax} keys, ${L.messageMetadataBytesMax} bytes)`,
+      example: { orderId: '1042' },
+    }),
   })
   .refine((b) => (b.text === undefined) !== (b.templateId === undefined), {
     message: M.messageTextOrTemplate,
@@ -57,6 +73,7 @@ export const V1MessageSchema = z.object({
   timeline: z.array(
     z.object({ status: z.enum(V1_MESSAGE_STATUSES), at: z.iso.datetime(), reason: z.string().optional() }),
   ),
+  /** What the message was sent with, when it carried metadata. */
   metadata: z.record(z.string(), z.string()).optional(),
 });
 export type V1Message = z.output<typeof V1MessageSchema>;
@@ -80,7 +97,14 @@ export const V1AccountSchema = z.object({
   userId: z.string(),
   whatsapp: z.object({ state: z.string(), phoneNumber: z.string().optional() }),
   policy: z.record(z.string(), z.unknown()),
-  today: z.object({ cap: z.int().nullable() }),
+  /** Today's sends against the daily cap, as the jobs service counts them (the policy's time zone, warm-up included). */
+  today: z.object({
+    date: z.string().meta({ example: '2026-06-01' }),
+    timeZone: z.string().meta({ example: 'Asia/Hong_Kong' }),
+    sent: z.int(),
+    cap: z.int().nullable(),
+    remaining: z.int().nullable(),
+  }),
 });
 
 export const V1ProblemSchema = z.object({
@@ -91,3 +115,14 @@ export const V1ProblemSchema = z.object({
   errors: z.record(z.string(), z.string()).optional(),
   errorId: z.string().optional(),
 });
+
+// ---- NATS requests: a /v1 message's metadata, kept by the integrations service ----
+/** Stored once the message was queued (its id is the one-recipient job's); the service checks `metadata` again. */
+export const MessageMetadataPutRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  messageId: RpcIdSchema,
+  metadata: z.unknown(),
+});
+export type MessageMetadataPutRequest = z.output<typeof MessageMetadataPutRequestSchema>;
+export const MessageMetadataRefSchema = z.object({ userId: RpcUserIdSchema, messageId: RpcIdSchema });
+export type MessageMetadataRef = z.output<typeof MessageMetadataRefSchema>;

@@ -79,8 +79,22 @@ export interface JobsRequests extends JobPolicyRequests, JobResultsRequests {
 export type PolicySetRequest = z.output<typeof PolicySetRequestSchema>;
 
 /** NATS requests of the policy and of pause/resume (`jobs.*`). */
+/** The account's sends today against today's daily cap (`jobs.sends.today`). */
+export interface SendsToday {
+  /** Today in the policy's time zone (YYYY-MM-DD): the day the cap counts. */
+  date: string;
+  timeZone: string;
+  /** Messages sent today (what the daily cap counts). */
+  sent: number;
+  /** Today's cap (the policy's, lowered during warm-up); null = none. */
+  cap: number | null;
+  /** Sends left today under the cap; null when there is no cap. */
+  remaining: number | null;
+}
+
 export interface JobPolicyRequests {
   'jobs.policy.get': { request: JobsUserRequest; reply: { policy: SendingPolicy } };
+  'jobs.sends.today': { request: JobsUserRequest; reply: SendsToday };
   /** `policy` is a partial update; refusals are validation errors naming the field. */
   'jobs.policy.set': { request: PolicySetRequest; reply: { policy: SendingPolicy } };
   /** Owner only; 409 (conflict) when the job is finished or already paused by the user. */

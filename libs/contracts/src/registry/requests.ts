@@ -51,6 +51,7 @@ import {
   WebhookRefSchema,
   WebhookUpdateRequestSchema,
 } from '../integrations/webhooks.js';
+import { MessageMetadataPutRequestSchema, MessageMetadataRefSchema } from '../integrations/v1.js';
 import { SessionsErrorCode } from '../sessions/rpc.js';
 import {
   SessionConnectRequestSchema,
@@ -101,6 +102,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'jobs.pause': JobRefSchema,
   'jobs.resume': JobRefSchema,
   'jobs.policy.get': JobsUserRequestSchema,
+  'jobs.sends.today': JobsUserRequestSchema,
   'jobs.policy.set': PolicySetRequestSchema,
   'jobs.results': JobResultsRequestSchema,
   'jobs.list': JobHistoryRequestSchema,
@@ -144,6 +146,8 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.webhooks.test': WebhookRefSchema,
   'integrations.webhooks.deliveries': WebhookRefSchema,
   'integrations.webhooks.resend': DeliveryRefSchema,
+  'integrations.messages.metadata.put': MessageMetadataPutRequestSchema,
+  'integrations.messages.metadata.get': MessageMetadataRefSchema,
   'integrations.idempotency.begin': IdempotencyBeginRequestSchema,
   'integrations.idempotency.finish': IdempotencyFinishRequestSchema,
   'integrations.idempotency.release': IdempotencyReleaseRequestSchema,

@@ -46,15 +46,16 @@ export class V1Api {
   ) {}
 
   async account(userId: string) {
-    const [session, { policy }] = await Promise.all([
+    const [session, { policy }, today] = await Promise.all([
       this.rpc.call('sessions.status', { userId }),
       this.rpc.call('jobs.policy.get', { userId }),
+      this.rpc.call('jobs.sends.today', { userId }),
     ]);
     return {
       userId,
       whatsapp: { state: session.state, ...(session.phoneNumber ? { phoneNumber: session.phoneNumber } : {}) },
       policy,
-      today: { cap: policy.dailyCap ?? null },
+      today,
     };
   }
 
@@ -136,7 +137,11 @@ export class V1Api {
     return this.rpc.call('jobs.optouts.remove', { userId, phone: value });
   }
 
-  /** One transactional message: a one-recipient job of the account, under its sending policy, taken before its campaigns. */
+  /**
+   * One transactional message: a one-recipient job of the account, under its sending policy, taken
+   * before its campaigns. Its metadata is stored (by the integrations service) before the answer: a
+   * failure there is a 503, and the client's retry with the same Idempotency-Key finds the same job.
+   */
   async sendMessage(userId: string, body: unknown, idempotencyKey: string | undefined) {
     const input = checked(V1MessageCreateSchema, object(body));
     const text =
@@ -146,6 +151,12 @@ export class V1Api {
       { userId, message: text, transactional: true, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) },
       JobStarterKey.of(idempotencyKey),
     );
+    if (input.metadata && Object.keys(input.metadata).length > 0)
+      await this.rpc.call('integrations.messages.metadata.put', {
+        userId,
+        messageId: started.jobId,
+        metadata: input.metadata,
+      });
     return { id: started.jobId, status: 'queued' as const };
   }
 
@@ -156,7 +167,9 @@ export class V1Api {
     ]);
     const result = page.results[0];
     if (!result || job.progress.total !== 1) throw AppError.notFound(CommonErrorCode.NotFound, M.messageNotFound);
-    return { id, to: result.phoneNumber, ...timelineOf(job, result) };
+    // Asked only for a message of this user (an unknown id is a 404 above, whatever its form).
+    const { metadata } = await this.rpc.call('integrations.messages.metadata.get', { userId, messageId: id });
+    return { id, to: result.phoneNumber, ...timelineOf(job, result), ...(metadata ? { metadata } : {}) };
   }
 
   private async job(userId: string, jobId: string): Promise<JobView> {

@@ -90,6 +90,8 @@ export interface NewDelivery {
   type: string;
   payload: WebhookPayload;
   eventAt: Date;
+  /** A message.* event's message (its campaign's id): the metadata it was sent with joins the payload's data. */
+  messageId?: string;
 }
 
 /**
@@ -242,18 +244,88 @@ export class WebhooksRepository {
     return before?.status;
   }
 
+  /** Whether the user has an enabled endpoint subscribed to `type` (checked before asking another service for an event's details). */
+  async subscribed(userId: string, type: WebhookEventType): Promise<boolean> {
+    const found = await row(
+      this.tx.manager,
+      `SELECT 1 FROM webhook_endpoints WHERE user_id = $1 AND enabled AND $2 = ANY (events) LIMIT 1`,
+      [userId, type],
+    );
+    return found !== undefined;
+  }
+
+  /** Users with an enabled endpoint subscribed to `type`. */
+  async usersSubscribedTo(type: WebhookEventType): Promise<string[]> {
+    const found = await rows<{ user_id: string }>(
+      this.tx.manager,
+      `SELECT DISTINCT user_id FROM webhook_endpoints WHERE enabled AND $1 = ANY (events)`,
+      [type],
+    );
+    return found.map((f) => f.user_id);
+  }
+
+  /**
+   * Up to when the user's opt-out list was turned into webhooks: the stored watermark, else the time
+   * its first endpoint that wants contact.opted_out was added; undefined when none wants it.
+   */
+  async optOutWatermark(userId: string): Promise<Date | undefined> {
+    const found = await row<{ at: Date | null }>(
+      this.tx.manager,
+      `SELECT coalesce(
+         (SELECT seen_until FROM opt_out_watermarks WHERE user_id = $1),
+         (SELECT min(created_at) FROM webhook_endpoints WHERE user_id = $1 AND enabled AND 'contact.opted_out' = ANY (events))
+       ) AS at
+        WHERE EXISTS (SELECT 1 FROM webhook_endpoints WHERE user_id = $1 AND enabled AND 'contact.opted_out' = ANY (events))`,
+      [userId],
+    );
+    return found?.at ?? undefined;
+  }
+
+  async raiseOptOutWatermark(userId: string, at: Date): Promise<void> {
+    await rows(
+      this.tx.manager,
+      `INSERT INTO opt_out_watermarks (user_id, seen_until) VALUES ($1, $2)
+       ON CONFLICT (user_id) DO UPDATE SET seen_until = greatest(opt_out_watermarks.seen_until, excluded.seen_until)`,
+      [userId, at],
+    );
+  }
+
+  /** How many of the campaign's skipped recipients were turned into webhooks already (0 when none). */
+  async skippedSeen(userId: string, jobId: string): Promise<number> {
+    const found = await row<{ n: number }>(
+      this.tx.manager,
+      `SELECT skipped_seen AS n FROM campaign_states WHERE user_id = $1 AND job_id = $2`,
+      [userId, jobId],
+    );
+    return found?.n ?? 0;
+  }
+
+  /** Raises the campaign's count of skipped recipients turned into webhooks (never lowers it). */
+  async raiseSkippedSeen(em: EntityManager, userId: string, jobId: string, seen: number, now: Date): Promise<void> {
+    await rows(
+      em,
+      `INSERT INTO campaign_states (user_id, job_id, status, updated_at, skipped_seen) VALUES ($1, $2, 'running', $4, $3)
+       ON CONFLICT (user_id, job_id) DO UPDATE SET skipped_seen = greatest(campaign_states.skipped_seen, excluded.skipped_seen), updated_at = excluded.updated_at`,
+      [userId, jobId, seen, now],
+    );
+  }
+
   /**
    * One delivery per enabled endpoint of the user subscribed to the event's type, due now. An event
-   * handled again (redelivered) inserts nothing new: (endpoint, event) is unique.
+   * handled again (redelivered) inserts nothing new: (endpoint, event) is unique. A /v1 message's
+   * metadata is added to `data.metadata` in the same statement (no lookup when nobody subscribed).
    */
   async fanOut(em: EntityManager, d: NewDelivery, now: Date): Promise<number> {
     const inserted = await rows(
       em,
       `INSERT INTO webhook_deliveries (endpoint_id, user_id, event_id, webhook_id, event_type, payload, next_attempt_at, created_at, event_at)
-       SELECT e.id, e.user_id, $2, $3, $4, $5::jsonb, $6, $6, $7 FROM webhook_endpoints e
+       SELECT e.id, e.user_id, $2, $3, $4,
+              coalesce(jsonb_set($5::jsonb, '{data,metadata}',
+                (SELECT m.metadata FROM message_metadata m WHERE m.user_id = $1 AND m.message_id = $8)), $5::jsonb),
+              $6, $6, $7 FROM webhook_endpoints e
         WHERE e.user_id = $1 AND e.enabled AND $4 = ANY (e.events)
        ON CONFLICT (endpoint_id, event_id) DO NOTHING RETURNING id`,
-      [d.userId, d.eventId, d.webhookId, d.type, JSON.stringify(d.payload), now, d.eventAt],
+      [d.userId, d.eventId, d.webhookId, d.type, JSON.stringify(d.payload), now, d.eventAt, d.messageId ?? null],
     );
     return inserted.length;
   }

@@ -4,6 +4,7 @@ import type { ReplyOf, RequestOf } from '@bns/contracts';
 import { Rpc, SERVICE_ENV } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobStarts } from '../admission/job-starts.service.js';
+import { SendsTodayService } from './sends-today.service.js';
 import { JobIds } from '../store/job-ids.js';
 import { JobsService } from './jobs.service.js';
 
@@ -13,6 +14,7 @@ export class JobsHandler {
     private readonly jobs: JobsService,
     private readonly starts: JobStarts,
     private readonly ids: JobIds,
+    private readonly sendsToday: SendsTodayService,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
@@ -49,6 +51,12 @@ export class JobsHandler {
   @Rpc('jobs.policy.set')
   setPolicy(@Payload() req: RequestOf<'jobs.policy.set'>): Promise<ReplyOf<'jobs.policy.set'>> {
     return this.jobs.setPolicy(req);
+  }
+
+  /** Today's sends against the daily cap (GET /v1/account). */
+  @Rpc('jobs.sends.today')
+  today(@Payload() req: RequestOf<'jobs.sends.today'>): Promise<ReplyOf<'jobs.sends.today'>> {
+    return this.sendsToday.of(req.userId);
   }
 
   @Rpc('jobs.cancel')

@@ -14,6 +14,7 @@ import { JobIdSchemeRepository } from '../store/job-id-scheme.repository.js';
 import { JobIds } from '../store/job-ids.js';
 import { JobLogsRepository } from '../events/job-logs.repository.js';
 import { JobsHandler } from './jobs.handler.js';
+import { SendsTodayService } from './sends-today.service.js';
 import { JobsRepository } from '../store/jobs.repository.js';
 import { JobsService } from './jobs.service.js';
 import { PolicyRepository } from '../policy/policy.repository.js';
@@ -47,6 +48,7 @@ export const JOBS_REPOSITORIES = [
     ...JOBS_REPOSITORIES,
     JobIds,
     Policies,
+    SendsTodayService,
     JournalWriter,
     JobJournals,
     JobsService,
