@@ -39,6 +39,7 @@ const JOBS_LAYERS = [
   'config',
   'metrics',
   'store',
+  'media',
   'events',
   'policy',
   'queue',

@@ -6,6 +6,8 @@ export interface SimulatorMessage {
   text: string;
   idempotencyKey: string;
   at: string;
+  /** The attachment the message carried (kind, hash, size, name). */
+  media?: { kind: string; sha256: string; size: number; fileName: string };
 }
 
 /**

@@ -7,6 +7,7 @@ import type { GatewayEnv } from './config/env.js';
 import { DashboardApiModule } from './dashboard/dashboard-api.module.js';
 import { JobStatusFastPathModule } from './job-status-fast-path/index.js';
 import { JobsApiModule } from './jobs/jobs-api.module.js';
+import { MediaApiModule } from './media/media-api.module.js';
 import { OptOutsApiModule } from './optouts/opt-outs-api.module.js';
 import { PublicConfigController } from './public-config/public-config.controller.js';
 import { RealtimeGateway } from './realtime/realtime.gateway.js';
@@ -31,6 +32,7 @@ export class GatewayModule {
         ApiKeysApiModule,
         ContactsApiModule,
         AccountApiModule,
+        MediaApiModule,
         JobStatusFastPathModule,
       ],
       controllers: [PublicConfigController],

@@ -139,6 +139,12 @@ const StartJobObjectSchema = z.object({
       description: 'Personalised recipients; {{placeholders}} are filled from variables',
       example: [{ phone: '91234567', variables: { name: 'Ann' } }],
     }),
+  /** Checked by the jobs service: an attachment that is not the user's is 404 before anything else. */
+  mediaId: z.unknown().optional().meta({
+    type: 'string',
+    description: 'An attachment uploaded with POST /api/media: sent with the message as its caption',
+    example: 'med_3q2hYzX9c1Vb8uKq0aTn7w',
+  }),
   clientId: ClientIdSchema.optional(),
   clerkUserId: ClerkUserIdSchema.optional(),
   /** Checked by the jobs service (`checkStartAt`): the only one that knows "now" for the job. */

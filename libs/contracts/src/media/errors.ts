@@ -10,4 +10,6 @@ export enum MediaErrorCode {
   BadUpload = 'MEDIA_BAD_UPLOAD',
   /** The store has no room left (413). */
   StoreFull = 'MEDIA_STORE_FULL',
+  /** A send with an attachment failed because of the attachment (kind validation: permanent). */
+  SendFailed = 'MEDIA_SEND_FAILED',
 }

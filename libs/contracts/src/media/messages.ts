@@ -37,5 +37,11 @@ export const MEDIA_MESSAGES = {
   textBinary: 'The text file contains binary data (NUL bytes), so it is not a text file.',
   videoCodec: 'Videos must be MP4 with H.264 video and AAC sound; this one uses another format.',
   notFound: 'Attachment not found',
+  // A send's failure with an attachment, recorded per recipient.
+  sendMissing: 'The attachment is no longer stored (deleted or damaged), so it could not be sent.',
+  sendFetchFailed: 'The attachment could not be read from storage just now; the message will be tried again.',
+  sendUploadFailed: 'WhatsApp did not take the attachment (its upload failed).',
+  sendTooLarge: 'WhatsApp refused the attachment as too large.',
+  sendUnsupported: 'WhatsApp refused the attachment as a file type it does not accept.',
   storeFull: 'There is no room left to store attachments. Try again later or ask the administrator.',
 } as const;

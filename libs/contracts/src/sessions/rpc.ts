@@ -1,4 +1,5 @@
 import type { z } from '../common/schema.js';
+import type { MediaKind } from '../media/limits.js';
 import type {
   SessionConnectRequestSchema,
   SessionSendRequestSchema,
@@ -61,6 +62,13 @@ export interface SimulatorScanReply {
   sessionId: string;
   phoneNumber: string;
 }
+/** The attachment a simulated message carried, as the phone saw it (never the bytes). */
+export interface SimulatorOutboxMedia {
+  kind: MediaKind;
+  sha256: string;
+  size: number;
+  fileName: string;
+}
 export interface SimulatorOutboxMessage {
   to: string;
   text: string;
@@ -69,6 +77,7 @@ export interface SimulatorOutboxMessage {
 }
 export interface SimulatorOutboxReply {
   messages: SimulatorOutboxMessage[];
+  media?: SimulatorOutboxMedia;
 }
 /** The simulated phone receives a message from `from` (8 to 15 digits; 8-digit numbers get 852). */
 export type SimulatorInboundRequest = z.output<typeof SimulatorInboundRequestSchema>;

@@ -1,6 +1,7 @@
 import { LIMITS } from '../common/limits.js';
 import { ClerkUserIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 import { SESSION_MESSAGES } from './messages.js';
+import { MediaRefSchema } from '../media/schemas.js';
 
 /** POST /api/session/cleanup (SPEC §7): sign-out cleanup of the caller's WhatsApp session. */
 export const SessionCleanupBodySchema = z.object(
@@ -70,6 +71,8 @@ export const SessionSendRequestSchema = z.object({
    * Absent or 0: recorded at once (a caller sending back to back).
    */
   recordWaitMs: z.int().min(0).max(SEND_RECORD_WAIT_MAX_MS).optional(),
+  /** The job's attachment (its reference, never its bytes): sent with `text` as its caption. */
+  media: MediaRefSchema.optional(),
 });
 
 /** `sessions.<shard>.status`, `.logout` and the simulator's scan, disconnect and outbox: the acting user only. */

@@ -8,6 +8,8 @@ import { bearerToken, type TokenVerifier } from './token-verifier.js';
 
 /** The only routes that read a body from a caller without a token. */
 const PRE_AUTH_BODY_PATHS = new Set(['/auth/dev/sign-in']);
+/** Signed-in routes that stream their body themselves (a multipart upload): it is never parsed here. */
+const STREAMED_BODY_PATHS = new Set(['/api/media']);
 
 /**
  * Authenticates before any body is read: a caller with a valid token may send up to BODY_LIMIT. A
@@ -40,7 +42,9 @@ export function authenticateThenParse(options: {
   );
   // A request without a body (every GET poll) has nothing to parse: the parser would only find that out.
   const parseSignedIn: RequestHandler = (req, res, next) =>
-    hasBody(req) ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next) : next();
+    hasBody(req) && !STREAMED_BODY_PATHS.has(req.path)
+      ? (parseByRoute.get(req.path) ?? parseDefault)(req, res, next)
+      : next();
   const parseAnonymousJson = jsonOnly(json({ limit: options.preAuthBodyLimit, verify: options.verify }));
   const parseAnonymous: RequestHandler = (req, res, next) =>
     hasBody(req) ? parseAnonymousJson(req, res, next) : next();

@@ -1,5 +1,6 @@
 import { env, type ServiceEnv } from '@bns/service-kit';
 import { CONTACT_EMAIL, WA_ENGINES } from '@bns/contracts';
+import { MEDIA_ENV } from '../media/media.env.js';
 import { V1_ENV } from '../v1/v1.env.js';
 
 export const GATEWAY_ENV = {
@@ -122,6 +123,7 @@ export const GATEWAY_ENV = {
   ),
   // The /v1 API (API keys): its rate limit and body size.
   ...V1_ENV,
+  ...MEDIA_ENV,
 };
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

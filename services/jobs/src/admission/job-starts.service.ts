@@ -24,6 +24,7 @@ import { Policies } from '../policy/policy.service.js';
 import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { LaneRepository } from '../queue/lane.repository.js';
+import { MediaLibrary } from '../media/media.service.js';
 import { JobIds } from '../store/job-ids.js';
 import { progressOf } from '../store/job-progress.js';
 import { JobsRepository } from '../store/jobs.repository.js';
@@ -52,6 +53,7 @@ export class JobStarts {
     private readonly guard: StartGuard,
     private readonly optOuts: OptOutsRepository,
     private readonly ids: JobIds,
+    private readonly media: MediaLibrary,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {}
 
@@ -67,6 +69,9 @@ export class JobStarts {
    * is reactivated; the job queues behind a running one.
    */
   private async create(req: StartJobRequest, admission: StartAdmission): Promise<StartJobReply> {
+    // An attachment that is not the user's is "not found" before anything else is said about the start.
+    const attached =
+      req.mediaId === undefined || req.mediaId === null ? undefined : await this.media.find(req.userId, req.mediaId);
     const check = checkStartJob(req, { maxRecipients: this.env.MAX_RECIPIENTS_PER_JOB });
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
 
@@ -91,6 +96,8 @@ export class JobStarts {
       // The lane first: it serialises this user's starts with the worker's "no more work" decision.
       await this.lanes.activate(em, req.userId, startAt);
       await admission.admit(em, jobId, total);
+      // Locked for this transaction: the retention clean-up cannot delete it under the start.
+      const media = attached ? await this.media.use(em, req.userId, attached.id) : undefined;
       const ahead = await this.jobs.countAhead(em, req.userId);
       const policy = await this.policies.of(em, req.userId);
       const counters = await this.lanes.counters(em, req.userId);
@@ -122,6 +129,7 @@ export class JobStarts {
         // Only a one-message job may go ahead of the account's campaigns.
         transactional: req.transactional === true && total === 1,
       });
+      if (media) await this.media.attachToJob(em, jobId, media);
       await this.optOuts.recordSkips(em, jobId, skips);
       await this.recipients.insertAll(
         em,

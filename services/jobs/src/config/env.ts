@@ -1,4 +1,11 @@
-import { DEFAULT_BACKOFF_MS, LIMITS, OPT_OUT_LIMITS, POLICY_LIMITS, RESULTS_LIMITS } from '@bns/contracts';
+import {
+  DEFAULT_BACKOFF_MS,
+  LIMITS,
+  MEDIA_LIMITS,
+  OPT_OUT_LIMITS,
+  POLICY_LIMITS,
+  RESULTS_LIMITS,
+} from '@bns/contracts';
 import { env, type EnvOf } from '@bns/service-kit';
 
 /** The jobs service's own variables (beyond the common and database ones of service-kit). */
@@ -122,6 +129,12 @@ export const JOBS_ENV = {
     OPT_OUT_LIMITS.notOnWhatsAppDays,
     { min: 0, max: 3650 },
   ),
+  MEDIA_RETENTION_DAYS: env.int(
+    'days an attachment that no active job, template or scheduled message holds is kept after its last use; then its file and record are deleted',
+    MEDIA_LIMITS.defaultRetentionDays,
+    { min: 1, max: 3650 },
+  ),
+  MEDIA_SWEEP_MS: env.int('how often the attachments clean-up runs (0 = never)', 3_600_000, { min: 0 }),
   OPT_OUTS_CONSUMER: env.str(
     'name of the durable JetStream consumer that reads inbound messages for opt-out keywords',
     'jobs-opt-outs',

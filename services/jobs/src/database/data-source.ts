@@ -18,9 +18,11 @@ import { JobIdScheme1796500000000 } from './migrations/1796500000000-job-id-sche
 import { ReceiptsOnRecipients1796400000000 } from './migrations/1796400000000-receipts-on-recipients.js';
 import { TransactionalJobs1797100000000 } from './migrations/1797100000000-transactional-jobs.js';
 import { RefusedSends1797200000000 } from './migrations/1797200000000-refused-sends.js';
-import { CascadeByStatement1798050000000 } from './migrations/1798050000000-cascade-by-statement.js';
 import { RESULTS_ENTITIES } from '../results/results.entities.js';
 import { JobStartEntity } from '../admission/job-start.entity.js';
+import { MEDIA_ENTITIES } from '../media/media.entity.js';
+import { Media1797800000000 } from './migrations/1797800000000-media.js';
+import { CascadeByStatement1798050000000 } from './migrations/1798050000000-cascade-by-statement.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -36,6 +38,7 @@ export const JOBS_ENTITIES = [
   JobStartEntity,
   ...RESULTS_ENTITIES,
   ...OPT_OUT_ENTITIES,
+  ...MEDIA_ENTITIES,
 ];
 export const JOBS_MIGRATIONS = [
   CreateJobs1763769600000,
@@ -49,5 +52,6 @@ export const JOBS_MIGRATIONS = [
   JobIdScheme1796500000000,
   TransactionalJobs1797100000000,
   RefusedSends1797200000000,
+  Media1797800000000,
   CascadeByStatement1798050000000,
 ];

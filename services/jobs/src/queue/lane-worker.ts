@@ -25,6 +25,7 @@ import {
   SERVICE_ENV,
 } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
+import { JobMedia } from '../media/job-media.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
 import { gatherWaitMs } from './pacing.js';
@@ -88,6 +89,7 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly outbox: OutboxPublisher,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
+    private readonly media: JobMedia,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -332,12 +334,20 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     // Sessions may hold the reply as long as the outcome's own record may wait, so its ledger record
     // shares a commit with other accounts'.
     const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.outcomeWaitMs(send)));
+    // The attachment's reference only: sessions fetches its bytes once per job from the object store.
+    let media;
+    try {
+      media = await this.media.of(send.jobId);
+    } catch (err) {
+      return outcomeOfError(err);
+    }
     const request = {
       userId: send.userId,
       jobId: send.jobId,
       to: send.phone,
       text: send.text,
       idempotencyKey: send.idempotencyKey,
+      ...(media ? { media } : {}),
       ...(recordWaitMs > 0 ? { recordWaitMs } : {}),
     };
     // A NATS blip says nothing about the message: wait for the reconnect and ask again with the same

@@ -1,5 +1,5 @@
 import { env, type EnvOf } from '@bns/service-kit';
-import { WA_ENGINES } from '@bns/contracts';
+import { MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
 
 export const SESSIONS_ENV = {
   SHARD_INDEX: env.int(
@@ -31,6 +31,11 @@ export const SESSIONS_ENV = {
     'with SESSIONS_LEDGER_BATCH above 1: statements of each kind (claim, sent mark, simulated store) in flight at once, each on one of the DATABASE_POOL_SIZE connections; keep 3 × this well under the pool, which serves every other query too; 1 (one at a time, the others gather behind it) gave the fewest commits and the most messages per second, with pacing as exact',
     1,
     { min: 1, max: 50 },
+  MEDIA_CACHE_BYTES: env.int(
+    "bytes of attachments a shard keeps in memory to send a job's recipients from (each file is fetched from the object store once, then shared)",
+    MEDIA_LIMITS.defaultSessionsCacheBytes,
+    { min: 0 },
+  ),
   ),
   AUTO_LOGIN_PREF_TIMEOUT_MS: env.int(
     'how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled',
@@ -65,6 +70,9 @@ export const SESSIONS_ENV = {
     "simulated engine: after this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never)",
     0,
     { min: 0 },
+  ),
+  SIM_FAIL_MEDIA_NUMBERS: env.list(
+    'simulated engine: numbers (digits, with or without 852) to which a message with an attachment fails as an upload WhatsApp did not take, comma-separated',
   ),
   SIM_READ_DELAY_MS: env.int('simulated engine: delay of the read ack after a send', 3000, { min: 0 }),
   // whatsapp-web.js engine

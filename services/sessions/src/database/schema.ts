@@ -2,6 +2,7 @@ import { CreateSessions1763769600000 } from './migrations/1763769600000-create-s
 import { SendStatusUnknown1795411781000 } from './migrations/1795411781000-send-status-unknown.js';
 import { OutboxAndReceipts1795412300000 } from './migrations/1795412300000-outbox-and-receipts.js';
 import { SendsUserMessageIdx1796100000000 } from './migrations/1796100000000-sends-user-message-idx.js';
+import { SimOutboxMedia1797800000000 } from './migrations/1797800000000-sim-outbox-media.js';
 import { OutboxEntity } from '@bns/service-kit';
 import { LinkEntity } from '../sessions/link.entity.js';
 import { SendEntity } from '../sessions/send.entity.js';
@@ -17,4 +18,5 @@ export const SESSIONS_MIGRATIONS = [
   SendStatusUnknown1795411781000,
   OutboxAndReceipts1795412300000,
   SendsUserMessageIdx1796100000000,
+  SimOutboxMedia1797800000000,
 ];

@@ -13,7 +13,7 @@ import {
 import type { SessionsEnv } from '../config/env.js';
 import { safeError } from '../redact.js';
 import { TIMED_OUT, within } from '../timeout.js';
-import type { EngineSession } from './engines/engine.types.js';
+import type { EngineSession, OutgoingMedia } from './engines/engine.types.js';
 import type { SendKind } from './send.entity.js';
 import { SendsRepository, type LedgerEntry } from './sends.repository.js';
 
@@ -63,6 +63,7 @@ export class SendLedger {
     req: SessionSendRequest,
     engine: EngineSession | undefined,
     kind: SendKind = 'job',
+    media?: OutgoingMedia,
   ): Promise<SessionSendReply> {
     const { to, text, idempotencyKey: key } = req;
     // The usual case, a new key on a linked account, is one statement: the claim. Only a key that
@@ -91,7 +92,7 @@ export class SendLedger {
     }
     let sent;
     try {
-      sent = await within(engine.send(to, text, key), this.env.SEND_TIMEOUT_MS);
+      sent = await within(engine.send(to, text, key, media), this.env.SEND_TIMEOUT_MS);
     } catch (err) {
       // The engine answers an error only when the message surely did not go out.
       const error = AppError.fromUnknown(err);

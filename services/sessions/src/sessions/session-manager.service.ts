@@ -3,10 +3,11 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { SERVICE_ENV } from '@bns/service-kit';
+import { AppError, SERVICE_ENV } from '@bns/service-kit';
 import {
   DISCONNECT_REASONS,
   SESSION_MESSAGES,
@@ -22,6 +23,7 @@ import { safeError } from '../redact.js';
 import { WA_ENGINE, type EngineSession, type WaEngine } from './engines/engine.types.js';
 import { EngineListeners, type ReadyEngines } from './engine-listeners.js';
 import { LinksRepository, type LinkRow } from './links.repository.js';
+import { MediaCache } from './media-cache.js';
 import { SendLedger } from './send-ledger.service.js';
 import { restoreStarted } from '../metrics/sessions.metrics.js';
 import { SessionEvents } from './session-events.js';
@@ -44,6 +46,7 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     private readonly links: LinksRepository,
     private readonly ledger: SendLedger,
     private readonly events: SessionEvents,
+    @Optional() private readonly media?: MediaCache,
   ) {}
 
   // ---- lifecycle -------------------------------------------------------------------------------
@@ -120,11 +123,18 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
     });
   }
 
+  private mediaCache(): MediaCache {
+    if (!this.media) throw AppError.unavailable();
+    return this.media;
+  }
+
   async send(req: SessionSendRequest): Promise<SessionSendReply> {
     this.ledger.validate(req);
     this.sessions.assertOwned(req.userId);
     const engine = await this.readyEngine(req.userId);
-    return this.ledger.send(req.userId, req, engine);
+    // The attachment's bytes come from this shard's cache: fetched once for all of a job's recipients.
+    const media = req.media && engine ? await this.mediaCache().load(req.media) : undefined;
+    return this.ledger.send(req.userId, req, engine, 'job', media);
   }
 
   /**

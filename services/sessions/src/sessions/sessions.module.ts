@@ -7,8 +7,10 @@ import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from './engines/webjs-auth.repository.js';
 import { LinksRepository } from './links.repository.js';
 import { MessageEvents } from './message-events.service.js';
+import { MediaCache } from './media-cache.js';
 import { SendLedger } from './send-ledger.service.js';
 import { SendsRepository } from './sends.repository.js';
+import { LidsRepository } from './lids.repository.js';
 import { SessionEvents } from './session-events.js';
 import { EngineListeners } from './engine-listeners.js';
 import { SessionManager } from './session-manager.service.js';
@@ -23,11 +25,13 @@ import { UserSessions } from './user-sessions.js';
     engineProvider,
     LinksRepository,
     SendsRepository,
+    LidsRepository,
     SimOutboxRepository,
     WebjsAuthRepository,
     OutboxRepository,
     OutboxPublisher,
     SendLedger,
+    MediaCache,
     SessionEvents,
     MessageEvents,
     UserSessions,

@@ -92,3 +92,4 @@ export class SimulatorControls {
       throw AppError.notFound(SessionsErrorCode.SimulatorDisabled, SESSION_MESSAGES.simulatorDisabled);
   }
 }
+        ...(r.media ? { media: r.media } : {}),

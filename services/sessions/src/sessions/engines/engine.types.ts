@@ -1,4 +1,4 @@
-import type { WaEngineName } from '@bns/contracts';
+import type { MediaRef, WaEngineName } from '@bns/contracts';
 
 /** A message's progress as WhatsApp acknowledges it. */
 export type AckStatus = 'failed' | 'pending' | 'sent' | 'delivered' | 'read';
@@ -26,6 +26,12 @@ export interface EngineListener {
    * messages). `from` is the sender's number in international digits.
    */
   incoming(from: string, text: string, at: Date, messageId: string): void;
+}
+
+/** An attachment to send, with its bytes (one copy per shard, shared by every recipient of the job). */
+export interface OutgoingMedia {
+  ref: MediaRef;
+  data: Buffer;
 }
 
 export interface SentMessage {
@@ -58,8 +64,11 @@ export interface EngineSession {
    * passed), so callers can bound how many start at once. Never rejects: failures go to the listener.
    */
   start(): Promise<void>;
-  /** Throws AppError NotOnWhatsApp (permanent) or NotLinked (retryable). */
-  send(to: string, text: string, idempotencyKey: string): Promise<SentMessage>;
+  /**
+   * Throws AppError NotOnWhatsApp (permanent) or NotLinked (retryable). With `media`, `text` is its
+   * caption; an attachment WhatsApp will not take is a permanent MediaErrorCode.SendFailed.
+   */
+  send(to: string, text: string, idempotencyKey: string, media?: OutgoingMedia): Promise<SentMessage>;
   /** Unlinks the device and drops the stored login. */
   logout(): Promise<void>;
   /** Stops the engine and keeps the stored login (shutdown, teardown). */

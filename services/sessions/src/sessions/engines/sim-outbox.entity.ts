@@ -1,4 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { SimulatorOutboxMedia } from '@bns/contracts';
 
 /** `sessions.sim_outbox`: what "arrived" on WhatsApp from the simulated engine (one copy per key). */
 @Entity({ name: 'sim_outbox' })
@@ -20,6 +21,10 @@ export class SimOutboxEntity {
 
   @Column({ type: 'text' })
   text!: string;
+
+  /** The attachment the message carried, as the phone saw it; null for text. */
+  @Column({ type: 'jsonb', nullable: true })
+  media!: SimulatorOutboxMedia | null;
 
   @Column({ name: 'sent_at', type: 'timestamptz', default: () => 'now()' })
   sentAt!: Date;

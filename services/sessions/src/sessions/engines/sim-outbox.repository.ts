@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
 import { firstOfEachKey, ledgerBatching, userKey, type LedgerBatchEnv } from '../ledger-batching.js';
+import type { SimulatorOutboxMedia } from '@bns/contracts';
 import { SimOutboxEntity } from './sim-outbox.entity.js';
 
 export interface SimDelivery {
@@ -14,6 +15,7 @@ interface Delivery {
   from: string;
   to: string;
   text: string;
+  media: SimulatorOutboxMedia | null;
 }
 
 /** Every query of `sim_outbox`, the simulated phone's side of the link. */
@@ -36,23 +38,30 @@ export class SimOutboxRepository {
    * Stores the message once per key and answers that one copy, also to a repeat of the same key.
    * Undefined only while another send of the same key is committing at this very moment.
    */
-  deliverOnce(userId: string, key: string, from: string, to: string, text: string): Promise<SimDelivery | undefined> {
-    return this.deliveries.run({ userId, key, from, to, text });
+  deliverOnce(
+    userId: string,
+    key: string,
+    from: string,
+    to: string,
+    text: string,
+    media: SimulatorOutboxMedia | null = null,
+  ): Promise<SimDelivery | undefined> {
+    return this.deliveries.run({ userId, key, from, to, text, media });
   }
 
   private async deliverOne(d: Delivery): Promise<SimDelivery | undefined> {
     const [row] = await rows<SimDelivery>(
       this.tx.manager,
       `WITH ins AS (
-         INSERT INTO sim_outbox (user_id, idempotency_key, from_number, to_number, text)
-         VALUES ($1, $2, $3, $4, $5)
+         INSERT INTO sim_outbox (user_id, idempotency_key, from_number, to_number, text, media)
+         VALUES ($1, $2, $3, $4, $5, $6::jsonb)
          ON CONFLICT (user_id, idempotency_key) DO NOTHING
          RETURNING message_id, sent_at)
        SELECT message_id::text AS "messageId", sent_at AS "sentAt" FROM ins
        UNION ALL
        SELECT message_id::text, sent_at FROM sim_outbox WHERE user_id = $1 AND idempotency_key = $2
        LIMIT 1`,
-      [d.userId, d.key, d.from, d.to, d.text],
+      [d.userId, d.key, d.from, d.to, d.text, d.media ? JSON.stringify(d.media) : null],
     );
     return row;
   }
@@ -71,10 +80,10 @@ export class SimOutboxRepository {
     const found = await rows<SimDelivery & { userId: string; key: string; stored: boolean }>(
       this.tx.manager,
       `WITH d AS (
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS d(user_id, idempotency_key, from_number, to_number, text)),
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS d(user_id, idempotency_key, from_number, to_number, text, media)),
        ins AS (
-         INSERT INTO sim_outbox (user_id, idempotency_key, from_number, to_number, text)
-         SELECT user_id, idempotency_key, from_number, to_number, text FROM d ORDER BY user_id, idempotency_key
+         INSERT INTO sim_outbox (user_id, idempotency_key, from_number, to_number, text, media)
+         SELECT user_id, idempotency_key, from_number, to_number, text, media::jsonb FROM d ORDER BY user_id, idempotency_key
          ON CONFLICT (user_id, idempotency_key) DO NOTHING
          RETURNING user_id, idempotency_key, message_id, sent_at)
        SELECT user_id AS "userId", idempotency_key AS "key", message_id::text AS "messageId", sent_at AS "sentAt", true AS stored FROM ins
@@ -86,6 +95,7 @@ export class SimOutboxRepository {
         unique.map((d) => d.from),
         unique.map((d) => d.to),
         unique.map((d) => d.text),
+        unique.map((d) => (d.media ? JSON.stringify(d.media) : null)),
       ],
     );
     const byKey = new Map<string, { delivery: SimDelivery; stored: boolean }>();

@@ -1,11 +1,19 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { AppError } from '@bns/service-kit';
 import { ErrorKind } from '@bns/contracts';
-import { LIMITS, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
+import {
+  LIMITS,
+  MEDIA_MESSAGES,
+  MediaErrorCode,
+  normalizePhone,
+  SESSION_MESSAGES,
+  SessionsErrorCode,
+} from '@bns/contracts';
 import type {
   EngineCreateOptions,
   EngineListener,
   EngineSession,
+  OutgoingMedia,
   SentMessage,
   SimulatorControls,
   WaEngine,
@@ -25,6 +33,8 @@ export interface SimulatedEngineOptions {
   refuseNumbers?: readonly string[];
   /** How long after the acceptance the refusal comes (at most 1 s). */
   refuseDelayMs?: number;
+  /** Numbers to which a message with an attachment fails as an upload WhatsApp did not take. */
+  failMediaNumbers?: readonly string[];
 }
 
 /** A simulated refusal arrives within this long of the send's acceptance. */
@@ -71,7 +81,8 @@ export class SimulatedEngine implements WaEngine {
     return new SimulatedSession(
       this.outbox,
       this.options,
-      { fail: this.failNumbers, refuse: this.refuseNumbers },
+  private readonly failMediaNumbers: Set<string>;
+      { fail: this.failNumbers, refuse: this.refuseNumbers, failMedia: this.failMediaNumbers },
       options,
       listener,
     );
@@ -80,6 +91,7 @@ export class SimulatedEngine implements WaEngine {
   // The simulator's "login" is the link row itself: nothing else to keep or drop.
   async hasStoredAuth(): Promise<boolean> {
     return true;
+    this.failMediaNumbers = numbers(options.failMediaNumbers);
   }
 
   async deleteStoredAuth(): Promise<number> {
@@ -98,7 +110,11 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   constructor(
     private readonly outbox: SimOutboxRepository,
     private readonly options: SimulatedEngineOptions,
-    private readonly numbers: { fail: ReadonlySet<string>; refuse: ReadonlySet<string> },
+    private readonly numbers: {
+      fail: ReadonlySet<string>;
+      refuse: ReadonlySet<string>;
+      failMedia?: ReadonlySet<string>;
+    },
     private readonly create: EngineCreateOptions,
     private readonly listener: EngineListener,
   ) {}
@@ -144,7 +160,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     return message;
   }
 
-  async send(to: string, text: string, idempotencyKey: string): Promise<SentMessage> {
+  async send(to: string, text: string, idempotencyKey: string, media?: OutgoingMedia): Promise<SentMessage> {
     if (this.phase !== 'ready' || !this.phoneNumber)
       throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
     const digits = normalizePhone(to, 'international') ?? to;
@@ -160,7 +176,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     }
     this.sendsInRow++;
     // The phone keeps one copy per key: a resend after a crash between send and ledger is not a second message.
-    const row = await this.outbox.deliverOnce(this.create.userId, idempotencyKey, this.phoneNumber, to, text);
+    const row = await this.outbox.deliverOnce(this.create.userId, idempotencyKey, this.phoneNumber, to, text, seen);
     // Only when another send of the same key is committing at this very moment.
     if (!row) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     const messageId = row.messageId;
@@ -191,7 +207,16 @@ class SimulatedSession implements EngineSession, SimulatorControls {
    * receipts only move forward.
    */
   private async replayReceipts(): Promise<void> {
+    if (media && this.numbers.failMedia?.has(digits)) {
+      throw AppError.validation(MediaErrorCode.SendFailed, MEDIA_MESSAGES.sendUploadFailed, {
+        to: MEDIA_MESSAGES.sendUploadFailed,
+      });
+    }
     try {
+    // What the phone shows of an attachment: its kind, hash, size and name (the bytes are checked, not kept).
+    const seen = media
+      ? { kind: media.ref.kind, sha256: media.ref.sha256, size: media.data.length, fileName: media.ref.fileName }
+      : null;
       const since = new Date(Date.now() - RECEIPT_REPLAY_WINDOW_MS);
       for (const messageId of await this.outbox.sentSince(this.create.userId, since, RECEIPT_REPLAY_MAX)) {
         if (this.phase !== 'ready') return;

@@ -4,7 +4,14 @@ import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import wwebjs from 'whatsapp-web.js';
 import { AppError } from '@bns/service-kit';
-import { ErrorKind, normalizePhone, SESSION_MESSAGES, SessionsErrorCode } from '@bns/contracts';
+import {
+  ErrorKind,
+  MEDIA_MESSAGES,
+  MediaErrorCode,
+  normalizePhone,
+  SESSION_MESSAGES,
+  SessionsErrorCode,
+} from '@bns/contracts';
 import {
   PhaseTimeoutError,
   type AckStatus,
@@ -12,6 +19,7 @@ import {
   type EngineListener,
   type EnginePhase,
   type EngineSession,
+  type OutgoingMedia,
   type SentMessage,
   type WaEngine,
 } from './engine.types.js';
@@ -54,6 +62,17 @@ export interface WebjsSendOptions {
 /** The part of whatsapp-web.js's Client this engine uses; tests hand in a fake with the same shape. */
 export interface WebjsClientLike extends EventEmitter {
   info?: { wid?: WebjsWid | null } | null;
+  /** With a MessageMedia: the text under it. */
+  caption?: string;
+  /** Sends the file as a document (with its name) instead of a picture, video or sound. */
+  sendMediaAsDocument?: boolean;
+}
+/** whatsapp-web.js's MessageMedia, as the engine builds it (the library's own class, so sendMessage knows it). */
+export interface WebjsMediaLike {
+  mimetype: string;
+  data: string;
+  filename?: string | null;
+  filesize?: number | null;
   initialize(): Promise<void>;
   destroy(): Promise<void>;
   logout(): Promise<void>;
@@ -61,7 +80,7 @@ export interface WebjsClientLike extends EventEmitter {
   /** Resolves `undefined` when the message went out but the library could not find it again (whatsapp-web.js #201857). */
   sendMessage(
     chatId: string,
-    content: string,
+    content: string | WebjsMediaLike,
     options?: WebjsSendOptions,
   ): Promise<WebjsMessageLike | null | undefined>;
   /** The phone number behind a LID (`…@lid`): `pn` is `<digits>@c.us` when WhatsApp knows it. */
@@ -236,7 +255,21 @@ class WebjsSession implements EngineSession {
     return settled;
   }
 
-  async send(to: string, text: string): Promise<SentMessage> {
+  /** The last attachment as whatsapp-web.js takes it (base64): built once per file, not per recipient. */
+  private lastMedia?: { sha256: string; media: WebjsMediaLike };
+
+  private messageMediaOf(media: OutgoingMedia): WebjsMediaLike {
+    if (this.lastMedia?.sha256 !== media.ref.sha256) {
+      const { ref, data } = media;
+      this.lastMedia = {
+        sha256: ref.sha256,
+        media: new wwebjs.MessageMedia(ref.mime, data.toString('base64'), ref.fileName, data.length),
+      };
+    }
+    return this.lastMedia.media;
+  }
+
+  async send(to: string, text: string, _key?: string, media?: OutgoingMedia): Promise<SentMessage> {
     if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
     const digits = normalizePhone(to, 'international');
     if (!digits)
@@ -257,13 +290,24 @@ class WebjsSession implements EngineSession {
     try {
       // waitUntilMsgSent: answer once WhatsApp's server took it (not at ack 0, queued in the page);
       // sendSeen false: sending must not mark the recipient's chat as read.
-      msg = await this.client.sendMessage(chatId, text, { waitUntilMsgSent: true, sendSeen: false });
+      msg = media
+        ? await this.client.sendMessage(chatId, this.messageMediaOf(media), {
+            caption: text,
+            // A document goes with its file name; pictures, videos and sounds show inline.
+            sendMediaAsDocument: media.ref.kind === 'document',
+            waitUntilMsgSent: true,
+            sendSeen: false,
+          })
+        : await this.client.sendMessage(chatId, text, { waitUntilMsgSent: true, sendSeen: false });
     } catch (err) {
       this.logger.warn(
         { err: safeError(err) },
         'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed',
       );
       return { at: new Date() };
+      // An attachment is uploaded before the message exists: an upload refused means nothing was sent.
+      const refusal = media ? mediaRefusalOf(err) : undefined;
+      if (refusal) throw AppError.validation(MediaErrorCode.SendFailed, refusal, { to: refusal });
     } finally {
       this.sendsInFlight--;
     }
@@ -429,4 +473,13 @@ class WebjsSession implements EngineSession {
     this.started?.();
     this.started = undefined;
   }
+}
+
+/** What an error of whatsapp-web.js says about an attachment it did not upload, in plain words. */
+export function mediaRefusalOf(err: unknown): string | undefined {
+  const text = String((err as Error)?.message ?? err).toLowerCase();
+  if (/too large|file size|exceeds|413/.test(text)) return MEDIA_MESSAGES.sendTooLarge;
+  if (/unsupported|not supported|invalid media|mimetype/.test(text)) return MEDIA_MESSAGES.sendUnsupported;
+  if (/upload|media/.test(text)) return MEDIA_MESSAGES.sendUploadFailed;
+  return undefined;
 }
