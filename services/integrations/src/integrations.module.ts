@@ -4,7 +4,6 @@ import { ApiKeysModule } from './api-keys/api-keys.module.js';
 import { CLOCK, systemClock } from './clock/clock.js';
 import { IdempotencyModule } from './idempotency/idempotency.module.js';
 import { MessagesModule } from './messages/messages.module.js';
-import { MessagesModule } from './messages/messages.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /** The clock every timer reads (tests replace it). */
@@ -12,15 +11,5 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
 @Module({ providers: [{ provide: CLOCK, useValue: systemClock }], exports: [CLOCK] })
 export class ClockModule {}
 
-@Module({
-  imports: [
-    ClockModule,
-    ApiKeysModule,
-    WebhooksModule,
-    IdempotencyModule,
-    MessagesModule,
-    MessagesModule,
-    AccountModule,
-  ],
-})
+@Module({ imports: [ClockModule, ApiKeysModule, WebhooksModule, IdempotencyModule, MessagesModule, AccountModule] })
 export class IntegrationsModule {}
