@@ -1,5 +1,5 @@
 import { useEffect, useRef, type KeyboardEvent } from 'react';
-import { SETTINGS_MESSAGES, WEB_MESSAGES } from '@bns/contracts';
+import { WEB_MESSAGES } from '@bns/contracts';
 import { useGetSimulatorOutboxQuery } from '../api/api.js';
 import { ActivityLog } from '../features/activity/ActivityLog.js';
 import { useAuth } from '../features/auth/auth-context.js';
@@ -13,7 +13,9 @@ import { SendTab } from '../features/sender/SendTab.js';
 import { TemplatesTab } from '../features/templates/TemplatesTab.js';
 import { CampaignsTab } from '../features/campaigns/CampaignsTab.js';
 import { signOutStarted } from '../features/connection/slice.js';
-import { ComingSoonTab } from '../features/placeholders/ComingSoonTab.js';
+import { ContactsTab } from '../features/contacts/ContactsTab.js';
+import { InboxBadge } from '../features/inbox/InboxBadge.js';
+import { InboxTab } from '../features/inbox/InboxTab.js';
 import { SettingsTab } from '../features/settings/SettingsTab.js';
 import { selectActiveTab, tabSelected, type TabId } from '../features/ui/slice.js';
 import { Brand } from '../components/Brand.js';
@@ -118,6 +120,7 @@ export function ToolShell() {
             >
               {t.label}
               {t.beta && <span className="badge badge-beta">Beta</span>}
+              {t.id === 'inbox' && <InboxBadge />}
             </button>
           ))}
         </div>
@@ -148,8 +151,16 @@ export function ToolShell() {
               <CampaignsTab />
             </ErrorBoundary>
           )}
-          {current === 'contacts' && <ComingSoonTab title="Contacts">{SETTINGS_MESSAGES.contactsSoon}</ComingSoonTab>}
-          {current === 'inbox' && <ComingSoonTab title="Inbox">{SETTINGS_MESSAGES.inboxSoon}</ComingSoonTab>}
+          {current === 'contacts' && (
+            <ErrorBoundary name="contacts">
+              <ContactsTab />
+            </ErrorBoundary>
+          )}
+          {current === 'inbox' && (
+            <ErrorBoundary name="inbox">
+              <InboxTab />
+            </ErrorBoundary>
+          )}
           {current === 'settings' && (
             <ErrorBoundary name="settings">
               <SettingsTab />

@@ -28,6 +28,7 @@ import {
   monitoringResumed,
   monitoringStopped,
 } from '../features/job/slice.js';
+import { contactsApi } from '../features/contacts/contactsApi.js';
 import { optOutsApi } from '../features/optouts/optOutsApi.js';
 import { patchJobHistory, resultsApi } from '../features/results/resultsApi.js';
 import { toast } from '../features/toasts/toasts.js';
@@ -227,6 +228,17 @@ export function registerListeners(startListening: StartListening): void {
       l.cancelActiveListeners();
       await l.delay(OPT_OUT_RECHECK_MS);
       l.dispatch(optOutsApi.util.invalidateTags(['OptOuts']));
+    },
+  });
+
+  // A reply is in the inbox as soon as the contacts service has folded it in: the list (and the tab's
+  // badge) is asked again a moment after the socket's message_received.
+  startListening({
+    actionCreator: inboundMessageReceived,
+    effect: async (_a, l) => {
+      l.cancelActiveListeners();
+      await l.delay(OPT_OUT_RECHECK_MS);
+      l.dispatch(contactsApi.util.invalidateTags(['Conversations', 'Contacts']));
     },
   });
 

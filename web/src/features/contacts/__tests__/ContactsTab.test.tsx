@@ -1,0 +1,103 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
+import { InboxTab } from '../../inbox/InboxTab.js';
+import { ContactsTab } from '../ContactsTab.js';
+import { rowsFromText } from '../contactsApi.js';
+
+afterEach(() => vi.unstubAllGlobals());
+
+const contact = (phone: string, name: string, tags: string[]) => ({
+  id: `id-${phone}`,
+  phone,
+  name,
+  fields: {},
+  tags,
+  source: 'import',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  facts: {
+    optedOutAt: null,
+    notOnWhatsAppAt: null,
+    lastMessagedAt: null,
+    lastDeliveredAt: null,
+    lastReadAt: null,
+    lastRepliedAt: null,
+  },
+});
+
+describe('Contacts tab', () => {
+  it('reads pasted "phone,name,tags" lines as import rows', () => {
+    expect(rowsFromText('phone,name,tags\n91234567, Ann ,vip;new\n\n92345678')).toEqual([
+      { phone: '91234567', name: 'Ann', tags: ['vip', 'new'] },
+      { phone: '92345678' },
+    ]);
+  });
+
+  it('lists the book, searches it and imports pasted rows', async () => {
+    const all = [contact('91234567', 'Ann', ['vip']), contact('92345678', 'Ben', [])];
+    const fetch = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/contacts/import') {
+        expect(body).toEqual({ rows: [{ phone: '93456789', name: 'Cat' }], tags: [] });
+        return { body: { created: 1, updated: 0, invalid: 0, duplicates: 0, invalidRows: [] } };
+      }
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      const q = url.searchParams.get('q') ?? '';
+      const contacts = all.filter((c) => c.name.toLowerCase().includes(q.toLowerCase()));
+      return { body: { contacts, nextCursor: null, total: contacts.length } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    expect(await screen.findByText('Ann')).toBeTruthy();
+    expect(screen.getByText('Ben')).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Search contacts'), 'ann');
+    await waitFor(() => expect(screen.queryByText('Ben')).toBeNull());
+    await userEvent.type(screen.getByLabelText('Contacts to import'), '93456789,Cat');
+    await userEvent.click(screen.getByRole('button', { name: 'Import' }));
+    expect(await screen.findByText('1 created, 0 updated, 0 invalid, 0 duplicates')).toBeTruthy();
+  }, 30_000);
+});
+
+describe('Inbox tab', () => {
+  it('shows unread replies first, opens a thread and sends an answer', async () => {
+    const fetch = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/conversations')
+        return {
+          body: {
+            conversations: [
+              {
+                phone: '91234567',
+                name: 'Ann',
+                unread: 1,
+                lastMessage: { direction: 'in', text: 'Can I come tomorrow?', at: '2026-01-01T00:00:00.000Z' },
+              },
+            ],
+          },
+        };
+      if (method === 'POST') {
+        expect(body).toEqual({ text: 'Sure' });
+        return { status: 202, body: { id: 'job-1' } };
+      }
+      return {
+        body: {
+          messages: [
+            { direction: 'out', text: 'Sale today', at: '2026-01-01T00:00:00.000Z', status: 'read' },
+            { direction: 'in', text: 'Can I come tomorrow?', at: '2026-01-01T00:01:00.000Z' },
+          ],
+        },
+      };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<InboxTab />);
+    await userEvent.click(await screen.findByRole('button', { name: /Ann/ }));
+    expect(await screen.findByText('Sale today')).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Answer'), 'Sure');
+    await userEvent.click(screen.getByRole('button', { name: 'Send answer' }));
+    await waitFor(() =>
+      expect(
+        fetch.calls.some((c) => c.method === 'POST' && c.url.pathname === '/api/conversations/91234567/messages'),
+      ).toBe(true),
+    );
+  });
+});

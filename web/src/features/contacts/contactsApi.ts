@@ -1,0 +1,106 @@
+import type {
+  ContactImportAnswer,
+  ContactListAnswer,
+  Conversation,
+  Segment,
+  SegmentRule,
+  ThreadMessage,
+} from '@bns/contracts';
+import { api } from '../../api/api.js';
+
+export interface ContactPageArgs {
+  q: string;
+  tag: string;
+  cursor: string | null;
+  limit: number;
+}
+
+/** The contact book, segments and inbox calls, injected into the app's one API (api.ts stays as it is). */
+export const contactsApi = api
+  .enhanceEndpoints({ addTagTypes: ['Contacts', 'Segments', 'Conversations'] })
+  .injectEndpoints({
+    endpoints: (build) => ({
+      getContacts: build.query<ContactListAnswer, ContactPageArgs>({
+        query: ({ q, tag, cursor, limit }) => {
+          const params = new URLSearchParams({ limit: String(limit) });
+          if (q) params.set('q', q);
+          if (tag) params.set('tag', tag);
+          if (cursor) params.set('cursor', cursor);
+          return `api/contacts?${params.toString()}`;
+        },
+        providesTags: ['Contacts'],
+      }),
+      addContact: build.mutation<unknown, { phone: string; name?: string; tags?: string[] }>({
+        query: (body) => ({ url: 'api/contacts', method: 'POST', body }),
+        invalidatesTags: ['Contacts', 'Segments'],
+      }),
+      deleteContact: build.mutation<unknown, string>({
+        query: (id) => ({ url: `api/contacts/${encodeURIComponent(id)}`, method: 'DELETE' }),
+        invalidatesTags: ['Contacts', 'Segments'],
+      }),
+      importContacts: build.mutation<ContactImportAnswer, { rows: unknown[]; tags?: string[] }>({
+        query: (body) => ({ url: 'api/contacts/import', method: 'POST', body }),
+        invalidatesTags: ['Contacts', 'Segments'],
+      }),
+      getSegments: build.query<Segment[], void>({
+        query: () => 'api/segments',
+        transformResponse: (r: { segments?: Segment[] }) => r.segments ?? [],
+        providesTags: ['Segments'],
+      }),
+      createSegment: build.mutation<{ id: string }, { name: string; rule: SegmentRule }>({
+        query: (body) => ({ url: 'api/segments', method: 'POST', body }),
+        invalidatesTags: ['Segments'],
+      }),
+      segmentCount: build.query<{ count: number }, string>({
+        query: (id) => `api/segments/${encodeURIComponent(id)}/count`,
+        providesTags: ['Segments', 'Contacts'],
+      }),
+      getConversations: build.query<Conversation[], void>({
+        query: () => 'api/conversations',
+        transformResponse: (r: { conversations?: Conversation[] }) => r.conversations ?? [],
+        providesTags: ['Conversations'],
+      }),
+      getThread: build.query<ThreadMessage[], string>({
+        query: (phone) => `api/conversations/${encodeURIComponent(phone)}`,
+        transformResponse: (r: { messages?: ThreadMessage[] }) => r.messages ?? [],
+        providesTags: ['Conversations'],
+      }),
+      answer: build.mutation<{ id: string }, { phone: string; text: string }>({
+        query: ({ phone, text }) => ({
+          url: `api/conversations/${encodeURIComponent(phone)}/messages`,
+          method: 'POST',
+          body: { text },
+        }),
+        invalidatesTags: ['Conversations'],
+      }),
+    }),
+  });
+
+export const {
+  useGetContactsQuery,
+  useAddContactMutation,
+  useDeleteContactMutation,
+  useImportContactsMutation,
+  useGetSegmentsQuery,
+  useCreateSegmentMutation,
+  useSegmentCountQuery,
+  useGetConversationsQuery,
+  useGetThreadQuery,
+  useAnswerMutation,
+} = contactsApi;
+
+/** "phone,name,tags" lines (tags separated by ;) as import rows; a header line starting with "phone" is skipped. */
+export function rowsFromText(text: string): { phone: string; name?: string; tags?: string[] }[] {
+  return text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !/^phone\b/i.test(line))
+    .map((line) => {
+      const [phone = '', name = '', tags = ''] = line.split(',').map((c) => c.trim());
+      const list = tags
+        .split(';')
+        .map((t) => t.trim())
+        .filter(Boolean);
+      return { phone, ...(name ? { name } : {}), ...(list.length ? { tags: list } : {}) };
+    });
+}

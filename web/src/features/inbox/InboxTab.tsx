@@ -1,0 +1,80 @@
+import { useState, type FormEvent } from 'react';
+import { errorMessage } from '../../api/errors.js';
+import { toast } from '../toasts/toasts.js';
+import { useAnswerMutation, useGetConversationsQuery, useGetThreadQuery } from '../contacts/contactsApi.js';
+
+function Thread({ phone }: { phone: string }) {
+  const { data: messages = [], isLoading } = useGetThreadQuery(phone);
+  const [answer, { isLoading: sending }] = useAnswerMutation();
+  const [text, setText] = useState('');
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    try {
+      await answer({ phone, text }).unwrap();
+      setText('');
+    } catch (err) {
+      toast.error(errorMessage(err));
+    }
+  };
+  return (
+    <section className="card inbox-thread" aria-label={`Conversation with ${phone}`}>
+      <h3>{phone}</h3>
+      {isLoading && <p>Loading…</p>}
+      <ol className="inbox-messages">
+        {messages.map((m, i) => (
+          <li key={i} className={`inbox-message inbox-${m.direction}`}>
+            <span>{m.text}</span>{' '}
+            <small>
+              {new Date(m.at).toLocaleString()}
+              {m.status ? ` · ${m.status}` : ''}
+            </small>
+          </li>
+        ))}
+      </ol>
+      <form onSubmit={(e) => void submit(e)}>
+        <textarea
+          aria-label="Answer"
+          rows={2}
+          maxLength={1000}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+        />
+        <button type="submit" className="btn" disabled={sending || text.trim() === ''}>
+          Send answer
+        </button>
+      </form>
+    </section>
+  );
+}
+
+/** The number of conversations with unread replies (the tab's badge). */
+export function useUnreadConversations(): number {
+  const { data = [] } = useGetConversationsQuery();
+  return data.filter((c) => c.unread > 0).length;
+}
+
+/** Inbox: conversations with unread replies first; a thread and an answer box. */
+export function InboxTab() {
+  const { data: conversations = [], error } = useGetConversationsQuery();
+  const [open, setOpen] = useState<string | null>(null);
+  return (
+    <div className="inbox-tab">
+      <section className="card" aria-label="Conversations">
+        <h3>Inbox</h3>
+        {error && <p className="notice notice-error">{errorMessage(error)}</p>}
+        {conversations.length === 0 && <p>No replies yet.</p>}
+        <ul className="inbox-list">
+          {conversations.map((c) => (
+            <li key={c.phone}>
+              <button type="button" className={c.unread > 0 ? 'inbox-unread' : ''} onClick={() => setOpen(c.phone)}>
+                <strong>{c.name ?? c.phone}</strong> {c.unread > 0 && <span className="badge">{c.unread}</span>} —{' '}
+                {c.lastMessage.text.slice(0, 80)} <small>{new Date(c.lastMessage.at).toLocaleString()}</small>
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      {open && <Thread key={open} phone={open} />}
+    </div>
+  );
+}
