@@ -7,7 +7,7 @@
 //   node scripts/e2e/first-hour.mjs                  builds, starts the system, runs every part
 //   E2E_NO_BUILD=1 node scripts/e2e/first-hour.mjs   reuses the last build
 //   E2E_URL=http://localhost:8080 …                   drives a system that is already running
-//   E2E_ONLY=files,checks …                           runs only these parts (files, checks, states, nav, axe)
+//   E2E_ONLY=files,checks …                           runs only these parts (files, checks, states, exports, nav, axe)
 import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -82,7 +82,12 @@ async function axe(page) {
 export const figures = {};
 
 export async function firstHour(url, browser, { step }) {
-  const context = await browser.newContext({ viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+  // A user in Hong Kong: exports carry times in the user's zone (+08:00).
+  const context = await browser.newContext({
+    viewport: { width: 1366, height: 900 },
+    acceptDownloads: true,
+    timezoneId: 'Asia/Hong_Kong',
+  });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
@@ -320,6 +325,82 @@ export async function firstHour(url, browser, { step }) {
         await page.getByRole('dialog').getByRole('button', { name: 'Cancel job' }).click();
         await page.getByRole('button', { name: 'Go Back' }).click({ timeout: 20_000 });
         await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+      },
+    );
+  }
+
+  if (part('exports')) {
+    await step(
+      page,
+      'exports: status in words with its code, the reason a number was skipped, times with the offset, a named file',
+      async () => {
+        await page.getByRole('tab', { name: 'Settings' }).click();
+        await page.getByRole('tab', { name: 'Opt-outs' }).click();
+        const card = page.locator('.opt-outs-card');
+        await card.getByLabel(/Add numbers/).fill('67000001');
+        await card.getByRole('button', { name: 'Add to opt-outs' }).click();
+        await card.getByRole('list', { name: 'Opted-out numbers' }).getByText('67000001').waitFor();
+        await page.getByRole('tab', { name: 'Send Messages' }).click();
+        const csvFile = ['phone,name', '67000000,Ann', '67000001,Ben', '67000002,Cat'].join('\n');
+        await upload.setInputFiles({ name: 'parcel.csv', mimeType: 'text/csv', buffer: Buffer.from(csvFile) });
+        await page.getByRole('button', { name: 'Use 3 recipients' }).click({ timeout: 20_000 });
+        await page.getByLabel('Message', { exact: true }).fill('Hi {{name}}, your parcel is ready');
+        await page.getByRole('button', { name: 'Start Sending' }).click();
+        await page.getByRole('dialog').getByRole('button', { name: 'Send Messages' }).click();
+        await page.locator('.status-pill', { hasText: 'Completed' }).waitFor({ timeout: 60_000 });
+        const later = page.getByRole('button', { name: 'Maybe later' });
+        if (await later.isVisible().catch(() => false)) await later.click();
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Export CSV' }).click(),
+        ]);
+        const name = download.suggestedFilename();
+        figures.exportFileName = name;
+        check(/^\d{4}-\d{2}-\d{2}-hi-your-parcel-is-ready-results\.csv$/.test(name), `the file is named ${name}`);
+        const lines = readFileSync(await download.path(), 'utf8')
+          .replace(/^\uFEFF/, '')
+          .trimEnd()
+          .split('\r\n');
+        check(lines[0].startsWith('Phone number,Status,Status code,Reason,Sent at,'), `the CSV header is ${lines[0]}`);
+        const skipped = lines.find((l) => l.startsWith('67000001,'));
+        check(
+          /^67000001,Opted out,opted_out,Not sent: this number opted out,/.test(skipped ?? ''),
+          `the opted-out row is ${skipped}`,
+        );
+        const sent = lines.find((l) => l.startsWith('67000000,'));
+        check(
+          /^67000000,(Sent|Delivered|Read),(sent|delivered|read),,\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+08:00,/.test(
+            sent ?? '',
+          ),
+          `the sent row is ${sent}`,
+        );
+        check(sent?.endsWith(',Ann') === true, `the sent row lost its variables: ${sent}`);
+        const [xlsx] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Export XLSX' }).click(),
+        ]);
+        const { unzipSync, strFromU8 } = await import('fflate');
+        const sheet = strFromU8(unzipSync(readFileSync(await xlsx.path()))['xl/worksheets/sheet1.xml']);
+        check(sheet.includes('state="frozen"'), 'the XLSX header row is not frozen');
+        check(/<c r="E2" s="1"><v>\d+\.\d+<\/v><\/c>/.test(sheet), 'the XLSX Sent at is not a date cell');
+
+        // The report: its own Skipped filter, the status in words, a sent row's variables, keyboard navigation.
+        await page.getByLabel('Show').selectOption('skipped');
+        const list = page.getByTestId('report-skipped');
+        const row = list.locator('.report-row', { hasText: '67000001' });
+        await row.waitFor({ timeout: 10_000 });
+        const rowText = await row.innerText();
+        check(/opted out/i.test(rowText), `the skipped row says: ${rowText}`);
+        await page.getByLabel('Show').selectOption('all');
+        const success = page.getByTestId('report-success');
+        await success.locator('.report-row', { hasText: 'name: Ann' }).waitFor({ timeout: 10_000 });
+        await success.focus();
+        await page.keyboard.press('ArrowDown');
+        await page.keyboard.press('ArrowDown');
+        const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-index'));
+        check(focused === '1', `ArrowDown twice focused row ${focused}`);
+        await page.screenshot({ path: join(OUT, 'fh-08-report.png') });
+        await page.getByRole('button', { name: 'Go Back' }).click();
       },
     );
   }

@@ -20,7 +20,7 @@ export interface ReportRow {
 
 export type HistoryRow = Pick<
   JobEntity,
-  'id' | 'status' | 'total' | 'sent' | 'failed' | 'createdAt' | 'startedAt' | 'finishedAt'
+  'id' | 'status' | 'total' | 'sent' | 'failed' | 'skipped' | 'createdAt' | 'startedAt' | 'finishedAt'
 > &
   Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> &
   Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
@@ -154,7 +154,7 @@ export class ResultsRepository {
       : '';
     return rows<HistoryRow>(
       em,
-      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.created_at AS "createdAt", j.started_at AS "startedAt",
+      `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.created_at AS "createdAt", j.started_at AS "startedAt",
               j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
               EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised

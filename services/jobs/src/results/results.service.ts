@@ -92,7 +92,8 @@ export class ResultsService {
         createdAt: j.createdAt.toISOString(),
         startedAt: j.startedAt?.toISOString() ?? null,
         finishedAt: j.finishedAt?.toISOString() ?? null,
-        progress: { total: j.total, sent: j.sent, failed: j.failed },
+        // Skipped (opted out, not on WhatsApp) is an outcome of its own, counted only when some were.
+        progress: { total: j.total, sent: j.sent, failed: j.failed, ...(j.skipped > 0 ? { skipped: j.skipped } : {}) },
         receipts: { delivered: j.delivered, read: j.read, replied: j.replied },
         messagePreview: j.preview,
         message: j.message,

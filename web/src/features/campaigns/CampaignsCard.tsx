@@ -39,6 +39,7 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
         <span>Total {total}</span>
         <span>Sent {sent}</span>
         <span>Failed {failed}</span>
+        {(job.progress.skipped ?? 0) > 0 && <span data-testid="campaign-skipped">Skipped {job.progress.skipped}</span>}
       </div>
       <ReceiptsRow receipts={job.receipts} />
       <div className="button-row">

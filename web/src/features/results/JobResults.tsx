@@ -1,3 +1,4 @@
+import { useId, useState } from 'react';
 import { shallowEqual } from 'react-redux';
 import { SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
 import { useAppSelector } from '../../app/hooks.js';
@@ -9,6 +10,11 @@ import { selectLiveReceipts } from './receiptsSlice.js';
 import { useGetJobHistoryQuery } from './resultsApi.js';
 
 const FAILED = ['failed'] as const;
+const REPLIED = ['replied'] as const;
+const SKIPPED = ['skipped'] as const;
+
+/** What the report shows: both lists, or one status of its own. */
+type ReportFilter = 'all' | 'replied' | 'skipped' | 'failed';
 
 /**
  * The progress view's results: receipts (live from the socket, topped up from the server's
@@ -31,10 +37,31 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
     read: Math.max(mine.read, server?.read ?? 0),
     replied: server?.replied ?? 0,
   };
+  const [filter, setFilter] = useState<ReportFilter>('all');
+  const filterId = useId();
+  const skipped = progress.skipped ?? 0;
   return (
     <>
       <ReceiptsRow receipts={receipts} />
-      <div className="results-grid">
+      <div className="report-filter">
+        <label htmlFor={filterId}>Show</label>
+        <select id={filterId} value={filter} onChange={(e) => setFilter(e.target.value as ReportFilter)}>
+          <option value="all">All recipients</option>
+          <option value="replied">Replies ({receipts.replied})</option>
+          <option value="skipped">Skipped ({skipped})</option>
+          <option value="failed">Failed ({progress.failed})</option>
+        </select>
+      </div>
+      {filter === 'replied' && (
+        <ReportList jobId={jobId} statuses={REPLIED} count={receipts.replied} label="Replied" tone="success" />
+      )}
+      {filter === 'skipped' && (
+        <ReportList jobId={jobId} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
+      )}
+      {filter === 'failed' && (
+        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+      )}
+      <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
         <ReportList
           jobId={jobId}
           statuses={SUCCESSFUL_RESULT_STATUSES}

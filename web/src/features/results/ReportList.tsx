@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { RESULTS_MESSAGES, type RecipientResult, type RecipientResultStatus } from '@bns/contracts';
+import {
+  RESULT_STATUS_WORDS,
+  RESULTS_MESSAGES,
+  SKIP_REASON_WORDS,
+  type RecipientResult,
+  type RecipientResultStatus,
+} from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { fetchOnce } from '../../api/fetchOnce.js';
 import { useAppDispatch } from '../../app/hooks.js';
@@ -20,6 +26,20 @@ interface Page {
 
 const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleTimeString() : '');
 
+/** The status in words; a skipped number says why ("Opted out"). */
+export function statusWords(r: RecipientResult): string {
+  if (r.status === 'skipped' && r.error && Object.hasOwn(SKIP_REASON_WORDS, r.error))
+    return SKIP_REASON_WORDS[r.error as keyof typeof SKIP_REASON_WORDS];
+  return RESULT_STATUS_WORDS[r.status];
+}
+
+const variablesText = (v: Record<string, string> | undefined) =>
+  v
+    ? Object.entries(v)
+        .map(([k, value]) => `${k}: ${value}`)
+        .join(', ')
+    : '';
+
 /**
  * One list of the report (e.g. the successful or the failed numbers) for a job of any size: pages of
  * the report are read as the user scrolls, and only the rows in view are in the DOM (a virtualised
@@ -38,7 +58,7 @@ export function ReportList({
   statuses: readonly RecipientResultStatus[];
   count: number;
   label: string;
-  tone: 'success' | 'failed';
+  tone: 'success' | 'failed' | 'skipped';
   /** Changes when receipts arrived: the last page is read again, so its statuses move on (delivered, read). */
   refresh?: number;
 }) {
@@ -126,15 +146,23 @@ export function ReportList({
   for (let i = firstVisible; i < Math.min(lastVisible, total); i++) {
     const r = rows[i];
     shown.push(
-      <li key={i} className="report-row" style={{ top: i * ROW_HEIGHT, height: ROW_HEIGHT }}>
+      <li
+        key={i}
+        className="report-row"
+        style={{ top: i * ROW_HEIGHT, height: ROW_HEIGHT }}
+        data-index={i}
+        tabIndex={-1}
+        title={r ? variablesText(r.variables) || undefined : undefined}
+      >
         {r ? (
           <>
             <span>{r.phoneNumber}</span>
             {tone === 'failed' ? (
               <span className="muted small">{r.error}</span>
             ) : (
-              <span className={`status-pill status-${r.status}`}>{r.status}</span>
+              <span className={`status-pill status-${r.status}`}>{statusWords(r)}</span>
             )}
+            {r.variables && <span className="muted small report-vars">{variablesText(r.variables)}</span>}
             <time dateTime={r.sentAt ?? r.failedAt ?? undefined}>{time(r.sentAt ?? r.failedAt)}</time>
           </>
         ) : (
@@ -150,10 +178,36 @@ export function ReportList({
       <h3>
         {label} ({total})
       </h3>
+      {/* Keyboard: Tab into the list, arrows move between rows (Home / End to the ends); the list scrolls along. */}
       <div
         className={`report-list result-list ${tone}`}
         style={{ height: VIEW_ROWS * ROW_HEIGHT, overflowY: 'auto', position: 'relative' }}
         onScroll={(e) => setScrollTop(e.currentTarget.scrollTop)}
+        onKeyDown={(e) => {
+          const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: VIEW_ROWS, PageUp: -VIEW_ROWS };
+          const box = e.currentTarget;
+          const at = Number((document.activeElement as HTMLElement | null)?.dataset?.index ?? -1);
+          const to =
+            e.key === 'Home'
+              ? 0
+              : e.key === 'End'
+                ? total - 1
+                : e.key in moves
+                  ? Math.max(0, at + moves[e.key]!)
+                  : null;
+          if (to === null || total === 0) return;
+          e.preventDefault();
+          const index = Math.min(total - 1, to);
+          const top = index * ROW_HEIGHT;
+          if (top < box.scrollTop) box.scrollTop = top;
+          else if (top + ROW_HEIGHT > box.scrollTop + VIEW_ROWS * ROW_HEIGHT)
+            box.scrollTop = top + ROW_HEIGHT - VIEW_ROWS * ROW_HEIGHT;
+          setScrollTop(box.scrollTop);
+          requestAnimationFrame(() => box.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus());
+        }}
+        tabIndex={0}
+        role="region"
+        aria-label={`${label} numbers, use the arrow keys to move between rows`}
         data-testid={`report-${tone}`}
       >
         <ul

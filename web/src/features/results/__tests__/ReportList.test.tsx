@@ -69,12 +69,12 @@ describe('ReportList (virtualised report list)', () => {
     const view = renderWithProviders(
       <ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={0} />,
     );
-    expect(await screen.findByText('sent')).toBeTruthy();
+    expect(await screen.findByText('Sent')).toBeTruthy();
     status = 'read';
     view.rerender(
       <ReportList jobId="job-3" statuses={['sent', 'read']} count={1} label="Successful" tone="success" refresh={1} />,
     );
-    expect(await screen.findByText('read')).toBeTruthy();
+    expect(await screen.findByText('Read')).toBeTruthy();
   });
 
   it('follows a running job: when the count grows past the last page, that page is read again', async () => {
