@@ -37,7 +37,7 @@ describe('Contacts tab', () => {
 
   it('lists the book, searches it and imports pasted rows', async () => {
     const all = [contact('91234567', 'Ann', ['vip']), contact('92345678', 'Ben', [])];
-    const fetch = fakeFetch((method, url, body) => {
+    const fetch = fakeFetch((_method, url, body) => {
       if (url.pathname === '/api/contacts/import') {
         expect(body).toEqual({ rows: [{ phone: '93456789', name: 'Cat' }], tags: [] });
         return { body: { created: 1, updated: 0, invalid: 0, duplicates: 0, invalidRows: [] } };
