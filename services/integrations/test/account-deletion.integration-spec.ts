@@ -55,6 +55,7 @@ async function scan(db: pg.Client, needles: string[]): Promise<Record<string, nu
 describe('account deletion across every service', () => {
   let sys: System;
   let db: pg.Client;
+  let annKey = '';
   let ann: Client & { gatewayUrl: string };
   let bob: Client & { gatewayUrl: string };
   const restarted: ServiceHandle[] = [];
@@ -89,8 +90,11 @@ describe('account deletion across every service', () => {
       });
       expect(t.status).toBe(201);
       expect((await who.post(`/api/opt-outs/${who.userId}`, { phoneNumbers: [SHARED[0]] })).status).toBe(200);
-      await createKey(who, ALL_SCOPES);
+      const key = await createKey(who, ALL_SCOPES);
+      if (who === ann) annKey = key.secret;
     }
+    // The gateway now remembers ann's key.
+    expect((await api(sys.gateway.url, annKey).get('/v1/templates')).status).toBe(200);
     const bobJob = await startJob(bob, SHARED.slice(1));
     const annDone = await startJob(ann, [...SHARED.slice(1), OWN[2]!]);
     await waitFor(
@@ -187,6 +191,8 @@ describe('account deletion across every service', () => {
     expect(JSON.stringify(optOuts.body)).not.toContain(SHARED[0]);
     expect((await annAgain.get(`/job-status/${running}`)).status).toBe(404);
     expect((await annAgain.get('/api/keys')).body.keys).toEqual([]);
+    // Her API key is gone from every gateway's memory too.
+    expect((await api(sys.gateway.url, annKey).get('/v1/templates')).status).toBe(401);
     // The old token stays refused.
     expect((await ann.get(`/api/templates/${ann.userId}`)).status).toBe(401);
   }, 300_000);
