@@ -63,6 +63,20 @@ async function startTicker(page) {
   return async () => page.evaluate(() => ({ maxGap: Math.round(window.__maxGap), ticks: window.__ticks }));
 }
 
+/** The controls (buttons, links, fields, tabs) a toast on screen lies over, by their names. */
+async function controlsUnderToasts(page) {
+  return page.evaluate(() => {
+    const toasts = [...document.querySelectorAll('.toast')].map((t) => t.getBoundingClientRect());
+    const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const controls = [...document.querySelectorAll('button, a[href], input, select, textarea, [role="tab"]')].filter(
+      (c) => !c.closest('.toaster') && c.getClientRects().length > 0,
+    );
+    return controls
+      .filter((c) => toasts.some((t) => hit(t, c.getBoundingClientRect())))
+      .map((c) => c.getAttribute('aria-label') || c.textContent?.trim() || c.tagName);
+  });
+}
+
 /** axe-core on the page as it is: WCAG 2.0/2.1 A and AA rules; resolves with the violations. */
 async function axe(page) {
   // Evaluated through the DevTools protocol: the app's Content-Security-Policy forbids inline scripts.
@@ -198,6 +212,17 @@ export async function firstHour(url, browser, { step }) {
         await dialog.getByLabel('Phone number row 1', { exact: true }).fill('91230001');
         await dialog.getByLabel('Phone number row 2', { exact: true }).fill('91230002');
         await dialog.getByRole('button', { name: 'Add Numbers' }).click();
+        // The "numbers added" toast lies over no control, at 1366 px and at 390 px.
+        await page.locator('.toast').first().waitFor();
+        const covered = await controlsUnderToasts(page);
+        await page.setViewportSize({ width: 390, height: 844 });
+        const coveredNarrow = await controlsUnderToasts(page);
+        await page.setViewportSize({ width: 1366, height: 900 });
+        figures.controlsUnderToasts = covered.length + coveredNarrow.length;
+        check(
+          covered.length === 0 && coveredNarrow.length === 0,
+          `a toast covers: ${JSON.stringify(covered)} at 1366 px, ${JSON.stringify(coveredNarrow)} at 390 px`,
+        );
         const item = page.getByTestId('check-variables');
         const text = await item.innerText();
         check(

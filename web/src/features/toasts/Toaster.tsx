@@ -1,10 +1,12 @@
-import { useLayoutEffect, useState } from 'react';
+import { useLayoutEffect, useRef, useState } from 'react';
 import { dismissToast, useToasts } from './toasts.js';
 
 const ICONS = { success: '✓', error: '!', warning: '!', info: 'i' } as const;
 /** The stack's top under the header (as the stylesheet places it). */
 const TOP_PX = 72;
 const GAP_PX = 8;
+/** Below this width the stack is as wide as the page. */
+const NARROW_PX = 700;
 
 /**
  * Where the stack starts: under the header, or under the Activity Log's title row when that row sits
@@ -16,6 +18,9 @@ function useTopClearOfActivityLog(active: boolean): number | undefined {
   useLayoutEffect(() => {
     if (!active) return;
     const place = () => {
+      // Never over the header (on a phone it wraps taller than on a desktop, Sign Out included).
+      const header = document.querySelector('.app-header')?.getBoundingClientRect();
+      const belowHeader = header && header.height > 0 ? Math.round(header.bottom + GAP_PX) : TOP_PX;
       const head = document.querySelector('.activity-log .card-title-row')?.getBoundingClientRect();
       const underToasts =
         head !== undefined &&
@@ -23,7 +28,7 @@ function useTopClearOfActivityLog(active: boolean): number | undefined {
         head.right > window.innerWidth / 2 &&
         head.bottom > TOP_PX &&
         head.top < window.innerHeight / 3;
-      setTop(underToasts ? Math.round(head.bottom + GAP_PX) : undefined);
+      setTop(underToasts ? Math.round(head.bottom + GAP_PX) : belowHeader > TOP_PX ? belowHeader : undefined);
     };
     place();
     window.addEventListener('scroll', place, { passive: true });
@@ -40,8 +45,19 @@ function useTopClearOfActivityLog(active: boolean): number | undefined {
 export function Toaster() {
   const toasts = useToasts();
   const top = useTopClearOfActivityLog(toasts.length > 0);
+  const ref = useRef<HTMLDivElement>(null);
+  // On a narrow screen the stack spans the page: the page makes room for it above its content
+  // (--toast-room), so a toast lies over no control.
+  useLayoutEffect(() => {
+    const root = document.documentElement;
+    const narrow = window.innerWidth < NARROW_PX;
+    const height = toasts.length > 0 && narrow ? (ref.current?.getBoundingClientRect().height ?? 0) : 0;
+    root.style.setProperty('--toast-room', `${Math.ceil(height + (height > 0 ? GAP_PX : 0))}px`);
+    return () => root.style.setProperty('--toast-room', '0px');
+  }, [toasts]);
   return (
     <div
+      ref={ref}
       className="toaster"
       aria-live="polite"
       aria-relevant="additions"
