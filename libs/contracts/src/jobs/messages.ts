@@ -143,6 +143,8 @@ export const RESULTS_MESSAGES = {
   campaignsTitle: 'Campaigns',
   noCampaigns: 'No campaigns yet: the jobs you start appear here.',
   campaignLoaded: 'Campaign loaded into the sender: review it and press Start Sending',
+  sendAgainOptedOutLeft: (n: number) =>
+    `${n.toLocaleString('en-US')} opted-out ${n === 1 ? 'number was' : 'numbers were'} left out: ${n === 1 ? 'it asked' : 'they asked'} not to get messages`,
   exportDownloadFailed: 'Could not download the report',
   reportLoadFailed: 'Could not load the report',
 } as const;

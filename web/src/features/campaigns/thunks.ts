@@ -16,6 +16,7 @@ export const sendAgain =
   (job: Pick<JobHistoryItem, 'jobId' | 'message'>): AppThunk<Promise<boolean>> =>
   async (dispatch) => {
     const recipients: Recipient[] = [];
+    let optedOut = 0;
     let cursor: string | null = null;
     try {
       do {
@@ -27,7 +28,14 @@ export const sendAgain =
             ),
           ),
         );
-        for (const r of page.results) recipients.push({ phone: r.phoneNumber, variables: r.variables ?? {} });
+        for (const r of page.results) {
+          // An opted-out number is left out (it asked not to get messages), with a note, not a missing-value error.
+          if (r.status === 'skipped' && r.error === 'opted_out') {
+            optedOut += 1;
+            continue;
+          }
+          recipients.push({ phone: r.phoneNumber, variables: r.variables ?? {} });
+        }
         cursor = page.nextCursor;
       } while (cursor);
     } catch (e) {
@@ -40,5 +48,6 @@ export const sendAgain =
     dispatch(messageChanged(job.message));
     dispatch(tabSelected('send'));
     toast.info(RESULTS_MESSAGES.campaignLoaded);
+    if (optedOut > 0) toast.info(RESULTS_MESSAGES.sendAgainOptedOutLeft(optedOut));
     return true;
   };

@@ -57,6 +57,15 @@ describe('Campaigns card', () => {
                 readAt: null,
                 repliedAt: null,
               },
+              {
+                phoneNumber: '51234567',
+                status: 'skipped',
+                error: 'opted_out',
+                sentAt: null,
+                deliveredAt: null,
+                readAt: null,
+                repliedAt: null,
+              },
             ],
             nextCursor: null,
           },
@@ -84,6 +93,8 @@ describe('Campaigns card', () => {
     expect(store.getState().sender.variables['61234567']).toEqual({ name: 'Bo' });
     expect(store.getState().ui.activeTab).toBe('send');
     expect(await screen.findByText(RESULTS_MESSAGES.campaignLoaded)).toBeTruthy();
+    // The opted-out number is left out with a note (not a "missing value for {{name}}").
+    expect(await screen.findByText(RESULTS_MESSAGES.sendAgainOptedOutLeft(1))).toBeTruthy();
   });
 
   it('says so when there are no campaigns yet', async () => {
