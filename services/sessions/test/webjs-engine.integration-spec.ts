@@ -1,4 +1,7 @@
+import { createHash } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { Objm, StorageType } from '@nats-io/obj';
+import wwebjs from 'whatsapp-web.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +14,8 @@ import {
   DISCONNECT_REASONS,
   ErrorKind,
   LIMITS,
+  MEDIA_BUCKET,
+  MEDIA_MESSAGES,
   SESSION_MESSAGES,
   SessionsErrorCode,
   type EventEnvelope,
@@ -30,6 +35,7 @@ import { startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bn
 import type { SessionsEnv } from '../src/config/env.js';
 import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../src/database/schema.js';
 import { SafeRemoteAuth } from '../src/sessions/engines/safe-remote-auth.js';
+import { MediaCache } from '../src/sessions/media-cache.js';
 import { WebjsAuthRepository } from '../src/sessions/engines/webjs-auth.repository.js';
 import { WebjsAuthStore, webjsSessionName } from '../src/sessions/engines/webjs-auth.store.js';
 import {
@@ -44,6 +50,7 @@ import { LinksRepository } from '../src/sessions/links.repository.js';
 import { MessageEvents } from '../src/sessions/message-events.service.js';
 import { SendLedger } from '../src/sessions/send-ledger.service.js';
 import { SendsRepository } from '../src/sessions/sends.repository.js';
+import { LidsRepository } from '../src/sessions/lids.repository.js';
 import { SessionEvents } from '../src/sessions/session-events.js';
 import { SessionManager } from '../src/sessions/session-manager.service.js';
 import { EngineListeners } from '../src/sessions/engine-listeners.js';
@@ -58,7 +65,7 @@ interface FakeBehaviour {
    *  undefined: the message goes out but `sendMessage` resolves undefined (whatsapp-web.js #201857); hang: never
    *  answers (puppeteer's 180 s protocol timeout); throw: the page call fails after the hand-over;
    *  ackError: WhatsApp answers ack -1; pending: the send leaves the page at ack 0 (no server ack yet). */
-  send: 'normal' | 'dollar1' | 'undefined' | 'hang' | 'throw' | 'ackError' | 'pending';
+  send: 'normal' | 'dollar1' | 'undefined' | 'hang' | 'throw' | 'ackError' | 'pending' | 'uploadFails';
   /** hang: `initialize()` never settles and no event fires (a page that never loads). */
   initialize: 'resolve' | 'hang';
   /** The number lookup never answers. */
@@ -72,7 +79,7 @@ const DEFAULT_BEHAVIOUR: FakeBehaviour = { send: 'normal', initialize: 'resolve'
 class FakeClient extends EventEmitter implements WebjsClientLike {
   info: { wid: WebjsWid } | null = null;
   readonly calls: string[] = [];
-  readonly sent: { chatId: string; text: string }[] = [];
+  readonly sent: { chatId: string; text: string | object }[] = [];
   readonly sendOptions: unknown[] = [];
   constructor(
     readonly args: WebjsClientArgs,
@@ -100,7 +107,7 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
       ? { $1: id, user: number, server: 'c.us' }
       : { _serialized: id, user: number, server: 'c.us' };
   }
-  async sendMessage(chatId: string, text: string, options?: unknown): Promise<WebjsMessageLike | undefined> {
+  async sendMessage(chatId: string, text: string | object, options?: unknown): Promise<WebjsMessageLike | undefined> {
     this.sendOptions.push(options);
     if (this.behaviour.send === 'hang') {
       this.sent.push({ chatId, text }); // handed to the page, which never answers
@@ -114,6 +121,8 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
         return undefined;
       case 'throw':
         throw new Error(`Evaluation failed: Error: Execution context was destroyed (chat ${chatId})`);
+      case 'uploadFails':
+        throw new Error('Evaluation failed: Error: Media upload failed');
       case 'dollar1':
         return { id: { $1: key }, ack: 1, timestamp };
       case 'ackError':
@@ -172,6 +181,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
   const events: (EventEnvelope & Record<string, any>)[] = [];
   const clients: FakeClient[] = [];
   const managers: SessionManager[] = [];
+  const mediaCaches: MediaCache[] = [];
   const publishers: OutboxPublisher[] = [];
 
   const newManager = async (
@@ -204,9 +214,11 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
       ledger,
       sessionEvents,
       new RpcClient(nc, { shards: 1, timeoutMs: 1000 }),
-      new MessageEvents(tx, sends, outbox, publisher),
+      new MessageEvents(tx, sends, outbox, publisher, new LidsRepository(tx)),
     );
-    const manager = new SessionManager(engine, env, userSessions, listeners, links, ledger, sessionEvents);
+    const media = new MediaCache(nc, { MEDIA_CACHE_BYTES: 64 * 1024 * 1024 });
+    mediaCaches.push(media);
+    const manager = new SessionManager(engine, env, userSessions, listeners, links, ledger, sessionEvents, media);
     managers.push(manager);
     await manager.onApplicationBootstrap();
     return manager;
@@ -508,6 +520,46 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(client.sent.filter((m) => m.chatId === '85291230003@c.us')).toHaveLength(1);
   });
 
+  it('sends an attachment as a MessageMedia with its caption (documents as documents), fetched once; a refused upload fails the recipient', async () => {
+    const userId = 'user_media';
+    const { manager, client } = await linkedUser(userId);
+    const bytes = Buffer.from('%PDF-1.4\n%%EOF\n');
+    const store = await new Objm(nc).create(MEDIA_BUCKET, { storage: StorageType.File });
+    await store.putBlob({ name: 'upl_menu' }, bytes);
+    const media = {
+      mediaId: 'med_menu',
+      object: 'upl_menu',
+      kind: 'document' as const,
+      mime: 'application/pdf',
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      size: bytes.length,
+      fileName: 'menu.pdf',
+    };
+    for (const to of ['91240001', '91240002'])
+      await manager.send({ userId, to, text: 'Our menu', idempotencyKey: `job-m:${to}`, media });
+    const sent = client.sent.filter((m) => m.chatId.startsWith('8529124000'));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]!.text).toBeInstanceOf(wwebjs.MessageMedia);
+    expect(sent[0]!.text).toMatchObject({
+      mimetype: 'application/pdf',
+      filename: 'menu.pdf',
+      data: bytes.toString('base64'),
+    });
+    expect(client.sendOptions.at(-1)).toEqual({
+      caption: 'Our menu',
+      sendMediaAsDocument: true,
+      waitUntilMsgSent: true,
+      sendSeen: false,
+    });
+    expect(mediaCaches.at(-1)!.fetches).toBe(1);
+
+    client.behaviour.send = 'uploadFails';
+    await expect(
+      manager.send({ userId, to: '91240003', text: 'Our menu', idempotencyKey: 'job-m:91240003', media }),
+    ).rejects.toMatchObject({ kind: ErrorKind.Validation, message: MEDIA_MESSAGES.sendUploadFailed });
+    expect(await ledgerOf(userId, 'job-m:91240003')).toMatchObject({ status: 'failed' });
+  });
+
   it('2: an unawaited rejection (as whatsapp-web.js leaves after a logout) does not end the sessions process', async () => {
     // Jest turns an unhandled rejection inside a test into a failure of its own, so the process-level
     // guard is checked in a real Node process running the built guard, with and without it.
@@ -788,9 +840,9 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(other.sent).toHaveLength(0);
   });
 
-  it('one-to-one messages to the account become events.message.received; groups, status, our own and unknown LIDs do not', async () => {
+  it('one-to-one messages to the account become events.message.received (a LID sender with its number when known); groups, status and our own do not', async () => {
     const userId = 'user_inbound';
-    const { client } = await linkedUser(userId, {
+    const { client, manager } = await linkedUser(userId, {
       behaviour: { lidPhones: { '555000111222333@lid': '85291230010@c.us' } },
     });
     const message = (from: string, body: string, extra: Record<string, unknown> = {}) => ({
@@ -807,21 +859,53 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     client.emit('message', message('999999999999999@lid', 'unknown lid'));
     client.emit('message', message('85291230012@c.us', 'STOP'));
     client.emit('message', message('555000111222333@lid', 'hello from a lid'));
-    await waitFor(() => eventsOf(userId, 'events.message.received').length === 2, 5000);
+    await waitFor(() => eventsOf(userId, 'events.message.received').length === 3, 5000);
     await new Promise((r) => setTimeout(r, 300));
     // In arrival order per user; the LID sender's number is looked up first, so compare as a set.
+    // A LID WhatsApp will not resolve comes with its LID and no number (never a guess).
     expect(
       eventsOf(userId, 'events.message.received')
-        .map((e) => [e.from, e.text, e.messageId, e.at])
+        .map((e) => [e.from, e.lid, e.text, e.messageId, e.at])
         .sort(),
     ).toEqual([
       [
+        '',
+        '999999999999999@lid',
+        'unknown lid',
+        'false_999999999999999@lid_unknown lid',
+        new Date(1_800_000_000_000).toISOString(),
+      ],
+      [
         '85291230010',
+        '555000111222333@lid',
         'hello from a lid',
         'false_555000111222333@lid_hello from a lid',
         new Date(1_800_000_000_000).toISOString(),
       ],
-      ['85291230012', 'STOP', 'false_85291230012@c.us_STOP', new Date(1_800_000_000_000).toISOString()],
+      ['85291230012', undefined, 'STOP', 'false_85291230012@c.us_STOP', new Date(1_800_000_000_000).toISOString()],
     ]);
+    // The pair WhatsApp gave is kept for the account.
+    expect(await db.query(`SELECT lid, phone FROM lid_phones WHERE user_id = $1`, [userId])).toEqual([
+      { lid: '555000111222333@lid', phone: '85291230010' },
+    ]);
+
+    // A LID-only reply that quotes one of our messages is matched by that message (the library's
+    // hasQuotedMsg / getQuotedMessage), and a receipt addressed to a LID carries it.
+    const sentMsg = await manager.send({ userId, to: '91230013', text: 'offer', idempotencyKey: 'job-q:91230013' });
+    client.emit('message_ack', { id: { _serialized: sentMsg.messageId }, to: '777000111222333@lid' }, 2);
+    client.emit(
+      'message',
+      message('888000111222333@lid', 'STOP', {
+        hasQuotedMsg: true,
+        getQuotedMessage: async () => ({ id: { _serialized: sentMsg.messageId } }),
+      }),
+    );
+    await waitFor(() => eventsOf(userId, 'events.message.received').length === 4, 5000);
+    expect(eventsOf(userId, 'events.message.received').at(-1)).toMatchObject({
+      from: '85291230013',
+      lid: '888000111222333@lid',
+      quotedMessageId: sentMsg.messageId,
+    });
+    await waitFor(() => eventsOf(userId, 'events.message.status').some((e) => e.lid === '777000111222333@lid'), 5000);
   });
 });

@@ -51,16 +51,24 @@ export const MessageStatusEventSchema = EventEnvelopeSchema.extend({
    * error ack, or no server ack in time). The recipient is failed, not sent; `error` says why.
    */
   refused: z.boolean().optional(),
+  /** The recipient's LID (`<digits>@lid`) when WhatsApp gave one with the receipt. */
+  lid: z.string().optional(),
 });
 export type MessageStatusEvent = z.output<typeof MessageStatusEventSchema>;
 
 /**
  * A message a recipient wrote to the user's linked account (one-to-one chats only: no groups, no status
  * broadcasts, never our own messages). `from` is the sender's number in international digits
- * (e.g. 85291234567); `text` is personal data: consumers store it only where the product shows it.
+ * (e.g. 85291234567): WhatsApp's, or found by the sessions service from the sender's LID (its LID ↔ number
+ * table, or the message it answers); '' when only a LID is known, never a guess. `text` is personal
+ * data: consumers store it only where the product shows it.
  */
 export const MessageReceivedEventSchema = EventEnvelopeSchema.extend({
   from: z.string(),
+  /** The sender's LID (`<digits>@lid`) when WhatsApp gave one. */
+  lid: z.string().optional(),
+  /** WhatsApp's id of our message this one answers (quotes), when it does. */
+  quotedMessageId: z.string().optional(),
   text: z.string(),
   /** WhatsApp's id of the message (the event id is derived from it, so a redelivery is one event). */
   messageId: z.string(),

@@ -103,6 +103,16 @@ export function whatsappDisconnect(waReason: string): { reason: DisconnectReason
 /** Server → client socket event for a refused or failed createSession (not one of SPEC §7's states). */
 export const SESSION_SOCKET_ERROR = 'session_error';
 
+/** A WhatsApp LID as the sessions service keeps it: its digits and `@lid`. */
+export const LID_PATTERN = /^\d{6,24}@lid$/;
+
+/** `<digits>@lid` from a LID or its digits; undefined when it is neither. */
+export function normalizeLid(value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const lid = /^\d+$/.test(value) ? `${value}@lid` : value;
+  return LID_PATTERN.test(lid) ? lid : undefined;
+}
+
 /** Engines behind WA_ENGINE. */
 export const WA_ENGINES = ['simulated', 'webjs'] as const;
 export type WaEngineName = (typeof WA_ENGINES)[number];

@@ -71,15 +71,22 @@ export interface SimulatorOutboxMedia {
 }
 export interface SimulatorOutboxMessage {
   to: string;
+  /** The recipient's LID on the simulated WhatsApp (`<digits>@lid`). */
+  lid: string;
+  /** The message, or the attachment's caption. */
   text: string;
   idempotencyKey: string;
   at: string;
+  media?: SimulatorOutboxMedia;
 }
 export interface SimulatorOutboxReply {
   messages: SimulatorOutboxMessage[];
-  media?: SimulatorOutboxMedia;
 }
-/** The simulated phone receives a message from `from` (8 to 15 digits; 8-digit numbers get 852). */
+/**
+ * The simulated phone receives a message from `from` (8 to 15 digits; 8-digit numbers get 852), or
+ * from `lid` alone (`<digits>@lid` or its digits: no number, as WhatsApp sends more and more), optionally
+ * answering one of our messages (`quotedMessageId`).
+ */
 export type SimulatorInboundRequest = z.output<typeof SimulatorInboundRequestSchema>;
 export interface SimulatorInboundReply {
   messageId: string;

@@ -78,5 +78,14 @@ export const SessionSendRequestSchema = z.object({
 /** `sessions.<shard>.status`, `.logout` and the simulator's scan, disconnect and outbox: the acting user only. */
 export const SessionUserRequestSchema = z.object({ userId: RpcUserIdSchema });
 
-/** `sessions.<shard>.simulator.inbound`: the digits of `from` and the length of `text` are checked by the sessions service. */
-export const SimulatorInboundRequestSchema = z.object({ userId: RpcUserIdSchema, from: z.string(), text: z.string() });
+/**
+ * `sessions.<shard>.simulator.inbound`: `from` or `lid` (one of them), `text`, and optionally the id of the
+ * message it answers; the sessions service checks their forms and the length of `text`.
+ */
+export const SimulatorInboundRequestSchema = z.object({
+  userId: RpcUserIdSchema,
+  from: z.string().optional(),
+  lid: z.string().optional(),
+  text: z.string(),
+  quotedMessageId: z.string().optional(),
+});

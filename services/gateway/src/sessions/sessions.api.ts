@@ -43,11 +43,17 @@ export class SimulatorApi {
   }
 
   async inbound(userId: string, body: unknown) {
-    const { from, text } = (body ?? {}) as { from?: unknown; text?: unknown };
-    // The sessions service validates both and answers a validation error (400) for bad ones.
+    const { from, lid, text, quotedMessageId } = (body ?? {}) as Record<string, unknown>;
+    // The sessions service validates them and answers a validation error (400) for bad ones.
     return {
       success: true,
-      ...(await this.rpc.call('sessions.simulator.inbound', { userId, from: from as string, text: text as string })),
+      ...(await this.rpc.call('sessions.simulator.inbound', {
+        userId,
+        ...(from !== undefined ? { from: from as string } : {}),
+        ...(lid !== undefined ? { lid: lid as string } : {}),
+        text: text as string,
+        ...(quotedMessageId !== undefined ? { quotedMessageId: quotedMessageId as string } : {}),
+      })),
     };
   }
 

@@ -1,5 +1,19 @@
-import { env, type EnvOf } from '@bns/service-kit';
+import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
 import { MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
+
+/** A share from 0 to 1 (a decimal number). */
+function shareOfOne(doc: string, defaultValue: number): EnvVar<number> {
+  return {
+    doc,
+    defaultValue,
+    parse: (raw) => {
+      const n = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+        throw new Error(`must be a number from 0 to 1, got "${raw}"`);
+      return n;
+    },
+  };
+}
 
 export const SESSIONS_ENV = {
   SHARD_INDEX: env.int(
@@ -17,6 +31,11 @@ export const SESSIONS_ENV = {
     4,
     { min: 1, max: 256 },
   ),
+  MEDIA_CACHE_BYTES: env.int(
+    "bytes of attachments a shard keeps in memory to send a job's recipients from (each file is fetched from the object store once, then shared)",
+    MEDIA_LIMITS.defaultSessionsCacheBytes,
+    { min: 0 },
+  ),
   SEND_TIMEOUT_MS: env.int(
     'longest wait for the engine to send one message; past it the message is recorded as unconfirmed and never sent again for its key (keep it well under the 120 s after which a send claim counts as abandoned)',
     45_000,
@@ -31,11 +50,6 @@ export const SESSIONS_ENV = {
     'with SESSIONS_LEDGER_BATCH above 1: statements of each kind (claim, sent mark, simulated store) in flight at once, each on one of the DATABASE_POOL_SIZE connections; keep 3 × this well under the pool, which serves every other query too; 1 (one at a time, the others gather behind it) gave the fewest commits and the most messages per second, with pacing as exact',
     1,
     { min: 1, max: 50 },
-  MEDIA_CACHE_BYTES: env.int(
-    "bytes of attachments a shard keeps in memory to send a job's recipients from (each file is fetched from the object store once, then shared)",
-    MEDIA_LIMITS.defaultSessionsCacheBytes,
-    { min: 0 },
-  ),
   ),
   AUTO_LOGIN_PREF_TIMEOUT_MS: env.int(
     'how long to wait for dashboard.preferences.get before assuming the auto-login message is enabled',
@@ -57,6 +71,9 @@ export const SESSIONS_ENV = {
   SIM_FAIL_NUMBERS: env.list(
     'simulated engine: numbers (digits, with or without 852) that are "not on WhatsApp", comma-separated',
   ),
+  SIM_FAIL_MEDIA_NUMBERS: env.list(
+    'simulated engine: numbers (digits, with or without 852) to which a message with an attachment fails as an upload WhatsApp did not take, comma-separated',
+  ),
   SIM_REFUSE_NUMBERS: env.list(
     'simulated engine: numbers (digits, with or without 852) whose sends WhatsApp accepts and then refuses with an error ack within 1 s, comma-separated',
   ),
@@ -65,14 +82,15 @@ export const SESSIONS_ENV = {
     200,
     { min: 0, max: 1000 },
   ),
+  SIM_LID_SHARE: shareOfOne(
+    'simulated engine: share (0 to 1) of inbound messages and receipts that name the contact by LID only (`<digits>@lid`, no number), as WhatsApp does more and more',
+    0,
+  ),
   SIM_DELIVERED_DELAY_MS: env.int('simulated engine: delay of the delivered ack after a send', 1000, { min: 0 }),
   SIM_RATE_LIMIT_AFTER: env.int(
     "simulated engine: after this many sends the phone answers the next one with WhatsApp's rate-overlimit, then counts again (0 = never)",
     0,
     { min: 0 },
-  ),
-  SIM_FAIL_MEDIA_NUMBERS: env.list(
-    'simulated engine: numbers (digits, with or without 852) to which a message with an attachment fails as an upload WhatsApp did not take, comma-separated',
   ),
   SIM_READ_DELAY_MS: env.int('simulated engine: delay of the read ack after a send', 3000, { min: 0 }),
   // whatsapp-web.js engine

@@ -5,12 +5,21 @@ import { SendsUserMessageIdx1796100000000 } from './migrations/1796100000000-sen
 import { SimOutboxMedia1797800000000 } from './migrations/1797800000000-sim-outbox-media.js';
 import { OutboxEntity } from '@bns/service-kit';
 import { LinkEntity } from '../sessions/link.entity.js';
+import { LidPhoneEntity } from '../sessions/lid-phone.entity.js';
+import { LidPhones1797900000000 } from './migrations/1797900000000-lid-phones.js';
 import { SendEntity } from '../sessions/send.entity.js';
 import { SimOutboxEntity } from '../sessions/engines/sim-outbox.entity.js';
 import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
 
 /** Every table of the `sessions` schema; the data source (main.ts and the tests) registers exactly these. */
-export const SESSIONS_ENTITIES = [LinkEntity, SendEntity, SimOutboxEntity, WebjsAuthEntity, OutboxEntity];
+export const SESSIONS_ENTITIES = [
+  LinkEntity,
+  SendEntity,
+  SimOutboxEntity,
+  WebjsAuthEntity,
+  OutboxEntity,
+  LidPhoneEntity,
+];
 
 /** In order; each runs once per database under the migration lock. */
 export const SESSIONS_MIGRATIONS = [
@@ -18,5 +27,6 @@ export const SESSIONS_MIGRATIONS = [
   SendStatusUnknown1795411781000,
   OutboxAndReceipts1795412300000,
   SendsUserMessageIdx1796100000000,
+  LidPhones1797900000000,
   SimOutboxMedia1797800000000,
 ];

@@ -69,10 +69,18 @@ export class EngineListeners {
       failed: (error) => on('failed', (s) => this.onFailed(s, error)),
       // Receipts and inbound messages do not touch the link's state: they go straight to the durable
       // outbox (retried through a Postgres outage), outside the user's queue.
-      ack: (messageId, status: AckStatus, reason?: string) =>
-        void this.messageEvents.recordAck(session.userId, messageId, status, reason),
-      incoming: (from, text, at, messageId) =>
-        void this.messageEvents.recordInbound(session.userId, { from, text, at, messageId }),
+      ack: (messageId, status: AckStatus, reason?: string, lid?: string) =>
+        void this.messageEvents.recordAck(session.userId, messageId, status, reason, lid),
+      incoming: (message) =>
+        void this.messageEvents.recordInbound(session.userId, {
+          ...(message.phone ? { from: message.phone } : {}),
+          ...(message.lid ? { lid: message.lid } : {}),
+          text: message.text,
+          at: message.at,
+          messageId: message.messageId,
+          ...(message.quotedMessageId ? { quotedMessageId: message.quotedMessageId } : {}),
+        }),
+      contact: (lid, phone) => void this.messageEvents.learnContact(session.userId, lid, phone),
     };
   }
 

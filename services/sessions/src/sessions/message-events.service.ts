@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, type BeforeApplicationShutdown } from '@nestjs/common';
 import { OutboxPublisher, OutboxRepository, Transactions, type OutboxEvent } from '@bns/service-kit';
-import { backoffMs, parseIdempotencyKey, SESSION_MESSAGES, withRetry, type BackoffPolicy } from '@bns/contracts';
+import {
+  backoffMs,
+  normalizePhone,
+  parseIdempotencyKey,
+  SESSION_MESSAGES,
+  withRetry,
+  type BackoffPolicy,
+} from '@bns/contracts';
 import { countReceipt } from '../metrics/sessions.metrics.js';
 import { safeError } from '../redact.js';
 import type { AckStatus } from './engines/engine.types.js';
 import { RECEIPT_RANK, type Receipt } from './send.entity.js';
 import { SendsRepository } from './sends.repository.js';
+import { LidsRepository, type LidPhone } from './lids.repository.js';
 
 /** Waits between tries of a Postgres write: 250 ms, 500 ms, … at most 5 s (within each call's budget). */
 const RECORD_RETRY: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
@@ -34,6 +42,8 @@ interface PendingAck {
   status: 'delivered' | 'read' | 'failed';
   /** `failed` only: why, in plain words (the engine's; WhatsApp's refusal by default). */
   reason?: string;
+  /** The recipient's LID when the receipt named it: paired with the send's number. */
+  lid?: string;
   arrived: number;
   /** Not before this time (epoch ms): retried after a wait. */
   notBefore: number;
@@ -42,11 +52,15 @@ interface PendingAck {
 }
 
 export interface InboundMessage {
-  /** The sender's number in international digits. */
-  from: string;
+  /** The sender's number in international digits, when WhatsApp gave it. */
+  from?: string;
+  /** The sender's LID (`<digits>@lid`), when WhatsApp named the sender by it. */
+  lid?: string;
   text: string;
   at: Date;
   messageId: string;
+  /** WhatsApp's id of our message this one answers. */
+  quotedMessageId?: string;
 }
 
 /** A stable event id from its parts, so a redelivered ack or message is one event everywhere. */
@@ -78,6 +92,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
     private readonly sends: SendsRepository,
     private readonly outbox: OutboxRepository,
     private readonly publisher: OutboxPublisher,
+    private readonly lids: LidsRepository,
   ) {}
 
   /** The acks already due are written once more; later retries are dropped (the process is going). */
@@ -95,7 +110,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
    * receipts share one transaction (one lock, one update, one outbox insert); at a low rate the first
    * waits ACK_GATHER_MS for company.
    */
-  recordAck(userId: string, messageId: string, status: AckStatus, reason?: string): Promise<void> {
+  recordAck(userId: string, messageId: string, status: AckStatus, reason?: string, lid?: string): Promise<void> {
     if (status !== 'delivered' && status !== 'read' && status !== 'failed') return Promise.resolve(); // jobs reports sent
     return new Promise<void>((resolve) => {
       this.acks.push({
@@ -103,6 +118,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
         messageId,
         status,
         ...(status === 'failed' ? { reason } : {}),
+        ...(lid ? { lid } : {}),
         arrived: Date.now(),
         notBefore: 0,
         tries: 0,
@@ -110,6 +126,15 @@ export class MessageEvents implements BeforeApplicationShutdown {
       });
       this.flushSoon(ACK_GATHER_MS);
     });
+  }
+
+  /** WhatsApp said which number a LID is: remembered for LID-only replies (in the user's inbound order). Never rejects. */
+  learnContact(userId: string, lid: string, phone: string): Promise<void> {
+    return this.inOrder(`inbound\u0000${userId}`, () =>
+      this.lids.learn([{ userId, lid, phone }]).catch((err: unknown) => {
+        this.logger.warn({ err: safeError(err), userId }, 'a LID pairing was not recorded');
+      }),
+    );
   }
 
   /** A message a recipient wrote to the user, in arrival order per user. Never rejects. */
@@ -209,6 +234,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
       const found = await this.sends.lockSentByMessageIds(em, batch);
       const byMessage = new Map(found.map((r) => [`${r.userId}\u0000${r.messageId}`, r]));
       const held = new Set<string>();
+      const pairs: LidPhone[] = [];
       const updates = new Map<string, { userId: string; idempotencyKey: string; receipt: Receipt }>();
       const events: OutboxEvent<'events.message.status'>[] = [];
       for (const ack of batch) {
@@ -220,6 +246,10 @@ export class MessageEvents implements BeforeApplicationShutdown {
           continue;
         }
         done.push(ack);
+        if (send && ack.lid) {
+          const phone = normalizePhone(send.toNumber, 'international');
+          if (phone) pairs.push({ userId: ack.userId, lid: ack.lid, phone });
+        }
         const receipt: Receipt = ack.status;
         if (!send || (send.receipt && RECEIPT_RANK[send.receipt] >= RECEIPT_RANK[receipt])) continue;
         send.receipt = receipt;
@@ -238,6 +268,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
             idempotencyKey: send.idempotencyKey,
             status: ack.status,
             content: send.text,
+            ...(ack.lid ? { lid: ack.lid } : {}),
             // A failed receipt comes after the send was accepted (and reported sent): WhatsApp refused it later.
             ...(ack.status === 'failed'
               ? { error: ack.reason ?? SESSION_MESSAGES.sendRefusedAfterAccept, refused: true }
@@ -246,6 +277,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
         });
       }
       await this.sends.setReceipts(em, [...updates.values()]);
+      await this.lids.learn(pairs, em);
       return this.outbox.add(em, events);
     });
     for (const row of rows) countReceipt((row.payload as { status: 'delivered' | 'read' | 'failed' }).status);
@@ -254,23 +286,43 @@ export class MessageEvents implements BeforeApplicationShutdown {
     return waiting;
   }
 
+  /**
+   * The sender's number: WhatsApp's; else, for a LID-only sender, the number this account learned for
+   * that LID, or the number of our message the reply quotes. Never a guess (by name or otherwise).
+   */
+  private async senderPhone(userId: string, message: InboundMessage): Promise<string | undefined> {
+    if (message.from) return message.from;
+    const known = message.lid ? await this.lids.phoneOf(userId, message.lid) : undefined;
+    if (known) return known;
+    if (!message.quotedMessageId) return undefined;
+    const answered = await this.sends.recipientOfMessage(userId, message.quotedMessageId);
+    return answered ? normalizePhone(answered, 'international') : undefined;
+  }
+
   private async writeInbound(userId: string, message: InboundMessage): Promise<void> {
-    const event: OutboxEvent<'events.message.received'> = {
-      subject: 'events.message.received',
-      payload: {
-        eventId: eventIdOf('message-received', userId, message.messageId),
-        userId,
-        at: message.at.toISOString(),
-        from: message.from,
-        // Postgres (jsonb) refuses NUL; WhatsApp text never needs it.
-        text: message.text.replaceAll('\u0000', ''),
-        messageId: message.messageId,
-      },
-    };
     try {
       await withRetry(
         async () => {
-          const rows = await this.tx.run((em) => this.outbox.add(em, [event]));
+          const from = await this.senderPhone(userId, message);
+          const event: OutboxEvent<'events.message.received'> = {
+            subject: 'events.message.received',
+            payload: {
+              eventId: eventIdOf('message-received', userId, message.messageId),
+              userId,
+              at: message.at.toISOString(),
+              from: from ?? '',
+              ...(message.lid ? { lid: message.lid } : {}),
+              ...(message.quotedMessageId ? { quotedMessageId: message.quotedMessageId } : {}),
+              // Postgres (jsonb) refuses NUL; WhatsApp text never needs it.
+              text: message.text.replaceAll('\u0000', ''),
+              messageId: message.messageId,
+            },
+          };
+          const rows = await this.tx.run(async (em) => {
+            // A LID-only sender found by the reply it quotes: the pair is learned with the message.
+            if (from && message.lid) await this.lids.learn([{ userId, lid: message.lid, phone: from }], em);
+            return this.outbox.add(em, [event]);
+          });
           this.publisher.publish(rows);
         },
         {

@@ -189,19 +189,30 @@ export class SendsRepository implements BeforeApplicationShutdown {
   async lockSentByMessageIds(
     em: EntityManager,
     refs: { userId: string; messageId: string }[],
-  ): Promise<(SentEntry & { userId: string; messageId: string; receipt: Receipt | null })[]> {
+  ): Promise<(SentEntry & { userId: string; messageId: string; toNumber: string; receipt: Receipt | null })[]> {
     if (refs.length === 0) return [];
     return rows(
       em,
       `SELECT s.*
          FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id) ORDER BY 1, 2) r
         CROSS JOIN LATERAL (
-              SELECT x.user_id AS "userId", x.message_id AS "messageId", x.kind, x.idempotency_key AS "idempotencyKey", x.text, x.receipt
+              SELECT x.user_id AS "userId", x.message_id AS "messageId", x.kind, x.idempotency_key AS "idempotencyKey", x.text, x.receipt,
+                     x.to_number AS "toNumber"
                 FROM sends x
                WHERE x.user_id = r.user_id AND x.message_id = r.message_id AND x.message_id IS NOT NULL AND x.status = 'sent'
                  FOR UPDATE) s`,
       [refs.map((r) => r.userId), refs.map((r) => r.messageId)],
     );
+  }
+
+  /** The number a message of the user's went to, by WhatsApp's id of it (what a quoted reply names). */
+  async recipientOfMessage(userId: string, messageId: string): Promise<string | undefined> {
+    const [found] = await rows<{ toNumber: string }>(
+      this.tx.manager,
+      `SELECT to_number AS "toNumber" FROM sends WHERE user_id = $1 AND message_id = $2 LIMIT 1`,
+      [userId, messageId],
+    );
+    return found?.toNumber;
   }
 
   /** Sets many receipts in one statement. */

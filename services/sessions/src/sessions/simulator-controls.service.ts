@@ -3,6 +3,7 @@ import {
   LIMITS,
   SESSION_MESSAGES,
   SessionsErrorCode,
+  normalizeLid,
   normalizePhone,
   type SimulatorInboundReply,
   type SimulatorInboundRequest,
@@ -12,6 +13,7 @@ import {
 import { AppError } from '@bns/service-kit';
 import { isSimulatorControls, WA_ENGINE, type WaEngine } from './engines/engine.types.js';
 import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
+import { simulatedLid } from './engines/simulated.engine.js';
 import { SessionManager } from './session-manager.service.js';
 import { UserSessions } from './user-sessions.js';
 
@@ -51,12 +53,24 @@ export class SimulatorControls {
     });
   }
 
-  /** The simulated phone receives a message from `from`: it reaches the user as `events.message.received`. */
+  /**
+   * The simulated phone receives a message from `from`, or from `lid` alone (no number): it reaches the
+   * user as `events.message.received`, with the number the sessions service finds for a LID.
+   */
   inbound(req: SimulatorInboundRequest): Promise<SimulatorInboundReply> {
     this.assertSimulated();
     const errors: Record<string, string> = {};
-    const from = normalizePhone(req?.from, 'international') ?? '';
-    if (typeof req?.from !== 'string' || !/^\d{8,15}$/.test(from)) errors.from = 'from must be 8 to 15 digits';
+    const from = req?.from === undefined ? undefined : (normalizePhone(req.from, 'international') ?? '');
+    const lid = req?.lid === undefined ? undefined : normalizeLid(req.lid);
+    if (from === undefined && req?.lid === undefined) errors.from = 'from (8 to 15 digits) or lid is required';
+    else if (from !== undefined && (typeof req.from !== 'string' || !/^\d{8,15}$/.test(from)))
+      errors.from = 'from must be 8 to 15 digits';
+    if (req?.lid !== undefined && !lid) errors.lid = 'lid must be digits followed by @lid (e.g. 123456789012345@lid)';
+    if (
+      req?.quotedMessageId !== undefined &&
+      (typeof req.quotedMessageId !== 'string' || req.quotedMessageId.length > 200)
+    )
+      errors.quotedMessageId = 'quotedMessageId must be a message id';
     if (typeof req?.text !== 'string' || req.text.trim() === '') errors.text = 'text is required';
     else if (req.text.length > LIMITS.messageMaxLength)
       errors.text = `text must be ${LIMITS.messageMaxLength} characters or less`;
@@ -69,7 +83,12 @@ export class SimulatorControls {
       const s = await this.manager.current(req.userId);
       if (s?.phase !== 'ready' || !s.engine || !isSimulatorControls(s.engine))
         throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
-      const { messageId, at } = s.engine.receive(from, req.text);
+      const { messageId, at } = s.engine.receive({
+        ...(from ? { phone: from } : {}),
+        ...(lid ? { lid } : {}),
+        text: req.text,
+        ...(req.quotedMessageId ? { quotedMessageId: req.quotedMessageId } : {}),
+      });
       return { messageId, at: at.toISOString() };
     });
   }
@@ -80,9 +99,11 @@ export class SimulatorControls {
     return {
       messages: rows.map((r) => ({
         to: r.toNumber,
+        lid: simulatedLid(normalizePhone(r.toNumber, 'international') ?? r.toNumber),
         text: r.text,
         idempotencyKey: r.idempotencyKey,
         at: new Date(r.sentAt).toISOString(),
+        ...(r.media ? { media: r.media } : {}),
       })),
     };
   }
@@ -92,4 +113,3 @@ export class SimulatorControls {
       throw AppError.notFound(SessionsErrorCode.SimulatorDisabled, SESSION_MESSAGES.simulatorDisabled);
   }
 }
-        ...(r.media ? { media: r.media } : {}),

@@ -21,6 +21,7 @@ import { DataSource } from 'typeorm';
 import { SESSIONS_ENTITIES, SESSIONS_MIGRATIONS } from '../../database/schema.js';
 import { MessageEvents } from '../message-events.service.js';
 import { SendsRepository } from '../sends.repository.js';
+import { LidsRepository } from '../lids.repository.js';
 import { TEST_ENV } from './harness.js';
 
 type Stored = EventEnvelope & Record<string, any> & { subject: string };
@@ -69,6 +70,7 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
         { provide: SERVICE_ENV, useValue: TEST_ENV },
         { provide: EventBus, useValue: new EventBus(nc) },
         SendsRepository,
+        LidsRepository,
         OutboxRepository,
         OutboxPublisher,
         MessageEvents,
@@ -167,6 +169,50 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
       (e) => e.subject === 'events.message.status' && e.userId === 'user_t',
     );
     expect(statuses.map((e) => e.messageId).sort()).toEqual(Array.from({ length: n }, (_, i) => `msg-t-${i}`).sort());
+  });
+
+  it('pairs a LID with its number from a receipt, and gives LID-only replies their number (by the pair or the quoted message), never a guess', async () => {
+    const lids = module.get(LidsRepository);
+    for (const [key, to, id] of [
+      ['job-l:91230001', '91230001', 'msg-l-1'],
+      ['job-l:91230002', '91230002', 'msg-l-2'],
+    ] as const) {
+      await sends.claim('user_l', key, 'job', to, 'hello');
+      await sends.markSent('user_l', key, id, new Date());
+    }
+    // A LID-only receipt: the number is the send's, and the pair is remembered.
+    await events.recordAck('user_l', 'msg-l-1', 'delivered', undefined, '111111111111111@lid');
+    const at = new Date();
+    await events.recordInbound('user_l', { lid: '111111111111111@lid', text: 'STOP', at, messageId: 'in-l-1' });
+    // Unknown LID, but it quotes our message: that message's number (and the pair is learned).
+    await events.recordInbound('user_l', {
+      lid: '222222222222222@lid',
+      text: 'yes please',
+      at,
+      messageId: 'in-l-2',
+      quotedMessageId: 'msg-l-2',
+    });
+    await events.recordInbound('user_l', { lid: '333333333333333@lid', text: 'who?', at, messageId: 'in-l-3' });
+    // Pairs are per account: another user's LID-only message is not matched with user_l's table.
+    await events.recordInbound('user_m', { lid: '111111111111111@lid', text: 'STOP', at, messageId: 'in-m-1' });
+    await publisher.drain();
+    const stored = (await storedEvents(nc)).filter((e) => e.userId === 'user_l' || e.userId === 'user_m');
+    expect(stored.find((e) => e.subject === 'events.message.status' && e.messageId === 'msg-l-1')).toMatchObject({
+      status: 'delivered',
+      recipient: '91230001',
+      lid: '111111111111111@lid',
+    });
+    const received = stored
+      .filter((e) => e.subject === 'events.message.received')
+      .map((e) => [e.userId, e.messageId, e.from, e.lid, e.quotedMessageId]);
+    expect(received).toEqual([
+      ['user_l', 'in-l-1', '85291230001', '111111111111111@lid', undefined],
+      ['user_l', 'in-l-2', '85291230002', '222222222222222@lid', 'msg-l-2'],
+      ['user_l', 'in-l-3', '', '333333333333333@lid', undefined],
+      ['user_m', 'in-m-1', '', '111111111111111@lid', undefined],
+    ]);
+    expect(await lids.count('user_l')).toBe(2);
+    expect(await lids.phoneOf('user_l', '222222222222222@lid')).toBe('85291230002');
   });
 
   it('keeps receipts and inbound messages in the outbox while NATS is down, and publishes them once it is back', async () => {

@@ -18,6 +18,7 @@ const quiet: EngineListener = {
   authenticated: () => undefined,
   ready: () => undefined,
   disconnected: () => undefined,
+  contact: () => undefined,
   authFailure: () => undefined,
   failed: () => undefined,
   ack: () => undefined,

@@ -18,6 +18,7 @@ import { LinksRepository } from '../links.repository.js';
 import { MessageEvents } from '../message-events.service.js';
 import { SendLedger } from '../send-ledger.service.js';
 import { SendsRepository } from '../sends.repository.js';
+import { LidsRepository } from '../lids.repository.js';
 import { SessionEvents } from '../session-events.js';
 import { SessionManager } from '../session-manager.service.js';
 import { SimulatorControls } from '../simulator-controls.service.js';
@@ -45,6 +46,7 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
         engineProvider,
         LinksRepository,
         SendsRepository,
+        LidsRepository,
         SimOutboxRepository,
         WebjsAuthRepository,
         OutboxRepository,

@@ -33,6 +33,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
     rateLimitAfter: env.SIM_RATE_LIMIT_AFTER,
     refuseNumbers: env.SIM_REFUSE_NUMBERS,
     refuseDelayMs: env.SIM_REFUSE_DELAY_MS,
+    lidShare: env.SIM_LID_SHARE,
     failMediaNumbers: env.SIM_FAIL_MEDIA_NUMBERS,
   });
 }

@@ -18,20 +18,36 @@ export interface EngineListener {
   failed(error: Error): void;
   /**
    * WhatsApp's receipt of a sent message. `failed` comes after the send was accepted: an error ack
-   * (a 463 / reach-out refusal) or no server ack in time; `reason` says which, in plain words.
+   * (a 463 / reach-out refusal) or no server ack in time; `reason` says which, in plain words. `lid`:
+   * the recipient's LID when the receipt named the recipient by it (the number is the send's).
    */
-  ack(messageId: string, status: AckStatus, reason?: string): void;
+  ack(messageId: string, status: AckStatus, reason?: string, lid?: string): void;
   /**
    * A recipient wrote to the account in a one-to-one chat (never groups, status broadcasts or our own
-   * messages). `from` is the sender's number in international digits.
+   * messages), named by number, by LID, or both.
    */
-  incoming(from: string, text: string, at: Date, messageId: string): void;
+  incoming(message: IncomingMessage): void;
+  /** WhatsApp said which number a LID is (a lookup, a send): the account remembers it. */
+  contact(lid: string, phone: string): void;
 }
 
 /** An attachment to send, with its bytes (one copy per shard, shared by every recipient of the job). */
 export interface OutgoingMedia {
   ref: MediaRef;
   data: Buffer;
+}
+
+/** A message a recipient wrote, as the engine got it. */
+export interface IncomingMessage {
+  /** The sender's number in international digits, when WhatsApp gave it. */
+  phone?: string;
+  /** The sender's LID (`<digits>@lid`), when WhatsApp named the sender by it. */
+  lid?: string;
+  text: string;
+  at: Date;
+  messageId: string;
+  /** WhatsApp's id of our message this one quotes (answers), when it does. */
+  quotedMessageId?: string;
 }
 
 export interface SentMessage {
@@ -79,8 +95,11 @@ export interface EngineSession {
 export interface SimulatorControls {
   scan(): string;
   phoneUnlink(): void;
-  /** The simulated phone receives a message from `from` (international digits). */
-  receive(from: string, text: string): { messageId: string; at: Date };
+  /** The simulated phone receives a message from a number (international digits) or from a LID alone. */
+  receive(message: Pick<IncomingMessage, 'phone' | 'lid' | 'text' | 'quotedMessageId'>): {
+    messageId: string;
+    at: Date;
+  };
 }
 
 export function isSimulatorControls(session: EngineSession): session is EngineSession & SimulatorControls {

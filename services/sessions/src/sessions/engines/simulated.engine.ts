@@ -1,4 +1,4 @@
-import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { AppError } from '@bns/service-kit';
 import { ErrorKind } from '@bns/contracts';
 import {
@@ -13,6 +13,7 @@ import type {
   EngineCreateOptions,
   EngineListener,
   EngineSession,
+  IncomingMessage,
   OutgoingMedia,
   SentMessage,
   SimulatorControls,
@@ -33,6 +34,8 @@ export interface SimulatedEngineOptions {
   refuseNumbers?: readonly string[];
   /** How long after the acceptance the refusal comes (at most 1 s). */
   refuseDelayMs?: number;
+  /** Share (0–1) of inbound messages and receipts that name the contact by LID only, without a number. */
+  lidShare?: number;
   /** Numbers to which a message with an attachment fails as an upload WhatsApp did not take. */
   failMediaNumbers?: readonly string[];
 }
@@ -53,6 +56,15 @@ export function simulatedQr(): string {
 const RECEIPT_REPLAY_WINDOW_MS = 60 * 60_000;
 const RECEIPT_REPLAY_MAX = 1000;
 
+/**
+ * The LID a number has on the simulated WhatsApp: 15 digits derived from the number, so every
+ * account and every run sees the same one (WhatsApp's LIDs are per person too).
+ */
+export function simulatedLid(phone: string): string {
+  const digits = BigInt(`0x${createHash('sha256').update(`lid:${phone}`).digest('hex').slice(0, 15)}`) % 10n ** 15n;
+  return `${String(digits).padStart(15, '1')}@lid`;
+}
+
 export function simulatedPhoneNumber(): string {
   return `${LIMITS.hkCountryCode}${String(randomInt(0, 100_000_000)).padStart(LIMITS.hkPhoneDigits, '0')}`;
 }
@@ -66,6 +78,7 @@ export class SimulatedEngine implements WaEngine {
   readonly name = 'simulated' as const;
   private readonly failNumbers: Set<string>;
   private readonly refuseNumbers: Set<string>;
+  private readonly failMediaNumbers: Set<string>;
 
   constructor(
     private readonly outbox: SimOutboxRepository,
@@ -75,13 +88,13 @@ export class SimulatedEngine implements WaEngine {
       new Set(list.flatMap((n) => normalizePhone(n, 'international') ?? []));
     this.failNumbers = numbers(options.failNumbers);
     this.refuseNumbers = numbers(options.refuseNumbers);
+    this.failMediaNumbers = numbers(options.failMediaNumbers);
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession & SimulatorControls {
     return new SimulatedSession(
       this.outbox,
       this.options,
-  private readonly failMediaNumbers: Set<string>;
       { fail: this.failNumbers, refuse: this.refuseNumbers, failMedia: this.failMediaNumbers },
       options,
       listener,
@@ -91,7 +104,6 @@ export class SimulatedEngine implements WaEngine {
   // The simulator's "login" is the link row itself: nothing else to keep or drop.
   async hasStoredAuth(): Promise<boolean> {
     return true;
-    this.failMediaNumbers = numbers(options.failMediaNumbers);
   }
 
   async deleteStoredAuth(): Promise<number> {
@@ -153,11 +165,29 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     this.listener.disconnected('LOGOUT');
   }
 
-  receive(from: string, text: string): { messageId: string; at: Date } {
+  receive(input: Pick<IncomingMessage, 'phone' | 'lid' | 'text' | 'quotedMessageId'>): { messageId: string; at: Date } {
     if (this.phase !== 'ready') throw AppError.conflict(SessionsErrorCode.NotLinked, SESSION_MESSAGES.notLinked);
     const message = { messageId: `sim-in-${randomUUID()}`, at: new Date() };
-    this.listener.incoming(from, text, message.at, message.messageId);
+    let { phone, lid } = input;
+    // Like WhatsApp today: a share of senders come as a LID only, with no number.
+    if (phone && this.lidOnly()) {
+      lid = simulatedLid(phone);
+      phone = undefined;
+    }
+    this.listener.incoming({
+      ...(phone ? { phone } : {}),
+      ...(lid ? { lid } : {}),
+      text: input.text,
+      at: message.at,
+      messageId: message.messageId,
+      ...(input.quotedMessageId ? { quotedMessageId: input.quotedMessageId } : {}),
+    });
     return message;
+  }
+
+  private lidOnly(): boolean {
+    const share = this.options.lidShare ?? 0;
+    return share > 0 && Math.random() < share;
   }
 
   async send(to: string, text: string, idempotencyKey: string, media?: OutgoingMedia): Promise<SentMessage> {
@@ -174,21 +204,35 @@ class SimulatedSession implements EngineSession, SimulatorControls {
       this.sendsInRow = 0;
       throw new AppError(ErrorKind.RateLimited, SessionsErrorCode.RateLimited, SESSION_MESSAGES.rateLimited);
     }
+    if (media && this.numbers.failMedia?.has(digits)) {
+      throw AppError.validation(MediaErrorCode.SendFailed, MEDIA_MESSAGES.sendUploadFailed, {
+        to: MEDIA_MESSAGES.sendUploadFailed,
+      });
+    }
     this.sendsInRow++;
+    // What the phone shows of an attachment: its kind, hash, size and name (the bytes are checked, not kept).
+    const seen = media
+      ? { kind: media.ref.kind, sha256: media.ref.sha256, size: media.data.length, fileName: media.ref.fileName }
+      : null;
     // The phone keeps one copy per key: a resend after a crash between send and ledger is not a second message.
     const row = await this.outbox.deliverOnce(this.create.userId, idempotencyKey, this.phoneNumber, to, text, seen);
     // Only when another send of the same key is committing at this very moment.
     if (!row) throw AppError.conflict(SessionsErrorCode.SendInProgress, SESSION_MESSAGES.sendInProgress);
     const messageId = row.messageId;
+    // WhatsApp names the recipient's LID: with the send (the account learns the pair now), or, for the
+    // LID-only share, only in the receipts (the sessions service pairs it with the send's number then).
+    const lid = simulatedLid(digits);
+    const ackLid = this.lidOnly() ? lid : undefined;
+    if (!ackLid) this.listener.contact(lid, digits);
     if (this.numbers.refuse.has(digits)) {
       // Accepted (an id, like WhatsApp's), then refused with an error ack: never delivered.
       const delay = Math.min(this.options.refuseDelayMs ?? 200, SIM_REFUSE_DELAY_MAX_MS);
-      this.later(delay, () => this.listener.ack(messageId, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept));
+      this.later(delay, () => this.listener.ack(messageId, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept, ackLid));
       return { messageId, at: new Date(row.sentAt) };
     }
-    this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered'));
+    this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered', undefined, ackLid));
     this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () =>
-      this.listener.ack(messageId, 'read'),
+      this.listener.ack(messageId, 'read', undefined, ackLid),
     );
     return { messageId, at: new Date(row.sentAt) };
   }
@@ -207,16 +251,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
    * receipts only move forward.
    */
   private async replayReceipts(): Promise<void> {
-    if (media && this.numbers.failMedia?.has(digits)) {
-      throw AppError.validation(MediaErrorCode.SendFailed, MEDIA_MESSAGES.sendUploadFailed, {
-        to: MEDIA_MESSAGES.sendUploadFailed,
-      });
-    }
     try {
-    // What the phone shows of an attachment: its kind, hash, size and name (the bytes are checked, not kept).
-    const seen = media
-      ? { kind: media.ref.kind, sha256: media.ref.sha256, size: media.data.length, fileName: media.ref.fileName }
-      : null;
       const since = new Date(Date.now() - RECEIPT_REPLAY_WINDOW_MS);
       for (const messageId of await this.outbox.sentSince(this.create.userId, since, RECEIPT_REPLAY_MAX)) {
         if (this.phase !== 'ready') return;

@@ -43,6 +43,8 @@ export interface WebjsMessageLike {
   id?: WebjsWid | null;
   ack?: number;
   timestamp?: number;
+  /** The chat it went to: `<digits>@c.us`, or `<digits>@lid` for a contact WhatsApp names by LID. */
+  to?: string;
 }
 /** A whatsapp-web.js `message` event's Message, the fields read here. */
 export interface WebjsInboundLike {
@@ -53,15 +55,13 @@ export interface WebjsInboundLike {
   timestamp?: number;
   isStatus?: boolean;
   broadcast?: boolean;
+  /** Whether it quotes (answers) another message; `getQuotedMessage` then finds that one. */
+  hasQuotedMsg?: boolean;
+  getQuotedMessage?(): Promise<WebjsMessageLike | null | undefined>;
 }
 export interface WebjsSendOptions {
   waitUntilMsgSent?: boolean;
   sendSeen?: boolean;
-}
-
-/** The part of whatsapp-web.js's Client this engine uses; tests hand in a fake with the same shape. */
-export interface WebjsClientLike extends EventEmitter {
-  info?: { wid?: WebjsWid | null } | null;
   /** With a MessageMedia: the text under it. */
   caption?: string;
   /** Sends the file as a document (with its name) instead of a picture, video or sound. */
@@ -73,6 +73,11 @@ export interface WebjsMediaLike {
   data: string;
   filename?: string | null;
   filesize?: number | null;
+}
+
+/** The part of whatsapp-web.js's Client this engine uses; tests hand in a fake with the same shape. */
+export interface WebjsClientLike extends EventEmitter {
+  info?: { wid?: WebjsWid | null } | null;
   initialize(): Promise<void>;
   destroy(): Promise<void>;
   logout(): Promise<void>;
@@ -300,14 +305,14 @@ class WebjsSession implements EngineSession {
           })
         : await this.client.sendMessage(chatId, text, { waitUntilMsgSent: true, sendSeen: false });
     } catch (err) {
+      // An attachment is uploaded before the message exists: an upload refused means nothing was sent.
+      const refusal = media ? mediaRefusalOf(err) : undefined;
+      if (refusal) throw AppError.validation(MediaErrorCode.SendFailed, refusal, { to: refusal });
       this.logger.warn(
         { err: safeError(err) },
         'sendMessage failed after the message was handed to WhatsApp Web; recorded as unconfirmed',
       );
       return { at: new Date() };
-      // An attachment is uploaded before the message exists: an upload refused means nothing was sent.
-      const refusal = media ? mediaRefusalOf(err) : undefined;
-      if (refusal) throw AppError.validation(MediaErrorCode.SendFailed, refusal, { to: refusal });
     } finally {
       this.sendsInFlight--;
     }
@@ -353,8 +358,10 @@ class WebjsSession implements EngineSession {
       // Perhaps a send whose answer has not reached us yet: remembered so `send` does not wait for it.
       this.earlyAcks.set(id, ack);
     }
-    if (ack < 0) this.listener.ack(id, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept);
-    else this.listener.ack(id, ackStatusOf(ack));
+    // A receipt of a contact WhatsApp names by LID: the LID rides along (the number is the send's).
+    const lid = typeof msg.to === 'string' && msg.to.endsWith('@lid') ? msg.to : undefined;
+    if (ack < 0) this.listener.ack(id, 'failed', SESSION_MESSAGES.sendRefusedAfterAccept, lid);
+    else this.listener.ack(id, ackStatusOf(ack), undefined, lid);
   }
 
   async logout(): Promise<void> {
@@ -407,20 +414,45 @@ class WebjsSession implements EngineSession {
 
   /**
    * Replies to us: one-to-one chats only. `@c.us` senders are numbers; a `@lid` sender is resolved to
-   * its number (dropped when WhatsApp will not say it); groups (`@g.us`), status broadcasts, newsletters
-   * and our own messages are not replies.
+   * its number when WhatsApp says it (and the pair remembered), else passed on with its LID only (the
+   * sessions service then finds the number from its table or the message it quotes); groups (`@g.us`),
+   * status broadcasts, newsletters and our own messages are not replies.
    */
   private async onMessage(msg: WebjsInboundLike): Promise<void> {
     if (!msg || msg.fromMe || typeof msg.from !== 'string') return;
     if (msg.isStatus || msg.broadcast) return;
     const messageId = serializedId(msg.id);
     if (!messageId) return;
-    let from: string | undefined;
-    if (msg.from.endsWith('@c.us')) from = msg.from.slice(0, -'@c.us'.length);
-    else if (msg.from.endsWith('@lid')) from = await this.phoneOfLid(msg.from);
-    if (!from || !/^\d{6,15}$/.test(from)) return;
+    let phone: string | undefined;
+    let lid: string | undefined;
+    if (msg.from.endsWith('@c.us')) phone = msg.from.slice(0, -'@c.us'.length);
+    else if (msg.from.endsWith('@lid')) {
+      lid = msg.from;
+      phone = await this.phoneOfLid(lid);
+      if (phone && /^\d{6,15}$/.test(phone)) this.listener.contact(lid, phone);
+    } else return;
+    if (phone && !/^\d{6,15}$/.test(phone)) phone = undefined;
+    if (!phone && !lid) return;
     const at = typeof msg.timestamp === 'number' && msg.timestamp > 0 ? new Date(msg.timestamp * 1000) : new Date();
-    this.listener.incoming(from, typeof msg.body === 'string' ? msg.body : '', at, messageId);
+    const quotedMessageId = msg.hasQuotedMsg ? await this.quotedIdOf(msg) : undefined;
+    this.listener.incoming({
+      ...(phone ? { phone } : {}),
+      ...(lid ? { lid } : {}),
+      text: typeof msg.body === 'string' ? msg.body : '',
+      at,
+      messageId,
+      ...(quotedMessageId ? { quotedMessageId } : {}),
+    });
+  }
+
+  /** The id of the message a reply quotes (a page call; only for replies that quote). */
+  private async quotedIdOf(msg: WebjsInboundLike): Promise<string | undefined> {
+    try {
+      return serializedId((await msg.getQuotedMessage?.())?.id);
+    } catch (err) {
+      this.logger.warn({ err: safeError(err) }, 'could not read the message a reply quotes');
+      return undefined;
+    }
   }
 
   private async phoneOfLid(lid: string): Promise<string | undefined> {
