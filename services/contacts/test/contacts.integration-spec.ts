@@ -144,6 +144,43 @@ describe('contacts through the gateway', () => {
   });
 });
 
+describe('export', () => {
+  it('streams the book as CSV with spreadsheet formulas neutralised', async () => {
+    const ann = await signIn('ann');
+    await ann.post('/api/contacts/import', {
+      rows: [
+        { phone: '91110001', name: '=HYPERLINK("http://evil.example","Click")', tags: ['vip'] },
+        { phone: '91110002', name: 'Chan, Tai Man', fields: { note: '+1 call back' } },
+      ],
+    });
+    const res = await fetch(`${sys.gateway.url}/api/contacts/export`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = (await res.text())
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe('phone,name,tags,fields,source,createdAt,optedOutAt,lastRepliedAt');
+    expect(lines).toHaveLength(3);
+    expect(lines.find((l) => l.startsWith('91110001'))).toContain(
+      `"'=HYPERLINK(""http://evil.example"",""Click"")",vip,`,
+    );
+    expect(lines.find((l) => l.startsWith('91110002'))).toContain('"Chan, Tai Man",,note=+1 call back,import');
+    const other = await signIn('bob');
+    const theirs = await fetch(`${sys.gateway.url}/api/contacts/export`, {
+      headers: { authorization: `Bearer ${other.token}` },
+    });
+    expect(
+      (await theirs.text())
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split('\r\n'),
+    ).toHaveLength(1);
+  });
+});
+
 describe('campaigns to a segment, facts and the inbox', () => {
   it('sends to the segment without opted-out and not-on-WhatsApp numbers, filling {{name|friend}}', async () => {
     const shop = await linked('shop');

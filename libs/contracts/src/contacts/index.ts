@@ -5,3 +5,4 @@ export * from './schemas.js';
 export * from './types.js';
 export * from './rpc.js';
 export * from './fallbacks.js';
+export * from './export.js';

@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Response } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   applyFallbacks,
+  CONTACT_CSV_HEADER,
+  contactCsvLine,
   CONTACT_MESSAGES,
   CONTACTS_LIMITS,
   ContactsErrorCode,
@@ -54,6 +57,29 @@ export class ContactsApi {
         ? { userId, staged: await this.stage(text) }
         : { userId, body };
     return this.rpc.call('contacts.import', request, { timeoutMs: LONG_TIMEOUT_MS });
+  }
+
+  /**
+   * The book (or the part a search and tag select) as CSV, a page at a time as it is read, formulas
+   * neutralised. Headers go out with the first page, so a refusal of the query is still a JSON 400.
+   */
+  async export(userId: string, query: { q?: string; tag?: string }, res: Response): Promise<void> {
+    const page = (cursor?: string) =>
+      this.rpc.call('contacts.list', {
+        userId,
+        query: { ...query, limit: String(CONTACTS_LIMITS.listPageMax), ...(cursor ? { cursor } : {}) },
+      });
+    let current = await page();
+    res.status(200);
+    res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+    res.setHeader('Content-Disposition', 'attachment; filename="contacts.csv"');
+    res.write(`\uFEFF${CONTACT_CSV_HEADER}\r\n`);
+    for (;;) {
+      if (current.contacts.length > 0) res.write(current.contacts.map((c) => `${contactCsvLine(c)}\r\n`).join(''));
+      if (!current.nextCursor) break;
+      current = await page(current.nextCursor);
+    }
+    res.end();
   }
 
   settings(userId: string) {

@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import {
   CONTACTS_HTTP,
   ContactCreateSchema,
@@ -55,6 +56,18 @@ export class ContactsController {
   @ApiSchemaOk(ContactListAnswerSchema)
   list(@CurrentUser() user: AuthUser, @Query(listQuery) query: Infer<typeof ContactListQuerySchema>) {
     return this.api.list(user.userId, query);
+  }
+
+  @Get('contacts/export')
+  @ApiOperation({ summary: 'The book (or what q and tag select) as CSV, streamed; spreadsheet formulas neutralised' })
+  @ApiSchemaQuery(ContactListQuerySchema)
+  @ApiProduces('text/csv')
+  export(
+    @CurrentUser() user: AuthUser,
+    @Query(listQuery) query: Infer<typeof ContactListQuerySchema>,
+    @Res() res: Response,
+  ): Promise<void> {
+    return this.api.export(user.userId, { q: query.q, tag: query.tag }, res);
   }
 
   @Post('contacts')

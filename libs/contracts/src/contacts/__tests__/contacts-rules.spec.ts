@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkWith } from '../../common/schema.js';
 import { applyFallbacks, fallbacksIn } from '../fallbacks.js';
+import { csvCell } from '../export.js';
 import { ContactCreateSchema, conversationPhoneOf, SegmentCreateSchema } from '../schemas.js';
 
 describe('{{var|fallback}}', () => {
@@ -54,5 +55,17 @@ describe('contact rules', () => {
     expect(checkWith(SegmentCreateSchema, { name: 'x', rule: { facts: [{ fact: 'notMessagedForDays' }] } }).ok).toBe(
       false,
     );
+  });
+});
+
+describe('export', () => {
+  it('neutralises spreadsheet formulas and quotes what needs it', () => {
+    expect(csvCell('=HYPERLINK("http://x","click")')).toBe(`"'=HYPERLINK(""http://x"",""click"")"`);
+    expect(csvCell('+85291234567')).toBe("'+85291234567");
+    expect(csvCell('-1')).toBe("'-1");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell('\tx')).toBe("'\tx");
+    expect(csvCell('Chan, Tai Man')).toBe('"Chan, Tai Man"');
+    expect(csvCell('Ann')).toBe('Ann');
   });
 });
