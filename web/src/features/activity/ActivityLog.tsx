@@ -25,7 +25,14 @@ export function ActivityLog() {
       {entries.length === 0 ? (
         <p className="muted small">No activity yet.</p>
       ) : (
-        <ol className="log-list" aria-live="polite" aria-relevant="additions">
+        <ol
+          className="log-list"
+          aria-live="polite"
+          aria-relevant="additions"
+          // A long log scrolls: focusable, so a keyboard user can scroll it too.
+          tabIndex={0}
+          aria-label="Activity entries"
+        >
           {entries.map((e) => (
             <li key={e.id} className={`log-entry log-${e.type}`}>
               <time dateTime={e.timestamp}>{time(e.timestamp)}</time>
