@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Agent, request } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { devSignIn, startSystem, type DevSession, type System } from '@bns/testing';
 
 const BURST = 400;
@@ -61,31 +62,75 @@ describe('a noisy neighbour', () => {
     expect(calm.every((r) => r.status === 200)).toBe(true);
     const calmP99 = p99(calm.map((r) => r.ms));
 
-    let bursting = true;
-    let waves = 0;
-    const noisyAnswers: Awaited<ReturnType<typeof call>>[] = [];
-    // 400 requests at once, and again as soon as they are answered, for as long as the others run.
-    const burst = (async () => {
-      while (bursting) {
-        noisyAnswers.push(...(await Promise.all(Array.from({ length: BURST }, () => call(noisy)))));
-        waves++;
-      }
-    })();
+    // The noisy user is another client: its 400 requests at once, wave after wave, come from a thread of
+    // their own, so the time measured for the quiet users is the gateway's, not this thread's queue.
+    const burst = noisyBurst(`${sys.gateway.url}/api/dashboard/${noisy.userId}`, noisy.token);
     await new Promise((r) => setTimeout(r, 20));
     const busy = await quietRound();
-    bursting = false;
-    await burst;
-
+    const { waves, statuses, refusedWithoutRetryAfter } = await burst.stop();
     const busyP99 = p99(busy.map((r) => r.ms));
+    const count = (status: number) => statuses.filter((st) => st === status).length;
     process.stdout.write(
       `noisy neighbour: others' p99 quiet ${calmP99.toFixed(1)} ms, during the burst ${busyP99.toFixed(1)} ms; the noisy user's ${waves} waves of ${BURST}: ` +
-        `${noisyAnswers.filter((r) => r.status === 200).length} × 200, ${noisyAnswers.filter((r) => r.status === 429).length} × 429, ${noisyAnswers.filter((r) => r.status === 503).length} × 503\n`,
+        `${count(200)} × 200, ${count(429)} × 429, ${count(503)} × 503\n`,
     );
     expect(busy.map((r) => r.status)).toEqual(busy.map(() => 200));
     expect(busyP99).toBeLessThanOrEqual(Math.max(3 * calmP99, 30));
     // The burst was refused to its sender in so many words, with when to come back.
-    const refused = noisyAnswers.filter((r) => r.status !== 200);
+    const refused = statuses.filter((st) => st !== 200);
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused.every((r) => r.status === 429 && r.retryAfter !== undefined)).toBe(true);
+    expect(refused.every((st) => st === 429)).toBe(true);
+    expect(refusedWithoutRetryAfter).toBe(0);
   }, 180_000);
 });
+
+/** The body of the noisy client's thread: waves of BURST requests at once until told to stop. */
+const NOISY_CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { Agent, request } = require('node:http');
+const { url, token, burst } = workerData;
+const agent = new Agent({ keepAlive: true, maxSockets: burst + 50 });
+const statuses = [];
+let refusedWithoutRetryAfter = 0;
+let waves = 0;
+let stopping = false;
+parentPort.on('message', () => { stopping = true; });
+const call = () => new Promise((resolve) => {
+  const req = request(url, { agent, headers: { authorization: 'Bearer ' + token } }, (res) => {
+    res.resume();
+    res.on('end', () => {
+      statuses.push(res.statusCode);
+      if (res.statusCode !== 200 && res.headers['retry-after'] === undefined) refusedWithoutRetryAfter++;
+      resolve();
+    });
+  });
+  req.on('error', () => { statuses.push(0); resolve(); });
+  req.end();
+});
+(async () => {
+  while (!stopping) {
+    await Promise.all(Array.from({ length: burst }, call));
+    waves++;
+  }
+  agent.destroy();
+  parentPort.postMessage({ waves, statuses, refusedWithoutRetryAfter });
+})();
+`;
+
+function noisyBurst(url: string, token: string) {
+  const worker = new Worker(NOISY_CLIENT, { eval: true, workerData: { url, token, burst: BURST } });
+  const done = new Promise<{ waves: number; statuses: number[]; refusedWithoutRetryAfter: number }>(
+    (resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    },
+  );
+  return {
+    stop: async () => {
+      worker.postMessage('stop');
+      const result = await done;
+      await worker.terminate();
+      return result;
+    },
+  };
+}

@@ -14,7 +14,7 @@ describe('results query schemas', () => {
       limit: RESULTS_LIMITS.historyPageDefault,
       active: true,
     });
-    expect(jobExportQuerySchema.parse({})).toEqual({ format: 'csv' });
+    expect(jobExportQuerySchema.parse({})).toEqual({ format: 'csv', tz: 'UTC' });
     expect(jobResultsQuerySchema.parse({ limit: '7', cursor: 'abc_-1', status: 'sent,failed' })).toEqual({
       limit: 7,
       cursor: 'abc_-1',
