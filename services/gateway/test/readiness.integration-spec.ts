@@ -23,6 +23,7 @@ describe('gateway /readyz', () => {
     expect(status).toBe(200);
     expect(body.checks.map((c) => c.name).sort()).toEqual([
       'auth',
+      'contacts',
       'dashboard',
       'integrations',
       'jobs',

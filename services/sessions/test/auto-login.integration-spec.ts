@@ -40,6 +40,7 @@ describe('auto-login success message, driven by the dashboard preference', () =>
         text: SESSION_MESSAGES.autoLoginSuccess,
         idempotencyKey: `welcome:${first.sessionId}`,
         at: expect.any(String),
+        lid: expect.stringMatching(/@lid$/),
       },
     ]);
 

@@ -57,6 +57,7 @@ describe('sessions.send over NATS with the simulated engine', () => {
         text: SESSION_MESSAGES.autoLoginSuccess,
         idempotencyKey: `welcome:${linked.sessionId}`,
         at: expect.any(String),
+        lid: expect.stringMatching(/@lid$/),
       },
     ]);
   });
@@ -71,7 +72,15 @@ describe('sessions.send over NATS with the simulated engine', () => {
     expect([a.messageId, b.messageId]).toEqual([first.messageId, first.messageId]);
 
     const sent = (await outbox(sys.gateway.url, linked.token)).filter((m) => m.idempotencyKey === req.idempotencyKey);
-    expect(sent).toEqual([{ to: '91234567', text: 'Hello *there*', idempotencyKey: 'job-1:91234567', at: first.at }]);
+    expect(sent).toEqual([
+      {
+        to: '91234567',
+        text: 'Hello *there*',
+        idempotencyKey: 'job-1:91234567',
+        at: first.at,
+        lid: expect.stringMatching(/@lid$/),
+      },
+    ]);
   });
 
   it('publishes delivered then read acks as message statuses with the job, recipient and key', async () => {

@@ -98,12 +98,67 @@ export function checkWith<S extends z.ZodType>(schema: S, value: unknown): Schem
   const result = schema.safeParse(value);
   if (result.success) return { ok: true, value: result.data };
   const errors: Record<string, string> = {};
+  const wording = (issue: z.core.$ZodIssue) =>
+    ZOD_DEFAULT_WORDING.test(issue.message)
+      ? plainIssueMessage(issue, value, REQUEST_MESSAGES.bodyNotObject)
+      : issue.message;
   for (const issue of result.error.issues) {
     const key = pathOf(issue);
-    if (!(key in errors)) errors[key] = issue.message;
+    if (!(key in errors)) errors[key] = wording(issue);
   }
   const first = result.error.issues[0]!;
-  return { ok: false, message: first.message, errors, field: pathOf(first) };
+  return { ok: false, message: wording(first), errors, field: pathOf(first) };
+}
+
+/** zod's own wording of an issue (a schema without words of its own for it): never shown as it is. */
+const ZOD_DEFAULT_WORDING =
+  /^(Invalid input|Invalid option|Invalid (string|number|key|element|union|date)\b|Too (big|small):|Unrecognized keys?:|Invalid$)/;
+
+const EXPECTED: Record<string, string> = {
+  string: 'text',
+  number: 'a number',
+  int: 'a whole number',
+  boolean: 'true or false',
+  object: 'an object',
+  array: 'a list',
+};
+
+/** Field names come from the schema; a path through a record could hold a sender's key, so it is cut short. */
+export const ISSUE_FIELD_MAX = 64;
+
+/** The value at `path` (only to tell "absent" from "wrong"; never put in a message). */
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let value = input;
+  for (const key of path) {
+    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
+    value = (value as Record<PropertyKey, unknown>)[key];
+  }
+  return value;
+}
+
+/**
+ * One issue in our words: the field's name and what is wrong, never zod's text, never the value;
+ * `root` when the whole input is wrong (not an object).
+ */
+export function plainIssueMessage(issue: z.core.$ZodIssue, input: unknown, root: string): string {
+  const field = issue.path.map(String).join('.').slice(0, ISSUE_FIELD_MAX);
+  if (field === '') return root;
+  switch (issue.code) {
+    case 'invalid_type':
+      return valueAt(input, issue.path) === undefined
+        ? REQUEST_MESSAGES.fieldRequired(field)
+        : REQUEST_MESSAGES.fieldNotOfType(field, EXPECTED[issue.expected] ?? 'valid');
+    case 'too_small':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? REQUEST_MESSAGES.fieldEmpty(field)
+        : REQUEST_MESSAGES.fieldInvalid(field);
+    case 'too_big':
+      if (issue.origin === 'string') return REQUEST_MESSAGES.fieldTooLong(field, issue.maximum);
+      if (issue.origin === 'array') return REQUEST_MESSAGES.fieldTooMany(field, issue.maximum);
+      return REQUEST_MESSAGES.fieldInvalid(field);
+    default:
+      return REQUEST_MESSAGES.fieldInvalid(field);
+  }
 }
 
 /**

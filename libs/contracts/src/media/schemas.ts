@@ -7,6 +7,8 @@ export const MediaIdSchema = z
   .string({ error: MEDIA_MESSAGES.notFound })
   .min(1, { error: MEDIA_MESSAGES.notFound })
   .max(MEDIA_LIMITS.mediaIdMaxLength, { error: MEDIA_MESSAGES.notFound })
+  // Ids are made of these characters only: anything else (a NUL, a path) names no attachment.
+  .regex(/^[A-Za-z0-9_-]+$/, { error: MEDIA_MESSAGES.notFound })
   .meta({ description: 'An attachment uploaded with POST /api/media', example: 'med_3q2hYzX9c1Vb8uKq0aTn7w' });
 
 /** `POST /api/media` and `GET /api/media/{id}`: one stored attachment. */

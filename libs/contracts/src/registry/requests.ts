@@ -68,7 +68,7 @@ import {
 } from '../templates/schemas.js';
 import { CommonErrorCode } from '../common/errors.js';
 import { isSharded } from '../common/rpc.js';
-import { PingRequestSchema, REQUEST_MESSAGES, z } from '../common/schema.js';
+import { ISSUE_FIELD_MAX, PingRequestSchema, plainIssueMessage, REQUEST_MESSAGES, z } from '../common/schema.js';
 import type { RequestKey, RequestOf } from './rpc.js';
 
 /**
@@ -195,49 +195,9 @@ export type RequestCheck<K extends RequestKey> =
       errors: Record<string, string>;
     };
 
-const EXPECTED: Record<string, string> = {
-  string: 'text',
-  number: 'a number',
-  int: 'a whole number',
-  boolean: 'true or false',
-  object: 'an object',
-  array: 'a list',
-};
-
-/** Field names come from the schema; a path through a record could hold a sender's key, so it is cut short. */
-const FIELD_MAX = 64;
-
-/** The value at `path` (only to tell "absent" from "wrong"; never put in a message). */
-function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
-  let value = input;
-  for (const key of path) {
-    if (typeof value !== 'object' || value === null || !Object.hasOwn(value, key)) return undefined;
-    value = (value as Record<PropertyKey, unknown>)[key];
-  }
-  return value;
-}
-
-/** One issue in our words: the field's name and what is wrong, never zod's text, never the value. */
-function messageOf(issue: z.core.$ZodIssue, input: unknown): string {
-  const field = issue.path.map(String).join('.').slice(0, FIELD_MAX);
-  if (field === '') return REQUEST_MESSAGES.requestNotObject;
-  switch (issue.code) {
-    case 'invalid_type':
-      return valueAt(input, issue.path) === undefined
-        ? REQUEST_MESSAGES.fieldRequired(field)
-        : REQUEST_MESSAGES.fieldNotOfType(field, EXPECTED[issue.expected] ?? 'valid');
-    case 'too_small':
-      return issue.origin === 'string' || issue.origin === 'array'
-        ? REQUEST_MESSAGES.fieldEmpty(field)
-        : REQUEST_MESSAGES.fieldInvalid(field);
-    case 'too_big':
-      if (issue.origin === 'string') return REQUEST_MESSAGES.fieldTooLong(field, issue.maximum);
-      if (issue.origin === 'array') return REQUEST_MESSAGES.fieldTooMany(field, issue.maximum);
-      return REQUEST_MESSAGES.fieldInvalid(field);
-    default:
-      return REQUEST_MESSAGES.fieldInvalid(field);
-  }
-}
+/** One issue in our words (plainIssueMessage): a request that is not an object says so. */
+const messageOf = (issue: z.core.$ZodIssue, input: unknown): string =>
+  plainIssueMessage(issue, input, REQUEST_MESSAGES.requestNotObject);
 
 /**
  * Checks an incoming request against its key's schema. A refusal names each field in plain words
@@ -252,7 +212,7 @@ export function checkRequest<K extends RequestKey>(key: K, input: unknown): Requ
   for (const issue of result.error.issues) {
     const text = messageOf(issue, input);
     message ??= text;
-    const field = issue.path.map(String).join('.').slice(0, FIELD_MAX);
+    const field = issue.path.map(String).join('.').slice(0, ISSUE_FIELD_MAX);
     if (!(field in errors)) errors[field] = text;
   }
   return { ok: false, code: invalidRequestCodeOf(key), message: message ?? REQUEST_MESSAGES.badRequest, errors };
