@@ -69,7 +69,8 @@ async function controlsUnderToasts(page) {
     const toasts = [...document.querySelectorAll('.toast')].map((t) => t.getBoundingClientRect());
     const hit = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
     const controls = [...document.querySelectorAll('button, a[href], input, select, textarea, [role="tab"]')].filter(
-      (c) => !c.closest('.toaster') && c.getClientRects().length > 0,
+      // The simulated engine's dev-only tools (never in a production build) are not the product's controls.
+      (c) => !c.closest('.toaster') && !c.closest('.sim-controls') && c.getClientRects().length > 0,
     );
     return controls
       .filter((c) => toasts.some((t) => hit(t, c.getBoundingClientRect())))

@@ -64,9 +64,17 @@ export async function monitorJob(deps: MonitorDeps): Promise<MonitorOutcome> {
         return 'terminal';
       }
     } catch (e) {
-      if (isRateLimited(e) || isNetworkError(e)) {
+      // A request lost to a network drop while the socket is connected again (it reconnected while this
+      // fetch was failing): the server is back, so following goes on instead of stopping now.
+      const backAlready = isNetworkError(e) && deps.socketLive();
+      if (!backAlready && (isRateLimited(e) || isNetworkError(e))) {
         deps.onStopped(errorMessage(e));
         return 'stopped';
+      }
+      if (backAlready) {
+        polls++;
+        await deps.wait(LIVE_MIN_FETCH_GAP_MS, false);
+        continue;
       }
       deps.onError(`${MESSAGES.errorMonitoringJob}: ${errorMessage(e)}`);
     }
