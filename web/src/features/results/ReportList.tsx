@@ -68,6 +68,8 @@ export function ReportList({
   const [error, setError] = useState<string | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const busy = useRef(false);
+  /** The row a key press is moving focus to, until the next frame focuses it (presses may come faster). */
+  const focusing = useRef<number | null>(null);
   const reloadedFor = useRef(-1);
   const key = `${jobId}|${statuses.join(',')}`;
   const keyRef = useRef(key);
@@ -186,7 +188,7 @@ export function ReportList({
         onKeyDown={(e) => {
           const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: VIEW_ROWS, PageUp: -VIEW_ROWS };
           const box = e.currentTarget;
-          const at = Number((document.activeElement as HTMLElement | null)?.dataset?.index ?? -1);
+          const at = focusing.current ?? Number((document.activeElement as HTMLElement | null)?.dataset?.index ?? -1);
           const to =
             e.key === 'Home'
               ? 0
@@ -203,7 +205,17 @@ export function ReportList({
           else if (top + ROW_HEIGHT > box.scrollTop + VIEW_ROWS * ROW_HEIGHT)
             box.scrollTop = top + ROW_HEIGHT - VIEW_ROWS * ROW_HEIGHT;
           setScrollTop(box.scrollTop);
-          requestAnimationFrame(() => box.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus());
+          // A row already drawn takes the focus at once; one the scroll brings in, in the next frame.
+          const drawn = box.querySelector<HTMLElement>(`[data-index="${index}"]`);
+          if (drawn) {
+            drawn.focus({ preventScroll: true });
+            return;
+          }
+          focusing.current = index;
+          requestAnimationFrame(() => {
+            box.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus();
+            if (focusing.current === index) focusing.current = null;
+          });
         }}
         tabIndex={0}
         role="region"
