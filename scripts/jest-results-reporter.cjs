@@ -24,8 +24,12 @@ class ResultsReporter {
     // Which tests failed, by file and name, with the first line of the reason: the closing summary
     // prints them, so a CI log that keeps only its tail still says what broke.
     const failures = [];
+    // Each file's wall time, so the closing summary can name where the run's minutes go.
+    const files = [];
     for (const file of results.testResults) {
       const where = relative(join(__dirname, '..'), file.testFilePath);
+      const { start, end } = file.perfStats ?? {};
+      if (start && end) files.push({ file: where, seconds: Math.round((end - start) / 100) / 10 });
       if (file.testExecError || (file.failureMessage && file.testResults.length === 0)) {
         failures.push(`${where}: ${firstLine(file.testExecError?.message ?? file.failureMessage)}`);
       }
@@ -40,6 +44,7 @@ class ResultsReporter {
         failed: results.numFailedTests + results.numRuntimeErrorTestSuites,
         skipped: results.numPendingTests + results.numTodoTests,
         failures,
+        files,
       }),
     );
   }

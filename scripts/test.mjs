@@ -117,7 +117,7 @@ await step('end-to-end: the first hour (big files, checks, navigation, axe)', ()
   run(process.execPath, ['scripts/e2e/first-hour.mjs'], e2e),
 );
 
-const totals = { passed: 0, failed: 0, skipped: 0, failures: [] };
+const totals = { passed: 0, failed: 0, skipped: 0, failures: [], files: [] };
 if (existsSync(resultsDir)) {
   for (const file of readdirSync(resultsDir)) {
     const r = JSON.parse(readFileSync(join(resultsDir, file), 'utf8'));
@@ -125,9 +125,16 @@ if (existsSync(resultsDir)) {
     totals.failed += r.failed;
     totals.skipped += r.skipped ?? 0;
     totals.failures.push(...(r.failures ?? []));
+    totals.files.push(...(r.files ?? []));
   }
 }
 const failedSteps = steps.filter((s) => s.status !== 0);
+// Where the minutes went: the slowest test files, to know what to speed up first.
+const slowest = totals.files.sort((a, b) => b.seconds - a.seconds).slice(0, 12);
+if (slowest.length > 0) {
+  process.stdout.write('\n── slowest test files ──\n');
+  for (const f of slowest) process.stdout.write(`${String(f.seconds).padStart(6)} s  ${f.file}\n`);
+}
 process.stdout.write('\n── npm test ──\n');
 for (const s of steps) process.stdout.write(`${s.status === 0 ? 'ok  ' : 'FAIL'} ${s.name} (${s.seconds} s)\n`);
 // The failed tests by name, last, so that a log cut to its tail still says what broke.
