@@ -57,7 +57,7 @@ async function finished(c: Client, jobId: string) {
 
 beforeAll(async () => {
   sys = await startSystem({
-    services: ['contacts', 'jobs', 'sessions'],
+    services: ['contacts', 'jobs', 'sessions', 'integrations'],
     shards: 1,
     serviceEnv: {
       gateway: { RATE_LIMIT_BURST: '1000' },
@@ -275,6 +275,15 @@ describe('campaigns to a segment, facts and the inbox', () => {
     }, 30_000);
     expect((await shop.post('/api/conversations/97770001/messages', { text: '  ' })).status).toBe(400);
 
+    // Marked unread again, then read; another user, or a number with no conversation, is not found.
+    expect((await shop.post('/api/conversations/85297770001/unread')).body).toEqual({ phone: '97770001', unread: 1 });
+    const listed = (await shop.get('/api/conversations')).body.conversations as { phone: string; unread: number }[];
+    expect(listed.find((c) => c.phone === '97770001')!.unread).toBe(1);
+    expect((await shop.post('/api/conversations/97770001/read')).body).toEqual({ phone: '97770001', unread: 0 });
+    expect((await (await signIn('eve')).post('/api/conversations/97770001/unread')).status).toBe(404);
+    expect((await shop.post('/api/conversations/97770099/read')).status).toBe(404);
+    expect((await shop.post('/api/conversations/12/read')).status).toBe(400);
+
     // A reply from a number not in the book adds it, with source "reply".
     await simulatorInbound(sys.gateway.url, shop.token, '85297779999', 'Who is this?');
     const added = await waitFor(async () => {
@@ -282,5 +291,147 @@ describe('campaigns to a segment, facts and the inbox', () => {
       return r.body.contacts[0];
     }, 30_000);
     expect(added).toMatchObject({ phone: '97779999', source: 'reply' });
+  });
+
+  it('lists and exports a segment, changes it in bulk; the opt-out outlives the contact', async () => {
+    const ann = await signIn('ann');
+    const bob = await signIn('bob');
+    const rows = Array.from({ length: 12 }, (_, i) => ({
+      phone: `9666${String(i).padStart(4, '0')}`,
+      name: `C${i}`,
+      tags: i % 2 === 0 ? ['even'] : ['odd'],
+    }));
+    expect((await ann.post('/api/contacts/import', { rows })).body.created).toBe(12);
+    const even = (await ann.post('/api/segments', { name: 'Even', rule: { tags: { anyOf: ['even'] } } })).body.id;
+
+    // The list and the export of a segment hold exactly its contacts.
+    const listed = await ann.get(`/api/contacts?segmentId=${even}&limit=4`);
+    expect(listed.status).toBe(200);
+    expect(listed.body.total).toBe(6);
+    expect(listed.body.contacts).toHaveLength(4);
+    const csv = await fetch(`${sys.gateway.url}/api/contacts/export?segmentId=${even}`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    const lines = (await csv.text()).trim().split(/\r\n/);
+    expect(lines).toHaveLength(7);
+    expect(lines.slice(1).every((l) => l.includes('even'))).toBe(true);
+    expect((await bob.get(`/api/contacts?segmentId=${even}`)).status).toBe(404);
+
+    // One contact by id; another user's is not found.
+    const one = listed.body.contacts[0] as { id: string; phone: string };
+    expect((await ann.get(`/api/contacts/${one.id}`)).body).toMatchObject({ id: one.id, phone: one.phone });
+    expect((await bob.get(`/api/contacts/${one.id}`)).status).toBe(404);
+    expect((await ann.get('/api/contacts/not-an-id')).status).toBe(404);
+
+    // Bulk tag by segment (every batch), untag by ids, then delete by ids; bob's ids change nothing of ann's.
+    expect((await ann.post('/api/contacts/bulk', { action: 'tag', tags: ['promo'], segmentId: even })).body).toEqual({
+      affected: 6,
+    });
+    expect((await ann.post('/api/contacts/bulk', { action: 'tag', tags: ['promo'], segmentId: even })).body).toEqual({
+      affected: 0,
+    });
+    expect((await ann.get('/api/contacts?tag=promo')).body.total).toBe(6);
+    const ids = ((await ann.get('/api/contacts?tag=promo&limit=2')).body.contacts as { id: string }[]).map((c) => c.id);
+    expect((await bob.post('/api/contacts/bulk', { action: 'delete', ids })).body).toEqual({ affected: 0 });
+    expect((await ann.post('/api/contacts/bulk', { action: 'untag', tags: ['promo'], ids })).body).toEqual({
+      affected: 2,
+    });
+    expect((await ann.get('/api/contacts?tag=promo')).body.total).toBe(4);
+    expect((await ann.post('/api/contacts/bulk', { action: 'delete', ids: [...ids, 'junk'] })).body).toEqual({
+      affected: 2,
+    });
+    expect((await ann.get('/api/contacts')).body.total).toBe(10);
+
+    // Refusals in plain words, nothing changed.
+    const refusals = [
+      [{ action: 'paint', ids }, 'action must be tag, untag or delete'],
+      [{ action: 'tag', ids }, 'Name the tags to add or remove'],
+      [{ action: 'delete' }, 'Choose the contacts'],
+      [{ action: 'delete', ids, segmentId: even }, 'Choose the contacts'],
+    ] as const;
+    for (const [body, words] of refusals) {
+      const r = await ann.post('/api/contacts/bulk', body);
+      expect(r.status).toBe(400);
+      expect(JSON.stringify(r.body)).toContain(words);
+    }
+    expect((await bob.post('/api/contacts/bulk', { action: 'delete', segmentId: even })).status).toBe(404);
+
+    // A STOP is remembered for the number after its contact is deleted.
+    const kept = (await ann.get('/api/contacts?q=96660011')).body.contacts[0] as { id: string };
+    expect((await ann.post(`/api/opt-outs/${ann.userId}`, { phoneNumbers: ['96660011'] })).status).toBe(200);
+    expect((await ann.delete(`/api/contacts/${kept.id}`)).status).toBe(200);
+    expect(JSON.stringify((await ann.get(`/api/opt-outs/${ann.userId}`)).body)).toContain('96660011');
+  });
+
+  it('/v1: contacts and segments with an API key, and a campaign to a segment', async () => {
+    const shop = await linked('v1shop');
+    const other = await signIn('v1other');
+    const keyOf = async (who: Client, scopes: string[]) => {
+      const r = await who.post('/api/keys', { name: 'backend', scopes });
+      expect(r.status).toBe(201);
+      return api(sys.gateway.url, r.body.secret as string);
+    };
+    const key = await keyOf(shop, ['read', 'contacts:write', 'campaigns:write', 'messages:send']);
+    const readOnly = await keyOf(shop, ['read']);
+    const otherKey = await keyOf(other, ['read', 'contacts:write']);
+
+    const created = await key.post('/v1/contacts', { phone: '85296550001', name: 'Ada', fields: { plan: 'gold' } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ phone: '96550001', name: 'Ada', source: 'api' });
+    expect((await key.post('/v1/contacts', { phone: '96550002', tags: ['gold'] })).status).toBe(201);
+    expect((await key.post('/v1/contacts', { phone: '96550001' })).status).toBe(409);
+    const refused = await key.post('/v1/contacts', { phone: 'abc' });
+    expect(refused.status).toBe(400);
+    expect(refused.headers.get('content-type')).toContain('problem+json');
+    expect((await readOnly.post('/v1/contacts', { phone: '96550003' })).status).toBe(403);
+
+    const id = created.body.id as string;
+    expect((await key.get(`/v1/contacts/${id}`)).body.name).toBe('Ada');
+    expect((await key.patch(`/v1/contacts/${id}`, { tags: ['gold'] })).body.tags).toEqual(['gold']);
+    expect((await otherKey.get(`/v1/contacts/${id}`)).status).toBe(404);
+    expect((await otherKey.patch(`/v1/contacts/${id}`, { name: 'X' })).status).toBe(404);
+    expect((await otherKey.delete(`/v1/contacts/${id}`)).status).toBe(404);
+    const page = await key.get('/v1/contacts?q=9655&limit=1');
+    expect(page.body).toMatchObject({ total: 2, data: [expect.objectContaining({ phone: expect.any(String) })] });
+    expect(typeof page.body.nextCursor).toBe('string');
+    expect((await otherKey.get('/v1/contacts')).body.total).toBe(0);
+
+    const segment = await key.post('/v1/segments', { name: 'Gold', rule: { tags: { anyOf: ['gold'] } } });
+    expect(segment.status).toBe(201);
+    expect((await key.get(`/v1/segments/${segment.body.id}/count`)).body).toEqual({ count: 2 });
+    expect(((await key.get('/v1/segments')).body.data as { id: string }[]).map((s) => s.id)).toContain(segment.body.id);
+    expect((await otherKey.get(`/v1/segments/${segment.body.id}/count`)).status).toBe(404);
+
+    // A campaign to the segment, {{name|customer}} filled per contact.
+    const started = await key.post('/v1/campaigns', {
+      message: 'Dear {{name|customer}}, your {{plan|silver}} offer',
+      segmentId: segment.body.id,
+    });
+    expect(started.status).toBe(201);
+    expect(started.body.total).toBe(2);
+    expect((await otherKey.post('/v1/campaigns', { message: 'x', segmentId: segment.body.id })).status).toBe(403);
+    await waitFor(async () => {
+      const out = await simulatorOutbox(sys.gateway.url, shop.token);
+      const texts = out.filter((m) => m.text.includes('offer')).map((m) => m.text);
+      return texts.length === 2 ? texts.sort() : undefined;
+    }, 30_000).then((texts) =>
+      expect(texts).toEqual(['Dear Ada, your gold offer', 'Dear customer, your silver offer']),
+    );
+
+    // A transactional message fills {{var|fallback}} too.
+    const message = await key.post('/v1/messages', {
+      to: '96550003',
+      text: 'Hi {{name|there}}, ref {{ref}}',
+      variables: { ref: 'A1' },
+    });
+    expect(message.status).toBe(202);
+    await waitFor(async () => {
+      const out = await simulatorOutbox(sys.gateway.url, shop.token);
+      return out.some((m) => m.text === 'Hi there, ref A1') ? true : undefined;
+    }, 30_000);
+
+    expect((await key.delete(`/v1/segments/${segment.body.id}`)).body).toEqual({ id: segment.body.id, deleted: true });
+    expect((await key.delete(`/v1/contacts/${id}`)).body).toEqual({ id, deleted: true });
+    expect((await key.get(`/v1/contacts/${id}`)).status).toBe(404);
   });
 });

@@ -63,7 +63,7 @@ describe('account deletion across every service', () => {
   beforeAll(async () => {
     sys = await startSystem({
       shards: 2,
-      services: ['templates', 'jobs', 'dashboard', 'sessions', 'integrations'],
+      services: ['templates', 'jobs', 'dashboard', 'sessions', 'integrations', 'contacts'],
       env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
       // Slow enough that ann's campaign is still sending when her account is deleted.
       serviceEnv: { jobs: { SEND_DELAY_MS: '300', JOBS_POLL_MS: '100' } },
@@ -90,6 +90,14 @@ describe('account deletion across every service', () => {
       });
       expect(t.status).toBe(201);
       expect((await who.post(`/api/opt-outs/${who.userId}`, { phoneNumbers: [SHARED[0]] })).status).toBe(200);
+      const contact = await who.post('/api/contacts', {
+        phone: who === ann ? OWN[0] : SHARED[2],
+        name: 'Kim',
+        tags: ['vip'],
+        fields: { city: 'Tsuen Wan' },
+      });
+      expect(contact.status).toBe(201);
+      expect((await who.post('/api/segments', { name: 'VIPs', rule: { tags: { anyOf: ['vip'] } } })).status).toBe(201);
       const key = await createKey(who, ALL_SCOPES);
       if (who === ann) annKey = key.secret;
     }
@@ -191,6 +199,11 @@ describe('account deletion across every service', () => {
     expect(JSON.stringify(optOuts.body)).not.toContain(SHARED[0]);
     expect((await annAgain.get(`/job-status/${running}`)).status).toBe(404);
     expect((await annAgain.get('/api/keys')).body.keys).toEqual([]);
+    const contacts = await annAgain.get('/api/contacts');
+    expect(contacts.status).toBe(200);
+    expect(contacts.body.total).toBe(0);
+    expect((await annAgain.get('/api/segments')).body.segments).toEqual([]);
+    expect(JSON.stringify((await bob.get('/api/contacts')).body)).toContain('Tsuen Wan');
     // Her API key is gone from every gateway's memory too.
     expect((await api(sys.gateway.url, annKey).get('/v1/templates')).status).toBe(401);
     // The old token stays refused.

@@ -47,4 +47,4 @@ export async function createKey(
   return { id: res.body.id as string, secret: res.body.secret as string };
 }
 
-export const ALL_SCOPES = ['messages:send', 'campaigns:write', 'read', 'templates:write'];
+export const ALL_SCOPES = ['messages:send', 'campaigns:write', 'read', 'templates:write', 'contacts:write'];

@@ -31,6 +31,10 @@ export const CONTACTS_LIMITS = {
   ruleTagsMax: 50,
   /** Recipients of a segment answered per request when a campaign starts (each page fits one NATS message). */
   membersPage: 5_000,
+  /** Contacts one bulk tag, untag or delete names by id (a segment has no such bound). */
+  bulkIdsMax: 1_000,
+  /** Rows one bulk statement changes: a segment of the whole book goes in steps this size, no long locks. */
+  bulkStatementRows: 5_000,
   conversationsPageMax: 100,
   threadMessagesMax: 200,
   /** Characters of an inbound or outbound text kept for the inbox. */

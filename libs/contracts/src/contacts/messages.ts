@@ -32,4 +32,11 @@ export const CONTACT_MESSAGES = {
   answerTextRequired: 'Write an answer first',
   answerTextTooLong: 'The answer must be 1000 characters or less',
   segmentAndNumbers: 'Send segmentId or the numbers, not both',
+  segmentIdInvalid: 'segmentId must be the id of one of your segments',
+  bulkNotObject: 'Send {action: tag|untag|delete, tags?, ids? or segmentId?}',
+  bulkActionInvalid: 'action must be tag, untag or delete',
+  bulkSelectionInvalid: `Choose the contacts: ids (a list of at most ${L.bulkIdsMax.toLocaleString('en-US')} contact ids) or segmentId, not both`,
+  bulkTagsRequired: 'Name the tags to add or remove',
+  conversationNotFound: 'No conversation with this number',
+  markInvalid: 'Send {unread: true} or {unread: false}',
 } as const;

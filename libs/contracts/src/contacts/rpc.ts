@@ -1,11 +1,13 @@
 import type { z } from '../common/schema.js';
 import type {
   ContactCreateRequestSchema,
+  ContactBulkRequestSchema,
   ContactImportRequestSchema,
   ContactListRequestSchema,
   ContactRefSchema,
   ContactsUserRequestSchema,
   ContactUpdateRequestSchema,
+  ConversationMarkRequestSchema,
   ConversationRefSchema,
   SegmentCreateRequestSchema,
   SegmentMembersRequestSchema,
@@ -32,6 +34,8 @@ export type SegmentCreateRequest = z.output<typeof SegmentCreateRequestSchema>;
 export type SegmentRef = z.output<typeof SegmentRefSchema>;
 export type SegmentMembersRequest = z.output<typeof SegmentMembersRequestSchema>;
 export type ConversationRef = z.output<typeof ConversationRefSchema>;
+export type ConversationMarkRequest = z.output<typeof ConversationMarkRequestSchema>;
+export type ContactBulkRequest = z.output<typeof ContactBulkRequestSchema>;
 export type ContactsSettingsSetRequest = z.output<typeof SettingsSetRequestSchema>;
 
 export interface ContactsSettings {
@@ -48,7 +52,10 @@ export interface ContactsRequests {
   'contacts.list': { request: ContactListRequest; reply: ContactListAnswer };
   'contacts.create': { request: ContactCreateRequest; reply: Contact };
   'contacts.update': { request: ContactUpdateRequest; reply: Contact };
+  'contacts.get': { request: ContactRef; reply: Contact };
   'contacts.delete': { request: ContactRef; reply: { id: string } };
+  /** Tag, untag or delete the contacts named by id or selected by a segment: {affected}. */
+  'contacts.bulk': { request: ContactBulkRequest; reply: { affected: number } };
   /** All or nothing; rows merged by phone. */
   'contacts.import': { request: ContactImportRequest; reply: ContactImportAnswer };
   'contacts.segments.create': { request: SegmentCreateRequest; reply: { id: string } };
@@ -63,6 +70,8 @@ export interface ContactsRequests {
   'contacts.conversations.list': { request: ContactsUserRequest; reply: { conversations: Conversation[] } };
   /** The thread, oldest first; opening it marks its replies read. */
   'contacts.conversations.get': { request: ConversationRef; reply: { messages: ThreadMessage[] } };
+  /** Mark a conversation read (unread 0) or unread again (at least 1). */
+  'contacts.conversations.mark': { request: ConversationMarkRequest; reply: { phone: string; unread: number } };
   'contacts.settings.get': { request: ContactsUserRequest; reply: ContactsSettings };
   'contacts.settings.set': { request: ContactsSettingsSetRequest; reply: ContactsSettings };
 }

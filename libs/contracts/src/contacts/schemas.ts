@@ -107,6 +107,11 @@ export const ContactListQuerySchema = z.object({
     blank,
     z.string({ error: M.tagInvalid }).max(L.tagMax, { error: M.tagInvalid }).refine(cleanText, M.tagInvalid).optional(),
   ),
+  /** Only the contacts a saved segment selects (an unknown id is "Segment not found"). */
+  segmentId: z.preprocess(
+    blank,
+    z.string({ error: M.segmentIdInvalid }).max(100, { error: M.segmentIdInvalid }).optional(),
+  ),
   cursor: z.preprocess(blank, z.string({ error: M.cursorInvalid }).max(200, { error: M.cursorInvalid }).optional()),
   limit: z.preprocess(
     (v) => (blank(v) === undefined ? undefined : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
@@ -133,6 +138,41 @@ export const ContactImportBodySchema = z.object(
     tags: ContactTagsSchema.optional(),
   },
   { error: M.rowsInvalid },
+);
+
+/** Bulk changes of a selection (ids) or of everything a segment selects now. */
+export const CONTACT_BULK_ACTIONS = ['tag', 'untag', 'delete'] as const;
+export const ContactBulkSchema = z
+  .object(
+    {
+      action: z.enum(CONTACT_BULK_ACTIONS, { error: M.bulkActionInvalid }),
+      tags: ContactTagsSchema.optional(),
+      ids: z
+        .array(z.string({ error: M.bulkSelectionInvalid }).max(64, { error: M.bulkSelectionInvalid }), {
+          error: M.bulkSelectionInvalid,
+        })
+        .min(1, { error: M.bulkSelectionInvalid })
+        .max(L.bulkIdsMax, { error: M.bulkSelectionInvalid })
+        .optional(),
+      segmentId: z.string({ error: M.segmentIdInvalid }).max(100, { error: M.segmentIdInvalid }).optional(),
+    },
+    { error: M.bulkNotObject },
+  )
+  .refine((b) => (b.ids === undefined) !== (b.segmentId === undefined), {
+    message: M.bulkSelectionInvalid,
+    path: ['ids'],
+  })
+  .refine((b) => b.action === 'delete' || (b.tags ?? []).length > 0, { message: M.bulkTagsRequired, path: ['tags'] });
+
+export const ContactBulkAnswerSchema = z.object({
+  /** Contacts changed (or deleted). */
+  affected: z.int(),
+});
+
+/** `POST /api/conversations/{phone}/read` and `/unread` are this body's two values. */
+export const ConversationMarkSchema = z.object(
+  { unread: z.boolean({ error: M.markInvalid }) },
+  { error: M.markInvalid },
 );
 
 // ------------------------------------------------------------------------------------------------
@@ -304,6 +344,8 @@ export const SegmentMembersRequestSchema = SegmentRefSchema.extend({
   asOf: z.string().max(64),
 });
 export const ConversationRefSchema = z.object({ userId: RpcUserIdSchema, phone: z.string().max(32) });
+export const ConversationMarkRequestSchema = ConversationRefSchema.extend({ unread: z.boolean() });
+export const ContactBulkRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown() });
 export const SettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, saveRecipients: z.boolean() });
 
 export const CONTACTS_HTTP = {

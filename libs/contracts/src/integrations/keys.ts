@@ -3,7 +3,13 @@ import { INTEGRATIONS_LIMITS as L } from './limits.js';
 import { INTEGRATIONS_MESSAGES as M } from './messages.js';
 
 /** What a key may do. `read` covers every GET of /v1. */
-export const API_KEY_SCOPES = ['messages:send', 'campaigns:write', 'read', 'templates:write'] as const;
+export const API_KEY_SCOPES = [
+  'messages:send',
+  'campaigns:write',
+  'read',
+  'templates:write',
+  'contacts:write',
+] as const;
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 
 /** `POST /api/keys` `{name, scopes}`. */

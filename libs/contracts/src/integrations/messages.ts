@@ -5,7 +5,7 @@ export const INTEGRATIONS_MESSAGES = {
   keyNameRequired: 'Give the key a name',
   keyNameTooLong: `The key name must be ${L.apiKeyNameMax} characters or less`,
   scopesRequired: 'Choose at least one scope',
-  scopeUnknown: 'Unknown scope: choose from messages:send, campaigns:write, read, templates:write',
+  scopeUnknown: 'Unknown scope: choose from messages:send, campaigns:write, read, templates:write, contacts:write',
   keyLimitReached: `You already have ${L.apiKeysPerUserMax} API keys: revoke one before creating another`,
   keyNotFound: 'No such API key',
   keyInvalid: 'The API key is missing, unknown or revoked',

@@ -79,7 +79,14 @@ export const V1MessageSchema = z.object({
 export type V1Message = z.output<typeof V1MessageSchema>;
 
 /** `POST /v1/campaigns`: the web's start body (message, phoneNumbers or recipients with variables, startAt). */
+/** `POST /v1/campaigns`: the web's start body, or a saved segment's contacts instead of the numbers. */
 export const V1CampaignCreateSchema = StartJobBodySchema;
+export const V1CampaignSegmentSchema = z.object({
+  segmentId: z.string().optional().meta({
+    description:
+      "A saved segment (GET /v1/segments): its contacts as they are now are the recipients, each with the contact's name and fields as variables; send it instead of phoneNumbers and recipients",
+  }),
+});
 
 export const V1OptOutsAddSchema = z.object({
   phoneNumbers: z.array(z.union([z.string(), z.number()])).meta({ example: ['91234567'] }),

@@ -32,6 +32,16 @@ export class ContactsHandler {
     return this.contacts.update(req.userId, req.contactId, req.body);
   }
 
+  @Rpc('contacts.get')
+  get(@Payload() req: RequestOf<'contacts.get'>): Promise<ReplyOf<'contacts.get'>> {
+    return this.contacts.get(req.userId, req.contactId);
+  }
+
+  @Rpc('contacts.bulk')
+  bulk(@Payload() req: RequestOf<'contacts.bulk'>): Promise<ReplyOf<'contacts.bulk'>> {
+    return this.contacts.bulk(req.userId, req.body);
+  }
+
   @Rpc('contacts.delete')
   remove(@Payload() req: RequestOf<'contacts.delete'>): Promise<ReplyOf<'contacts.delete'>> {
     return this.contacts.remove(req.userId, req.contactId);
@@ -77,6 +87,11 @@ export class ContactsHandler {
   @Rpc('contacts.conversations.get')
   thread(@Payload() req: RequestOf<'contacts.conversations.get'>): Promise<ReplyOf<'contacts.conversations.get'>> {
     return this.conversations.get(req.userId, req.phone);
+  }
+
+  @Rpc('contacts.conversations.mark')
+  mark(@Payload() req: RequestOf<'contacts.conversations.mark'>): Promise<ReplyOf<'contacts.conversations.mark'>> {
+    return this.conversations.mark(req.userId, req.phone, req.unread);
   }
 
   @Rpc('contacts.settings.get')

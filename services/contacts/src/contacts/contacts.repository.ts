@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { Contact, ContactInput, ContactPatch, ContactSource } from '@bns/contracts';
+import type { Contact, ContactInput, ContactPatch, ContactSource, SegmentRule } from '@bns/contracts';
 import { rows, Transactions } from '@bns/service-kit';
+import { segmentWhere } from '../segments/segment-sql.js';
 
 /** A stored contact joined with its number's facts. */
 interface ContactRow {
@@ -52,12 +53,24 @@ const SELECT = `
     FROM contacts c
     LEFT JOIN phone_facts f ON f.user_id = c.user_id AND f.phone = c.phone`;
 
+const FROM_WITH_FACTS = `FROM contacts c LEFT JOIN phone_facts f ON f.user_id = c.user_id AND f.phone = c.phone`;
+
+/** Tags after adding `$2` (first spelling and order kept) or after removing it. */
+const TAGS_ADDED = `(SELECT coalesce(array_agg(t ORDER BY o), '{}') FROM (
+   SELECT t, min(o) AS o FROM unnest(c.tags || $2::text[]) WITH ORDINALITY AS x(t, o) GROUP BY t) m)`;
+const TAGS_REMOVED = `ARRAY(SELECT t FROM unnest(c.tags) WITH ORDINALITY AS x(t, o) WHERE t <> ALL($2::text[]) ORDER BY o)`;
+
+/** What a bulk change selects: contacts by id, or what a segment's rule selects now. */
+export type BulkSelection = { ids: string[] } | { rule: SegmentRule };
+
 /** `LIKE` pattern of a literal: its own % _ and \ escaped. */
 const likeOf = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
 export interface ListFilter {
   q?: string;
   tag?: string;
+  /** A saved segment's rule: only the contacts it selects. */
+  rule?: SegmentRule;
   after?: { createdKey: string; id: string };
   limit: number;
 }
@@ -90,6 +103,9 @@ export class ContactsRepository {
       params.push([filter.tag]);
       where.push(`c.tags @> $${params.length}::text[]`);
     }
+    if (filter.rule) where.push(...segmentWhere(filter.rule, params));
+    // A rule may ask about the number's facts: then the count needs them too.
+    const countFrom = filter.rule ? FROM_WITH_FACTS : 'FROM contacts c';
     const countParams = [...params];
     const countWhere = [...where];
     if (filter.after) {
@@ -106,7 +122,7 @@ export class ContactsRepository {
       ),
       rows<{ total: number }>(
         em,
-        `SELECT count(*)::int AS total FROM contacts c WHERE ${countWhere.join(' AND ')}`,
+        `SELECT count(*)::int AS total ${countFrom} WHERE ${countWhere.join(' AND ')}`,
         countParams,
       ),
     ]);
@@ -177,6 +193,48 @@ export class ContactsRepository {
       );
       return found ? this.find(userId, id, em) : undefined;
     });
+  }
+
+  /**
+   * Tags, untags or deletes the selection; answers how many contacts changed. A segment's contacts go
+   * `batch` at a time, each batch its own statement (a whole book never holds its rows locked at once);
+   * a batch takes only contacts the change still applies to, so the loop ends.
+   */
+  async bulk(
+    userId: string,
+    action: 'tag' | 'untag' | 'delete',
+    tags: string[],
+    selection: BulkSelection,
+    batch: number,
+  ): Promise<number> {
+    // $2 is always the tags (a delete names it too, so every parameter has a type).
+    const params: unknown[] = [userId, tags];
+    const pending =
+      action === 'tag'
+        ? `NOT (c.tags @> $2::text[])`
+        : action === 'untag'
+          ? `c.tags && $2::text[]`
+          : `cardinality($2::text[]) >= 0`;
+    let chosen: string;
+    if ('ids' in selection) {
+      params.push(selection.ids);
+      chosen = `c.id = ANY($3::uuid[]) AND ${pending}`;
+    } else {
+      const where = ['c.user_id = $1', pending, ...segmentWhere(selection.rule, params)];
+      params.push(batch);
+      chosen = `c.id IN (SELECT c.id ${FROM_WITH_FACTS} WHERE ${where.join(' AND ')} LIMIT $${params.length})`;
+    }
+    const statement =
+      action === 'delete'
+        ? `DELETE FROM contacts c WHERE c.user_id = $1 AND ${chosen} RETURNING c.id`
+        : `UPDATE contacts c SET tags = ${action === 'tag' ? TAGS_ADDED : TAGS_REMOVED}, updated_at = now()
+            WHERE c.user_id = $1 AND ${chosen} RETURNING c.id`;
+    let affected = 0;
+    for (;;) {
+      const changed = (await rows(this.tx.manager, statement, params)).length;
+      affected += changed;
+      if ('ids' in selection || changed < batch) return affected;
+    }
   }
 
   async delete(userId: string, id: string): Promise<boolean> {

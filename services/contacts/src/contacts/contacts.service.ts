@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import {
   checkWith,
+  ContactBulkSchema,
   CONTACT_MESSAGES,
   ContactCreateSchema,
   ContactImportBodySchema,
@@ -20,8 +21,9 @@ import {
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION } from '@bns/service-kit';
 import { importAnswer, mergeImportRows } from './import-rows.js';
-import { ContactsRepository } from './contacts.repository.js';
+import { ContactsRepository, type BulkSelection } from './contacts.repository.js';
 import { ContactsMetrics } from '../metrics/contacts.metrics.js';
+import { SegmentsService } from '../segments/segments.service.js';
 
 const notFound = () => AppError.notFound(ContactsErrorCode.NotFound, CONTACT_MESSAGES.notFound);
 const exists = () => AppError.conflict(ContactsErrorCode.AlreadyExists, CONTACT_MESSAGES.alreadyExists);
@@ -59,6 +61,7 @@ export class ContactsService {
   constructor(
     private readonly contacts: ContactsRepository,
     private readonly metrics: ContactsMetrics,
+    private readonly segments: SegmentsService,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
   ) {}
 
@@ -68,9 +71,12 @@ export class ContactsService {
     const after = query.value.cursor === undefined ? undefined : parseCursor(query.value.cursor);
     if (query.value.cursor !== undefined && !after)
       throw AppError.validation(ContactsErrorCode.InvalidQuery, CONTACT_MESSAGES.cursorInvalid);
+    const rule =
+      query.value.segmentId === undefined ? undefined : (await this.segments.find(userId, query.value.segmentId)).rule;
     const page = await this.contacts.list(userId, {
       q: query.value.q,
       tag: query.value.tag,
+      rule,
       after,
       limit: query.value.limit ?? CONTACTS_LIMITS.listPageDefault,
     });
@@ -79,6 +85,27 @@ export class ContactsService {
       total: page.total,
       nextCursor: page.last ? cursorOf(page.last.created_key, page.last.id) : null,
     };
+  }
+
+  async get(userId: string, contactId: string): Promise<Contact> {
+    const found = isUuid(contactId) ? await this.contacts.find(userId, contactId) : undefined;
+    if (!found) throw notFound();
+    return found;
+  }
+
+  /** Tag, untag or delete by ids (unknown ids are passed over) or everything a segment selects now. */
+  async bulk(userId: string, body: unknown): Promise<{ affected: number }> {
+    const input = checkWith(ContactBulkSchema, body);
+    if (!input.ok) throw AppError.validation(ContactsErrorCode.InvalidContact, input.message, input.errors);
+    const { action, tags = [], ids, segmentId } = input.value;
+    let selection: BulkSelection;
+    if (ids !== undefined) {
+      const known = ids.filter((id) => isUuid(id));
+      if (known.length === 0) return { affected: 0 };
+      selection = { ids: known };
+    } else selection = { rule: (await this.segments.find(userId, segmentId!)).rule };
+    const affected = await this.contacts.bulk(userId, action, tags, selection, CONTACTS_LIMITS.bulkStatementRows);
+    return { affected };
   }
 
   async create(userId: string, body: unknown, source: ContactSource = 'api'): Promise<Contact> {

@@ -33,6 +33,17 @@ export class ConversationsRepository {
     }));
   }
 
+  /** Sets the unread count (0, or at least 1 when marked unread); undefined when there is no conversation. */
+  async mark(userId: string, phone: string, unread: boolean): Promise<number | undefined> {
+    const [found] = await rows<{ unread: number }>(
+      this.tx.manager,
+      `UPDATE conversations SET unread = CASE WHEN $3 THEN greatest(unread, 1) ELSE 0 END
+        WHERE user_id = $1 AND phone = $2 RETURNING unread`,
+      [userId, phone, unread],
+    );
+    return found?.unread;
+  }
+
   /** The newest `limit` messages, oldest first, and the thread marked read; undefined when there is none. */
   thread(userId: string, phone: string, limit: number): Promise<ThreadMessage[] | undefined> {
     return this.tx.run(async (em) => {

@@ -19,10 +19,24 @@ export class ConversationsService {
     return { conversations: await this.conversations.list(userId, CONTACTS_LIMITS.conversationsPageMax) };
   }
 
-  async get(userId: string, rawPhone: string): Promise<{ messages: ThreadMessage[] }> {
+  /** Read (no unread replies) or unread again (at least one); a number with no conversation is not found. */
+  async mark(userId: string, rawPhone: string, unread: boolean): Promise<{ phone: string; unread: number }> {
+    const phone = this.phoneOf(rawPhone);
+    const marked = await this.conversations.mark(userId, phone, unread);
+    if (marked === undefined)
+      throw AppError.notFound(ContactsErrorCode.NotFound, CONTACT_MESSAGES.conversationNotFound);
+    return { phone, unread: marked };
+  }
+
+  private phoneOf(rawPhone: string): string {
     const phone = conversationPhoneOf(rawPhone);
     if (!phone)
       throw AppError.validation(ContactsErrorCode.InvalidConversation, CONTACT_MESSAGES.conversationPhoneInvalid);
+    return phone;
+  }
+
+  async get(userId: string, rawPhone: string): Promise<{ messages: ThreadMessage[] }> {
+    const phone = this.phoneOf(rawPhone);
     const messages = await this.conversations.thread(userId, phone, CONTACTS_LIMITS.threadMessagesMax);
     return { messages: messages ?? [] };
   }

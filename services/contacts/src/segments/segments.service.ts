@@ -52,7 +52,8 @@ export class SegmentsService {
     return { recipients, nextCursor: recipients.length === limit ? recipients[limit - 1]!.phone : null };
   }
 
-  private async find(userId: string, segmentId: string): Promise<Segment> {
+  /** The user's segment, or "Segment not found" (404). */
+  async find(userId: string, segmentId: string): Promise<Segment> {
     const found = isUuid(segmentId) ? await this.segments.find(userId, segmentId) : undefined;
     if (!found) throw notFound();
     return found;

@@ -17,6 +17,8 @@ import {
 import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
 import { JobStarter } from '../jobs/job-starter.js';
 
+const given = (v: unknown) => Array.isArray(v) && v.length > 0;
+
 /** An import (or a segment's recipient list) can take a while on a busy database. */
 const LONG_TIMEOUT_MS = 60_000;
 
@@ -38,6 +40,18 @@ export class ContactsApi {
 
   create(userId: string, body: unknown) {
     return this.rpc.call('contacts.create', { userId, body, source: 'api' });
+  }
+
+  get(userId: string, contactId: string) {
+    return this.rpc.call('contacts.get', { userId, contactId });
+  }
+
+  bulk(userId: string, body: unknown) {
+    return this.rpc.call('contacts.bulk', { userId, body }, { timeoutMs: LONG_TIMEOUT_MS });
+  }
+
+  mark(userId: string, phone: string, unread: boolean) {
+    return this.rpc.call('contacts.conversations.mark', { userId, phone, unread });
   }
 
   update(userId: string, contactId: string, body: unknown) {
@@ -63,7 +77,7 @@ export class ContactsApi {
    * The book (or the part a search and tag select) as CSV, a page at a time as it is read, formulas
    * neutralised. Headers go out with the first page, so a refusal of the query is still a JSON 400.
    */
-  async export(userId: string, query: { q?: string; tag?: string }, res: Response): Promise<void> {
+  async export(userId: string, query: { q?: string; tag?: string; segmentId?: string }, res: Response): Promise<void> {
     const page = (cursor?: string) =>
       this.rpc.call('contacts.list', {
         userId,
@@ -105,6 +119,34 @@ export class ContactsApi {
 
   count(userId: string, segmentId: string) {
     return this.rpc.call('contacts.segments.count', { userId, segmentId });
+  }
+
+  /**
+   * A start's body before it is checked: a `segmentId` is replaced by the segment's recipients as they
+   * are now (each with the contact's name and fields as variables), and `{{var|fallback}}` placeholders
+   * become `{{var}}` with the fallback as the value of every recipient that has none. The jobs service
+   * then checks and starts the job as any other (opt-outs and not-on-WhatsApp numbers skipped).
+   */
+  async resolveStart(userId: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const rewritten: Record<string, unknown> = { ...body };
+    if (body.segmentId !== undefined && body.segmentId !== null) {
+      if (given(body.phoneNumbers) || given(body.recipients))
+        throw AppError.validation(ContactsErrorCode.InvalidSegment, CONTACT_MESSAGES.segmentAndNumbers);
+      if (typeof body.segmentId !== 'string')
+        throw AppError.notFound(ContactsErrorCode.SegmentNotFound, CONTACT_MESSAGES.segmentNotFound);
+      rewritten.recipients = await this.segmentRecipients(userId, body.segmentId);
+      delete rewritten.phoneNumbers;
+    }
+    delete rewritten.segmentId;
+    if (typeof body.message === 'string') {
+      const filled = applyFallbacks(body.message, rewritten);
+      rewritten.message = filled.message;
+      if (filled.recipients) {
+        rewritten.recipients = filled.recipients;
+        delete rewritten.phoneNumbers;
+      }
+    }
+    return rewritten;
   }
 
   /** Every recipient of the segment as it is now (contacts added later do not join), page by page. */

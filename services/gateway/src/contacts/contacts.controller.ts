@@ -3,6 +3,8 @@ import type { Response } from 'express';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import {
   CONTACTS_HTTP,
+  ContactBulkAnswerSchema,
+  ContactBulkSchema,
   ContactCreateSchema,
   ContactImportAnswerSchema,
   ContactImportBodySchema,
@@ -67,7 +69,7 @@ export class ContactsController {
     @Query(listQuery) query: Infer<typeof ContactListQuerySchema>,
     @Res() res: Response,
   ): Promise<void> {
-    return this.api.export(user.userId, { q: query.q, tag: query.tag }, res);
+    return this.api.export(user.userId, { q: query.q, tag: query.tag, segmentId: query.segmentId }, res);
   }
 
   @Post('contacts')
@@ -101,6 +103,24 @@ export class ContactsController {
   @ApiOperation({ summary: 'Turn "Save recipients as contacts" on or off' })
   setSettings(@CurrentUser() user: AuthUser, @Body(settingsBody) body: { saveRecipients: boolean }) {
     return this.api.setSettings(user.userId, body.saveRecipients);
+  }
+
+  @Post('contacts/bulk')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Tag, untag or delete contacts chosen by ids or by a saved segment → {affected} (opt-outs stay)',
+  })
+  @ApiSchemaBody(ContactBulkSchema)
+  @ApiSchemaOk(ContactBulkAnswerSchema)
+  bulk(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.bulk(user.userId, body);
+  }
+
+  @Get('contacts/:contactId')
+  @ApiOperation({ summary: 'One contact with its facts' })
+  @ApiSchemaOk(ContactSchema)
+  get(@CurrentUser() user: AuthUser, @Param('contactId') contactId: string) {
+    return this.api.get(user.userId, contactId);
   }
 
   @Patch('contacts/:contactId')
@@ -152,6 +172,20 @@ export class ContactsController {
   @ApiOperation({ summary: 'A conversation, oldest first (8 digits or 852 + 8 digits); opening it marks it read' })
   thread(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
     return this.api.thread(user.userId, phone);
+  }
+
+  @Post('conversations/:phone/read')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark the conversation read → {phone, unread: 0}' })
+  markRead(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
+    return this.api.mark(user.userId, phone, false);
+  }
+
+  @Post('conversations/:phone/unread')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Mark the conversation unread again → {phone, unread}' })
+  markUnread(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
+    return this.api.mark(user.userId, phone, true);
   }
 
   @Post('conversations/:phone/messages')

@@ -1,12 +1,18 @@
 import {
   API_KEY_SCOPES,
   ApiKeySchema,
+  ContactCreateSchema,
+  ContactPatchSchema,
+  ContactSchema,
+  SegmentCreateSchema,
+  SegmentSchema,
   IDEMPOTENCY_KEY_HEADER,
   PROBLEM_CONTENT_TYPE,
   PROBLEMS,
   TemplateSchema,
   V1AccountSchema,
   V1CampaignCreateSchema,
+  V1CampaignSegmentSchema,
   V1MessageAcceptedSchema,
   V1MessageCreateSchema,
   V1MessageSchema,
@@ -79,6 +85,8 @@ const page = (item: Record<string, unknown>) => ({
 });
 const scope = (s: (typeof API_KEY_SCOPES)[number]) => ({ 'x-scope': s, security: [{ apiKey: [] }] });
 const campaign = schemaOf(JobViewSchema.omit({ results: true, jobId: true }).extend({ id: z.string() }), 'output');
+
+const contact = schemaOf(ContactSchema, 'output');
 
 let built: object | undefined;
 
@@ -155,7 +163,14 @@ export function v1OpenApiDocument(): object {
             'Start a campaign: message with {{placeholders}}, phoneNumbers or recipients with variables, optional startAt',
           ...scope('campaigns:write'),
           parameters: [idempotency],
-          requestBody: body(V1CampaignCreateSchema),
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { allOf: [schemaOf(V1CampaignCreateSchema), schemaOf(V1CampaignSegmentSchema)] },
+              },
+            },
+          },
           responses: {
             ...ok(
               {
@@ -208,6 +223,101 @@ export function v1OpenApiDocument(): object {
           },
         ]),
       ),
+      '/v1/contacts': {
+        get: {
+          summary: 'The contact book, newest first (cursor paging); q searches number, name, tags and field values',
+          ...scope('read'),
+          parameters: [
+            query('q', 'text to search'),
+            query('tag', 'only contacts with this tag'),
+            query('segmentId', 'only the contacts a saved segment selects'),
+            query('cursor', 'nextCursor of the previous page'),
+            query('limit', 'page size'),
+          ],
+          responses: {
+            ...ok({
+              type: 'object',
+              properties: {
+                data: { type: 'array', items: contact },
+                nextCursor: { type: ['string', 'null'] },
+                total: { type: 'integer' },
+              },
+              required: ['data', 'nextCursor', 'total'],
+            }),
+            ...errors(400, 401, 403, 404, 429),
+          },
+        },
+        post: {
+          summary: 'Add a contact (409 when the number is already in the book)',
+          ...scope('contacts:write'),
+          parameters: [idempotency],
+          requestBody: body(ContactCreateSchema),
+          responses: { ...ok(contact, '201', 'Created'), ...errors(400, 401, 403, 409, 429) },
+        },
+      },
+      '/v1/contacts/{id}': {
+        get: {
+          summary: 'A contact with its facts (opted out, last messaged, delivered, read, replied)',
+          ...scope('read'),
+          parameters: [idParam('id', 'Contact id')],
+          responses: { ...ok(contact), ...errors(401, 403, 404, 429) },
+        },
+        patch: {
+          summary: 'Change a contact: only the fields sent change',
+          ...scope('contacts:write'),
+          parameters: [idParam('id', 'Contact id')],
+          requestBody: body(ContactPatchSchema),
+          responses: { ...ok(contact), ...errors(400, 401, 403, 404, 409, 429) },
+        },
+        delete: {
+          summary: "Delete a contact (the number's opt-out, if any, stays)",
+          ...scope('contacts:write'),
+          parameters: [idParam('id', 'Contact id')],
+          responses: { ...ok({ type: 'object' }), ...errors(401, 403, 404, 429) },
+        },
+      },
+      '/v1/segments': {
+        get: {
+          summary: 'Saved segments, newest first',
+          ...scope('read'),
+          responses: {
+            ...ok({
+              type: 'object',
+              properties: { data: { type: 'array', items: schemaOf(SegmentSchema, 'output') } },
+            }),
+            ...errors(401, 403, 429),
+          },
+        },
+        post: {
+          summary: 'Save a segment {name, rule: {tags?, fields?, facts?}} → {id}',
+          ...scope('contacts:write'),
+          parameters: [idempotency],
+          requestBody: body(SegmentCreateSchema),
+          responses: {
+            ...ok({ type: 'object', properties: { id: { type: 'string' } } }, '201', 'Created'),
+            ...errors(400, 401, 403, 409, 429),
+          },
+        },
+      },
+      '/v1/segments/{id}': {
+        delete: {
+          summary: 'Delete a saved segment',
+          ...scope('contacts:write'),
+          parameters: [idParam('id', 'Segment id')],
+          responses: { ...ok({ type: 'object' }), ...errors(401, 403, 404, 429) },
+        },
+      },
+      '/v1/segments/{id}/count': {
+        get: {
+          summary: 'How many contacts the segment selects now',
+          ...scope('read'),
+          parameters: [idParam('id', 'Segment id')],
+          responses: {
+            ...ok({ type: 'object', properties: { count: { type: 'integer' } } }),
+            ...errors(401, 403, 404, 429),
+          },
+        },
+      },
       '/v1/opt-outs': {
         get: {
           summary: 'The opt-out list',

@@ -1,4 +1,5 @@
 import {
+  applyFallbacks,
   checkWith,
   CommonErrorCode,
   INTEGRATIONS_MESSAGES as M,
@@ -11,6 +12,7 @@ import {
   type V1Message,
 } from '@bns/contracts';
 import { AppError, type RpcClient } from '@bns/service-kit';
+import type { ContactsApi } from '../contacts/contacts.api.js';
 import type { JobStarter } from '../jobs/job-starter.js';
 
 /** A body or query checked with its contracts schema; a refusal is a validation problem naming the fields. */
@@ -43,6 +45,7 @@ export class V1Api {
   constructor(
     private readonly rpc: RpcClient,
     private readonly starter: JobStarter,
+    private readonly book: ContactsApi,
   ) {}
 
   async account(userId: string) {
@@ -94,7 +97,8 @@ export class V1Api {
   }
 
   async startCampaign(userId: string, body: unknown, idempotencyKey: string | undefined) {
-    const input = checked(V1CampaignCreateSchema, object(body));
+    // A segmentId becomes the segment's recipients, and {{var|fallback}} is filled, before the check.
+    const input = checked(V1CampaignCreateSchema, await this.book.resolveStart(userId, object(body)));
     const started = await this.starter.start(
       {
         userId,
@@ -111,6 +115,51 @@ export class V1Api {
       total: started.total,
       estimatedFinishAt: started.estimatedFinishAt,
     };
+  }
+
+  async contacts(userId: string, query: Record<string, unknown>) {
+    const page = await this.book.list(userId, {
+      q: one(query.q),
+      tag: one(query.tag),
+      segmentId: one(query.segmentId),
+      cursor: one(query.cursor),
+      limit: one(query.limit),
+    });
+    return { data: page.contacts, nextCursor: page.nextCursor, total: page.total };
+  }
+
+  contact(userId: string, id: string) {
+    return this.book.get(userId, id);
+  }
+
+  createContact(userId: string, body: unknown) {
+    return this.book.create(userId, object(body));
+  }
+
+  updateContact(userId: string, id: string, body: unknown) {
+    return this.book.update(userId, id, object(body));
+  }
+
+  async deleteContact(userId: string, id: string) {
+    await this.book.remove(userId, id);
+    return { id, deleted: true };
+  }
+
+  async segments(userId: string) {
+    return { data: (await this.book.segments(userId)).segments };
+  }
+
+  createSegment(userId: string, body: unknown) {
+    return this.book.createSegment(userId, object(body));
+  }
+
+  segmentCount(userId: string, id: string) {
+    return this.book.count(userId, id);
+  }
+
+  async deleteSegment(userId: string, id: string) {
+    await this.book.removeSegment(userId, id);
+    return { id, deleted: true };
   }
 
   async optOuts(userId: string, query: Record<string, unknown>) {
@@ -146,9 +195,20 @@ export class V1Api {
     const input = checked(V1MessageCreateSchema, object(body));
     const text =
       input.text ?? (await this.rpc.call('templates.use', { userId, templateId: input.templateId! })).message_content;
-    const recipients = input.variables ? [{ phone: input.to, variables: input.variables }] : undefined;
+    // {{var|fallback}} takes the fallback when the variable is missing or empty.
+    const filled = applyFallbacks(text, {
+      recipients: [{ phone: input.to, variables: input.variables ?? {} }],
+    });
+    const recipients =
+      (filled.recipients as { phone: string; variables: Record<string, unknown> }[] | undefined) ??
+      (input.variables ? [{ phone: input.to, variables: input.variables }] : undefined);
     const started = await this.starter.start(
-      { userId, message: text, transactional: true, ...(recipients ? { recipients } : { phoneNumbers: [input.to] }) },
+      {
+        userId,
+        message: filled.message,
+        transactional: true,
+        ...(recipients ? { recipients } : { phoneNumbers: [input.to] }),
+      },
       JobStarterKey.of(idempotencyKey),
     );
     if (input.metadata && Object.keys(input.metadata).length > 0)

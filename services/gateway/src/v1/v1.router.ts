@@ -15,6 +15,7 @@ import type { RpcClient } from '@bns/service-kit';
 import type { ApiKeyVerifier } from '../api-keys/api-key-verifier.js';
 import type { AuthFailures } from '../auth/auth-failures.js';
 import { bearerToken } from '../auth/token-verifier.js';
+import type { ContactsApi } from '../contacts/contacts.api.js';
 import type { JobStarter } from '../jobs/job-starter.js';
 import { BodyNotJsonError, declaresJson, verifyJsonBody, type SizedRequest } from '../http/json-body.js';
 import type { KeyRateLimiter } from './key-rate-limiter.js';
@@ -25,6 +26,7 @@ export interface V1RouterDeps {
   keys: ApiKeyVerifier;
   rpc: RpcClient;
   starter: JobStarter;
+  contacts: ContactsApi;
   limiter: KeyRateLimiter;
   failures: AuthFailures;
   bodyLimit: string;
@@ -54,7 +56,7 @@ const handle =
  */
 export function v1Router(deps: V1RouterDeps): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  const api = new V1Api(deps.rpc, deps.starter);
+  const api = new V1Api(deps.rpc, deps.starter, deps.contacts);
 
   // Public: the document, its rendering (Swagger UI, further down the app) and the problem types.
   router.get('/openapi.json', (_req, res) => {
@@ -131,6 +133,52 @@ export function v1Router(deps: V1RouterDeps): Router {
       handle(async (req, res) => json(200)(res, await api.campaignAction(userOf(req), String(req.params.id), action))),
     );
   }
+  const id = (req: V1Request) => String(req.params.id);
+  router.get(
+    '/contacts',
+    read,
+    handle(async (req, res) => json(200)(res, await api.contacts(userOf(req), req.query))),
+  );
+  router.post(
+    '/contacts',
+    need('contacts:write'),
+    handle(async (req, res) => json(201)(res, await api.createContact(userOf(req), req.body))),
+  );
+  router.get(
+    '/contacts/:id',
+    read,
+    handle(async (req, res) => json(200)(res, await api.contact(userOf(req), id(req)))),
+  );
+  router.patch(
+    '/contacts/:id',
+    need('contacts:write'),
+    handle(async (req, res) => json(200)(res, await api.updateContact(userOf(req), id(req), req.body))),
+  );
+  router.delete(
+    '/contacts/:id',
+    need('contacts:write'),
+    handle(async (req, res) => json(200)(res, await api.deleteContact(userOf(req), id(req)))),
+  );
+  router.get(
+    '/segments',
+    read,
+    handle(async (req, res) => json(200)(res, await api.segments(userOf(req)))),
+  );
+  router.post(
+    '/segments',
+    need('contacts:write'),
+    handle(async (req, res) => json(201)(res, await api.createSegment(userOf(req), req.body))),
+  );
+  router.get(
+    '/segments/:id/count',
+    read,
+    handle(async (req, res) => json(200)(res, await api.segmentCount(userOf(req), id(req)))),
+  );
+  router.delete(
+    '/segments/:id',
+    need('contacts:write'),
+    handle(async (req, res) => json(200)(res, await api.deleteSegment(userOf(req), id(req)))),
+  );
   router.get(
     '/opt-outs',
     read,
@@ -175,6 +223,8 @@ const KNOWN_PATHS = [
   /^\/templates$/,
   /^\/campaigns(\/[^/]+(\/(results|pause|resume|cancel))?)?$/,
   /^\/opt-outs(\/[^/]+)?$/,
+  /^\/contacts(\/[^/]+)?$/,
+  /^\/segments(\/[^/]+(\/count)?)?$/,
   /^\/messages(\/[^/]+)?$/,
 ];
 

@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { CONTACTS_LIMITS, type Segment } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
+import { getToken } from '../../api/token.js';
 import { useDebouncedValue } from '../templates/useDebouncedValue.js';
 import { toast } from '../toasts/toasts.js';
 import {
   rowsFromText,
+  useBulkContactsMutation,
   useCreateSegmentMutation,
   useDeleteContactMutation,
   useGetContactsQuery,
@@ -119,14 +121,77 @@ function ImportBox() {
   );
 }
 
-/** Contacts: the book with search, a tag filter, paging, import and segments. */
+/** The book, or the segment shown, as CSV through the authenticated export call. */
+async function downloadContacts(segmentId: string): Promise<void> {
+  const token = await getToken();
+  const query = segmentId ? `?segmentId=${encodeURIComponent(segmentId)}` : '';
+  const res = await fetch(`${globalThis.location?.origin ?? ''}/api/contacts/export${query}`, {
+    headers: token ? { Authorization: `Bearer ${token}` } : {},
+  });
+  if (!res.ok) throw new Error(`export answered ${res.status}`);
+  const url = URL.createObjectURL(await res.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = 'contacts.csv';
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Tag, untag or delete the ticked contacts, or every contact of the segment shown. */
+function BulkBar({ ids, segmentId, onDone }: { ids: string[]; segmentId: string; onDone: () => void }) {
+  const [bulk, { isLoading }] = useBulkContactsMutation();
+  const [tags, setTags] = useState('');
+  const target = ids.length > 0 ? { ids } : segmentId ? { segmentId } : undefined;
+  const what = ids.length > 0 ? `${ids.length} selected` : 'every contact of the segment';
+  const run = async (action: 'tag' | 'untag' | 'delete') => {
+    if (!target) return;
+    if (action === 'delete' && !window.confirm(`Delete ${what}? Their opt-outs stay.`)) return;
+    try {
+      const r = await bulk({ action, ...(action === 'delete' ? {} : { tags: splitTags(tags) }), ...target }).unwrap();
+      toast.success(`${r.affected.toLocaleString('en-US')} contacts ${action === 'delete' ? 'deleted' : 'changed'}`);
+      onDone();
+    } catch (err) {
+      toast.error(errorMessage(err));
+    }
+  };
+  if (!target) return null;
+  const noTags = splitTags(tags).length === 0;
+  return (
+    <div className="contacts-bulk" role="group" aria-label="Change contacts in bulk">
+      <span>Apply to {what}:</span>
+      <input
+        aria-label="Tags to add or remove"
+        placeholder="Tags"
+        value={tags}
+        onChange={(e) => setTags(e.target.value)}
+      />
+      <button type="button" className="btn" disabled={isLoading || noTags} onClick={() => void run('tag')}>
+        Add tags
+      </button>
+      <button type="button" className="btn" disabled={isLoading || noTags} onClick={() => void run('untag')}>
+        Remove tags
+      </button>
+      <button type="button" className="btn" disabled={isLoading} onClick={() => void run('delete')}>
+        Delete
+      </button>
+    </div>
+  );
+}
+
+/** Contacts: the book with search, a tag and segment filter, paging, bulk changes, export, import and segments. */
 export function ContactsTab() {
   const [q, setQ] = useState('');
   const [tag, setTag] = useState('');
+  const [segmentId, setSegmentId] = useState('');
   const [cursor, setCursor] = useState<string | null>(null);
+  const [selected, setSelected] = useState<string[]>([]);
   const search = useDebouncedValue(q, 300);
-  const { data, isFetching, error } = useGetContactsQuery({ q: search, tag, cursor, limit: PAGE });
+  const { data, isFetching, error } = useGetContactsQuery({ q: search, tag, segmentId, cursor, limit: PAGE });
+  const { data: segments = [] } = useGetSegmentsQuery();
   const [remove] = useDeleteContactMutation();
+  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s, id]));
   return (
     <div className="contacts-tab">
       <section className="card" aria-label="Contacts">
@@ -149,11 +214,34 @@ export function ContactsTab() {
             value={tag}
             onChange={(e) => (setTag(e.target.value.trim()), setCursor(null))}
           />
+          <select
+            aria-label="Segment filter"
+            value={segmentId}
+            onChange={(e) => (setSegmentId(e.target.value), setCursor(null), setSelected([]))}
+          >
+            <option value="">All contacts</option>
+            {segments.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+          <button
+            type="button"
+            className="btn"
+            onClick={() => void downloadContacts(segmentId).catch((err) => toast.error(errorMessage(err)))}
+          >
+            Export CSV
+          </button>
         </div>
+        <BulkBar ids={selected} segmentId={segmentId} onDone={() => setSelected([])} />
         {error && <p className="notice notice-error">{errorMessage(error)}</p>}
         <table className="contacts-table">
           <thead>
             <tr>
+              <th>
+                <span className="visually-hidden">Select</span>
+              </th>
               <th>Number</th>
               <th>Name</th>
               <th>Tags</th>
@@ -165,6 +253,14 @@ export function ContactsTab() {
           <tbody>
             {(data?.contacts ?? []).map((c) => (
               <tr key={c.id}>
+                <td>
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${c.phone}`}
+                    checked={selected.includes(c.id)}
+                    onChange={() => toggle(c.id)}
+                  />
+                </td>
                 <td>{c.phone}</td>
                 <td>{c.name ?? ''}</td>
                 <td>{c.tags.join(', ')}</td>

@@ -11,6 +11,7 @@ import { api } from '../../api/api.js';
 export interface ContactPageArgs {
   q: string;
   tag: string;
+  segmentId?: string;
   cursor: string | null;
   limit: number;
 }
@@ -21,10 +22,11 @@ export const contactsApi = api
   .injectEndpoints({
     endpoints: (build) => ({
       getContacts: build.query<ContactListAnswer, ContactPageArgs>({
-        query: ({ q, tag, cursor, limit }) => {
+        query: ({ q, tag, segmentId, cursor, limit }) => {
           const params = new URLSearchParams({ limit: String(limit) });
           if (q) params.set('q', q);
           if (tag) params.set('tag', tag);
+          if (segmentId) params.set('segmentId', segmentId);
           if (cursor) params.set('cursor', cursor);
           return `api/contacts?${params.toString()}`;
         },
@@ -36,6 +38,10 @@ export const contactsApi = api
       }),
       deleteContact: build.mutation<unknown, string>({
         query: (id) => ({ url: `api/contacts/${encodeURIComponent(id)}`, method: 'DELETE' }),
+        invalidatesTags: ['Contacts', 'Segments'],
+      }),
+      bulkContacts: build.mutation<{ affected: number }, ContactBulk>({
+        query: (body) => ({ url: 'api/contacts/bulk', method: 'POST', body }),
         invalidatesTags: ['Contacts', 'Segments'],
       }),
       importContacts: build.mutation<ContactImportAnswer, { rows: unknown[]; tags?: string[] }>({
@@ -73,6 +79,13 @@ export const contactsApi = api
         }),
         invalidatesTags: ['Conversations'],
       }),
+      markConversation: build.mutation<{ phone: string; unread: number }, { phone: string; unread: boolean }>({
+        query: ({ phone, unread }) => ({
+          url: `api/conversations/${encodeURIComponent(phone)}/${unread ? 'unread' : 'read'}`,
+          method: 'POST',
+        }),
+        invalidatesTags: ['Conversations'],
+      }),
     }),
   });
 
@@ -87,7 +100,14 @@ export const {
   useGetConversationsQuery,
   useGetThreadQuery,
   useAnswerMutation,
+  useBulkContactsMutation,
+  useMarkConversationMutation,
 } = contactsApi;
+
+/** A bulk change: tag, untag or delete the chosen contacts (ids) or a segment's. */
+export type ContactBulk = { action: 'tag' | 'untag' | 'delete'; tags?: string[] } & (
+  { ids: string[] } | { segmentId: string }
+);
 
 /** "phone,name,tags" lines (tags separated by ;) as import rows; a header line starting with "phone" is skipped. */
 export function rowsFromText(text: string): { phone: string; name?: string; tags?: string[] }[] {

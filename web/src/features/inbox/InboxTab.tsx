@@ -1,11 +1,26 @@
 import { useState, type FormEvent } from 'react';
 import { errorMessage } from '../../api/errors.js';
 import { toast } from '../toasts/toasts.js';
-import { useAnswerMutation, useGetConversationsQuery, useGetThreadQuery } from '../contacts/contactsApi.js';
+import {
+  useAnswerMutation,
+  useGetConversationsQuery,
+  useGetThreadQuery,
+  useMarkConversationMutation,
+} from '../contacts/contactsApi.js';
 
-function Thread({ phone }: { phone: string }) {
+function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
   const { data: messages = [], isLoading } = useGetThreadQuery(phone);
   const [answer, { isLoading: sending }] = useAnswerMutation();
+  const [mark] = useMarkConversationMutation();
+  // Closed first: an open thread is read again by its next fetch (opening a thread marks it read).
+  const markUnread = async () => {
+    onClose();
+    try {
+      await mark({ phone, unread: true }).unwrap();
+    } catch (err) {
+      toast.error(errorMessage(err));
+    }
+  };
   const [text, setText] = useState('');
   const submit = async (e: FormEvent) => {
     e.preventDefault();
@@ -18,7 +33,12 @@ function Thread({ phone }: { phone: string }) {
   };
   return (
     <section className="card inbox-thread" aria-label={`Conversation with ${phone}`}>
-      <h3>{phone}</h3>
+      <div className="inbox-thread-head">
+        <h3>{phone}</h3>
+        <button type="button" className="btn-link" onClick={() => void markUnread()}>
+          Mark unread
+        </button>
+      </div>
       {isLoading && <p>Loading…</p>}
       <ol className="inbox-messages">
         {messages.map((m, i) => (
@@ -74,7 +94,7 @@ export function InboxTab() {
           ))}
         </ul>
       </section>
-      {open && <Thread key={open} phone={open} />}
+      {open && <Thread key={open} phone={open} onClose={() => setOpen(null)} />}
     </div>
   );
 }

@@ -36,6 +36,7 @@ const SCOPE_LABEL: Record<ApiKeyScope, string> = {
   'campaigns:write': 'Start and control campaigns, opt-outs',
   read: 'Read everything',
   'templates:write': 'Change templates',
+  'contacts:write': 'Change contacts and segments',
 };
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');

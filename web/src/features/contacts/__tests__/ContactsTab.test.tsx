@@ -59,6 +59,43 @@ describe('Contacts tab', () => {
   }, 30_000);
 });
 
+describe('Contacts tab: segments and bulk changes', () => {
+  it('shows a segment, tags the ticked contacts and deletes the whole segment after a confirm', async () => {
+    const fetch = fakeFetch((method, url) => {
+      if (url.pathname === '/api/segments')
+        return {
+          body: { segments: [{ id: 'seg-1', name: 'VIPs', rule: { tags: { anyOf: ['vip'] } }, createdAt: '' }] },
+        };
+      if (url.pathname === '/api/segments/seg-1/count') return { body: { count: 1 } };
+      if (url.pathname === '/api/contacts/bulk' && method === 'POST') return { body: { affected: 1 } };
+      const contacts =
+        url.searchParams.get('segmentId') === 'seg-1'
+          ? [contact('91234567', 'Ann', ['vip'])]
+          : [contact('91234567', 'Ann', ['vip']), contact('92345678', 'Ben', [])];
+      return { body: { contacts, nextCursor: null, total: contacts.length } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    vi.stubGlobal('confirm', () => true);
+    renderWithProviders(<ContactsTab />);
+    expect(await screen.findByText('Ben')).toBeTruthy();
+    await userEvent.click(screen.getByLabelText('Select 92345678'));
+    await userEvent.type(screen.getByLabelText('Tags to add or remove'), 'promo');
+    await userEvent.click(screen.getByRole('button', { name: 'Add tags' }));
+    await waitFor(() => {
+      const call = fetch.calls.find((c) => c.url.pathname === '/api/contacts/bulk');
+      expect(call?.body).toEqual({ action: 'tag', tags: ['promo'], ids: ['id-92345678'] });
+    });
+    await userEvent.selectOptions(await screen.findByLabelText('Segment filter'), 'seg-1');
+    await waitFor(() => expect(screen.queryByText('Ben')).toBeNull());
+    expect(screen.getByText(/every contact of the segment/)).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Delete' }));
+    await waitFor(() => {
+      const calls = fetch.calls.filter((c) => c.url.pathname === '/api/contacts/bulk');
+      expect(calls[1]?.body).toEqual({ action: 'delete', segmentId: 'seg-1' });
+    });
+  }, 30_000);
+});
+
 describe('Inbox tab', () => {
   it('shows unread replies first, opens a thread and sends an answer', async () => {
     const fetch = fakeFetch((method, url, body) => {
@@ -75,6 +112,7 @@ describe('Inbox tab', () => {
             ],
           },
         };
+      if (url.pathname.endsWith('/unread')) return { body: { phone: '91234567', unread: 1 } };
       if (method === 'POST') {
         expect(body).toEqual({ text: 'Sure' });
         return { status: 202, body: { id: 'job-1' } };
@@ -99,5 +137,13 @@ describe('Inbox tab', () => {
         fetch.calls.some((c) => c.method === 'POST' && c.url.pathname === '/api/conversations/91234567/messages'),
       ).toBe(true),
     );
+    // Mark unread closes the thread (opening it again would read it) and tells the server.
+    await userEvent.click(screen.getByRole('button', { name: 'Mark unread' }));
+    await waitFor(() =>
+      expect(
+        fetch.calls.some((c) => c.method === 'POST' && c.url.pathname === '/api/conversations/91234567/unread'),
+      ).toBe(true),
+    );
+    expect(screen.queryByRole('region', { name: 'Conversation with 91234567' })).toBeNull();
   });
 });
