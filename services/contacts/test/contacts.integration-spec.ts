@@ -317,6 +317,18 @@ describe('campaigns to a segment, facts and the inbox', () => {
     expect(lines.slice(1).every((l) => l.includes('even'))).toBe(true);
     expect((await bob.get(`/api/contacts?segmentId=${even}`)).status).toBe(404);
 
+    // Compose's "Choose contacts" pages through the segment with each contact's variables.
+    const members = await ann.get(`/api/segments/${even}/members`);
+    expect(members.status).toBe(200);
+    expect(members.body.recipients).toHaveLength(6);
+    expect(members.body.recipients[0]).toEqual({ phone: '96660000', variables: { name: 'C0' } });
+    expect(members.body).toMatchObject({ nextCursor: null, asOf: expect.any(String) });
+    // Contacts added after asOf do not join.
+    const before = await ann.get(`/api/segments/${even}/members?asOf=2020-01-01T00:00:00Z`);
+    expect(before.body.recipients).toEqual([]);
+    expect((await ann.get(`/api/segments/${even}/members?asOf=yesterday`)).status).toBe(400);
+    expect((await bob.get(`/api/segments/${even}/members`)).status).toBe(404);
+
     // One contact by id; another user's is not found.
     const one = listed.body.contacts[0] as { id: string; phone: string };
     expect((await ann.get(`/api/contacts/${one.id}`)).body).toMatchObject({ id: one.id, phone: one.phone });

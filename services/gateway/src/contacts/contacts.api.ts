@@ -149,6 +149,27 @@ export class ContactsApi {
     return rewritten;
   }
 
+  /** One page of the segment's recipients for the web's "Choose contacts"; `asOf` fixes who belongs across pages. */
+  async membersPage(userId: string, segmentId: string, cursor: unknown, asOf: unknown) {
+    const refuse = () => AppError.validation(ContactsErrorCode.InvalidSegment, CONTACT_MESSAGES.cursorInvalid);
+    const from =
+      typeof asOf === 'string' && asOf.length <= 64 ? Date.parse(asOf) : asOf === undefined ? Date.now() : NaN;
+    if (Number.isNaN(from)) throw refuse();
+    if (cursor !== undefined && typeof cursor !== 'string') throw refuse();
+    const at = new Date(from).toISOString();
+    const page = await this.rpc.call(
+      'contacts.segments.members',
+      {
+        userId,
+        segmentId,
+        asOf: at,
+        ...(typeof cursor === 'string' && cursor !== '' ? { cursor: cursor.slice(0, 64) } : {}),
+      },
+      { timeoutMs: LONG_TIMEOUT_MS },
+    );
+    return { ...page, asOf: at };
+  }
+
   /** Every recipient of the segment as it is now (contacts added later do not join), page by page. */
   async segmentRecipients(userId: string, segmentId: string): Promise<SegmentRecipient[]> {
     const asOf = new Date().toISOString();

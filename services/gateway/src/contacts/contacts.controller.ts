@@ -156,6 +156,20 @@ export class ContactsController {
     return this.api.count(user.userId, segmentId);
   }
 
+  @Get('segments/:segmentId/members')
+  @ApiOperation({
+    summary:
+      "A page of the segment's recipients by number, each with the contact's name and fields as variables → {recipients, nextCursor, asOf}; pass asOf and the cursor back for the next page (contacts added after asOf do not join)",
+  })
+  members(
+    @CurrentUser() user: AuthUser,
+    @Param('segmentId') segmentId: string,
+    @Query('cursor') cursor?: unknown,
+    @Query('asOf') asOf?: unknown,
+  ) {
+    return this.api.membersPage(user.userId, segmentId, cursor, asOf);
+  }
+
   @Delete('segments/:segmentId')
   @ApiOperation({ summary: 'Delete a saved segment' })
   removeSegment(@CurrentUser() user: AuthUser, @Param('segmentId') segmentId: string) {

@@ -3,6 +3,7 @@ import type {
   ContactListAnswer,
   Conversation,
   Segment,
+  SegmentRecipient,
   SegmentRule,
   ThreadMessage,
 } from '@bns/contracts';
@@ -56,6 +57,18 @@ export const contactsApi = api
       createSegment: build.mutation<{ id: string }, { name: string; rule: SegmentRule }>({
         query: (body) => ({ url: 'api/segments', method: 'POST', body }),
         invalidatesTags: ['Segments'],
+      }),
+      segmentMembers: build.query<
+        { recipients: SegmentRecipient[]; nextCursor: string | null; asOf: string },
+        { segmentId: string; cursor?: string; asOf?: string }
+      >({
+        query: ({ segmentId, cursor, asOf }) => {
+          const params = new URLSearchParams();
+          if (cursor) params.set('cursor', cursor);
+          if (asOf) params.set('asOf', asOf);
+          return `api/segments/${encodeURIComponent(segmentId)}/members?${params.toString()}`;
+        },
+        keepUnusedDataFor: 0,
       }),
       segmentCount: build.query<{ count: number }, string>({
         query: (id) => `api/segments/${encodeURIComponent(id)}/count`,

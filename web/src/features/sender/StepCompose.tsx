@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { CHIPS_SHOWN, LIMITS, MESSAGES, WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
+import { ChooseContacts } from '../contacts/ChooseContacts.js';
 import { FileImport } from '../personalise/FileImport.js';
 import { toast } from '../toasts/toasts.js';
 import { PhoneSpreadsheetDialog } from './PhoneSpreadsheetDialog.js';
@@ -62,6 +63,7 @@ export function StepCompose() {
           >
             Clear All
           </button>
+          <ChooseContacts />
         </div>
       </div>
       {numbers.length === 0 ? (
