@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { io, type Socket } from 'socket.io-client';
-import { SOCKET } from '@bns/contracts';
+import { FOLLOW_UPS, SOCKET, type FollowUpKind } from '@bns/contracts';
 import {
   api,
   devSignIn,
@@ -62,7 +62,7 @@ beforeAll(async () => {
     serviceEnv: {
       gateway: { RATE_LIMIT_BURST: '1000' },
       jobs: { SEND_DELAY_MS: '50', SEND_JITTER_MS: '0' },
-      sessions: { SIM_FAIL_NUMBERS: FAILING, SIM_DELIVERED_DELAY_MS: '50' },
+      sessions: { SIM_FAIL_NUMBERS: FAILING, SIM_DELIVERED_DELAY_MS: '50', SIM_READ_DELAY_MS: '300' },
     },
   });
 }, 180_000);
@@ -256,6 +256,44 @@ describe('campaigns to a segment, facts and the inbox', () => {
       jobId: started.body.jobId,
     });
     expect((await shop.get(`/api/segments/${replied.body.id}/count`)).body).toEqual({ count: 1 });
+
+    // Each follow-up audience of the report ("Follow up" in the web) is exactly the report's recipients.
+    type Row = {
+      phoneNumber: string;
+      status: string;
+      sentAt: string | null;
+      readAt: string | null;
+      repliedAt: string | null;
+    };
+    // Read acks come SIM_READ_DELAY_MS after each send: the report is read once they are all in.
+    const report = await waitFor(async () => {
+      const rows = (await shop.get(`/job-results/${started.body.jobId}?limit=200`)).body.results as Row[];
+      return rows.filter((r) => r.sentAt).every((r) => r.readAt) ? rows : undefined;
+    }, 30_000);
+    const expected: Record<FollowUpKind, string[]> = {
+      notRead: report.filter((r) => r.sentAt && !r.readAt).map((r) => r.phoneNumber),
+      read: report.filter((r) => r.readAt).map((r) => r.phoneNumber),
+      replied: report.filter((r) => r.repliedAt).map((r) => r.phoneNumber),
+      failed: report.filter((r) => r.status === 'failed').map((r) => r.phoneNumber),
+    };
+    expect(expected.replied).toEqual(['97770001']);
+    for (const kind of Object.keys(FOLLOW_UPS) as FollowUpKind[]) {
+      const made = await shop.post('/api/segments', {
+        name: `Follow-up ${kind}`,
+        rule: { facts: FOLLOW_UPS[kind].facts(started.body.jobId) },
+      });
+      // The facts arrive by events: wait until the segment holds what the report says, or fail saying what it held.
+      const want = JSON.stringify(expected[kind].sort());
+      let held = '';
+      await waitFor(async () => {
+        const members = (await shop.get(`/api/segments/${made.body.id}/members`)).body.recipients as {
+          phone: string;
+        }[];
+        held = JSON.stringify(members.map((m) => m.phone).sort());
+        return held === want ? true : undefined;
+      }, 15_000).catch(() => undefined);
+      expect([kind, held]).toEqual([kind, want]);
+    }
     const thread = await shop.get('/api/conversations/85297770001');
     expect(thread.status).toBe(200);
     expect(thread.body.messages.map((m: { direction: string; text: string }) => [m.direction, m.text])).toEqual([

@@ -38,5 +38,8 @@ export const CONTACT_MESSAGES = {
   bulkSelectionInvalid: `Choose the contacts: ids (a list of at most ${L.bulkIdsMax.toLocaleString('en-US')} contact ids) or segmentId, not both`,
   bulkTagsRequired: 'Name the tags to add or remove',
   conversationNotFound: 'No conversation with this number',
+  followUpLoaded: (count: number, who: string) =>
+    `${count.toLocaleString('en-US')} contacts who ${who} are in the sender: write the follow-up and review it`,
+  followUpEmpty: (who: string) => `No contact in your book ${who}: nothing to follow up`,
   markInvalid: 'Send {unread: true} or {unread: false}',
 } as const;

@@ -242,6 +242,22 @@ export const SegmentCreateSchema = z.object(
   { error: M.segmentNotObject },
 );
 
+/** A finished campaign's follow-up audiences, as segment rules over its outcomes (the report's words). */
+export const FOLLOW_UPS = {
+  notRead: {
+    label: 'Not read',
+    who: 'did not read it',
+    facts: (jobId: string) => [
+      { fact: 'messaged' as const, jobId },
+      { fact: 'read' as const, jobId, value: false },
+    ],
+  },
+  read: { label: 'Read', who: 'read it', facts: (jobId: string) => [{ fact: 'read' as const, jobId }] },
+  replied: { label: 'Replied', who: 'replied', facts: (jobId: string) => [{ fact: 'replied' as const, jobId }] },
+  failed: { label: 'Failed', who: 'it failed for', facts: (jobId: string) => [{ fact: 'failed' as const, jobId }] },
+} as const;
+export type FollowUpKind = keyof typeof FOLLOW_UPS;
+
 // ------------------------------------------------------------------------------------------------
 // Answers
 

@@ -4,6 +4,7 @@ import { errorMessage } from '../../api/errors.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Spinner } from '../../components/Spinner.js';
 import { selectUserId } from '../auth/slice.js';
+import { FollowUp } from '../contacts/FollowUp.js';
 import { selectJobInProgress } from '../job/slice.js';
 import { ExportButtons } from '../results/ExportButtons.js';
 import { ReceiptsRow } from '../results/ReceiptsRow.js';
@@ -58,6 +59,7 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
         >
           {loading ? 'Loading…' : 'Send again'}
         </button>
+        {['completed', 'failed', 'cancelled'].includes(job.status) && <FollowUp job={job} disabled={sending} />}
       </div>
       {open && (
         <div className="results-grid">

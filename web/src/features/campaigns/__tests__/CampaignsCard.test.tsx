@@ -97,6 +97,49 @@ describe('Campaigns card', () => {
     expect(await screen.findByText(RESULTS_MESSAGES.sendAgainOptedOutLeft(1))).toBeTruthy();
   });
 
+  it('Follow up saves the not-read segment of the campaign and loads its contacts into the sender', async () => {
+    const created: unknown[] = [];
+    const server = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/jobs/user_test_1')
+        return { body: { success: true, jobs: [job({})], nextCursor: null } };
+      if (url.pathname === '/api/segments' && method === 'POST') {
+        created.push(body);
+        return { status: 201, body: { id: 'seg-f' } };
+      }
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      if (url.pathname === '/api/segments/seg-f/members')
+        return {
+          body: {
+            recipients: [{ phone: '61234567', variables: { name: 'Bo' } }],
+            nextCursor: null,
+            asOf: '2025-01-02T00:00:00.000Z',
+          },
+        };
+      return { status: 404, body: { success: false, error: 'Not found' } };
+    });
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<CampaignsCard />, {
+      preloadedState: { ...connectedState(), ui: { activeTab: 'dashboard' } },
+    });
+    await user.selectOptions(await screen.findByLabelText('Follow up'), 'notRead');
+    await waitFor(() => expect(store.getState().sender.phoneNumbers).toEqual(['61234567']));
+    expect(created).toEqual([
+      {
+        name: 'Follow-up (not read): 2025-01-01 Hi {{name}}',
+        rule: {
+          facts: [
+            { fact: 'messaged', jobId: 'job-1' },
+            { fact: 'read', jobId: 'job-1', value: false },
+          ],
+        },
+      },
+    ]);
+    expect(store.getState().sender.variables['61234567']).toEqual({ name: 'Bo' });
+    expect(store.getState().sender.message).toBe('');
+    expect(store.getState().ui.activeTab).toBe('send');
+  });
+
   it('says so when there are no campaigns yet', async () => {
     vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, jobs: [], nextCursor: null } })).fn);
     renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
