@@ -4,7 +4,10 @@ import { errorMessage } from '../../api/errors.js';
 import { getToken } from '../../api/token.js';
 import { useDebouncedValue } from '../templates/useDebouncedValue.js';
 import { toast } from '../toasts/toasts.js';
+import { FileImport } from '../personalise/FileImport.js';
+import type { RecipientColumns } from '../sender/slice.js';
 import {
+  rowsFromColumns,
   rowsFromText,
   useBulkContactsMutation,
   useCreateSegmentMutation,
@@ -84,11 +87,15 @@ function SegmentEditor() {
   );
 }
 
-/** Import: "phone,name,tags" lines pasted in, merged by number, all or nothing. */
+/** Import: a CSV or XLSX file through the column mapping, or "phone,name,tags" lines pasted in; merged by number, all or nothing. */
 function ImportBox() {
   const [text, setText] = useState('');
   const [tags, setTags] = useState('');
   const [importRows, { isLoading }] = useImportContactsMutation();
+  const fromFile = async (columns: RecipientColumns, fileName: string) => {
+    const r = await importRows({ rows: rowsFromColumns(columns), tags: splitTags(tags) }).unwrap();
+    return `${fileName}: ${r.created} created, ${r.updated} updated, ${r.invalid} invalid, ${r.duplicates} duplicates`;
+  };
   const submit = async () => {
     try {
       const r = await importRows({ rows: rowsFromText(text), tags: splitTags(tags) }).unwrap();
@@ -101,6 +108,8 @@ function ImportBox() {
   return (
     <section className="card" aria-label="Import contacts">
       <h3>Import</h3>
+      <FileImport title="Import a CSV or XLSX file" noun="contact" onRecipients={fromFile} />
+      <p className="muted small">Or paste lines:</p>
       <textarea
         aria-label="Contacts to import"
         rows={4}

@@ -8,6 +8,7 @@ import type {
   ThreadMessage,
 } from '@bns/contracts';
 import { api } from '../../api/api.js';
+import type { RecipientColumns } from '../sender/slice.js';
 
 export interface ContactPageArgs {
   q: string;
@@ -121,6 +122,38 @@ export const {
 export type ContactBulk = { action: 'tag' | 'untag' | 'delete'; tags?: string[] } & (
   { ids: string[] } | { segmentId: string }
 );
+
+/**
+ * A mapped file's rows as import rows: the `name` column is the contact's name, a `tags` column (words
+ * separated by ; or ,) its tags, every other column a field; blank cells are left out.
+ */
+export function rowsFromColumns(columns: RecipientColumns): ContactImportRow[] {
+  const { phones, names, values } = columns;
+  return phones.map((phone, i) => {
+    const row: ContactImportRow = { phone };
+    const fields: Record<string, string> = {};
+    names.forEach((name, k) => {
+      const value = values[k]![i]!.trim();
+      if (value === '') return;
+      if (name === 'name') row.name = value;
+      else if (name === 'tags')
+        row.tags = value
+          .split(/[;,]/)
+          .map((t) => t.trim())
+          .filter(Boolean);
+      else fields[name] = value;
+    });
+    if (Object.keys(fields).length > 0) row.fields = fields;
+    return row;
+  });
+}
+
+export interface ContactImportRow {
+  phone: string;
+  name?: string;
+  tags?: string[];
+  fields?: Record<string, string>;
+}
 
 /** "phone,name,tags" lines (tags separated by ;) as import rows; a header line starting with "phone" is skipped. */
 export function rowsFromText(text: string): { phone: string; name?: string; tags?: string[] }[] {

@@ -1,6 +1,7 @@
 import { useEffect, useId, useRef, useState, type DragEvent } from 'react';
 import { FILE_LIMITS, FILE_MESSAGES, variableNameOf, WEB_MESSAGES } from '@bns/contracts';
 import { useAppDispatch } from '../../app/hooks.js';
+import type { RecipientColumns } from '../sender/slice.js';
 import { importRecipientColumns } from '../sender/thunks.js';
 import { toast } from '../toasts/toasts.js';
 import { downloadCsvTemplate, downloadXlsxTemplate } from './files.js';
@@ -16,7 +17,17 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
  * file is read in a Web Worker (a CSV a chunk at a time) with a progress bar and Cancel, so the page
  * stays responsive whatever its size; the limits are stated by the drop zone.
  */
-export function FileImport() {
+export function FileImport({
+  title = 'Personalise from a file',
+  noun = 'recipient',
+  onRecipients,
+}: {
+  title?: string;
+  /** What a mapped row becomes ("recipient", "contact"). */
+  noun?: string;
+  /** Where the mapped rows go instead of the sender; answers the sentence to show. */
+  onRecipients?: (columns: RecipientColumns, fileName: string) => Promise<string>;
+} = {}) {
   const dispatch = useAppDispatch();
   const inputId = useId();
   const limitsId = useId();
@@ -120,8 +131,11 @@ export function FileImport() {
     try {
       const columns = await r.recipients(mapping);
       if (reader.current !== r) return;
-      await dispatch(importRecipientColumns(columns));
-      toast.success(`${plural(columns.phones.length, 'recipient')} added from ${fileName ?? 'the file'}`);
+      if (onRecipients) toast.success(await onRecipients(columns, fileName ?? 'the file'));
+      else {
+        await dispatch(importRecipientColumns(columns));
+        toast.success(`${plural(columns.phones.length, 'recipient')} added from ${fileName ?? 'the file'}`);
+      }
       reset();
     } catch (e) {
       if (!(e instanceof ReadCancelled)) toast.error(e instanceof Error ? e.message : WEB_MESSAGES.fileUnreadable);
@@ -134,7 +148,7 @@ export function FileImport() {
   return (
     <div className="file-import">
       <div className="file-import-head">
-        <h3>Personalise from a file</h3>
+        <h3>{title}</h3>
         <div className="button-row">
           <button type="button" className="button secondary small" onClick={downloadCsvTemplate}>
             Download Template (CSV)
@@ -303,7 +317,7 @@ export function FileImport() {
               disabled={result.valid === 0 || using}
               onClick={() => void use()}
             >
-              Use {plural(result.valid, 'recipient')}
+              Use {plural(result.valid, noun)}
             </button>
           </div>
         </div>

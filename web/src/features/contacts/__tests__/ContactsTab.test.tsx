@@ -59,6 +59,39 @@ describe('Contacts tab', () => {
   }, 30_000);
 });
 
+describe('Contacts tab: import a file', () => {
+  it('imports a CSV through the column mapping: name, tags and the other columns as fields', async () => {
+    const posted: unknown[] = [];
+    const fetch = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/contacts/import' && method === 'POST') {
+        posted.push(body);
+        return { body: { created: 2, updated: 0, invalid: 0, duplicates: 0, invalidRows: [] } };
+      }
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      return { body: { contacts: [], nextCursor: null, total: 0 } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    await userEvent.upload(
+      screen.getByLabelText('Upload contacts file'),
+      new File(['phone,name,tags,city\n91234567,Ann,vip;new,Sha Tin\n61234567,Ben,,\nabc,Bad,,\n'], 'book.csv', {
+        type: 'text/csv',
+      }),
+    );
+    await userEvent.click(await screen.findByRole('button', { name: 'Use 2 contacts' }));
+    expect(await screen.findByText('book.csv: 2 created, 0 updated, 0 invalid, 0 duplicates')).toBeTruthy();
+    expect(posted).toEqual([
+      {
+        rows: [
+          { phone: '91234567', name: 'Ann', tags: ['vip', 'new'], fields: { city: 'Sha Tin' } },
+          { phone: '61234567', name: 'Ben' },
+        ],
+        tags: [],
+      },
+    ]);
+  }, 30_000);
+});
+
 describe('Contacts tab: segments and bulk changes', () => {
   it('shows a segment, tags the ticked contacts and deletes the whole segment after a confirm', async () => {
     const fetch = fakeFetch((method, url) => {
