@@ -93,6 +93,7 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
   }
   async destroy() {
     this.calls.push('destroy');
+    clearInterval(this.codeTimer);
   }
   failLogout = false;
   async logout() {
@@ -136,7 +137,38 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
   async getContactLidAndPhone(userIds: string[]) {
     return userIds.map((lid) => ({ lid, pn: this.behaviour.lidPhones[lid] }));
   }
+  /** The page's code timer (whatsapp-web.js keeps it as `window.codeInterval`). */
+  private codeTimer?: NodeJS.Timeout;
+  codesIssued = 0;
+  /**
+   * As whatsapp-web.js 1.34.7 does: every code, the first included, is emitted as `code` (the page's
+   * `onCodeReceivedEvent`), the first one also returned, and a new one comes every `intervalMs` while unpaired.
+   */
+  async requestPairingCode(phoneNumber: string, showNotification = true, intervalMs = 180_000): Promise<string> {
+    this.calls.push(`requestPairingCode:${phoneNumber}:${showNotification}:${intervalMs}`);
+    clearInterval(this.codeTimer);
+    const issue = () => {
+      this.codesIssued += 1;
+      const code = `CODE${String(this.codesIssued).padStart(4, '0')}`;
+      this.emit('code', code);
+      return code;
+    };
+    this.codeTimer = setInterval(issue, intervalMs);
+    return issue();
+  }
+  async cancelPairingCode() {
+    this.calls.push('cancelPairingCode');
+    clearInterval(this.codeTimer);
+    this.codeTimer = undefined;
+  }
+  /** WhatsApp Web reloads mid-link: the page's code timer is gone and it comes back showing a QR. */
+  reloadPage(qr: string) {
+    clearInterval(this.codeTimer);
+    this.codeTimer = undefined;
+    this.emit('qr', qr);
+  }
   link(phone: string, wid: WebjsWid = { user: phone, server: 'c.us', _serialized: `${phone}@c.us` }) {
+    clearInterval(this.codeTimer);
     this.emit('authenticated');
     this.info = { wid };
     this.emit('ready');
@@ -270,6 +302,84 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     });
     expect(client.calls).toEqual(['initialize', 'destroy']);
     expect(await manager.status(userId)).toEqual({ state: 'no_session' });
+  });
+
+  it('links by phone number without createSession: codes instead of QRs, renewed, asked again after a page reload mid-link', async () => {
+    const refreshMs = 400;
+    const manager = await newManager({ engine: { pairingCodeRefreshMs: refreshMs } });
+    const userId = 'user_pair';
+    const invalid = (await manager.requestPairingCode(userId, '12-34').catch((e: AppError) => e)) as AppError;
+    expect([invalid.kind, invalid.code, invalid.message]).toEqual([
+      ErrorKind.Validation,
+      SessionsErrorCode.PairingPhoneInvalid,
+      SESSION_MESSAGES.pairingPhoneInvalid,
+    ]);
+    expect(clients.filter((c) => c.args.userId === userId)).toHaveLength(0);
+
+    const asked = Date.now();
+    expect(await manager.requestPairingCode(userId, '+852 9123 4567')).toEqual({ sessionId: expect.any(String) });
+    const client = lastClient();
+    expect(client.calls).toEqual(['initialize']);
+    // The page is up (its first QR): the engine asks for a code for the number instead of showing the QR.
+    client.emit('qr', 'qr-never-shown');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls).toEqual(['initialize', `requestPairingCode:85291234567:true:${refreshMs}`]);
+    const first = eventsOf(userId).find((e) => e.state === 'pairing_code')!;
+    expect(first.code).toBe('CODE0001');
+    const expiresIn = Date.parse(first.expiresAt) - asked;
+    expect(expiresIn).toBeGreaterThanOrEqual(refreshMs);
+    expect(expiresIn).toBeLessThan(refreshMs + 2000);
+    expect(await manager.status(userId)).toEqual({ state: 'pairing_code', sessionId: expect.any(String) });
+
+    // WhatsApp Web renews the code; then the page reloads mid-link (its code timer dies, a QR shows).
+    await waitFor(() => statesOf(userId).filter((s) => s === 'pairing_code').length >= 2, 5000);
+    client.reloadPage('qr-after-reload');
+    await waitFor(() => client.calls.filter((c) => c.startsWith('requestPairingCode')).length === 2, 5000);
+    const codes = () =>
+      eventsOf(userId)
+        .filter((e) => e.state === 'pairing_code')
+        .map((e) => e.code);
+    await waitFor(() => codes().length >= 3, 5000);
+    expect(new Set(codes()).size).toBe(codes().length);
+    expect(statesOf(userId)).not.toContain('qr');
+
+    // The code is entered on the phone: the usual finalising and ready, at that number.
+    client.link('85291234567');
+    await waitFor(() => statesOf(userId).includes('ready'), 5000);
+    expect(eventsOf(userId).find((e) => e.state === 'ready')).toMatchObject({ phoneNumber: '85291234567' });
+    expect(statesOf(userId).slice(-2)).toEqual(['creating', 'ready']);
+    const afterReady = codes().length;
+    await new Promise((r) => setTimeout(r, refreshMs * 2));
+    expect(codes()).toHaveLength(afterReady);
+    const linked = (await manager.requestPairingCode(userId, '85291234567').catch((e: AppError) => e)) as AppError;
+    expect(linked.code).toBe(SessionsErrorCode.PairingAlreadyLinked);
+  });
+
+  it('turns a QR link into a code and back: cancel shows QR codes again, attempts counted afresh', async () => {
+    const manager = await newManager();
+    const userId = 'user_pair_cancel';
+    await manager.connect(userId, true);
+    const client = lastClient();
+    client.emit('qr', 'qr-1');
+    client.emit('qr', 'qr-2');
+    await waitFor(() => statesOf(userId).filter((s) => s === 'qr').length === 2, 5000);
+    await manager.requestPairingCode(userId, '91234567');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls).toContain(`requestPairingCode:85291234567:true:${LIMITS.pairingCodeRefreshMs}`);
+    // A QR the page still shows meanwhile is not passed on.
+    client.emit('qr', 'qr-hidden');
+    expect(await manager.cancelPairingCode(userId)).toEqual({ cancelled: true });
+    expect(client.calls).toContain('cancelPairingCode');
+    client.emit('qr', 'qr-3');
+    await waitFor(() => statesOf(userId).filter((s) => s === 'qr').length === 3, 5000);
+    const qrs = eventsOf(userId).filter((e) => e.state === 'qr');
+    expect(qrs.map((e) => [e.qr, e.attempts])).toEqual([
+      ['qr-1', 1],
+      ['qr-2', 2],
+      ['qr-3', 1],
+    ]);
+    expect(await manager.cancelPairingCode(userId)).toEqual({ cancelled: false });
+    await manager.logout(userId);
   });
 
   it('maps authenticated/ready to creating/ready, sends, maps message_ack to statuses, and disconnected to disconnected', async () => {

@@ -1,5 +1,5 @@
 import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
-import { MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
+import { LIMITS, MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
 
 /** A share from 0 to 1 (a decimal number). */
 function shareOfOne(doc: string, defaultValue: number): EnvVar<number> {
@@ -61,6 +61,11 @@ export const SESSIONS_ENV = {
     'simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)',
     20_000,
     { min: 10 },
+  ),
+  PAIRING_CODE_REFRESH_MS: env.int(
+    'linking by phone number: a new pairing code replaces the one showing this often (WhatsApp Web: every 3 minutes); the webjs engine passes it to whatsapp-web.js',
+    LIMITS.pairingCodeRefreshMs,
+    { min: 100 },
   ),
   SIM_READY_DELAY_MS: env.int('simulated engine: time between a scan (authenticated) and ready', 300, { min: 0 }),
   SIM_AUTO_SCAN_MS: env.int(

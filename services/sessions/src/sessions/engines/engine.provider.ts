@@ -21,6 +21,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
       // The number lookup queues nothing, so it must give up before the whole send does (then it is retried).
       lookupTimeoutMs: Math.min(15_000, Math.floor(env.SEND_TIMEOUT_MS / 3)),
       serverAckTimeoutMs: env.WEBJS_SERVER_ACK_TIMEOUT_MS,
+      pairingCodeRefreshMs: env.PAIRING_CODE_REFRESH_MS,
     });
   }
   return new SimulatedEngine(simOutbox, {
@@ -35,6 +36,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
     refuseDelayMs: env.SIM_REFUSE_DELAY_MS,
     lidShare: env.SIM_LID_SHARE,
     failMediaNumbers: env.SIM_FAIL_MEDIA_NUMBERS,
+    pairingCodeRefreshMs: env.PAIRING_CODE_REFRESH_MS,
   });
 }
 
