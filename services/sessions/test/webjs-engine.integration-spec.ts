@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Objm, StorageType } from '@nats-io/obj';
 import wwebjs from 'whatsapp-web.js';
@@ -29,6 +29,8 @@ import {
   OutboxPublisher,
   OutboxRepository,
   RpcClient,
+  SecretBox,
+  SecretKeyRing,
   Transactions,
 } from '@bns/service-kit';
 import { startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bns/testing';
@@ -193,6 +195,9 @@ const ENV = {
   SESSIONS_LEDGER_STATEMENTS: 2,
 } as unknown as SessionsEnv;
 
+/** Every stored profile is sealed under SESSION_STATE_KEY; the tests use a key of their own. */
+const RING = new SecretKeyRing(new SecretBox(randomBytes(32).toString('base64'), 'SESSION_STATE_KEY'));
+
 const ENGINE_OPTIONS: Omit<WebjsEngineOptions, 'dataPath'> = {
   chromiumPath: '/nonexistent',
   backupSyncIntervalMs: 60_000,
@@ -221,6 +226,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
   ) => {
     const engine = new WebjsEngine(
       new WebjsAuthRepository(new Transactions(db)),
+      RING,
       { ...ENGINE_OPTIONS, dataPath, ...opts.engine },
       (args) => {
         const c = new FakeClient(args, { ...DEFAULT_BEHAVIOUR, ...opts.behaviour });
@@ -520,7 +526,13 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
 
   it('keeps RemoteAuth profiles in Postgres: zip round trip, nothing before the first save, bad zips refused', async () => {
     const userId = 'user_store';
-    const store = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024);
+    const store = new WebjsAuthStore(
+      new WebjsAuthRepository(new Transactions(db)),
+      userId,
+      dataPath,
+      1024 * 1024,
+      RING,
+    );
     const auth = new SafeRemoteAuth({ clientId: userId, store, dataPath, backupSyncIntervalMs: 60_000 });
     (auth as any).setup({ options: { puppeteer: {} }, emit: () => undefined });
     const session = webjsSessionName(userId);
@@ -537,13 +549,21 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const [{ size_bytes: goodSize }] = await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [
       session,
     ]);
+    // Sealed at rest: SQL sees neither the zip nor the names of the files in it; the key opens it.
+    const [{ data: row }] = await db.query(`SELECT data FROM webjs_auth WHERE session = $1`, [session]);
+    expect(SecretBox.isSealedBytes(row)).toBe(true);
+    expect(row.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toBe(false);
+    expect(row.includes(Buffer.from('login.ldb'))).toBe(false);
+    const zip = RING.openBytes(row).plain;
+    expect(zip.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toBe(true);
+    expect(zip.includes(Buffer.from('login.ldb'))).toBe(true);
 
     // An empty or non-zip backup never replaces the good one.
     writeFileSync(join(dataPath, `${session}.zip`), '');
     await store.save({ session });
     writeFileSync(join(dataPath, `${session}.zip`), 'x'.repeat(100));
     await store.save({ session });
-    const big = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 50);
+    const big = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 50, RING);
     writeFileSync(
       join(dataPath, `${session}.zip`),
       Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]),
@@ -765,7 +785,13 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
 
   it('4: duplicate ready starts one backup timer; destroy and logout stop them; an empty profile zip is refused', async () => {
     const userId = 'user_timers';
-    const store = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024);
+    const store = new WebjsAuthStore(
+      new WebjsAuthRepository(new Transactions(db)),
+      userId,
+      dataPath,
+      1024 * 1024,
+      RING,
+    );
     const auth = new SafeRemoteAuth({ clientId: userId, store, dataPath, backupSyncIntervalMs: 60_000 });
     (auth as any).setup({ options: { puppeteer: {} }, emit: () => undefined });
     (auth as any).backupSyncIntervalMs = 300; // the library allows ≥ 60 s; the timers behave the same
@@ -801,7 +827,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     // A profile zipped after the logout has a valid header and no login in it.
     const empty = new SafeRemoteAuth({
       clientId: `${userId}_empty`,
-      store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024),
+      store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024, RING),
       dataPath,
       backupSyncIntervalMs: 60_000,
     });

@@ -20,6 +20,7 @@ import type {
   WaEngine,
 } from './engine.types.js';
 import type { SimOutboxRepository } from './sim-outbox.repository.js';
+import type { SimAuthStore } from './sim-auth.store.js';
 
 export interface SimulatedEngineOptions {
   qrIntervalMs: number;
@@ -40,6 +41,8 @@ export interface SimulatedEngineOptions {
   failMediaNumbers?: readonly string[];
   /** Linking by phone number: a new pairing code this often (WhatsApp: 3 minutes). */
   pairingCodeRefreshMs?: number;
+  /** Where a link's login is kept (sealed), so a restart restores it; without it the link row alone does. */
+  auth?: SimAuthStore;
 }
 
 /** The characters of WhatsApp's pairing codes (no 0, O, I or U, which read alike). */
@@ -115,13 +118,12 @@ export class SimulatedEngine implements WaEngine {
     );
   }
 
-  // The simulator's "login" is the link row itself: nothing else to keep or drop.
-  async hasStoredAuth(): Promise<boolean> {
-    return true;
+  async hasStoredAuth(userId: string): Promise<boolean> {
+    return this.options.auth ? this.options.auth.exists(userId) : true;
   }
 
-  async deleteStoredAuth(): Promise<number> {
-    return 0;
+  async deleteStoredAuth(userId: string): Promise<number> {
+    return this.options.auth ? this.options.auth.delete(userId) : 0;
   }
 }
 
@@ -150,6 +152,21 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   async start(): Promise<void> {
     if (this.create.restore) {
       this.phoneNumber = this.create.restore.phoneNumber;
+      if (this.options.auth) {
+        // Like a real engine: the link comes back from its stored login, not from the link row.
+        let stored: string | undefined;
+        try {
+          stored = await this.options.auth.phoneNumber(this.create.userId);
+        } catch (err) {
+          this.listener.failed(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        if (!stored) {
+          this.listener.authFailure('no stored login');
+          return;
+        }
+        this.phoneNumber = stored;
+      }
       this.phase = 'authenticating';
       this.later(0, () => {
         this.becomeReady();
@@ -217,7 +234,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     this.phase = 'authenticating';
     this.phoneNumber = phoneNumber;
     this.listener.authenticated();
-    this.later(this.options.readyDelayMs, () => this.becomeReady());
+    this.later(this.options.readyDelayMs, () => this.linkReady());
     return this.phoneNumber;
   }
 
@@ -331,6 +348,18 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     if (this.phase !== 'authenticating' || !this.phoneNumber) return;
     this.phase = 'ready';
     this.listener.ready(this.phoneNumber);
+  }
+
+  /** A new link: its login is stored (sealed) before it is announced, so a restart from then on restores it. */
+  private linkReady(): void {
+    const phoneNumber = this.phoneNumber;
+    if (this.phase !== 'authenticating' || !phoneNumber) return;
+    if (!this.options.auth) return this.becomeReady();
+    this.options.auth.save(this.create.userId, phoneNumber).then(
+      () => this.phase !== 'stopped' && this.becomeReady(),
+      (err: unknown) =>
+        this.phase !== 'stopped' && this.listener.failed(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private later(ms: number, fn: () => void): void {

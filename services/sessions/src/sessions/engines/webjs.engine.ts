@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import wwebjs from 'whatsapp-web.js';
-import { AppError } from '@bns/service-kit';
+import { AppError, type SecretKeyRing } from '@bns/service-kit';
 import {
   ErrorKind,
   LIMITS,
@@ -177,6 +177,7 @@ export class WebjsEngine implements WaEngine {
 
   constructor(
     private readonly auth: WebjsAuthRepository,
+    private readonly ring: SecretKeyRing,
     private readonly options: WebjsEngineOptions,
     private readonly clientFactory: WebjsClientFactory = realWebjsClient,
   ) {
@@ -185,7 +186,7 @@ export class WebjsEngine implements WaEngine {
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession {
-    const store = new WebjsAuthStore(this.auth, options.userId, this.dataPath, this.options.authMaxBytes);
+    const store = new WebjsAuthStore(this.auth, options.userId, this.dataPath, this.options.authMaxBytes, this.ring);
     const client = this.clientFactory({
       userId: options.userId,
       clientId: webjsClientId(options.userId),
