@@ -142,12 +142,16 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
   /** The page's code timer (whatsapp-web.js keeps it as `window.codeInterval`). */
   private codeTimer?: NodeJS.Timeout;
   codesIssued = 0;
+  /** Errors the next code requests fail with (the page call rejecting), one per request. */
+  readonly codeFailures: Error[] = [];
   /**
    * As whatsapp-web.js 1.34.7 does: every code, the first included, is emitted as `code` (the page's
    * `onCodeReceivedEvent`), the first one also returned, and a new one comes every `intervalMs` while unpaired.
    */
   async requestPairingCode(phoneNumber: string, showNotification = true, intervalMs = 180_000): Promise<string> {
     this.calls.push(`requestPairingCode:${phoneNumber}:${showNotification}:${intervalMs}`);
+    const failure = this.codeFailures.shift();
+    if (failure) throw failure;
     clearInterval(this.codeTimer);
     const issue = () => {
       this.codesIssued += 1;
@@ -359,6 +363,34 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     expect(codes()).toHaveLength(afterReady);
     const linked = (await manager.requestPairingCode(userId, '85291234567').catch((e: AppError) => e)) as AppError;
     expect(linked.code).toBe(SessionsErrorCode.PairingAlreadyLinked);
+  });
+
+  it('a code request cut by a page reload is asked again at the next QR; any other failure ends the link as engine_failed', async () => {
+    const manager = await newManager();
+    const userId = 'user_pair_reload';
+    await manager.requestPairingCode(userId, '85291234568');
+    const client = lastClient();
+    client.codeFailures.push(new Error('Execution context was destroyed, most likely because of a navigation.'));
+    client.emit('qr', 'qr-before-reload');
+    await waitFor(() => client.calls.filter((c) => c.startsWith('requestPairingCode')).length === 1, 5000);
+    expect(statesOf(userId)).toEqual([]);
+    client.emit('qr', 'qr-after-reload');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls.filter((c) => c.startsWith('requestPairingCode'))).toHaveLength(2);
+    await manager.logout(userId);
+
+    const other = 'user_pair_broken';
+    await manager.requestPairingCode(other, '85291234569');
+    const broken = lastClient();
+    broken.codeFailures.push(new Error('Evaluation failed: TypeError: PairingCodeLinkUtils is undefined'));
+    broken.emit('qr', 'qr');
+    await waitFor(() => statesOf(other).includes('disconnected'), 5000);
+    expect(eventsOf(other).find((e) => e.state === 'disconnected')).toMatchObject({
+      reason: DISCONNECT_REASONS.engineFailed,
+      message: SESSION_MESSAGES.engineFailed,
+    });
+    expect(broken.calls).toContain('destroy');
+    expect(statesOf(other)).not.toContain('pairing_code');
   });
 
   it('turns a QR link into a code and back: cancel shows QR codes again, attempts counted afresh', async () => {
