@@ -75,6 +75,14 @@ const PLACES = {
     group: 'production',
     readme: 'seals webhook signing secrets (32 random bytes, base64); never change it in place',
   },
+  SESSION_STATE_KEY: {
+    group: 'production',
+    readme: 'seals the stored WhatsApp logins (32 random bytes, base64); rotate with `SESSION_STATE_KEY_PREVIOUS`',
+  },
+  SESSION_STATE_KEY_PREVIOUS: {
+    group: 'production',
+    readme: 'old key(s) during a rotation: logins are sealed again under the new one at start',
+  },
   // Tuning knobs worth a line in the README
   LOG_LEVEL: { readme: 'pino log level' },
   METRICS_PORT: { readme: 'Prometheus `/metrics`, off the HTTP port' },

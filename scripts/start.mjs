@@ -155,8 +155,9 @@ async function shutdown(code) {
 testing.takeOverSignals(() => void shutdown(0));
 
 /** The key in .data/integrations-secret-key, made (32 random bytes, base64, readable by this user only) on the first start. */
-function integrationsSecretKey() {
-  const file = join(dataDir, 'integrations-secret-key');
+/** A key kept with the data (made once): a restart must open what the last run sealed. */
+function keptKey(name) {
+  const file = join(dataDir, name);
   if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
 }
@@ -188,7 +189,11 @@ try {
     serviceEnv: {
       gateway: { BIND_ADDRESS: settings.GATEWAY_BIND_ADDRESS },
       // Seals the webhook signing secrets: kept with the data, or a restart could not open them.
-      integrations: { INTEGRATIONS_SECRET_KEY: process.env.INTEGRATIONS_SECRET_KEY || integrationsSecretKey() },
+      integrations: {
+        INTEGRATIONS_SECRET_KEY: process.env.INTEGRATIONS_SECRET_KEY || keptKey('integrations-secret-key'),
+      },
+      // Seals every stored WhatsApp login: kept with the data, or a restart could not restore the links.
+      sessions: { SESSION_STATE_KEY: process.env.SESSION_STATE_KEY || keptKey('session-state-key') },
     },
     env: {
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

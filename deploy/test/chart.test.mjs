@@ -866,6 +866,38 @@ test('helm lint and helm template', async (t) => {
     },
   );
 
+  await t.test('helm template: sessions opens its logins with SESSION_STATE_KEY from a kept Secret', () => {
+    const docs = helmTemplate(['clerk.values.yaml']);
+    const sts = docs.find((d) => d.kind === 'StatefulSet' && d.metadata.name === 'bns-sessions');
+    const env = podSpecOf(sts).containers[0].env;
+    const key = env.find((e) => e.name === 'SESSION_STATE_KEY').valueFrom.secretKeyRef;
+    assert.deepEqual(key, { name: 'bns-sessions-key', key: 'secret-key' });
+    assert.equal(
+      env.find((e) => e.name === 'SESSION_STATE_KEY_PREVIOUS'),
+      undefined,
+    );
+    const secret = docs.find((d) => d.kind === 'Secret' && d.metadata.name === 'bns-sessions-key');
+    assert.equal(secret.metadata.annotations['helm.sh/resource-policy'], 'keep');
+    // 32 bytes as 64 hex digits, what the service accepts.
+    assert.match(Buffer.from(secret.data['secret-key'], 'base64').toString(), /^[0-9a-f]{64}$/);
+
+    const rotating = helmTemplate(
+      ['clerk.values.yaml'],
+      ['--set', 'sessions.stateKey.existingSecret=new-key', '--set', 'sessions.stateKey.previousSecret=old-key'],
+    );
+    const env2 = podSpecOf(rotating.find((d) => d.kind === 'StatefulSet' && d.metadata.name === 'bns-sessions'))
+      .containers[0].env;
+    assert.equal(env2.find((e) => e.name === 'SESSION_STATE_KEY').valueFrom.secretKeyRef.name, 'new-key');
+    assert.deepEqual(env2.find((e) => e.name === 'SESSION_STATE_KEY_PREVIOUS').valueFrom.secretKeyRef, {
+      name: 'old-key',
+      key: 'secret-key',
+    });
+    assert.equal(
+      rotating.find((d) => d.kind === 'Secret' && d.metadata.name === 'bns-sessions-key'),
+      undefined,
+    );
+  });
+
   await t.test('helm template refuses Clerk mode without Clerk settings', () => {
     assert.throws(
       () => execFileSync(helm, ['template', 'bns', CHART_DIR], { encoding: 'utf8', stdio: 'pipe' }),

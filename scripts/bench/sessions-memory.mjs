@@ -3,6 +3,7 @@
 // the script prints the shard's RSS growth divided by N. Real Postgres and NATS, the built service
 // (build first: npx tsc -p services/sessions/tsconfig.build.json).
 //   node scripts/bench/sessions-memory.mjs [users]
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import { sleep, startNats, startPostgres, startService } from '@bns/testing';
@@ -26,6 +27,8 @@ try {
       WA_ENGINE: 'simulated',
       SIM_READY_DELAY_MS: '0',
       AUTO_LOGIN_PREF_TIMEOUT_MS: '200',
+      // Every link's login is sealed under it (each simulated link stores one).
+      SESSION_STATE_KEY: randomBytes(32).toString('base64'),
     },
   });
   nc = await connectNats(nats.url, 'bench-sessions-memory');

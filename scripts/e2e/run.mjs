@@ -946,6 +946,51 @@ async function journey(url) {
     await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
   });
 
+  await step(
+    page,
+    'link by phone number instead: an 8-character code, Cancel back to the QR, then enter it',
+    async () => {
+      await page.getByRole('button', { name: 'Simulate unlink' }).click();
+      await page.getByRole('button', { name: 'Connect WhatsApp' }).click({ timeout: 15_000 });
+      await page.getByAltText('WhatsApp QR code to scan with your phone').waitFor({ timeout: 30_000 });
+      const askCode = async (number) => {
+        await page.getByRole('button', { name: 'Link with phone number instead' }).click();
+        await page.getByLabel('Phone number of your WhatsApp account, with the country code').fill(number);
+        await page.getByRole('button', { name: 'Get code' }).click();
+        const code = page.getByLabel('Pairing code');
+        await code.waitFor({ timeout: 15_000 });
+        return code.innerText();
+      };
+      // A number WhatsApp would not take is refused in words, and the QR stays.
+      await page.getByRole('button', { name: 'Link with phone number instead' }).click();
+      await page.getByLabel('Phone number of your WhatsApp account, with the country code').fill('12ab');
+      await page.getByRole('button', { name: 'Get code' }).click();
+      check(
+        (await page.getByRole('alert').filter({ hasText: 'country code' }).count()) === 1,
+        'a bad number is not refused in words',
+      );
+      await page.reload();
+      await page.getByAltText('WhatsApp QR code to scan with your phone').waitFor({ timeout: 30_000 });
+      const first = await askCode('+852 9123 4567');
+      check(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/.test(first), `the pairing code is not shown as ABCD-EFGH: ${first}`);
+      for (const stepText of ['Tap Link a device', 'Tap Link with phone number instead'])
+        check((await page.getByText(stepText).count()) === 1, `the step "${stepText}" is not shown`);
+      check((await page.getByText(/A new code replaces this one at/).count()) === 1, 'the expiry is not shown');
+      await shot(page, '11-pairing-code');
+      await page.getByRole('button', { name: 'Cancel' }).click();
+      await page.getByAltText('WhatsApp QR code to scan with your phone').waitFor({ timeout: 30_000 });
+      const second = await askCode('85291234567');
+      check(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/.test(second), `the second pairing code is not ABCD-EFGH: ${second}`);
+      await page.getByRole('button', { name: 'Simulate entering the code' }).click();
+      await page.locator('.connected-banner').waitFor({ timeout: 15_000 });
+      // The account linked is the number the code was asked for (digits 3 to 11 shown).
+      check(
+        (await page.locator('.connected-banner .phone').innerText()).trim() === '91234567',
+        'the linked number is not the one the code was asked for',
+      );
+    },
+  );
+
   await step(page, 'sign out (the other tabs sign out too)', async () => {
     const other = await context.newPage();
     await other.goto(url);

@@ -22,3 +22,4 @@ export * from './bootstrap.js';
 export * from './outbox/outbox.js';
 export * from './account/index.js';
 export * from './ids/job-ids.js';
+export * from './crypto/secret-box.js';

@@ -165,6 +165,8 @@ export class FaultSystem {
       WA_ENGINE: 'simulated',
       // The integrations service seals webhook secrets under this key: one per system, kept for its restarts.
       INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
+      // The sessions shards seal every stored WhatsApp login under this key, kept for their restarts.
+      SESSION_STATE_KEY: randomBytes(32).toString('base64'),
       ...options.env,
     };
     const envOf = (name: ServiceName, extra: Record<string, string> = {}) => ({

@@ -235,6 +235,8 @@ export async function startSystem(options: SystemOptions = {}): Promise<System> 
     WA_ENGINE: 'simulated',
     // The integrations service seals webhook secrets under this key: one per system, kept for its restarts.
     INTEGRATIONS_SECRET_KEY: randomBytes(32).toString('base64'),
+    // The sessions shards seal every stored WhatsApp login under this key, kept for their restarts.
+    SESSION_STATE_KEY: randomBytes(32).toString('base64'),
     ...options.env,
   };
   const wanted = options.services ?? ['templates', 'jobs', 'dashboard', 'sessions', 'integrations', 'contacts'];

@@ -3,6 +3,8 @@ import { waitFor } from './process.js';
 
 export interface SimulatorMessage {
   to: string;
+  /** The recipient's LID on the simulated WhatsApp (`<digits>@lid`). */
+  lid: string;
   text: string;
   idempotencyKey: string;
   at: string;

@@ -182,6 +182,32 @@ describe('opt-outs: STOP keywords, the list, and skipping at start and mid-job',
     expect(onlySkipped.body.results.map((r: { phoneNumber: string }) => r.phoneNumber)).toEqual([late]);
   });
 
+  it('a STOP that names its sender by LID only, mid-job: the number the account knows for that LID never gets the message', async () => {
+    // The account wrote to this number before: WhatsApp named its LID then, and the account kept the pair.
+    const phones = numbers(8, 91_125_000);
+    const late = phones[6]!;
+    const earlier = await startJob(ann, { message: 'Earlier', phoneNumbers: [late] });
+    await waitForJob(ann, earlier, isFinished, 20_000);
+    const [{ lid }] = await outboxOf(ann, earlier);
+    expect(lid).toMatch(/^\d+@lid$/);
+
+    const jobId = await startJob(ann, { message: 'Mid-job by LID', phoneNumbers: phones });
+    await waitForJob(ann, jobId, (j) => j.progress.sent >= 1, 10_000, 'the first send');
+    // The reply carries the LID alone, no number (as WhatsApp sends more and more of them).
+    const stop = await ann.client.post('/dev/simulator/inbound', { lid, text: 'STOP' });
+    expect(stop.status).toBe(200);
+    const done = await waitForJob(ann, jobId, isFinished, 30_000);
+    expect(done.status).toBe('completed');
+    expect(done.progress).toEqual({ total: 8, sent: 7, failed: 0, skipped: 1 });
+    expect(done.results.skippedList).toEqual([
+      { phoneNumber: late, reason: 'opted_out', timestamp: expect.any(String) },
+    ]);
+    const sent = (await outboxOf(ann, jobId)).map((m) => m.to);
+    expect(sent).toHaveLength(7);
+    expect(sent.map((to) => to.slice(-8))).not.toContain(late);
+    expect((await listed(ann, late)).reason).toBe('keyword');
+  });
+
   it('a number WhatsApp does not know fails once, then later jobs skip it (not_on_whatsapp) without asking WhatsApp again', async () => {
     const first = await startJob(ann, { message: 'Who is this', phoneNumbers: ['91130001', NOT_ON_WHATSAPP] });
     const one = await waitForJob(ann, first, isFinished, 20_000);

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Objm, StorageType } from '@nats-io/obj';
 import wwebjs from 'whatsapp-web.js';
@@ -29,6 +29,8 @@ import {
   OutboxPublisher,
   OutboxRepository,
   RpcClient,
+  SecretBox,
+  SecretKeyRing,
   Transactions,
 } from '@bns/service-kit';
 import { startNats, startPostgres, waitFor, type Nats, type Postgres } from '@bns/testing';
@@ -93,6 +95,7 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
   }
   async destroy() {
     this.calls.push('destroy');
+    clearInterval(this.codeTimer);
   }
   failLogout = false;
   async logout() {
@@ -136,7 +139,42 @@ class FakeClient extends EventEmitter implements WebjsClientLike {
   async getContactLidAndPhone(userIds: string[]) {
     return userIds.map((lid) => ({ lid, pn: this.behaviour.lidPhones[lid] }));
   }
+  /** The page's code timer (whatsapp-web.js keeps it as `window.codeInterval`). */
+  private codeTimer?: NodeJS.Timeout;
+  codesIssued = 0;
+  /** Errors the next code requests fail with (the page call rejecting), one per request. */
+  readonly codeFailures: Error[] = [];
+  /**
+   * As whatsapp-web.js 1.34.7 does: every code, the first included, is emitted as `code` (the page's
+   * `onCodeReceivedEvent`), the first one also returned, and a new one comes every `intervalMs` while unpaired.
+   */
+  async requestPairingCode(phoneNumber: string, showNotification = true, intervalMs = 180_000): Promise<string> {
+    this.calls.push(`requestPairingCode:${phoneNumber}:${showNotification}:${intervalMs}`);
+    const failure = this.codeFailures.shift();
+    if (failure) throw failure;
+    clearInterval(this.codeTimer);
+    const issue = () => {
+      this.codesIssued += 1;
+      const code = `CODE${String(this.codesIssued).padStart(4, '0')}`;
+      this.emit('code', code);
+      return code;
+    };
+    this.codeTimer = setInterval(issue, intervalMs);
+    return issue();
+  }
+  async cancelPairingCode() {
+    this.calls.push('cancelPairingCode');
+    clearInterval(this.codeTimer);
+    this.codeTimer = undefined;
+  }
+  /** WhatsApp Web reloads mid-link: the page's code timer is gone and it comes back showing a QR. */
+  reloadPage(qr: string) {
+    clearInterval(this.codeTimer);
+    this.codeTimer = undefined;
+    this.emit('qr', qr);
+  }
   link(phone: string, wid: WebjsWid = { user: phone, server: 'c.us', _serialized: `${phone}@c.us` }) {
+    clearInterval(this.codeTimer);
     this.emit('authenticated');
     this.info = { wid };
     this.emit('ready');
@@ -160,6 +198,9 @@ const ENV = {
   SESSIONS_LEDGER_BATCH: 100,
   SESSIONS_LEDGER_STATEMENTS: 2,
 } as unknown as SessionsEnv;
+
+/** Every stored profile is sealed under SESSION_STATE_KEY; the tests use a key of their own. */
+const RING = new SecretKeyRing(new SecretBox(randomBytes(32).toString('base64'), 'SESSION_STATE_KEY'));
 
 const ENGINE_OPTIONS: Omit<WebjsEngineOptions, 'dataPath'> = {
   chromiumPath: '/nonexistent',
@@ -189,6 +230,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
   ) => {
     const engine = new WebjsEngine(
       new WebjsAuthRepository(new Transactions(db)),
+      RING,
       { ...ENGINE_OPTIONS, dataPath, ...opts.engine },
       (args) => {
         const c = new FakeClient(args, { ...DEFAULT_BEHAVIOUR, ...opts.behaviour });
@@ -270,6 +312,112 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     });
     expect(client.calls).toEqual(['initialize', 'destroy']);
     expect(await manager.status(userId)).toEqual({ state: 'no_session' });
+  });
+
+  it('links by phone number without createSession: codes instead of QRs, renewed, asked again after a page reload mid-link', async () => {
+    const refreshMs = 400;
+    const manager = await newManager({ engine: { pairingCodeRefreshMs: refreshMs } });
+    const userId = 'user_pair';
+    const invalid = (await manager.requestPairingCode(userId, '12-34').catch((e: AppError) => e)) as AppError;
+    expect([invalid.kind, invalid.code, invalid.message]).toEqual([
+      ErrorKind.Validation,
+      SessionsErrorCode.PairingPhoneInvalid,
+      SESSION_MESSAGES.pairingPhoneInvalid,
+    ]);
+    expect(clients.filter((c) => c.args.userId === userId)).toHaveLength(0);
+
+    const asked = Date.now();
+    expect(await manager.requestPairingCode(userId, '+852 9123 4567')).toEqual({ sessionId: expect.any(String) });
+    const client = lastClient();
+    expect(client.calls).toEqual(['initialize']);
+    // The page is up (its first QR): the engine asks for a code for the number instead of showing the QR.
+    client.emit('qr', 'qr-never-shown');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls).toEqual(['initialize', `requestPairingCode:85291234567:true:${refreshMs}`]);
+    const first = eventsOf(userId).find((e) => e.state === 'pairing_code')!;
+    expect(first.code).toBe('CODE0001');
+    const expiresIn = Date.parse(first.expiresAt) - asked;
+    expect(expiresIn).toBeGreaterThanOrEqual(refreshMs);
+    expect(expiresIn).toBeLessThan(refreshMs + 2000);
+    expect(await manager.status(userId)).toEqual({ state: 'pairing_code', sessionId: expect.any(String) });
+
+    // WhatsApp Web renews the code; then the page reloads mid-link (its code timer dies, a QR shows).
+    await waitFor(() => statesOf(userId).filter((s) => s === 'pairing_code').length >= 2, 5000);
+    client.reloadPage('qr-after-reload');
+    await waitFor(() => client.calls.filter((c) => c.startsWith('requestPairingCode')).length === 2, 5000);
+    const codes = () =>
+      eventsOf(userId)
+        .filter((e) => e.state === 'pairing_code')
+        .map((e) => e.code);
+    await waitFor(() => codes().length >= 3, 5000);
+    expect(new Set(codes()).size).toBe(codes().length);
+    expect(statesOf(userId)).not.toContain('qr');
+
+    // The code is entered on the phone: the usual finalising and ready, at that number.
+    client.link('85291234567');
+    await waitFor(() => statesOf(userId).includes('ready'), 5000);
+    expect(eventsOf(userId).find((e) => e.state === 'ready')).toMatchObject({ phoneNumber: '85291234567' });
+    expect(statesOf(userId).slice(-2)).toEqual(['creating', 'ready']);
+    const afterReady = codes().length;
+    await new Promise((r) => setTimeout(r, refreshMs * 2));
+    expect(codes()).toHaveLength(afterReady);
+    const linked = (await manager.requestPairingCode(userId, '85291234567').catch((e: AppError) => e)) as AppError;
+    expect(linked.code).toBe(SessionsErrorCode.PairingAlreadyLinked);
+  });
+
+  it('a code request cut by a page reload is asked again at the next QR; any other failure ends the link as engine_failed', async () => {
+    const manager = await newManager();
+    const userId = 'user_pair_reload';
+    await manager.requestPairingCode(userId, '85291234568');
+    const client = lastClient();
+    client.codeFailures.push(new Error('Execution context was destroyed, most likely because of a navigation.'));
+    client.emit('qr', 'qr-before-reload');
+    await waitFor(() => client.calls.filter((c) => c.startsWith('requestPairingCode')).length === 1, 5000);
+    expect(statesOf(userId)).toEqual([]);
+    client.emit('qr', 'qr-after-reload');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls.filter((c) => c.startsWith('requestPairingCode'))).toHaveLength(2);
+    await manager.logout(userId);
+
+    const other = 'user_pair_broken';
+    await manager.requestPairingCode(other, '85291234569');
+    const broken = lastClient();
+    broken.codeFailures.push(new Error('Evaluation failed: TypeError: PairingCodeLinkUtils is undefined'));
+    broken.emit('qr', 'qr');
+    await waitFor(() => statesOf(other).includes('disconnected'), 5000);
+    expect(eventsOf(other).find((e) => e.state === 'disconnected')).toMatchObject({
+      reason: DISCONNECT_REASONS.engineFailed,
+      message: SESSION_MESSAGES.engineFailed,
+    });
+    expect(broken.calls).toContain('destroy');
+    expect(statesOf(other)).not.toContain('pairing_code');
+  });
+
+  it('turns a QR link into a code and back: cancel shows QR codes again, attempts counted afresh', async () => {
+    const manager = await newManager();
+    const userId = 'user_pair_cancel';
+    await manager.connect(userId, true);
+    const client = lastClient();
+    client.emit('qr', 'qr-1');
+    client.emit('qr', 'qr-2');
+    await waitFor(() => statesOf(userId).filter((s) => s === 'qr').length === 2, 5000);
+    await manager.requestPairingCode(userId, '91234567');
+    await waitFor(() => statesOf(userId).includes('pairing_code'), 5000);
+    expect(client.calls).toContain(`requestPairingCode:85291234567:true:${LIMITS.pairingCodeRefreshMs}`);
+    // A QR the page still shows meanwhile is not passed on.
+    client.emit('qr', 'qr-hidden');
+    expect(await manager.cancelPairingCode(userId)).toEqual({ cancelled: true });
+    expect(client.calls).toContain('cancelPairingCode');
+    client.emit('qr', 'qr-3');
+    await waitFor(() => statesOf(userId).filter((s) => s === 'qr').length === 3, 5000);
+    const qrs = eventsOf(userId).filter((e) => e.state === 'qr');
+    expect(qrs.map((e) => [e.qr, e.attempts])).toEqual([
+      ['qr-1', 1],
+      ['qr-2', 2],
+      ['qr-3', 1],
+    ]);
+    expect(await manager.cancelPairingCode(userId)).toEqual({ cancelled: false });
+    await manager.logout(userId);
   });
 
   it('maps authenticated/ready to creating/ready, sends, maps message_ack to statuses, and disconnected to disconnected', async () => {
@@ -410,7 +558,13 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
 
   it('keeps RemoteAuth profiles in Postgres: zip round trip, nothing before the first save, bad zips refused', async () => {
     const userId = 'user_store';
-    const store = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024);
+    const store = new WebjsAuthStore(
+      new WebjsAuthRepository(new Transactions(db)),
+      userId,
+      dataPath,
+      1024 * 1024,
+      RING,
+    );
     const auth = new SafeRemoteAuth({ clientId: userId, store, dataPath, backupSyncIntervalMs: 60_000 });
     (auth as any).setup({ options: { puppeteer: {} }, emit: () => undefined });
     const session = webjsSessionName(userId);
@@ -427,13 +581,21 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     const [{ size_bytes: goodSize }] = await db.query(`SELECT size_bytes FROM webjs_auth WHERE session = $1`, [
       session,
     ]);
+    // Sealed at rest: SQL sees neither the zip nor the names of the files in it; the key opens it.
+    const [{ data: row }] = await db.query(`SELECT data FROM webjs_auth WHERE session = $1`, [session]);
+    expect(SecretBox.isSealedBytes(row)).toBe(true);
+    expect(row.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toBe(false);
+    expect(row.includes(Buffer.from('login.ldb'))).toBe(false);
+    const zip = RING.openBytes(row).plain;
+    expect(zip.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))).toBe(true);
+    expect(zip.includes(Buffer.from('login.ldb'))).toBe(true);
 
     // An empty or non-zip backup never replaces the good one.
     writeFileSync(join(dataPath, `${session}.zip`), '');
     await store.save({ session });
     writeFileSync(join(dataPath, `${session}.zip`), 'x'.repeat(100));
     await store.save({ session });
-    const big = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 50);
+    const big = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 50, RING);
     writeFileSync(
       join(dataPath, `${session}.zip`),
       Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(100)]),
@@ -655,7 +817,13 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
 
   it('4: duplicate ready starts one backup timer; destroy and logout stop them; an empty profile zip is refused', async () => {
     const userId = 'user_timers';
-    const store = new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024);
+    const store = new WebjsAuthStore(
+      new WebjsAuthRepository(new Transactions(db)),
+      userId,
+      dataPath,
+      1024 * 1024,
+      RING,
+    );
     const auth = new SafeRemoteAuth({ clientId: userId, store, dataPath, backupSyncIntervalMs: 60_000 });
     (auth as any).setup({ options: { puppeteer: {} }, emit: () => undefined });
     (auth as any).backupSyncIntervalMs = 300; // the library allows ≥ 60 s; the timers behave the same
@@ -691,7 +859,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
     // A profile zipped after the logout has a valid header and no login in it.
     const empty = new SafeRemoteAuth({
       clientId: `${userId}_empty`,
-      store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024),
+      store: new WebjsAuthStore(new WebjsAuthRepository(new Transactions(db)), userId, dataPath, 1024 * 1024, RING),
       dataPath,
       backupSyncIntervalMs: 60_000,
     });

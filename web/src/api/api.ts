@@ -275,6 +275,10 @@ export const api = createApi({
     simulatorScan: build.mutation<{ phoneNumber?: string }, void>({
       query: () => ({ url: 'dev/simulator/scan', method: 'POST' }),
     }),
+    /** Dev only (simulated engine): the phone enters the pairing code showing. */
+    simulatorPair: build.mutation<{ phoneNumber?: string }, { code: string }>({
+      query: (body) => ({ url: 'dev/simulator/pair', method: 'POST', body }),
+    }),
     /** Dev only (simulated engine): the phone unlinks this device. */
     simulatorUnlink: build.mutation<unknown, void>({
       query: () => ({ url: 'dev/simulator/disconnect', method: 'POST' }),
@@ -302,6 +306,7 @@ export const {
   useGetSimulatorOutboxQuery,
   useGetJobPacingQuery,
   useSimulatorScanMutation,
+  useSimulatorPairMutation,
   useSimulatorUnlinkMutation,
   useSimulatorInboundMutation,
 } = api;

@@ -24,6 +24,9 @@ export const SessionStateEventSchema = EventEnvelopeSchema.extend({
   reason: z.string().optional(),
   /** `disconnected` only: WhatsApp's own reason (LOGOUT, CONFLICT, TOS_BLOCK, …) when it gave one. */
   waReason: z.string().optional(),
+  /** `pairing_code` only: the code to enter on the phone (8 characters) and when it stops working (ISO). */
+  code: z.string().optional(),
+  expiresAt: z.string().optional(),
 });
 export type SessionStateEvent = z.output<typeof SessionStateEventSchema>;
 

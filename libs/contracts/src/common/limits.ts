@@ -22,6 +22,12 @@ export const LIMITS = {
   instructionsIntervalSeconds: 2,
   spreadsheetInitialRows: 10,
   qrMaxAttempts: 5,
+  /** Linking by phone number: WhatsApp's code is 8 characters (shown as ABCD-EFGH)... */
+  pairingCodeLength: 8,
+  /** ...refreshed every 3 minutes, as WhatsApp Web does (PAIRING_CODE_REFRESH_MS changes it)... */
+  pairingCodeRefreshMs: 180_000,
+  /** ...and after this many codes nobody entered, the link ends as the QR's does after its attempts. */
+  pairingCodeMaxCodes: 5,
   sessionCheckTimeoutMs: 30_000,
   connectTimeoutMs: 30_000,
   keepAliveLogMs: 600_000,

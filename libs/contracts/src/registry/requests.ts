@@ -56,6 +56,8 @@ import {
 import { MessageMetadataPutRequestSchema, MessageMetadataRefSchema } from '../integrations/v1.js';
 import { SessionsErrorCode } from '../sessions/rpc.js';
 import {
+  PairingCodeRequestSchema,
+  SimulatorPairRequestSchema,
   SessionConnectRequestSchema,
   SessionSendRequestSchema,
   SessionUserRequestSchema,
@@ -90,7 +92,10 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'sessions.status': SessionUserRequestSchema,
   'sessions.send': SessionSendRequestSchema,
   'sessions.logout': SessionUserRequestSchema,
+  'sessions.pairing.request': PairingCodeRequestSchema,
+  'sessions.pairing.cancel': SessionUserRequestSchema,
   'sessions.simulator.scan': SessionUserRequestSchema,
+  'sessions.simulator.pair': SimulatorPairRequestSchema,
   'sessions.simulator.disconnect': SessionUserRequestSchema,
   'sessions.simulator.outbox': SessionUserRequestSchema,
   'sessions.simulator.inbound': SimulatorInboundRequestSchema,

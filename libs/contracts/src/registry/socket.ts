@@ -1,7 +1,8 @@
 import type { MessageStatusEvent } from '../common/events.js';
 import type { JobLogEvent, JobProgressEvent } from '../jobs/events.js';
 import type { SessionStatusReply } from '../sessions/rpc.js';
-import type { CreateSessionPayload } from '../sessions/schemas.js';
+import type { CreateSessionPayload, RequestPairingCodePayload } from '../sessions/schemas.js';
+import type { PairingCancelReply, PairingCodeReply } from '../sessions/rpc.js';
 
 /** Socket settings both ends use (SPEC §7): the server listens where the client connects. */
 export const SOCKET = {
@@ -27,6 +28,8 @@ export const SOCKET_EVENTS = {
   messageStatus: 'message_status',
   /** A recipient wrote back: who and when, never the text (the text stays in the dashboard read model). */
   messageReceived: 'message_received',
+  /** Linking by phone number: the code to enter on the phone and when it expires. */
+  pairingCode: 'pairing_code',
   /** A refused or failed createSession (not one of SPEC §7's states). */
   sessionError: 'session_error',
   /** The account's deletion was requested (no `service`), or one service deleted its part (`service`). */
@@ -37,6 +40,10 @@ export const SOCKET_EVENTS = {
 export const SOCKET_CLIENT_EVENTS = {
   connected: 'connected',
   createSession: 'createSession',
+  /** Link by phone number instead of the QR: {phoneNumber}; the codes come as `pairing_code`. */
+  requestPairingCode: 'requestPairingCode',
+  /** Stop linking by phone number: back to the QR code. */
+  cancelPairingCode: 'cancelPairingCode',
 } as const;
 
 /** What a refused or failed createSession says (event `session_error`, and the ack). */
@@ -52,6 +59,12 @@ type Forwarded<E> = Omit<E, 'eventId' | 'userId'>;
 export interface LinkedPayload {
   id?: string;
   phoneNumber?: string;
+}
+
+/** `pairing_code`: the 8-character code to enter on the phone, and when (ISO time) a new one replaces it. */
+export interface PairingCodePayload {
+  code: string;
+  expiresAt: string;
 }
 
 /**
@@ -72,6 +85,7 @@ export interface SocketEventMap {
     job_log: Forwarded<JobLogEvent>;
     message_status: Forwarded<MessageStatusEvent>;
     message_received: { from: string; at: string; messageId: string };
+    pairing_code: PairingCodePayload;
     session_error: SessionSocketError;
     account_deletion: { deletionId: string; service?: string };
   };
@@ -79,6 +93,9 @@ export interface SocketEventMap {
     connected: { payload: undefined; ack: { success: true; userId: string } };
     /** The ack carries the first state reached (or the error). */
     createSession: { payload: CreateSessionPayload; ack: SessionStatusReply | SessionSocketError };
+    /** The ack says the request was taken (or the error); the code comes as `pairing_code`. */
+    requestPairingCode: { payload: RequestPairingCodePayload; ack: PairingCodeReply | SessionSocketError };
+    cancelPairingCode: { payload: undefined; ack: PairingCancelReply | SessionSocketError };
   };
 }
 
@@ -101,6 +118,11 @@ export type ClientToServerEvents = {
     payload: SocketEventMap['clientToServer']['createSession']['payload'],
     ack?: (reply: SocketEventMap['clientToServer']['createSession']['ack']) => void,
   ) => void;
+  requestPairingCode: (
+    payload: SocketEventMap['clientToServer']['requestPairingCode']['payload'],
+    ack?: (reply: SocketEventMap['clientToServer']['requestPairingCode']['ack']) => void,
+  ) => void;
+  cancelPairingCode: (ack?: (reply: SocketEventMap['clientToServer']['cancelPairingCode']['ack']) => void) => void;
 };
 
 // Every name in the constants is in the map and the other way round.

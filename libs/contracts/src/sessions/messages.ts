@@ -13,6 +13,17 @@ export const SESSION_MESSAGES = {
   rateLimited: 'WhatsApp refused the message: this number is sending too fast (rate-overlimit)',
   sendInProgress: 'This message is already being sent',
   noPendingLink: 'No WhatsApp link is waiting for a scan',
+  /** requestPairingCode with a number WhatsApp would not take. */
+  pairingPhoneInvalid:
+    'Enter the phone number of the WhatsApp account with its country code, digits only (8 to 15 digits, e.g. 85291234567)',
+  /** requestPairingCode while the account is linked (or a link is being finalised or restored). */
+  pairingAlreadyLinked: 'WhatsApp is already connected or being connected',
+  /** The simulator's pair call with no code showing. */
+  noPendingPairingCode: 'No pairing code is waiting to be entered',
+  /** The simulator's pair call with a code that is not the one showing (or has expired). */
+  pairingCodeWrong: 'That pairing code is not the one showing, or it has expired',
+  /** Codes refreshed the maximum number of times without being entered. */
+  pairingCodeMaxCodes: 'The pairing code was not entered in time',
   nothingToDisconnect: 'No WhatsApp session is connected',
   simulatorDisabled: 'Not found',
   wrongShard: 'This WhatsApp session is moving to another server. Please try again shortly.',

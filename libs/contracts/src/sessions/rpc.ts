@@ -1,6 +1,8 @@
 import type { z } from '../common/schema.js';
 import type { MediaKind } from '../media/limits.js';
 import type {
+  PairingCodeRequestSchema,
+  SimulatorPairRequestSchema,
   SessionConnectRequestSchema,
   SessionSendRequestSchema,
   SessionUserRequestSchema,
@@ -50,12 +52,34 @@ export enum SessionsErrorCode {
   SimulatorDisabled = 'SIMULATOR_DISABLED',
   /** Simulator scan with no QR showing (kind conflict). */
   NoPendingLink = 'NO_PENDING_LINK',
+  /** requestPairingCode with a number WhatsApp would not take (kind validation). */
+  PairingPhoneInvalid = 'PAIRING_PHONE_INVALID',
+  /** requestPairingCode while linked or being linked without a code (kind conflict). */
+  PairingAlreadyLinked = 'PAIRING_ALREADY_LINKED',
+  /** Simulator pair with no code showing, or another code (kind conflict). */
+  NoPendingPairingCode = 'NO_PENDING_PAIRING_CODE',
+  PairingCodeWrong = 'PAIRING_CODE_WRONG',
   /** Simulator disconnect with no linked phone (kind conflict). */
   NothingToDisconnect = 'NOTHING_TO_DISCONNECT',
   InvalidRequest = 'SESSIONS_INVALID_REQUEST',
   /** A request reached a shard that does not own the user (a resize in progress; kind unavailable, retry). */
   WrongShard = 'SESSIONS_WRONG_SHARD',
 }
+
+/**
+ * `sessions.pairing.request`: link by phone number. Starts a link when there is none (no createSession
+ * needed) or turns the QR showing into a code; the code itself comes as the `pairing_code` state
+ * (`code`, `expiresAt`), refreshed until it is entered, cancelled or too many went by.
+ */
+export type PairingCodeRequest = z.output<typeof PairingCodeRequestSchema>;
+export interface PairingCodeReply {
+  sessionId: string;
+}
+/** `sessions.pairing.cancel`: back to the QR code. */
+export interface PairingCancelReply {
+  cancelled: boolean;
+}
+export type SimulatorPairRequest = z.output<typeof SimulatorPairRequestSchema>;
 
 /** Dev-only simulator calls (WA_ENGINE=simulated). */
 export interface SimulatorScanReply {
@@ -116,7 +140,10 @@ export interface SessionsRequests {
   'sessions.status': { request: SessionUserRequest; reply: SessionStatusReply };
   'sessions.send': { request: SessionSendRequest; reply: SessionSendReply };
   'sessions.logout': { request: SessionUserRequest; reply: SessionLogoutReply };
+  'sessions.pairing.request': { request: PairingCodeRequest; reply: PairingCodeReply };
+  'sessions.pairing.cancel': { request: SessionUserRequest; reply: PairingCancelReply };
   'sessions.simulator.scan': { request: SessionUserRequest; reply: SimulatorScanReply };
+  'sessions.simulator.pair': { request: SimulatorPairRequest; reply: SimulatorScanReply };
   'sessions.simulator.disconnect': { request: SessionUserRequest; reply: { disconnected: true } };
   'sessions.simulator.outbox': { request: SessionUserRequest; reply: SimulatorOutboxReply };
   'sessions.simulator.inbound': { request: SimulatorInboundRequest; reply: SimulatorInboundReply };

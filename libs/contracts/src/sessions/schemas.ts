@@ -1,4 +1,5 @@
 import { LIMITS } from '../common/limits.js';
+import { normalizePhone } from '../common/phone.js';
 import { ClerkUserIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 import { SESSION_MESSAGES } from './messages.js';
 import { MediaRefSchema } from '../media/schemas.js';
@@ -32,6 +33,29 @@ export const SessionCleanupAnswerSchema = z.union([
     ),
   }),
 ]);
+
+/** Socket `requestPairingCode` {phoneNumber}: link by phone number instead of a QR scan. */
+export const RequestPairingCodePayloadSchema = z.object({ phoneNumber: z.string().max(40) });
+export type RequestPairingCodePayload = z.input<typeof RequestPairingCodePayloadSchema>;
+
+/**
+ * The number a pairing code is asked for, as WhatsApp takes it (international digits, 852 put before
+ * an 8-digit Hong Kong number); undefined when it is not one.
+ */
+export function pairingPhoneNumber(value: unknown): string | undefined {
+  return normalizePhone(value, 'international');
+}
+
+/** `ABCDEFGH` → `ABCD-EFGH`, as WhatsApp shows a pairing code. */
+export function formatPairingCode(code: string): string {
+  return code.length === LIMITS.pairingCodeLength ? `${code.slice(0, 4)}-${code.slice(4)}` : code;
+}
+
+/** `sessions.<shard>.pairing.request`: the phone number (checked by the service with `pairingPhoneNumber`). */
+export const PairingCodeRequestSchema = z.object({ userId: RpcUserIdSchema, phoneNumber: z.string() });
+
+/** `sessions.<shard>.simulator.pair`: the code the simulated phone enters (separators ignored). */
+export const SimulatorPairRequestSchema = z.object({ userId: RpcUserIdSchema, code: z.string() });
 
 /** Socket `createSession` (SPEC §7): {id, clerkUserId, isExplicitRequest?}. */
 export const CreateSessionPayloadSchema = z.object({

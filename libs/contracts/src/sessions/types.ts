@@ -7,6 +7,8 @@ export const SESSION_STATES = [
   'creating',
   'no_session',
   'disconnected',
+  /** Linking by phone number: an 8-character code to enter on the phone (`code`, `expiresAt`). */
+  'pairing_code',
 ] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 

@@ -44,6 +44,24 @@ export const WEB_MESSAGES = {
   simulateReplyText: 'Reply text',
   simulateReplySent: 'Simulated reply delivered',
   simulatorFailed: 'The simulated phone did not answer',
+  simulatePair: 'Simulate entering the code',
+
+  // Linking by phone number (a pairing code instead of the QR)
+  linkWithPhone: 'Link with phone number instead',
+  pairingPhoneLabel: 'Phone number of your WhatsApp account, with the country code',
+  pairingGetCode: 'Get code',
+  pairingRequesting: 'Getting a code from WhatsApp…',
+  pairingTitle: 'Enter this code on your phone',
+  pairingSteps: [
+    'Open WhatsApp on your phone',
+    'Tap Menu or Settings, then Linked devices',
+    'Tap Link a device',
+    'Tap Link with phone number instead',
+    'Enter the code shown here',
+  ],
+  pairingCodeLabel: 'Pairing code',
+  pairingExpires: (at: string, left: string) => `A new code replaces this one at ${at} (in ${left})`,
+  pairingCancel: 'Cancel',
 
   // Monitoring that stopped while the server may still be sending (SPEC §4.5, §4.6)
   monitoringStoppedNotice:

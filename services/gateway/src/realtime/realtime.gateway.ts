@@ -16,6 +16,8 @@ import {
   checkWith,
   CommonErrorCode,
   CreateSessionPayloadSchema,
+  ErrorKind,
+  RequestPairingCodePayloadSchema,
   EVENTS_WILDCARD,
   MESSAGES,
   SESSION_MESSAGES,
@@ -203,6 +205,50 @@ export class RealtimeGateway
       this.logger.warn({ userId, code: error.code, message: error.message }, 'createSession failed');
       return this.socketError(socket, { code: error.code, message: SESSION_MESSAGES.createSessionFailed });
     }
+  }
+
+  /**
+   * requestPairingCode {phoneNumber}: link by phone number (no createSession needed). The ack says the
+   * request was taken; the codes come to the user's room as `pairing_code` {code, expiresAt}. A number
+   * WhatsApp would not take, or an account already linked, is answered in plain words.
+   */
+  @SubscribeMessage(SOCKET_CLIENT_EVENTS.requestPairingCode)
+  async onRequestPairingCode(
+    @ConnectedSocket() socket: AuthedSocket,
+    @MessageBody() body: unknown,
+  ): Promise<Ack<'requestPairingCode'>> {
+    const userId = socket.data.user.userId;
+    const checked = checkWith(RequestPairingCodePayloadSchema, body);
+    if (!checked.ok)
+      return this.socketError(socket, {
+        code: CommonErrorCode.BadRequest,
+        message: SESSION_MESSAGES.pairingPhoneInvalid,
+      });
+    try {
+      return await this.rpc.call('sessions.pairing.request', { userId, phoneNumber: checked.value.phoneNumber });
+    } catch (err) {
+      return this.sessionsRefusal(socket, userId, err, 'requestPairingCode failed');
+    }
+  }
+
+  /** cancelPairingCode: back to the QR code. */
+  @SubscribeMessage(SOCKET_CLIENT_EVENTS.cancelPairingCode)
+  async onCancelPairingCode(@ConnectedSocket() socket: AuthedSocket): Promise<Ack<'cancelPairingCode'>> {
+    const userId = socket.data.user.userId;
+    try {
+      return await this.rpc.call('sessions.pairing.cancel', { userId });
+    } catch (err) {
+      return this.sessionsRefusal(socket, userId, err, 'cancelPairingCode failed');
+    }
+  }
+
+  /** A refusal the sessions service worded (bad input, a conflict) is passed on; anything else is "try again". */
+  private sessionsRefusal(socket: AuthedSocket, userId: string, err: unknown, what: string): SessionSocketError {
+    const error = AppError.fromUnknown(err);
+    if (error.kind === ErrorKind.Validation || error.kind === ErrorKind.Conflict)
+      return this.socketError(socket, { code: error.code, message: error.message });
+    this.logger.warn({ userId, code: error.code, message: error.message }, what);
+    return this.socketError(socket, { code: error.code, message: SESSION_MESSAGES.createSessionFailed });
   }
 
   private socketError(socket: AuthedSocket, error: SessionSocketError): SessionSocketError {

@@ -23,6 +23,8 @@ function sessionEmission(e: SessionStateEvent): SocketEmission {
       return { name: SOCKET_EVENTS.noSession, payload: undefined };
     case 'disconnected':
       return { name: SOCKET_EVENTS.disconnected, payload: { reason: e.reason } };
+    case 'pairing_code':
+      return { name: SOCKET_EVENTS.pairingCode, payload: { code: e.code ?? '', expiresAt: e.expiresAt ?? '' } };
   }
 }
 

@@ -38,6 +38,12 @@ export class SimulatorApi {
     return { success: true, ...(await this.rpc.call('sessions.simulator.scan', { userId })) };
   }
 
+  async pair(userId: string, body: unknown) {
+    const { code } = (body ?? {}) as Record<string, unknown>;
+    // The sessions service checks the code's form (a request schema) and whether it is the one showing.
+    return { success: true, ...(await this.rpc.call('sessions.simulator.pair', { userId, code: code as string })) };
+  }
+
   async disconnect(userId: string) {
     return { success: true, ...(await this.rpc.call('sessions.simulator.disconnect', { userId })) };
   }

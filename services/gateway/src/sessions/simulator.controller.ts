@@ -24,6 +24,18 @@ export class SimulatorController {
     return this.api.scan(user.userId);
   }
 
+  @Post('pair')
+  @HttpCode(200)
+  @ApiOperation({
+    summary:
+      'Enter the pairing code showing for the caller on the simulated phone: completes a link by phone number (simulated engine only)',
+  })
+  @ApiBody({ schema: { example: { code: 'ABCD-EFGH' } } })
+  @ApiOkResponse({ schema: { example: { success: true, sessionId: 'uuid', phoneNumber: '85291234567' } } })
+  pair(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.pair(user.userId, body);
+  }
+
   @Post('disconnect')
   @HttpCode(200)
   @ApiOperation({ summary: 'The phone unlinks this device (simulated engine only)' })

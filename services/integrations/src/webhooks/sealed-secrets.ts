@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { SERVICE_ENV } from '@bns/service-kit';
 import type { IntegrationsEnv } from '../config/env.js';
-import { KEY_CHECK_PLAINTEXT, SecretBox, SecretKeyMismatchError } from './secret-box.js';
+import { integrationsSecretBox, KEY_CHECK_PLAINTEXT, SecretBox, SecretKeyMismatchError } from './secret-box.js';
 import { WebhooksRepository } from './webhooks.repository.js';
 
 /** What the service says when INTEGRATIONS_SECRET_KEY is not the key the stored secrets were sealed with. */
@@ -22,7 +22,7 @@ export class SealedSecrets implements OnModuleInit {
     private readonly webhooks: WebhooksRepository,
     @Inject(SERVICE_ENV) env: Pick<IntegrationsEnv, 'INTEGRATIONS_SECRET_KEY'>,
   ) {
-    this.box = new SecretBox(env.INTEGRATIONS_SECRET_KEY);
+    this.box = integrationsSecretBox(env.INTEGRATIONS_SECRET_KEY);
   }
 
   async onModuleInit(): Promise<void> {

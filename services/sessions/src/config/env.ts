@@ -1,5 +1,5 @@
-import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
-import { MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
+import { env, secretKeyProblem, type EnvOf, type EnvVar } from '@bns/service-kit';
+import { LIMITS, MEDIA_LIMITS, WA_ENGINES } from '@bns/contracts';
 
 /** A share from 0 to 1 (a decimal number). */
 function shareOfOne(doc: string, defaultValue: number): EnvVar<number> {
@@ -61,6 +61,17 @@ export const SESSIONS_ENV = {
     'simulated engine: a new QR code is issued this often, like WhatsApp Web (about 20 s)',
     20_000,
     { min: 10 },
+  ),
+  SESSION_STATE_KEY: env.str(
+    "key that seals every engine's stored WhatsApp login at rest (AES-256-GCM): 32 random bytes, base64 or hex (`openssl rand -base64 32`); keep it in a secret store. A key that does not open the stored logins stops the shard at start (nobody is unlinked); to rotate, set the new key here and the old one in SESSION_STATE_KEY_PREVIOUS: every login is sealed again at start. npm start makes one in .data/ when unset; the chart keeps it in a Secret",
+  ),
+  SESSION_STATE_KEY_PREVIOUS: env.list(
+    'previous SESSION_STATE_KEY values (comma-separated) during a rotation: stored logins sealed under them are opened and sealed again under SESSION_STATE_KEY at start; remove them once every shard has started with the new key',
+  ),
+  PAIRING_CODE_REFRESH_MS: env.int(
+    'linking by phone number: a new pairing code replaces the one showing this often (WhatsApp Web: every 3 minutes); the webjs engine passes it to whatsapp-web.js',
+    LIMITS.pairingCodeRefreshMs,
+    { min: 100 },
   ),
   SIM_READY_DELAY_MS: env.int('simulated engine: time between a scan (authenticated) and ready', 300, { min: 0 }),
   SIM_AUTO_SCAN_MS: env.int(
@@ -135,6 +146,14 @@ export const SESSIONS_ENV = {
   ),
 };
 export type SessionsEnv = EnvOf<typeof SESSIONS_ENV> & { SESSIONS_SHARDS: number };
+
+/** SESSION_STATE_KEY and each previous key must be 32 bytes of base64 or hex. */
+export function stateKeyProblems(env: Pick<SessionsEnv, 'SESSION_STATE_KEY' | 'SESSION_STATE_KEY_PREVIOUS'>): string[] {
+  return [
+    secretKeyProblem(env.SESSION_STATE_KEY, 'SESSION_STATE_KEY'),
+    ...env.SESSION_STATE_KEY_PREVIOUS.map((k) => secretKeyProblem(k, 'SESSION_STATE_KEY_PREVIOUS')),
+  ].filter((p): p is string => p !== undefined);
+}
 
 export function shardProblems(env: SessionsEnv): string[] {
   return env.SHARD_INDEX < env.SESSIONS_SHARDS

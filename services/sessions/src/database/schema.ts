@@ -10,6 +10,8 @@ import { LidPhones1797900000000 } from './migrations/1797900000000-lid-phones.js
 import { SendEntity } from '../sessions/send.entity.js';
 import { SimOutboxEntity } from '../sessions/engines/sim-outbox.entity.js';
 import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
+import { SimAuthEntity } from '../sessions/engines/sim-auth.entity.js';
+import { SimAuth1798000000000 } from './migrations/1798000000000-sim-auth.js';
 
 /** Every table of the `sessions` schema; the data source (main.ts and the tests) registers exactly these. */
 export const SESSIONS_ENTITIES = [
@@ -19,6 +21,7 @@ export const SESSIONS_ENTITIES = [
   WebjsAuthEntity,
   OutboxEntity,
   LidPhoneEntity,
+  SimAuthEntity,
 ];
 
 /** In order; each runs once per database under the migration lock. */
@@ -29,4 +32,5 @@ export const SESSIONS_MIGRATIONS = [
   SendsUserMessageIdx1796100000000,
   LidPhones1797900000000,
   SimOutboxMedia1797800000000,
+  SimAuth1798000000000,
 ];

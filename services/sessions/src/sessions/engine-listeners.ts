@@ -57,6 +57,7 @@ export class EngineListeners {
         );
     return {
       qr: (qr) => on('qr', (s) => this.onQr(s, qr)),
+      pairingCode: (code, expiresAt) => on('pairing_code', (s) => this.onPairingCode(s, code, expiresAt)),
       authenticated: () => on('authenticated', (s) => this.onAuthenticated(s)),
       ready: (phone) => on('ready', (s) => this.onReady(s, phone, engines)),
       disconnected: (waReason) =>
@@ -90,16 +91,10 @@ export class EngineListeners {
       await this.endLink(s, DISCONNECT_REASONS.authLost, { message: SESSION_MESSAGES.authLost });
       return;
     }
-    if (s.phase !== 'linking') return;
+    // Linking by phone number: the page's QR is not shown (nor counted) meanwhile.
+    if (s.phase !== 'linking' || s.pairing) return;
     if (s.attempts >= LIMITS.qrMaxAttempts) {
-      this.sessions.delete(s.userId);
-      await s.engine?.destroy();
-      await this.events.state(s.userId, {
-        state: 'qr_max_attempts',
-        sessionId: s.sessionId,
-        message: SESSION_MESSAGES.qrMaxAttempts,
-        attempts: s.attempts,
-      });
+      await this.tooManyCodes(s, SESSION_MESSAGES.qrMaxAttempts, s.attempts);
       return;
     }
     s.attempts += 1;
@@ -107,10 +102,36 @@ export class EngineListeners {
     await this.events.state(s.userId, { state: 'qr', sessionId: s.sessionId, qr, attempts: s.attempts });
   }
 
+  /** Linking by phone number: each new code goes to the user's tabs, up to LIMITS.pairingCodeMaxCodes. */
+  private async onPairingCode(s: UserSession, code: string, expiresAt: Date): Promise<void> {
+    if (s.phase !== 'linking' || !s.pairing) return;
+    if (s.pairing.codes >= LIMITS.pairingCodeMaxCodes) {
+      await this.tooManyCodes(s, SESSION_MESSAGES.pairingCodeMaxCodes, s.pairing.codes);
+      return;
+    }
+    s.pairing.codes += 1;
+    s.pairing.code = code;
+    s.pairing.expiresAt = expiresAt;
+    await this.events.state(s.userId, {
+      state: 'pairing_code',
+      sessionId: s.sessionId,
+      code,
+      expiresAt: expiresAt.toISOString(),
+    });
+  }
+
+  /** Nobody scanned or entered a code in time: the link is torn down, as SPEC §4 says for the QR. */
+  private async tooManyCodes(s: UserSession, message: string, attempts: number): Promise<void> {
+    this.sessions.delete(s.userId);
+    await s.engine?.destroy();
+    await this.events.state(s.userId, { state: 'qr_max_attempts', sessionId: s.sessionId, message, attempts });
+  }
+
   private async onAuthenticated(s: UserSession): Promise<void> {
     if (s.phase !== 'linking') return;
     s.phase = 'authenticating';
     s.lastQr = undefined;
+    s.pairing = undefined;
     await this.events.state(s.userId, {
       state: 'creating',
       sessionId: s.sessionId,

@@ -10,7 +10,11 @@ import {
 import { AppError, SERVICE_ENV } from '@bns/service-kit';
 import {
   DISCONNECT_REASONS,
+  pairingPhoneNumber,
   SESSION_MESSAGES,
+  SessionsErrorCode,
+  type PairingCancelReply,
+  type PairingCodeReply,
   type CleanupFailure,
   type CleanupStep,
   type SessionLogoutReply,
@@ -97,6 +101,16 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
             sessionId: s.sessionId,
             message: SESSION_MESSAGES.creatingInProgress,
           });
+        if (s.pairing) {
+          if (s.pairing.code && s.pairing.expiresAt)
+            await this.events.state(userId, {
+              state: 'pairing_code',
+              sessionId: s.sessionId,
+              code: s.pairing.code,
+              expiresAt: s.pairing.expiresAt.toISOString(),
+            });
+          return { state: s.pairing.code ? 'pairing_code' : 'creating', sessionId: s.sessionId };
+        }
         if (s.lastQr)
           await this.events.state(userId, { state: 'qr', sessionId: s.sessionId, qr: s.lastQr, attempts: s.attempts });
         return { state: s.lastQr ? 'qr' : 'creating', sessionId: s.sessionId };
@@ -118,8 +132,58 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
       const s = await this.current(userId);
       if (!s) return { state: 'no_session' };
       if (s.phase === 'ready') return { state: 'exist', sessionId: s.sessionId, phoneNumber: s.phoneNumber };
-      if (s.phase === 'linking' && s.lastQr) return { state: 'qr', sessionId: s.sessionId };
+      if (s.phase === 'linking' && s.pairing?.code) return { state: 'pairing_code', sessionId: s.sessionId };
+      if (s.phase === 'linking' && !s.pairing && s.lastQr) return { state: 'qr', sessionId: s.sessionId };
       return { state: 'creating', sessionId: s.sessionId };
+    });
+  }
+
+  /**
+   * Link by phone number: turns the link waiting for a scan into one waiting for a code, or starts a
+   * link (no createSession needed). The codes go out as the `pairing_code` state.
+   */
+  requestPairingCode(userId: string, phoneNumber: string): Promise<PairingCodeReply> {
+    const number = pairingPhoneNumber(phoneNumber);
+    if (!number)
+      return Promise.reject(
+        AppError.validation(SessionsErrorCode.PairingPhoneInvalid, SESSION_MESSAGES.pairingPhoneInvalid, {
+          phoneNumber: SESSION_MESSAGES.pairingPhoneInvalid,
+        }),
+      );
+    return this.sessions.owned(userId, async () => {
+      const s = await this.current(userId);
+      if (s && (s.phase !== 'linking' || !s.engine))
+        throw AppError.conflict(SessionsErrorCode.PairingAlreadyLinked, SESSION_MESSAGES.pairingAlreadyLinked);
+      if (s) {
+        // A number asked again (another number, or the same after a typo) starts the count afresh.
+        s.pairing = { phoneNumber: number, codes: 0 };
+        s.lastQr = undefined;
+        await s.engine!.requestPairingCode(number);
+        return { sessionId: s.sessionId };
+      }
+      const session: UserSession = {
+        userId,
+        sessionId: randomUUID(),
+        phase: 'linking',
+        attempts: 0,
+        pairing: { phoneNumber: number, codes: 0 },
+      };
+      this.sessions.set(session);
+      void this.startEngine(session);
+      return { sessionId: session.sessionId };
+    });
+  }
+
+  /** Back to the QR code from linking by phone number; false when no code was being shown. */
+  cancelPairingCode(userId: string): Promise<PairingCancelReply> {
+    return this.sessions.owned(userId, async () => {
+      const s = this.sessions.get(userId);
+      if (s?.phase !== 'linking' || !s.pairing || !s.engine) return { cancelled: false };
+      s.pairing = undefined;
+      // The QR starts over: a fresh set of attempts.
+      s.attempts = 0;
+      await s.engine.cancelPairingCode();
+      return { cancelled: true };
     });
   }
 
@@ -247,6 +311,7 @@ export class SessionManager implements OnApplicationBootstrap, BeforeApplication
       {
         userId: s.userId,
         ...(s.phase === 'restoring' && s.phoneNumber ? { restore: { phoneNumber: s.phoneNumber } } : {}),
+        ...(s.phase === 'linking' && s.pairing ? { pairWithPhoneNumber: s.pairing.phoneNumber } : {}),
       },
       listener,
     );

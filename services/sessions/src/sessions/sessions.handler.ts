@@ -34,6 +34,23 @@ export class SessionsHandler {
     return this.sessions.logout(req.userId);
   }
 
+  @Rpc('sessions.pairing.request')
+  requestPairingCode(
+    @Payload() req: RequestOf<'sessions.pairing.request'>,
+  ): Promise<ReplyOf<'sessions.pairing.request'>> {
+    return this.sessions.requestPairingCode(req.userId, req.phoneNumber);
+  }
+
+  @Rpc('sessions.pairing.cancel')
+  cancelPairingCode(@Payload() req: RequestOf<'sessions.pairing.cancel'>): Promise<ReplyOf<'sessions.pairing.cancel'>> {
+    return this.sessions.cancelPairingCode(req.userId);
+  }
+
+  @Rpc('sessions.simulator.pair')
+  pair(@Payload() req: RequestOf<'sessions.simulator.pair'>): Promise<ReplyOf<'sessions.simulator.pair'>> {
+    return this.simulator.pair(req.userId, req.code);
+  }
+
   @Rpc('sessions.simulator.scan')
   scan(@Payload() req: RequestOf<'sessions.simulator.scan'>): Promise<ReplyOf<'sessions.simulator.scan'>> {
     return this.simulator.scan(req.userId);

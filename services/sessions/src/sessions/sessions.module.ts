@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { shardOf } from '@bns/contracts';
 import { accountDataProviders, OutboxPublisher, OutboxRepository, UserDeletionsModule } from '@bns/service-kit';
 import { SessionsAccountData } from '../account/sessions-account-data.js';
-import { engineProvider } from './engines/engine.provider.js';
+import { engineProvider, stateKeysProvider } from './engines/engine.provider.js';
+import { SimAuthRepository } from './engines/sim-auth.repository.js';
+import { SessionStateSeal } from './state-seal.js';
 import { SimOutboxRepository } from './engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from './engines/webjs-auth.repository.js';
 import { LinksRepository } from './links.repository.js';
@@ -22,7 +24,10 @@ import { UserSessions } from './user-sessions.js';
   imports: [UserDeletionsModule],
   controllers: [SessionsHandler],
   providers: [
+    stateKeysProvider,
     engineProvider,
+    SimAuthRepository,
+    SessionStateSeal,
     LinksRepository,
     SendsRepository,
     LidsRepository,

@@ -41,6 +41,18 @@ export class SimulatorControls {
     });
   }
 
+  /** The simulated phone enters the pairing code showing: links the number the code was asked for. */
+  pair(userId: string, code: string): Promise<SimulatorScanReply> {
+    this.assertSimulated();
+    return this.sessions.owned(userId, async () => {
+      const s = this.sessions.get(userId);
+      if (s?.phase !== 'linking' || !s.pairing || !s.engine || !isSimulatorControls(s.engine)) {
+        throw AppError.conflict(SessionsErrorCode.NoPendingPairingCode, SESSION_MESSAGES.noPendingPairingCode);
+      }
+      return { sessionId: s.sessionId, phoneNumber: s.engine.enterPairingCode(code) };
+    });
+  }
+
   disconnect(userId: string): Promise<{ disconnected: true }> {
     this.assertSimulated();
     return this.sessions.owned(userId, async () => {

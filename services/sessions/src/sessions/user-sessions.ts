@@ -22,6 +22,11 @@ export interface UserSession {
   attempts: number;
   lastQr?: string;
   phoneNumber?: string;
+  /**
+   * Linking by phone number (phase linking): the number, how many codes were shown, and the code
+   * showing now with its expiry (absent until the engine gave the first one). QR codes are not shown meanwhile.
+   */
+  pairing?: { phoneNumber: string; codes: number; code?: string; expiresAt?: Date };
 }
 
 /**

@@ -3,6 +3,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Spinner } from '../../components/Spinner.js';
 import { connectRequested, selectConnection } from './slice.js';
 import { QrCode } from './QrCode.js';
+import { LinkWithPhone, PairingCodeCard } from './PairingCode.js';
 import { SimulatedPhone, SimulateScan, useSimulatedEngine } from './SimulatorControls.js';
 
 const STEPS = [
@@ -50,8 +51,11 @@ export function ConnectionPanel() {
           <button type="button" className="button primary large" onClick={connect}>
             Connect WhatsApp
           </button>
+          <LinkWithPhone />
         </div>
       );
+    case 'pairing':
+      return <PairingCodeCard />;
     case 'qr':
     case 'max_attempts':
       return (
@@ -81,6 +85,7 @@ export function ConnectionPanel() {
                     <li key={s}>{s}</li>
                   ))}
                 </ol>
+                <LinkWithPhone />
                 {simulated && <SimulateScan />}
               </>
             )}

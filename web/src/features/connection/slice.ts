@@ -2,7 +2,16 @@ import { createSlice, type PayloadAction } from '@reduxjs/toolkit';
 
 /** The WhatsApp link as Tab 1 shows it (SPEC §4 "WhatsApp connection"). */
 export type ConnectionStatus =
-  'unknown' | 'checking' | 'no_session' | 'connecting' | 'creating' | 'qr' | 'max_attempts' | 'connected';
+  | 'unknown'
+  | 'checking'
+  | 'no_session'
+  | 'connecting'
+  | 'creating'
+  | 'qr'
+  | 'max_attempts'
+  | 'connected'
+  /** Linking by phone number: a code was asked for, or one is showing (`pairing`). */
+  | 'pairing';
 
 export type SocketStatus = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
@@ -15,6 +24,12 @@ export interface ConnectionState {
   sessionId: string | null;
   phoneNumber: string | null;
   socket: SocketStatus;
+  /** Linking by phone number: the code showing and when (ISO) a new one replaces it; null until the first comes. */
+  pairing?: { code: string; expiresAt: string } | null;
+  /** Why the last requestPairingCode was refused (a number WhatsApp would not take), in the server's words. */
+  pairingError?: string | null;
+  /** Where the card was when a code was asked for: a refusal goes back there. */
+  beforePairing?: ConnectionStatus | null;
   /** Sign Out was pressed: the link it ends is not a lost connection. */
   signingOut?: boolean;
   /** When (epoch ms) the server stopped being reachable (the socket dropped, or the browser went offline); null while it is. */
@@ -90,7 +105,31 @@ export const connectionSlice = createSlice({
     connectTimedOut(s) {
       if (s.status === 'connecting' || s.status === 'creating') s.status = 'no_session';
     },
+    /** requestPairingCode went out: the card waits for the code. */
+    pairingCodeRequested(s) {
+      if (s.status !== 'pairing') s.beforePairing = s.status;
+      s.status = 'pairing';
+      s.pairing = null;
+      s.pairingError = null;
+      s.maxAttemptsMessage = null;
+    },
+    pairingCodeRefused(s, a: PayloadAction<string>) {
+      s.pairingError = a.payload;
+      if (s.status === 'pairing' && !s.pairing) s.status = s.beforePairing ?? 'no_session';
+    },
+    pairingCodeReceived(s, a: PayloadAction<{ code: string; expiresAt: string }>) {
+      if (s.status === 'connected') return;
+      s.status = 'pairing';
+      s.pairing = a.payload;
+    },
+    /** Back to the QR (cancelled, or the request was refused): the next QR code shows. */
+    pairingCancelled(s) {
+      if (s.status !== 'pairing') return;
+      s.status = s.qr ? 'qr' : 'connecting';
+      s.pairing = null;
+    },
     qrReceived(s, a: PayloadAction<{ qr: string; attempts: number }>) {
+      s.pairing = null;
       s.status = 'qr';
       s.qr = a.payload.qr;
       s.attempts = a.payload.attempts;
@@ -105,6 +144,7 @@ export const connectionSlice = createSlice({
       s.sessionId = a.payload.id;
       s.phoneNumber = a.payload.phoneNumber;
       s.qr = null;
+      s.pairing = null;
       s.maxAttemptsMessage = null;
     },
     /** Another request is already making or restoring the link. */
@@ -127,6 +167,7 @@ export const connectionSlice = createSlice({
     },
     /** The phone unlinked (or the server lost the link). */
     sessionDisconnected(s) {
+      s.pairing = null;
       s.status = 'no_session';
       s.phoneNumber = null;
       s.sessionId = null;
@@ -151,6 +192,10 @@ export const {
   connectTimedOut,
   qrReceived,
   qrMaxAttempts,
+  pairingCodeRequested,
+  pairingCodeReceived,
+  pairingCancelled,
+  pairingCodeRefused,
   sessionReady,
   sessionCreating,
   noSession,

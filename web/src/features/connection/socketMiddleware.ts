@@ -17,6 +17,10 @@ import { messageStatusReceived } from '../results/receiptsSlice.js';
 import {
   checkStarted,
   noSession,
+  pairingCancelled,
+  pairingCodeReceived,
+  pairingCodeRefused,
+  pairingCodeRequested,
   qrMaxAttempts,
   qrReceived,
   sessionCreating,
@@ -33,6 +37,11 @@ export const socketDisconnect = createAction('socket/disconnect');
 export const inboundMessageReceived = createAction<{ from: string; at: string }>('socket/messageReceived');
 /** createSession {id, clerkUserId, isExplicitRequest?} (SPEC §7). */
 export const createSessionRequested = createAction<{ explicit: boolean }>('socket/createSession');
+
+/** requestPairingCode {phoneNumber}: link by phone number; a refusal lands in `pairingError`. */
+export const pairingCodeAsked = createAction<{ phoneNumber: string }>('socket/requestPairingCode');
+/** cancelPairingCode: back to the QR code. */
+export const pairingCancelAsked = createAction('socket/cancelPairingCode');
 
 /** The socket typed by the contracts' SocketEventMap: every event name and payload is checked on this end too. */
 export type AppSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
@@ -172,6 +181,9 @@ export function createSocketMiddleware(
       s.on(SOCKET_EVENTS.qrMaxAttempts, (p) =>
         dispatch(qrMaxAttempts({ message: p?.message ?? '', attempts: p?.attempts ?? 0 })),
       );
+      s.on(SOCKET_EVENTS.pairingCode, (p) =>
+        dispatch(pairingCodeReceived({ code: p?.code ?? '', expiresAt: p?.expiresAt ?? '' })),
+      );
       s.on(SOCKET_EVENTS.ready, (p) =>
         dispatch(sessionReady({ id: p?.id ?? null, phoneNumber: p?.phoneNumber ?? null })),
       );
@@ -202,6 +214,24 @@ export function createSocketMiddleware(
       socket = null;
       dispatch(socketStatusChanged('idle'));
       return next(action);
+    }
+
+    if (pairingCodeAsked.match(action)) {
+      const result = next(action);
+      dispatch(pairingCodeRequested());
+      socket?.emit(SOCKET_CLIENT_EVENTS.requestPairingCode, { phoneNumber: action.payload.phoneNumber }, (reply) => {
+        if (reply && 'code' in reply) dispatch(pairingCodeRefused(reply.message));
+      });
+      return result;
+    }
+
+    if (pairingCancelAsked.match(action)) {
+      const result = next(action);
+      dispatch(pairingCancelled());
+      socket?.emit(SOCKET_CLIENT_EVENTS.cancelPairingCode, (reply) => {
+        if (reply && 'code' in reply) toast.error(reply.message);
+      });
+      return result;
     }
 
     if (createSessionRequested.match(action)) {

@@ -15,6 +15,7 @@ import { startHarness, type Harness } from './harness.js';
 const NOT_ON_WHATSAPP = '99999999';
 const quiet: EngineListener = {
   qr: () => undefined,
+  pairingCode: () => undefined,
   authenticated: () => undefined,
   ready: () => undefined,
   disconnected: () => undefined,

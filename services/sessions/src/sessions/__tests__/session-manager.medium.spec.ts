@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Subscription } from '@nats-io/transport-node';
 import {
@@ -10,7 +11,9 @@ import {
 import { loadEnv, OutboxPublisher, OutboxRepository, RpcClient } from '@bns/service-kit';
 import { waitFor } from '@bns/testing';
 import { SESSIONS_ENV } from '../../config/env.js';
-import { engineProvider } from '../engines/engine.provider.js';
+import { engineProvider, stateKeysProvider } from '../engines/engine.provider.js';
+import { SimAuthRepository } from '../engines/sim-auth.repository.js';
+import { SessionStateSeal } from '../state-seal.js';
 import { SimOutboxRepository } from '../engines/sim-outbox.repository.js';
 import { WebjsAuthRepository } from '../engines/webjs-auth.repository.js';
 import { EngineListeners } from '../engine-listeners.js';
@@ -43,7 +46,10 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
   beforeAll(async () => {
     h = await startHarness(
       [
+        stateKeysProvider,
         engineProvider,
+        SimAuthRepository,
+        SessionStateSeal,
         LinksRepository,
         SendsRepository,
         LidsRepository,
@@ -62,7 +68,7 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
       {
         nats: true,
         env: {
-          ...loadEnv(SESSIONS_ENV, {}),
+          ...loadEnv(SESSIONS_ENV, { SESSION_STATE_KEY: randomBytes(32).toString('base64') }),
           ...TEST_ENV,
           SIM_QR_INTERVAL_MS: 5000,
           SIM_READY_DELAY_MS: 20,
@@ -146,7 +152,10 @@ describe('SessionManager (in-process, real Postgres and NATS, simulated engine)'
     await waitFor(async () => stateOf(userId).filter((s) => s === 'qr').length >= 2, 10_000, 20, 'a new QR');
     await simulator.scan(userId);
     await waitFor(async () => stateOf(userId).filter((s) => s === 'ready').length >= 2, 10_000, 20, 'ready again');
+    // The simulated engine keeps a login (sealed) for the link, as a real one does; sign-out drops it.
+    expect(await h.get(SimAuthRepository).exists(userId)).toBe(true);
     expect(await manager.logout(userId)).toEqual({ sessionsCleanedUp: 1 });
+    expect(await h.get(SimAuthRepository).exists(userId)).toBe(false);
     expect(await manager.status(userId)).toEqual({ state: 'no_session' });
     expect(await manager.logout(userId)).toEqual({ sessionsCleanedUp: 0 });
   });

@@ -1,5 +1,8 @@
 import type { Provider } from '@nestjs/common';
-import { SERVICE_ENV } from '@bns/service-kit';
+import { SERVICE_ENV, type SecretKeyRing } from '@bns/service-kit';
+import { SESSION_STATE_KEYS, sessionStateKeyRing } from '../state-seal.js';
+import { SimAuthRepository } from './sim-auth.repository.js';
+import { SimAuthStore } from './sim-auth.store.js';
 import type { SessionsEnv } from '../../config/env.js';
 import { WA_ENGINE, type WaEngine } from './engine.types.js';
 import { SimOutboxRepository } from './sim-outbox.repository.js';
@@ -7,9 +10,15 @@ import { SimulatedEngine } from './simulated.engine.js';
 import { WebjsAuthRepository } from './webjs-auth.repository.js';
 import { WebjsEngine } from './webjs.engine.js';
 
-export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository): WaEngine {
+export function createEngine(
+  env: SessionsEnv,
+  auth: WebjsAuthRepository,
+  simOutbox: SimOutboxRepository,
+  simAuth: SimAuthRepository,
+  ring: SecretKeyRing,
+): WaEngine {
   if (env.WA_ENGINE === 'webjs') {
-    return new WebjsEngine(auth, {
+    return new WebjsEngine(auth, ring, {
       chromiumPath: env.CHROMIUM_PATH,
       dataPath: env.WEBJS_DATA_PATH,
       backupSyncIntervalMs: env.WEBJS_BACKUP_SYNC_MS,
@@ -21,6 +30,7 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
       // The number lookup queues nothing, so it must give up before the whole send does (then it is retried).
       lookupTimeoutMs: Math.min(15_000, Math.floor(env.SEND_TIMEOUT_MS / 3)),
       serverAckTimeoutMs: env.WEBJS_SERVER_ACK_TIMEOUT_MS,
+      pairingCodeRefreshMs: env.PAIRING_CODE_REFRESH_MS,
     });
   }
   return new SimulatedEngine(simOutbox, {
@@ -35,12 +45,26 @@ export function createEngine(env: SessionsEnv, auth: WebjsAuthRepository, simOut
     refuseDelayMs: env.SIM_REFUSE_DELAY_MS,
     lidShare: env.SIM_LID_SHARE,
     failMediaNumbers: env.SIM_FAIL_MEDIA_NUMBERS,
+    pairingCodeRefreshMs: env.PAIRING_CODE_REFRESH_MS,
+    auth: new SimAuthStore(simAuth, ring),
   });
 }
 
+/** SESSION_STATE_KEY (and the previous keys of a rotation), checked at boot by main.ts. */
+export const stateKeysProvider: Provider = {
+  provide: SESSION_STATE_KEYS,
+  useFactory: (env: SessionsEnv) => sessionStateKeyRing(env),
+  inject: [SERVICE_ENV],
+};
+
 export const engineProvider: Provider = {
   provide: WA_ENGINE,
-  useFactory: (env: SessionsEnv, auth: WebjsAuthRepository, simOutbox: SimOutboxRepository) =>
-    createEngine(env, auth, simOutbox),
-  inject: [SERVICE_ENV, WebjsAuthRepository, SimOutboxRepository],
+  useFactory: (
+    env: SessionsEnv,
+    auth: WebjsAuthRepository,
+    simOutbox: SimOutboxRepository,
+    simAuth: SimAuthRepository,
+    ring: SecretKeyRing,
+  ) => createEngine(env, auth, simOutbox, simAuth, ring),
+  inject: [SERVICE_ENV, WebjsAuthRepository, SimOutboxRepository, SimAuthRepository, SESSION_STATE_KEYS],
 };

@@ -6,6 +6,8 @@ export type AckStatus = 'failed' | 'pending' | 'sent' | 'delivered' | 'read';
 /** What an engine reports about one user's link. Calls may come from timers or browser events. */
 export interface EngineListener {
   qr(qr: string): void;
+  /** Linking by phone number: a new code to enter on the phone, good until `expiresAt`. */
+  pairingCode(code: string, expiresAt: Date): void;
   /** The QR was scanned; the link is being finalised. */
   authenticated(): void;
   /** Linked; the account's phone number in international digits ('' when WhatsApp did not say it). */
@@ -85,6 +87,13 @@ export interface EngineSession {
    * caption; an attachment WhatsApp will not take is a permanent MediaErrorCode.SendFailed.
    */
   send(to: string, text: string, idempotencyKey: string, media?: OutgoingMedia): Promise<SentMessage>;
+  /**
+   * Link by phone number instead of the QR: codes come through `listener.pairingCode`, refreshed until
+   * one is entered or `cancelPairingCode` goes back to the QR. Only while a link waits (throws
+   * NoPendingLink otherwise). Resolves once the request is under way, not when a code arrived.
+   */
+  requestPairingCode(phoneNumber: string): Promise<void>;
+  cancelPairingCode(): Promise<void>;
   /** Unlinks the device and drops the stored login. */
   logout(): Promise<void>;
   /** Stops the engine and keeps the stored login (shutdown, teardown). */
@@ -94,6 +103,8 @@ export interface EngineSession {
 /** Dev-only controls only the simulated engine has: the phone's side of the link. */
 export interface SimulatorControls {
   scan(): string;
+  /** The phone enters a pairing code: links when it is the code showing; answers the account's number. */
+  enterPairingCode(code: string): string;
   phoneUnlink(): void;
   /** The simulated phone receives a message from a number (international digits) or from a LID alone. */
   receive(message: Pick<IncomingMessage, 'phone' | 'lid' | 'text' | 'quotedMessageId'>): {
@@ -113,6 +124,8 @@ export interface EngineCreateOptions {
   userId: string;
   /** Set when restoring a stored link: no QR, straight to ready with this number. */
   restore?: { phoneNumber: string };
+  /** Link by phone number from the start (no QR shown): the number the codes are for. */
+  pairWithPhoneNumber?: string;
 }
 
 export interface WaEngine {

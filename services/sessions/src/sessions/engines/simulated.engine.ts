@@ -20,6 +20,7 @@ import type {
   WaEngine,
 } from './engine.types.js';
 import type { SimOutboxRepository } from './sim-outbox.repository.js';
+import type { SimAuthStore } from './sim-auth.store.js';
 
 export interface SimulatedEngineOptions {
   qrIntervalMs: number;
@@ -38,6 +39,22 @@ export interface SimulatedEngineOptions {
   lidShare?: number;
   /** Numbers to which a message with an attachment fails as an upload WhatsApp did not take. */
   failMediaNumbers?: readonly string[];
+  /** Linking by phone number: a new pairing code this often (WhatsApp: 3 minutes). */
+  pairingCodeRefreshMs?: number;
+  /** Where a link's login is kept (sealed), so a restart restores it; without it the link row alone does. */
+  auth?: SimAuthStore;
+}
+
+/** The characters of WhatsApp's pairing codes (no 0, O, I or U, which read alike). */
+const PAIRING_CODE_ALPHABET = '123456789ABCDEFGHJKLMNPQRSTVWXYZ';
+
+export function simulatedPairingCode(): string {
+  return Array.from({ length: LIMITS.pairingCodeLength }, () => PAIRING_CODE_ALPHABET[randomInt(0, 32)]).join('');
+}
+
+/** A code as a person may type it: case, spaces and the dash do not matter. */
+export function samePairingCode(typed: string, code: string): boolean {
+  return typed.replace(/[\s-]/g, '').toUpperCase() === code;
 }
 
 /** A simulated refusal arrives within this long of the send's acceptance. */
@@ -101,20 +118,21 @@ export class SimulatedEngine implements WaEngine {
     );
   }
 
-  // The simulator's "login" is the link row itself: nothing else to keep or drop.
-  async hasStoredAuth(): Promise<boolean> {
-    return true;
+  async hasStoredAuth(userId: string): Promise<boolean> {
+    return this.options.auth ? this.options.auth.exists(userId) : true;
   }
 
-  async deleteStoredAuth(): Promise<number> {
-    return 0;
+  async deleteStoredAuth(userId: string): Promise<number> {
+    return this.options.auth ? this.options.auth.delete(userId) : 0;
   }
 }
 
 class SimulatedSession implements EngineSession, SimulatorControls {
-  private phase: 'idle' | 'qr' | 'authenticating' | 'ready' | 'stopped' = 'idle';
+  private phase: 'idle' | 'qr' | 'pairing' | 'authenticating' | 'ready' | 'stopped' = 'idle';
   private phoneNumber?: string;
   private qrTimer?: NodeJS.Timeout;
+  /** Linking by phone number: the number and the code showing now. */
+  private pairing?: { phoneNumber: string; code: string };
   private readonly timers = new Set<NodeJS.Timeout>();
   /** Sends since the last emulated rate-overlimit. */
   private sendsInRow = 0;
@@ -134,6 +152,21 @@ class SimulatedSession implements EngineSession, SimulatorControls {
   async start(): Promise<void> {
     if (this.create.restore) {
       this.phoneNumber = this.create.restore.phoneNumber;
+      if (this.options.auth) {
+        // Like a real engine: the link comes back from its stored login, not from the link row.
+        let stored: string | undefined;
+        try {
+          stored = await this.options.auth.phoneNumber(this.create.userId);
+        } catch (err) {
+          this.listener.failed(err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+        if (!stored) {
+          this.listener.authFailure('no stored login');
+          return;
+        }
+        this.phoneNumber = stored;
+      }
       this.phase = 'authenticating';
       this.later(0, () => {
         this.becomeReady();
@@ -141,19 +174,67 @@ class SimulatedSession implements EngineSession, SimulatorControls {
       });
       return;
     }
+    if (this.create.pairWithPhoneNumber) {
+      this.startPairing(this.create.pairWithPhoneNumber);
+      return;
+    }
+    this.showQr();
+    if (this.options.autoScanMs > 0) this.later(this.options.autoScanMs, () => this.phase === 'qr' && this.scan());
+  }
+
+  private showQr(): void {
     this.phase = 'qr';
     this.listener.qr(simulatedQr());
     this.qrTimer = setInterval(() => this.listener.qr(simulatedQr()), this.options.qrIntervalMs);
-    if (this.options.autoScanMs > 0) this.later(this.options.autoScanMs, () => this.phase === 'qr' && this.scan());
+  }
+
+  async requestPairingCode(phoneNumber: string): Promise<void> {
+    if (this.phase !== 'qr' && this.phase !== 'pairing')
+      throw AppError.conflict(SessionsErrorCode.NoPendingLink, SESSION_MESSAGES.noPendingLink);
+    this.startPairing(phoneNumber);
+  }
+
+  async cancelPairingCode(): Promise<void> {
+    if (this.phase !== 'pairing') return;
+    clearInterval(this.qrTimer);
+    this.pairing = undefined;
+    this.showQr();
+  }
+
+  /** Like WhatsApp Web: the QR stops, a code for that number shows and is replaced every few minutes. */
+  private startPairing(phoneNumber: string): void {
+    clearInterval(this.qrTimer);
+    this.phase = 'pairing';
+    const refreshMs = this.options.pairingCodeRefreshMs ?? LIMITS.pairingCodeRefreshMs;
+    const issue = () => {
+      this.pairing = { phoneNumber, code: simulatedPairingCode() };
+      this.listener.pairingCode(this.pairing.code, new Date(Date.now() + refreshMs));
+    };
+    issue();
+    this.qrTimer = setInterval(issue, refreshMs);
+  }
+
+  enterPairingCode(code: string): string {
+    if (this.phase !== 'pairing' || !this.pairing)
+      throw AppError.conflict(SessionsErrorCode.NoPendingPairingCode, SESSION_MESSAGES.noPendingPairingCode);
+    if (!samePairingCode(code, this.pairing.code))
+      throw AppError.conflict(SessionsErrorCode.PairingCodeWrong, SESSION_MESSAGES.pairingCodeWrong);
+    // The code belongs to the number it was asked for: that is the account that links.
+    return this.authenticate(this.pairing.phoneNumber);
   }
 
   scan(): string {
     if (this.phase !== 'qr') throw AppError.conflict(SessionsErrorCode.NoPendingLink, SESSION_MESSAGES.noPendingLink);
+    return this.authenticate(simulatedPhoneNumber());
+  }
+
+  private authenticate(phoneNumber: string): string {
     clearInterval(this.qrTimer);
+    this.pairing = undefined;
     this.phase = 'authenticating';
-    this.phoneNumber = simulatedPhoneNumber();
+    this.phoneNumber = phoneNumber;
     this.listener.authenticated();
-    this.later(this.options.readyDelayMs, () => this.becomeReady());
+    this.later(this.options.readyDelayMs, () => this.linkReady());
     return this.phoneNumber;
   }
 
@@ -267,6 +348,18 @@ class SimulatedSession implements EngineSession, SimulatorControls {
     if (this.phase !== 'authenticating' || !this.phoneNumber) return;
     this.phase = 'ready';
     this.listener.ready(this.phoneNumber);
+  }
+
+  /** A new link: its login is stored (sealed) before it is announced, so a restart from then on restores it. */
+  private linkReady(): void {
+    const phoneNumber = this.phoneNumber;
+    if (this.phase !== 'authenticating' || !phoneNumber) return;
+    if (!this.options.auth) return this.becomeReady();
+    this.options.auth.save(this.create.userId, phoneNumber).then(
+      () => this.phase !== 'stopped' && this.becomeReady(),
+      (err: unknown) =>
+        this.phase !== 'stopped' && this.listener.failed(err instanceof Error ? err : new Error(String(err))),
+    );
   }
 
   private later(ms: number, fn: () => void): void {

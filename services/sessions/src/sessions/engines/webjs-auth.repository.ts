@@ -33,6 +33,22 @@ export class WebjsAuthRepository {
     await this.repo.delete({ session });
   }
 
+  /** Every stored profile: its session name and user (the start-up check walks them one by one). */
+  async sessions(): Promise<{ session: string; userId: string }[]> {
+    return this.repo.find({ select: { session: true, userId: true } });
+  }
+
+  /** Replaces a profile only if it is still `old` (no backup saved a newer one meanwhile). */
+  async replace(session: string, old: Buffer, data: Buffer): Promise<boolean> {
+    const res = await this.repo
+      .createQueryBuilder()
+      .update()
+      .set({ data, sizeBytes: data.length })
+      .where('session = :session AND data = :old', { session, old })
+      .execute();
+    return (res.affected ?? 0) > 0;
+  }
+
   /** Every stored login of one user; how many rows went. */
   async deleteByUser(userId: string): Promise<number> {
     return (await this.repo.delete({ userId })).affected ?? 0;

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
+import type { SecretKeyRing } from '@bns/service-kit';
 import type { WebjsAuthRepository } from './webjs-auth.repository.js';
 import { profileZipProblem } from './webjs-zip.js';
 
@@ -17,6 +18,7 @@ const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
  *   zipped after a logout is 114 bytes with a correct header and nothing in it);
  * - nothing exists before the first good save, so a restart in the first minute after a link does not
  *   restore an empty profile: the user scans again instead;
+ * - the zip is sealed at rest (AES-256-GCM under SESSION_STATE_KEY): the database alone never holds a login;
  * - a save replaces the row in one statement and an extract writes a temp file then renames it, so a
  *   crash mid-way never leaves a half-written login behind.
  */
@@ -28,6 +30,8 @@ export class WebjsAuthStore {
     private readonly userId: string,
     private readonly dataPath: string,
     private readonly maxBytes: number,
+    /** Seals the profile zips at rest (SESSION_STATE_KEY). */
+    private readonly ring: SecretKeyRing,
   ) {}
 
   async sessionExists({ session }: { session: string }): Promise<boolean> {
@@ -46,12 +50,14 @@ export class WebjsAuthStore {
       return;
     }
     const data = await readFile(zipPath);
-    await this.auth.save(session, this.userId, data);
+    await this.auth.save(session, this.userId, this.ring.sealBytes(data));
   }
 
   async extract({ session, path }: { session: string; path: string }): Promise<void> {
-    const data = await this.auth.load(session);
-    if (!data) return;
+    const sealed = await this.auth.load(session);
+    if (!sealed) return;
+    // Sealed under the key in force at start (the start-up pass reseals older ones).
+    const data = this.ring.openBytes(sealed).plain;
     const tmp = `${path}.${randomUUID()}.tmp`;
     await writeFile(tmp, data);
     await rename(tmp, path).catch(async (err: unknown) => {

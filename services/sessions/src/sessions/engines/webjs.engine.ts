@@ -3,9 +3,10 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Logger } from '@nestjs/common';
 import wwebjs from 'whatsapp-web.js';
-import { AppError } from '@bns/service-kit';
+import { AppError, type SecretKeyRing } from '@bns/service-kit';
 import {
   ErrorKind,
+  LIMITS,
   MEDIA_MESSAGES,
   MediaErrorCode,
   normalizePhone,
@@ -88,6 +89,13 @@ export interface WebjsClientLike extends EventEmitter {
     content: string | WebjsMediaLike,
     options?: WebjsSendOptions,
   ): Promise<WebjsMessageLike | null | undefined>;
+  /**
+   * Switches the page from the QR to an 8-character code for `phoneNumber`, renewed every `intervalMs`
+   * while unpaired; every code (the first too) is also emitted as the `code` event.
+   */
+  requestPairingCode(phoneNumber: string, showNotification?: boolean, intervalMs?: number): Promise<string>;
+  /** Stops the codes and goes back to the QR. */
+  cancelPairingCode(): Promise<void>;
   /** The phone number behind a LID (`…@lid`): `pn` is `<digits>@c.us` when WhatsApp knows it. */
   getContactLidAndPhone(userIds: string[]): Promise<{ lid?: string; pn?: string }[]>;
 }
@@ -122,7 +130,12 @@ export interface WebjsEngineOptions {
    * tool must never count as sent what WhatsApp did not take.
    */
   serverAckTimeoutMs?: number;
+  /** Linking by phone number: WhatsApp Web renews the code this often (its default, 3 minutes). */
+  pairingCodeRefreshMs?: number;
 }
+
+/** What puppeteer says when the page navigated away under an `evaluate`. */
+const PAGE_RELOADED = /context was destroyed|navigat|detached|target closed/i;
 
 /** The default of `serverAckTimeoutMs`. */
 const SERVER_ACK_TIMEOUT_MS = 120_000;
@@ -164,6 +177,7 @@ export class WebjsEngine implements WaEngine {
 
   constructor(
     private readonly auth: WebjsAuthRepository,
+    private readonly ring: SecretKeyRing,
     private readonly options: WebjsEngineOptions,
     private readonly clientFactory: WebjsClientFactory = realWebjsClient,
   ) {
@@ -172,7 +186,7 @@ export class WebjsEngine implements WaEngine {
   }
 
   create(options: EngineCreateOptions, listener: EngineListener): EngineSession {
-    const store = new WebjsAuthStore(this.auth, options.userId, this.dataPath, this.options.authMaxBytes);
+    const store = new WebjsAuthStore(this.auth, options.userId, this.dataPath, this.options.authMaxBytes, this.ring);
     const client = this.clientFactory({
       userId: options.userId,
       clientId: webjsClientId(options.userId),
@@ -182,7 +196,7 @@ export class WebjsEngine implements WaEngine {
       chromiumPath: this.options.chromiumPath,
       headless: this.options.headless,
     });
-    return new WebjsSession(client, listener, this.options);
+    return new WebjsSession(client, listener, this.options, options.pairWithPhoneNumber);
   }
 
   hasStoredAuth(userId: string): Promise<boolean> {
@@ -212,18 +226,26 @@ class WebjsSession implements EngineSession {
   /** Server acks (or errors) that came while a `sendMessage` had not answered yet, by id (a handful at most). */
   private readonly earlyAcks = new Map<string, number>();
   private sendsInFlight = 0;
+  /** The number being asked for while a code request runs in the page (one at a time). */
+  private askingFor?: string;
 
   constructor(
     private readonly client: WebjsClientLike,
     private readonly listener: EngineListener,
     private readonly options: WebjsEngineOptions,
+    /** Linking by phone number: the number whose codes are shown instead of the QR. */
+    private pairing?: string,
   ) {
     client.on('qr', (qr: string) => {
       if (this.phase === 'stopped') return;
       if (this.phase === 'idle' || this.phase === 'start') this.enter('qr', options.linkTimeoutMs);
-      listener.qr(qr);
+      // A QR while linking by number: the page is up (first start) or came back in QR mode (WhatsApp
+      // Web reloaded mid-link, which drops its code timer): ask for a code again, show no QR.
+      if (this.pairing) void this.askCode();
+      else listener.qr(qr);
       this.startSettled();
     });
+    client.on('code', (code: unknown) => this.onCode(code));
     // The first loading_screen comes right after the scan; `authenticated` only after the history sync.
     client.on('loading_screen', () => this.onAuthenticating());
     client.on('authenticated', () => this.onAuthenticating());
@@ -258,6 +280,64 @@ class WebjsSession implements EngineSession {
       this.startSettled();
     });
     return settled;
+  }
+
+  async requestPairingCode(phoneNumber: string): Promise<void> {
+    if (this.phase !== 'start' && this.phase !== 'qr')
+      throw AppError.conflict(SessionsErrorCode.NoPendingLink, SESSION_MESSAGES.noPendingLink);
+    this.pairing = phoneNumber;
+    // Still launching: the first `qr` (the page is ready to link) asks for it.
+    if (this.phase === 'qr') void this.askCode();
+  }
+
+  async cancelPairingCode(): Promise<void> {
+    if (!this.pairing) return;
+    this.pairing = undefined;
+    if (this.phase !== 'qr') return;
+    // The page goes back to QR codes, which reach the listener again.
+    await this.client
+      .cancelPairingCode()
+      .catch((err: unknown) => this.logger.warn({ err: safeError(err) }, 'cancelPairingCode failed'));
+  }
+
+  private get pairingCodeRefreshMs(): number {
+    return this.options.pairingCodeRefreshMs ?? LIMITS.pairingCodeRefreshMs;
+  }
+
+  /**
+   * Asks the page for codes for the number (whatsapp-web.js renews them itself every refresh). The
+   * codes arrive as `code` events; a request that fails ends the link as an engine failure.
+   */
+  private async askCode(): Promise<void> {
+    const phoneNumber = this.pairing;
+    if (!phoneNumber || this.askingFor !== undefined) return;
+    this.askingFor = phoneNumber;
+    try {
+      await this.client.requestPairingCode(phoneNumber, true, this.pairingCodeRefreshMs);
+    } catch (err) {
+      if (this.phase === 'stopped' || this.pairing !== phoneNumber) return;
+      // The page reloaded under the request (WhatsApp Web restarting mid-link): its next `qr` asks again.
+      if (PAGE_RELOADED.test(String((err as Error)?.message ?? err))) {
+        this.logger.warn({ err: safeError(err) }, 'pairing code request cut by a page reload; asking again');
+        return;
+      }
+      this.stop();
+      void this.closeBrowser();
+      this.listener.failed(err instanceof Error ? err : new Error(String(err)));
+      this.startSettled();
+      return;
+    } finally {
+      this.askingFor = undefined;
+    }
+    // Another number was asked for while this request ran.
+    if (this.pairing && this.pairing !== phoneNumber && this.phase === 'qr') void this.askCode();
+  }
+
+  private onCode(code: unknown): void {
+    if (this.phase !== 'qr' || !this.pairing || typeof code !== 'string' || code === '') return;
+    // While codes keep coming the link is alive: the deadline is the next code, with the usual wait.
+    this.enter('qr', this.pairingCodeRefreshMs + this.options.linkTimeoutMs);
+    this.listener.pairingCode(code, new Date(Date.now() + this.pairingCodeRefreshMs));
   }
 
   /** The last attachment as whatsapp-web.js takes it (base64): built once per file, not per recipient. */
