@@ -934,6 +934,101 @@ async function journey(url) {
     check(layout.truncated, 'the long e-mail is not cut with an ellipsis');
   });
 
+  await step(
+    page,
+    'contacts: import 20 with tags, a segment, send to it, a reply in the Inbox answered, follow up',
+    async () => {
+      const guests = Array.from({ length: 20 }, (_, i) => [
+        `5688${String(i).padStart(4, '0')}`,
+        `Guest ${i}`,
+        i < 12 ? 'vip' : 'walk-in',
+      ]);
+      await page.getByRole('tab', { name: 'Contacts' }).click();
+      await page.getByLabel('Upload contacts file').setInputFiles({
+        name: 'guests.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(`phone,name,tags\n${guests.map((g) => g.join(',')).join('\n')}\n`),
+      });
+      await page.getByRole('button', { name: 'Use 20 contacts' }).click();
+      await page.getByText('guests.csv: 20 created, 0 updated').waitFor();
+      await page.getByLabel('Segment name').fill('VIP guests');
+      await page.getByLabel('Any of tags').fill('vip');
+      await page.getByRole('button', { name: 'Save segment' }).click();
+      await page.getByRole('listitem').filter({ hasText: 'VIP guests' }).getByText('12 contacts').waitFor();
+      await shot(page, '12-contacts');
+
+      // Compose: "Choose contacts" brings the segment's 12 contacts with their names.
+      await page.getByRole('tab', { name: 'Send Messages' }).click();
+      const clear = page.getByRole('button', { name: 'Clear All' });
+      if (await clear.isEnabled()) await clear.click();
+      await page.getByLabel('Message', { exact: true }).fill('Dear {{name}}, your table is ready');
+      await page.getByRole('button', { name: 'Choose contacts' }).click();
+      await page.getByLabel('Segment', { exact: true }).selectOption({ label: 'VIP guests' });
+      await page.getByRole('button', { name: 'Add to recipients' }).click();
+      await page.getByText('12 contacts of VIP guests added').waitFor();
+      await page.getByRole('button', { name: 'Start Sending' }).click();
+      await page
+        .getByRole('dialog', { name: 'Confirm Bulk Send' })
+        .getByRole('button', { name: 'Send Messages' })
+        .click();
+      await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+      // The donation prompt may follow a completed send.
+      const donation = page.getByRole('dialog', { name: /on their way/ });
+      if (await donation.isVisible().catch(() => false)) {
+        await page.keyboard.press('Escape');
+        await donation.waitFor({ state: 'detached' });
+      }
+      const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+      const sent = (outbox.body.messages ?? []).filter((m) => m.text.endsWith('your table is ready'));
+      check(sent.length === 12, `the segment's 12 contacts did not all get the message (${sent.length})`);
+      check(
+        sent.some((m) => m.text === 'Dear Guest 3, your table is ready'),
+        'the contact names did not fill {{name}}',
+      );
+      await page.getByRole('button', { name: 'Go Back' }).click();
+
+      // A reply shows live on the Inbox tab, is read there and answered.
+      const reply = await api(url, token, 'POST', '/dev/simulator/inbound', {
+        from: '85256880003',
+        text: 'Can I bring a friend?',
+      });
+      check(reply.status === 200, `the simulated reply was refused (${reply.status})`);
+      await page.getByLabel('1 unread conversations').waitFor({ timeout: 15_000 });
+      await page.getByRole('tab', { name: /Inbox/ }).click();
+      await page.getByRole('button', { name: /Guest 3/ }).click();
+      await page.getByText('Can I bring a friend?').last().waitFor();
+      await page.getByLabel('Answer').fill('Of course, {{name|friend}}!');
+      await page.getByRole('button', { name: 'Send answer' }).click();
+      await page
+        .waitForFunction(
+          async () => {
+            const t = JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token;
+            const r = await fetch('/dev/simulator/outbox', { headers: { Authorization: `Bearer ${t}` } });
+            const b = await r.json();
+            return (b.messages ?? []).some((m) => m.text === 'Of course, Guest 3!');
+          },
+          undefined,
+          { timeout: 30_000, polling: 500 },
+        )
+        .catch(() => check(false, 'the answer did not reach the simulated phone'));
+      await shot(page, '13-inbox');
+
+      // Follow up those who replied: the campaign's report, into the sender.
+      await page.getByRole('tab', { name: 'Campaigns' }).click();
+      await page
+        .getByTestId('campaign')
+        .filter({ hasText: 'your table is ready' })
+        .getByLabel('Follow up')
+        .selectOption('replied');
+      await page.getByText(/1 contacts who replied are in the sender/).waitFor({ timeout: 15_000 });
+      check(
+        (await page.getByRole('list', { name: 'Phone numbers' }).getByRole('listitem').count()) === 1,
+        'the follow-up did not load exactly the one contact who replied',
+      );
+      await page.getByRole('button', { name: 'Clear All' }).click();
+    },
+  );
+
   await step(page, 'Simulate unlink, then link again with Connect WhatsApp and Simulate scan', async () => {
     await page.getByRole('button', { name: 'Simulate unlink' }).click();
     await page.getByRole('button', { name: 'Connect WhatsApp' }).waitFor({ timeout: 15_000 });

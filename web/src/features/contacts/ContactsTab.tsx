@@ -74,7 +74,7 @@ function SegmentEditor() {
           value={noneOf}
           onChange={(e) => setNoneOf(e.target.value)}
         />
-        <button type="submit" className="btn" disabled={isLoading || name.trim() === ''}>
+        <button type="submit" className="button secondary small" disabled={isLoading || name.trim() === ''}>
           Save segment
         </button>
       </form>
@@ -123,7 +123,12 @@ function ImportBox() {
         value={tags}
         onChange={(e) => setTags(e.target.value)}
       />
-      <button type="button" className="btn" disabled={isLoading || text.trim() === ''} onClick={() => void submit()}>
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={isLoading || text.trim() === ''}
+        onClick={() => void submit()}
+      >
         Import
       </button>
     </section>
@@ -176,13 +181,23 @@ function BulkBar({ ids, segmentId, onDone }: { ids: string[]; segmentId: string;
         value={tags}
         onChange={(e) => setTags(e.target.value)}
       />
-      <button type="button" className="btn" disabled={isLoading || noTags} onClick={() => void run('tag')}>
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={isLoading || noTags}
+        onClick={() => void run('tag')}
+      >
         Add tags
       </button>
-      <button type="button" className="btn" disabled={isLoading || noTags} onClick={() => void run('untag')}>
+      <button
+        type="button"
+        className="button secondary small"
+        disabled={isLoading || noTags}
+        onClick={() => void run('untag')}
+      >
         Remove tags
       </button>
-      <button type="button" className="btn" disabled={isLoading} onClick={() => void run('delete')}>
+      <button type="button" className="button secondary small" disabled={isLoading} onClick={() => void run('delete')}>
         Delete
       </button>
     </div>
@@ -237,7 +252,7 @@ export function ContactsTab() {
           </select>
           <button
             type="button"
-            className="btn"
+            className="button secondary small"
             onClick={() => void downloadContacts(segmentId).catch((err) => toast.error(errorMessage(err)))}
           >
             Export CSV
@@ -288,7 +303,7 @@ export function ContactsTab() {
                 <td>
                   <button
                     type="button"
-                    className="btn-link"
+                    className="button link small"
                     onClick={() => void remove(c.id)}
                     aria-label={`Delete ${c.phone}`}
                   >
@@ -300,12 +315,17 @@ export function ContactsTab() {
           </tbody>
         </table>
         <div className="contacts-paging">
-          <button type="button" className="btn" disabled={cursor === null} onClick={() => setCursor(null)}>
+          <button
+            type="button"
+            className="button secondary small"
+            disabled={cursor === null}
+            onClick={() => setCursor(null)}
+          >
             First page
           </button>
           <button
             type="button"
-            className="btn"
+            className="button secondary small"
             disabled={!data?.nextCursor || isFetching}
             onClick={() => setCursor(data?.nextCursor ?? null)}
           >

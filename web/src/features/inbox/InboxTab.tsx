@@ -35,7 +35,7 @@ function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
     <section className="card inbox-thread" aria-label={`Conversation with ${phone}`}>
       <div className="inbox-thread-head">
         <h3>{phone}</h3>
-        <button type="button" className="btn-link" onClick={() => void markUnread()}>
+        <button type="button" className="button link small" onClick={() => void markUnread()}>
           Mark unread
         </button>
       </div>
@@ -59,7 +59,7 @@ function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
           value={text}
           onChange={(e) => setText(e.target.value)}
         />
-        <button type="submit" className="btn" disabled={sending || text.trim() === ''}>
+        <button type="submit" className="button secondary small" disabled={sending || text.trim() === ''}>
           Send answer
         </button>
       </form>
