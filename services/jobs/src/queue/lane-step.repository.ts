@@ -463,8 +463,11 @@ export class LaneStepRepository {
           WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
          RETURNING r.seq, r.phone, s.reason
        )
-       INSERT INTO job_skips (job_id, phone, reason)
-       SELECT $1, m.phone, m.reason FROM moved m ORDER BY m.seq
+       -- The row's variables go with it, so the report still shows whom it skipped.
+       INSERT INTO job_skips (job_id, phone, reason, variables)
+       SELECT $1, m.phone, m.reason, v.variables FROM moved m
+         LEFT JOIN recipient_variables v ON v.job_id = $1 AND v.seq = m.seq
+        ORDER BY m.seq
        ON CONFLICT (job_id, phone) DO NOTHING
        RETURNING phone, reason`,
       [jobId, userId, notOnWhatsAppDays],

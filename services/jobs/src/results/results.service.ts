@@ -182,6 +182,7 @@ export function toResult(r: ReportRow): RecipientResult {
     deliveredAt: iso(r.deliveredAt),
     readAt: iso(r.readAt),
     repliedAt: iso(r.repliedAt),
+    ...(r.replies && r.replies.length > 0 ? { replies: r.replies } : {}),
   };
 }
 
