@@ -47,8 +47,8 @@ export const RESULTS_LIMITS = {
   replyTextMax: 2000,
   /** A recipient's newest replies the report and the export carry (all are kept). */
   repliesPerRecipientMax: 20,
-  /** `phone=` of the report: digits of a number, 8 or with the 852 prefix (spaces, `+` and `-` allowed). */
-  phoneSearchMaxLength: 20,
+  /** `q=` of the report: digits of a number (spaces, `+`, `-` and brackets dropped), 8 or with the 852 prefix. */
+  searchMaxDigits: 15,
 } as const;
 
 export const OPT_OUT_LIMITS = {

@@ -116,7 +116,7 @@ export class ResultsRepository {
    * Recipients after `afterSeq` in list order, optionally only those in `statuses`, at most `limit`.
    * Recipients the opt-out list skipped (never queued, or taken out of the queue mid-job) live
    * in `job_skips`; they follow the list, numbered from SKIPPED_SEQ_BASE in the order they were skipped,
-   * so every recipient is on exactly one page.
+   * so every recipient is on exactly one page. `search` (digits) keeps only the numbers holding it.
    */
   page(
     em: EntityManager,
@@ -124,18 +124,24 @@ export class ResultsRepository {
     afterSeq: number,
     limit: number,
     statuses?: readonly RecipientResultStatus[],
+    search?: string,
   ): Promise<ReportRow[]> {
+    const params: unknown[] = [jobId, afterSeq, limit];
+    const param = (value: unknown) => `$${params.push(value)}`;
     const filtered = statuses && statuses.length > 0;
     const wantSkipped = !filtered || statuses.includes('skipped');
-    const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${filtered ? `AND ${STATUS_SQL} = ANY($4::text[])` : ''}`;
+    const byStatus = filtered ? `AND ${STATUS_SQL} = ANY(${param(statuses)}::text[])` : '';
+    // Digits anywhere in the number: a job's rows are read by its key range, so this scans one job at most.
+    const found = search ? param(search) : undefined;
+    const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${byStatus} ${found ? `AND strpos(r.phone, ${found}::text) > 0` : ''}`;
     const skipped = `SELECT s.seq, s.phone, 'skipped' AS status, s.reason AS error, s.at AS "doneAt", s.variables,
             NULL::timestamptz AS "deliveredAt", NULL::timestamptz AS "readAt", NULL::timestamptz AS "repliedAt", NULL::jsonb AS replies
        FROM (SELECT (${SKIPPED_SEQ_BASE} + row_number() OVER (ORDER BY at, phone))::int AS seq, phone, reason, at, variables FROM job_skips WHERE job_id = $1) s
-      WHERE s.seq > $2`;
+      WHERE s.seq > $2 ${found ? `AND strpos(s.phone, ${found}::text) > 0` : ''}`;
     return rows<ReportRow>(
       em,
       `${wantSkipped ? `(${queued}) UNION ALL (${skipped})` : queued} ORDER BY seq LIMIT $3`,
-      filtered ? [jobId, afterSeq, limit, statuses] : [jobId, afterSeq, limit],
+      params,
     );
   }
 
