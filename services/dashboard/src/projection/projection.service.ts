@@ -130,6 +130,7 @@ export class ProjectionService {
         const mk = `${e.userId}\u0000${step.counted.month}`;
         const m = monthly.get(mk) ?? { userId: e.userId, month: step.counted.month, sent: 0, failed: 0 };
         m[step.counted.outcome] += 1;
+        if (step.counted.moved) m.sent -= 1;
         monthly.set(mk, m);
       }
     }

@@ -172,6 +172,23 @@ describe('batch apply', () => {
     expect(month(data)?.sent).toBe(1);
   });
 
+  it('a send WhatsApp accepted and then refused moves from sent to failed: totals and usage follow', async () => {
+    const u = newUser();
+    await projection.applyBatch([
+      message(u, '95000001', 'sent', '2025-05-20T10:00:00Z'),
+      message(u, '95000002', 'sent', '2025-05-20T10:00:01Z'),
+    ]);
+    expect((await dashboard.get(u, undefined, NOW)).stats).toMatchObject({ successfulMessages: 2, failedMessages: 0 });
+    await projection.applyBatch([
+      message(u, '95000001', 'failed', '2025-05-20T10:00:09Z', { content: '', error: 'refused', refused: true }),
+    ]);
+    const data = await dashboard.get(u, undefined, NOW);
+    expect(data.stats).toMatchObject({ totalMessages: 2, successfulMessages: 1, failedMessages: 1 });
+    expect(month(data)).toEqual({ month: '2025-05', sent: 1, failed: 1 });
+    expect(data.usage).toMatchObject({ messages_sent_count: 1, messages_failed_count: 1 });
+    expect(data.messages.find((m) => m.recipient === '95000001')).toMatchObject({ status: 'failed', error: 'refused' });
+  });
+
   it('keeps users apart', async () => {
     const [ann, bob] = [newUser(), newUser()];
     await projection.applyBatch([
