@@ -26,6 +26,7 @@ import {
 import type { JobsEnv } from '../config/env.js';
 import { Refusals, type RefusalFold } from './refusals.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
+import { UnansweredRepository } from './unanswered.repository.js';
 
 /**
  * How long the first event of a batch waits for others (ms): one transaction per batch, not per event.
@@ -119,6 +120,7 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     private readonly results: ResultsRepository,
     private readonly refusals: Refusals,
     private readonly publisher: OutboxPublisher,
+    private readonly unanswered: UnansweredRepository,
   ) {
     this.consumers = RECEIPT_SUBJECTS.map(
       (subject) =>
@@ -161,6 +163,12 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     const published: OutboxRow[] = [];
     const deltas = await this.tx.run(async (em) => {
       published.length = 0;
+      // Replies first, in one order: each may take its account's lane lock (the unanswered counts),
+      // which a send takes before its recipients too.
+      const replies = folds
+        .flatMap((f) => (f.kind === 'replied' ? [f] : []))
+        .sort((a, b) => (a.userId === b.userId ? (a.phone < b.phone ? -1 : 1) : a.userId < b.userId ? -1 : 1));
+      for (const r of replies) await this.unanswered.replied(em, r.userId, r.phone, r.at);
       const receipts = folds.flatMap((f) =>
         f.kind === 'delivered' || f.kind === 'read'
           ? [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }]
