@@ -6,6 +6,8 @@ import { api, devSignIn, simulatorScan, startSystem, waitFor, type System } from
 const NOT_ON_WHATSAPP = '98000002';
 /** WhatsApp takes this one and then refuses it (an error ack): failed, never sent. */
 const REFUSED = '98000005';
+/** On the account's opt-out list: skipped, never sent to. */
+const OPTED_OUT = '98000006';
 
 /**
  * The whole system: a real bulk job through gateway → jobs → sessions (simulated WhatsApp), whose
@@ -75,10 +77,12 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
     );
     expect(linked.sessions[0]).toMatchObject({ active: true, phoneNumber: expect.stringMatching(/^\d+$/) });
 
+    const optOut = await http.post(`/api/opt-outs/${userId}`, { phoneNumbers: [OPTED_OUT] });
+    expect(optOut.status).toBe(200);
     const started = await http.post('/start-bulk-messages', {
       clerkUserId: userId,
       message: 'Your order is ready for pickup',
-      phoneNumbers: ['98000001', NOT_ON_WHATSAPP, '98000003', '98000004', REFUSED],
+      phoneNumbers: ['98000001', NOT_ON_WHATSAPP, '98000003', '98000004', REFUSED, OPTED_OUT],
     });
     expect(started.status).toBe(200);
     const jobId = started.body.jobId as string;
@@ -93,13 +97,15 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
       250,
       'the job to finish and count the refusal',
     );
-    expect(job.progress).toEqual({ total: 5, sent: 3, failed: 2 });
+    expect(job.progress).toEqual({ total: 6, sent: 3, failed: 2, skipped: 1 });
 
     // The job's own figures and the dashboard's agree, and the acks end every sent message at read.
     const data = await waitFor(
       async () => {
         const d = await dashboard();
-        return d.messages.filter((m) => m.status === 'read').length === 3 && d.stats.failedMessages === 2
+        return d.messages.filter((m) => m.status === 'read').length === 3 &&
+          d.stats.failedMessages === 2 &&
+          d.stats.skippedMessages === 1
           ? d
           : undefined;
       },
@@ -113,10 +119,12 @@ describe('the dashboard after a real job (every service, simulated WhatsApp)', (
       failedMessages: job.progress.failed,
       activeSessions: 1,
       repliedMessages: 0,
-      skippedMessages: 0,
+      // Skipped is an outcome of its own: not a message, not in the total.
+      skippedMessages: 1,
     });
     expect(data.usage.messages_sent_count).toBe(job.progress.sent);
     expect(data.usage.messages_failed_count).toBe(job.progress.failed);
+    expect(data.usage.messages_skipped_count).toBe(1);
     expect(data.messages).toHaveLength(5);
     expect(data.messages.every((m) => m.job_id === jobId && m.content === 'Your order is ready for pickup')).toBe(true);
     const failed = data.messages.filter((m) => m.status === 'failed');
