@@ -61,6 +61,7 @@ describe('the read model built from events', () => {
       failedMessages: 2,
       activeSessions: 0,
       repliedMessages: 0,
+      skippedMessages: 0,
     });
     expect(data.usage.messages_sent_count).toBe(3);
     expect(data.usage.messages_failed_count).toBe(2);
@@ -90,6 +91,7 @@ describe('the read model built from events', () => {
       failedMessages: 2,
       activeSessions: 0,
       repliedMessages: 0,
+      skippedMessages: 0,
     });
     expect(after.usage.messages_sent_count).toBe(3);
     const byRecipient = new Map(after.messages.map((m) => [m.recipient, m]));
@@ -218,6 +220,7 @@ describe('replies (events.message.received)', () => {
       failedMessages: 0,
       activeSessions: 0,
       repliedMessages: 1,
+      skippedMessages: 0,
     });
     const m = new Map(data.messages.map((x) => [x.recipient, x]));
     expect(m.get(recipient)).toMatchObject({

@@ -17,6 +17,7 @@ export const DURABLES = [
   'dashboard-events-message-status',
   'dashboard-events-session-state',
   'dashboard-events-message-received',
+  'dashboard-events-job-progress',
 ];
 
 /** What the jobs service publishes for one recipient (and sessions for its acks): same key, same content. */

@@ -84,6 +84,7 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
         window: null,
         timeZone: HK,
         warmUp: false,
+        unansweredLimit: null,
       },
     });
     expect(await setPolicy(ann, { preset: 'careful' })).toEqual(carefulPolicy());
@@ -103,6 +104,7 @@ describe('sending policy: gaps, pauses, caps, windows, scheduling, pause/resume 
       [{ dailyCap: 0 }, 'dailyCap', POLICY_MESSAGES.dailyCap],
       [{ dailyCap: -5 }, 'dailyCap', POLICY_MESSAGES.dailyCap],
       [{ pauseEvery: 0 }, 'pauseEvery', POLICY_MESSAGES.pauseEvery],
+      [{ unansweredLimit: 0 }, 'unansweredLimit', POLICY_MESSAGES.unansweredLimit],
       [{ window: { start: '18:00', end: '09:00' } }, 'window.end', POLICY_MESSAGES.windowOrder],
       [{ window: { start: '09:00', end: '25:00' } }, 'window.end', POLICY_MESSAGES.windowTime('end')],
       [{ timeZone: 'Europe/Atlantis' }, 'timeZone', POLICY_MESSAGES.timeZone('Europe/Atlantis')],

@@ -253,7 +253,8 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
         userId: ann.userId,
         at: new Date().toISOString(),
         from: `852${phones[1]}`,
-        text: 'Thanks',
+        // A NUL cannot be stored: it is dropped; a formula is kept as text, and never runs in the export.
+        text: '=1+1 Thanks\u0000!',
         messageId: randomUUID(),
       }),
     );
@@ -267,6 +268,26 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
       'the reply in the report',
     );
     expect(replied[1]!.repliedAt).not.toBeNull();
+    // The reply is readable: its text and time on the recipient, in the export, and found by number.
+    expect(replied[1]!.replies).toEqual([{ text: '=1+1 Thanks!', at: replied[1]!.repliedAt }]);
+    expect(replied[0]!.replies).toBeUndefined();
+    const csv = await fetch(`${sys.gateway.url}/job-results/${jobId}/export?format=csv`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    expect(csv.status).toBe(200);
+    const csvLines = (await csv.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    expect(csvLines[0]).toContain('Replied at,Replies');
+    expect(csvLines[2]).toMatch(new RegExp(`^${phones[1]},Replied,replied,.*,'=1\\+1 Thanks!$`));
+    for (const q of [phones[1]!, `852${phones[1]}`, `+852 ${phones[1]!.slice(0, 4)} ${phones[1]!.slice(4)}`]) {
+      const found = await ann.client.get(`/job-results/${jobId}?q=${encodeURIComponent(q)}`);
+      expect(found.status).toBe(200);
+      expect((found.body.results as RecipientResult[]).map((r) => r.phoneNumber)).toEqual([phones[1]]);
+    }
+    const badSearch = await ann.client.get(`/job-results/${jobId}?q=abc`);
+    expect([badSearch.status, badSearch.body.error]).toEqual([400, RESULTS_MESSAGES.invalidReportSearch]);
 
     const item = await waitFor(
       async () => (await history(ann)).find((j) => j.jobId === jobId && j.receipts.replied === 1),

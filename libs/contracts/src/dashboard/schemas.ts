@@ -88,6 +88,9 @@ export const DashboardDataSchema = z.object({
   usage: z.object({
     messages_sent_count: z.int(),
     messages_failed_count: z.int(),
+    messages_skipped_count: z.int().meta({
+      description: 'recipients skipped this month (opted out, not on WhatsApp): never sent to',
+    }),
     monthly: z.array(MonthlyUsageSchema),
   }),
   stats: z.object({
@@ -96,6 +99,7 @@ export const DashboardDataSchema = z.object({
     failedMessages: z.int(),
     activeSessions: z.int(),
     repliedMessages: z.int(),
+    skippedMessages: z.int().meta({ description: 'recipients your jobs skipped (opted out, not on WhatsApp)' }),
   }),
   user: z.object({ id: z.string(), preferences: UserPreferencesSchema }),
 });

@@ -111,6 +111,8 @@ export const V1AccountSchema = z.object({
     sent: z.int(),
     cap: z.int().nullable(),
     remaining: z.int().nullable(),
+    /** Messages to numbers that never replied: this month, the last 30 days, and the policy's limit on the 30 days. */
+    unanswered: z.object({ month: z.int(), last30Days: z.int(), limit: z.int().nullable() }),
   }),
 });
 

@@ -43,6 +43,12 @@ export const RESULTS_LIMITS = {
   exportAckTimeoutMs: 30_000,
   /** Rows read from Postgres per step of an export (keyset paging: flat memory whatever the job size). */
   exportBatchRows: 2000,
+  /** A reply's text is kept up to this many characters (NUL bytes stripped); the rest is cut. */
+  replyTextMax: 2000,
+  /** A recipient's newest replies the report and the export carry (all are kept). */
+  repliesPerRecipientMax: 20,
+  /** `q=` of the report: digits of a number (spaces, `+`, `-` and brackets dropped), 8 or with the 852 prefix. */
+  searchMaxDigits: 15,
 } as const;
 
 export const OPT_OUT_LIMITS = {

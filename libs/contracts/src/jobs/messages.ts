@@ -130,6 +130,7 @@ export const RESULTS_MESSAGES = {
   invalidActive: 'active must be true or false',
   invalidFormat: `format must be ${EXPORT_FORMATS.join(' or ')}`,
   invalidTimeZone: 'tz must be a time zone name such as Asia/Hong_Kong',
+  invalidReportSearch: `q must be up to ${RESULTS_LIMITS.searchMaxDigits} digits of a phone number, such as 91234567 or +852 9123 4567`,
   /** The export's reason for a skipped recipient. */
   skippedReason: (reason: string) =>
     reason === 'opted_out'
@@ -146,5 +147,11 @@ export const RESULTS_MESSAGES = {
   sendAgainOptedOutLeft: (n: number) =>
     `${n.toLocaleString('en-US')} opted-out ${n === 1 ? 'number was' : 'numbers were'} left out: ${n === 1 ? 'it asked' : 'they asked'} not to get messages`,
   exportDownloadFailed: 'Could not download the report',
+  repliesButton: (n: number) => (n === 1 ? '1 reply' : `${n} replies`),
+  repliesTitle: (phone: string) => `Replies from ${phone}`,
+  repliesClose: 'Close replies',
+  reportSearchLabel: 'Search by number',
+  reportSearchPlaceholder: '91234567 or 852 9123 4567',
+  reportSearchResults: 'Matching numbers',
   reportLoadFailed: 'Could not load the report',
 } as const;

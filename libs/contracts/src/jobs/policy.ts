@@ -31,6 +31,12 @@ export interface SendingPolicy {
   timeZone: string;
   /** A newly used number ramps its daily cap up over its first days (WARM_UP_CAPS). */
   warmUp: boolean;
+  /**
+   * Most messages in the last 30 days (`POLICY_LIMITS.unansweredWindowDays`) to numbers that never
+   * replied; at it, campaigns wait (`unanswered`) until older ones leave the window or numbers reply.
+   * null = no limit (the default).
+   */
+  unansweredLimit: number | null;
 }
 
 /** The editable fields, in the order the web shows them. */
@@ -43,6 +49,7 @@ export const POLICY_FIELDS = [
   'window',
   'timeZone',
   'warmUp',
+  'unansweredLimit',
 ] as const;
 export type PolicyField = (typeof POLICY_FIELDS)[number];
 export type PolicyUpdate = Partial<Omit<SendingPolicy, 'preset'>> & { preset?: PolicyPreset };
@@ -56,6 +63,11 @@ export const POLICY_LIMITS = {
   minPauseMs: 1000,
   maxPauseMs: 86_400_000,
   maxDailyCap: 100_000,
+  maxUnansweredLimit: 100_000,
+  /** The rolling window the unanswered limit counts in (days, today included). */
+  unansweredWindowDays: 30,
+  /** The careful preset's unanswered limit: WhatsApp trialled a monthly cap on unanswered messages. */
+  carefulUnansweredLimit: 200,
   /** `startAt` may be at most this far ahead. */
   maxStartAheadMs: 30 * 86_400_000,
   /**
@@ -90,6 +102,7 @@ export function standardPolicy(
     window: null,
     timeZone,
     warmUp: false,
+    unansweredLimit: null,
   };
 }
 
@@ -108,6 +121,7 @@ export function carefulPolicy(timeZone: string = POLICY_LIMITS.defaultTimeZone):
     window: { start: '09:00', end: '20:00', days: [1, 2, 3, 4, 5, 6, 7] },
     timeZone,
     warmUp: true,
+    unansweredLimit: POLICY_LIMITS.carefulUnansweredLimit,
   };
 }
 
@@ -115,7 +129,7 @@ export function carefulPolicy(timeZone: string = POLICY_LIMITS.defaultTimeZone):
 export const POLICY_EXPLANATIONS = {
   standard: 'The original pace: one message every 4 seconds, no pauses, caps or hours. Fine for small sends.',
   careful:
-    'Recommended. Random 5–15 s gaps, a 3-minute break every 25 messages, at most 300 a day between 09:00 and 20:00, and a slow start for a new number. Looks like a person, not a bot, which is what keeps numbers from being banned.',
+    'Recommended. Random 5–15 s gaps, a 3-minute break every 25 messages, at most 300 a day between 09:00 and 20:00, a slow start for a new number, and a wait after 200 messages in 30 days to numbers that never replied. Looks like a person, not a bot, which is what keeps numbers from being banned.',
   custom: 'Your own values.',
   delayMs: 'Shortest gap between two messages.',
   jitterMs: 'A random extra wait, up to this long, added to each gap so the rhythm is not regular.',
@@ -125,6 +139,8 @@ export const POLICY_EXPLANATIONS = {
   window: 'Hours and days when messages may go out; outside them sending waits.',
   timeZone: 'The time zone of the sending hours and of the daily cap’s day.',
   warmUp: `A number that is new to bulk sending starts slowly: at most ${WARM_UP_CAPS.join(', ')} messages on its first days.`,
+  unansweredLimit:
+    'Most messages in the last 30 days to numbers that never replied; at it, sending waits. WhatsApp limits messages nobody answers.',
 } as const;
 
 const seconds = (ms: number) => `${ms / 1000} s`;
@@ -147,6 +163,7 @@ export const POLICY_MESSAGES = {
   windowDays: 'window.days must list weekdays from 1 (Monday) to 7 (Sunday), at least one',
   timeZone: (value: string) => `timeZone "${value.slice(0, 64)}" is not a known IANA time zone (e.g. Asia/Hong_Kong)`,
   warmUp: 'warmUp must be true or false',
+  unansweredLimit: `unansweredLimit must be a whole number from 1 to ${POLICY_LIMITS.maxUnansweredLimit}, or null for no limit`,
   startAtInvalid: 'startAt must be a date and time in ISO 8601 (e.g. 2026-01-31T09:00:00+08:00)',
   startAtPast: 'startAt must be in the future',
   startAtTooFar: `startAt must be at most ${POLICY_LIMITS.maxStartAheadMs / 86_400_000} days ahead`,
@@ -173,7 +190,15 @@ export enum PolicyErrorCode {
 }
 
 /** The reasons a job waits with status `paused` (or `running`, for `unlinked`). */
-export const PAUSED_REASONS = ['user', 'window', 'daily_cap', 'unlinked', 'rate_limited', 'refused'] as const;
+export const PAUSED_REASONS = [
+  'user',
+  'window',
+  'daily_cap',
+  'unlinked',
+  'rate_limited',
+  'refused',
+  'unanswered',
+] as const;
 export type PausedReason = (typeof PAUSED_REASONS)[number];
 
 /**
@@ -195,6 +220,8 @@ export const PACING_LOG = {
   rateLimited: (minutes: number, at: string) =>
     `WhatsApp is limiting how fast this number may send; pausing ${minutes} minute${minutes === 1 ? '' : 's'} to protect it (resumes at ${at})`,
   resumed: 'Sending resumed',
+  unansweredLimitReached: (count: number, limit: number, at: string) =>
+    `Too many messages nobody answered: ${count} in the last 30 days went to numbers that never replied (your limit is ${limit}). Sending waits to protect the number; next check at ${at}`,
   refusingNewContacts: (refusals: number) =>
     `WhatsApp is refusing messages to new contacts (${refusals} refused in a row); campaign paused to protect the number. Resume when you are ready`,
 } as const;
@@ -207,6 +234,7 @@ export const PAUSED_REASON_TEXT: Record<PausedReason, string> = {
   unlinked: 'WhatsApp is not connected',
   rate_limited: 'WhatsApp asked us to slow down',
   refused: 'WhatsApp is refusing messages to new contacts',
+  unanswered: 'Too many messages nobody answered',
 };
 
 export type PolicyCheck = { ok: true; policy: SendingPolicy } | { ok: false; field: string; message: string };
@@ -243,6 +271,7 @@ function sameSettings(a: SendingPolicy, b: SendingPolicy): boolean {
     a.pauseMs === b.pauseMs &&
     a.dailyCap === b.dailyCap &&
     a.warmUp === b.warmUp &&
+    a.unansweredLimit === b.unansweredLimit &&
     JSON.stringify(a.window) === JSON.stringify(b.window)
   );
 }
@@ -313,6 +342,11 @@ export function applyPolicyUpdate(
     if (typeof input.warmUp !== 'boolean') return refuse('warmUp', POLICY_MESSAGES.warmUp);
     next.warmUp = input.warmUp;
   }
+  if (input.unansweredLimit !== undefined) {
+    if (input.unansweredLimit !== null && !isWhole(input.unansweredLimit, 1, POLICY_LIMITS.maxUnansweredLimit))
+      return refuse('unansweredLimit', POLICY_MESSAGES.unansweredLimit);
+    next.unansweredLimit = input.unansweredLimit;
+  }
   const edited = Object.keys(input).some((k) => k !== 'preset' && k !== 'timeZone');
   if (edited || input.preset === 'custom') {
     next.preset = sameSettings(next, standard)
@@ -365,4 +399,28 @@ export function checkStartAt(
   if (at.getTime() - now.getTime() > POLICY_LIMITS.maxStartAheadMs)
     return { ok: false, message: POLICY_MESSAGES.startAtTooFar };
   return { ok: true, startAt: at };
+}
+
+/** Messages to numbers that never replied, counted by day (`YYYY-MM-DD` in the policy's time zone). */
+export type UnansweredDays = Record<string, number>;
+
+/**
+ * The account's unanswered messages: this calendar month (of `today`) and the rolling
+ * `POLICY_LIMITS.unansweredWindowDays` days up to `today`, from its counts by day.
+ */
+export function unansweredCounts(
+  days: UnansweredDays | null | undefined,
+  today: string,
+): { month: number; last30Days: number } {
+  const from = new Date(Date.parse(`${today}T00:00:00Z`) - (POLICY_LIMITS.unansweredWindowDays - 1) * 86_400_000)
+    .toISOString()
+    .slice(0, 10);
+  let month = 0;
+  let last30Days = 0;
+  for (const [day, n] of Object.entries(days ?? {})) {
+    if (typeof n !== 'number' || n <= 0 || day > today) continue;
+    if (day.slice(0, 7) === today.slice(0, 7)) month += n;
+    if (day >= from) last30Days += n;
+  }
+  return { month, last30Days };
 }

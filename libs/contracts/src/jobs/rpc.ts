@@ -90,6 +90,11 @@ export interface SendsToday {
   cap: number | null;
   /** Sends left today under the cap; null when there is no cap. */
   remaining: number | null;
+  /**
+   * Messages to numbers that never replied: this calendar month and the last 30 days (in the policy's
+   * time zone), and the policy's limit on the 30 days (null = none).
+   */
+  unanswered: { month: number; last30Days: number; limit: number | null };
 }
 
 export interface JobPolicyRequests {

@@ -357,6 +357,7 @@ export const PolicySetRequestSchema = z.object({ userId: RpcUserIdSchema, policy
 /** `jobs.results`: one page of a job's report; the query values are checked with `jobResultsQuerySchema`. */
 export const JobResultsRequestSchema = JobRefSchema.extend({
   status: z.unknown().optional(),
+  q: z.unknown().optional(),
   cursor: z.unknown().optional(),
   limit: z.unknown().optional(),
 });
@@ -578,9 +579,36 @@ const statusFilterSchema = z
     return [...new Set(parts)] as RecipientResultStatus[];
   });
 
+/**
+ * The digits a report search looks for in a recipient's 8-digit number: spaces, `+`, `-` and brackets
+ * dropped, and the 852 country code when more than 8 digits follow from it, so `91234567`,
+ * `85291234567` and `+852 9123 4567` find the same row (and `9123` finds it too). Undefined when `q`
+ * is not digits within RESULTS_LIMITS.searchMaxDigits.
+ */
+export function reportSearchDigits(q: string): string | undefined {
+  const digits = q.replace(/[\s\-+()]/g, '');
+  if (!/^\d*$/.test(digits) || digits.length > RESULTS_LIMITS.searchMaxDigits) return undefined;
+  return digits.length > 8 && digits.startsWith('852') ? digits.slice(3) : digits;
+}
+
+/** `q=` of the report: a number or part of one; absent or empty = every recipient. */
+const reportSearchSchema = z
+  .unknown()
+  .optional()
+  .transform((v, ctx) => {
+    if (v === undefined) return undefined;
+    const digits = typeof v === 'string' ? reportSearchDigits(v) : undefined;
+    if (digits === undefined) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: RESULTS_MESSAGES.invalidReportSearch });
+      return z.NEVER;
+    }
+    return digits === '' ? undefined : digits;
+  });
+
 /** Query of `GET /job-results/{jobId}`. */
 export const jobResultsQuerySchema = z.object({
   status: statusFilterSchema,
+  q: reportSearchSchema,
   cursor: cursorSchema,
   limit: intInRange(RESULTS_LIMITS.reportPageMax, RESULTS_LIMITS.reportPageDefault),
 });

@@ -51,6 +51,7 @@ export const EXPORT_COLUMNS = [
   'Delivered at',
   'Read at',
   'Replied at',
+  'Replies',
 ] as const;
 
 /** A recipient's status in words, as the report and the export say it. */
@@ -84,6 +85,12 @@ export interface SkippedEntry {
   timestamp: string;
 }
 
+/** A message a recipient wrote back, as the report shows it. Personal data: never logged. */
+export interface RecipientReply {
+  text: string;
+  at: string;
+}
+
 /** One recipient of `GET /job-results/{jobId}`. Times are ISO strings or null. */
 export interface RecipientResult {
   phoneNumber: string;
@@ -97,6 +104,8 @@ export interface RecipientResult {
   deliveredAt: string | null;
   readAt: string | null;
   repliedAt: string | null;
+  /** What the recipient wrote back, oldest first (the newest RESULTS_LIMITS.repliesPerRecipientMax); absent when nothing. */
+  replies?: RecipientReply[];
 }
 
 export interface JobReceipts {

@@ -42,7 +42,7 @@ export class DashboardService {
       throw AppError.validation(DashboardErrorCode.InvalidLimit, limit.message, { [limit.field]: limit.message });
     const months = lastMonths(now);
 
-    const row = await this.projection.read(userId, limit.value, `${months[0]}-01`);
+    const row = await this.projection.read(userId, limit.value, `${months[0]}-01`, `${months.at(-1)}-01`);
     const { messages, sessions, totals: t, monthly } = row;
     const preferences: UserPreferences =
       row.auto_login_message_enabled === null
@@ -73,13 +73,20 @@ export class DashboardService {
         replied_at: iso(m.replied_at),
       })),
       sessions: sessionList,
-      usage: { messages_sent_count: current.sent, messages_failed_count: current.failed, monthly: usage },
+      usage: {
+        messages_sent_count: current.sent,
+        messages_failed_count: current.failed,
+        messages_skipped_count: Number(row.skipped?.month ?? 0),
+        monthly: usage,
+      },
       stats: {
         totalMessages: n('pending') + n('sent') + n('failed') + n('delivered') + n('read'),
         successfulMessages: n('sent') + n('delivered') + n('read'),
         failedMessages: n('failed'),
         activeSessions: sessionList.filter((s) => s.active).length,
         repliedMessages: t?.replied ?? 0,
+        // Not sent on purpose (opted out, not on WhatsApp): neither successful nor failed, and not in the total.
+        skippedMessages: Number(row.skipped?.total ?? 0),
       },
       user: { id: userId, preferences },
     };

@@ -2,6 +2,7 @@ import type { DatabaseOptions } from '@bns/service-kit';
 import { UserPreferencesEntity } from '../dashboard/user-preferences.entity.js';
 import { AppliedEventEntity } from '../projection/entities/applied-event.entity.js';
 import { InboundMessageEntity } from '../projection/entities/inbound-message.entity.js';
+import { JobSkipsEntity } from '../projection/entities/job-skips.entity.js';
 import { LinkStateEntity } from '../projection/entities/link-state.entity.js';
 import { MessageEntity } from '../projection/entities/message.entity.js';
 import { MonthlyUsageEntity } from '../projection/entities/monthly-usage.entity.js';
@@ -9,6 +10,7 @@ import { SessionEntity } from '../projection/entities/session.entity.js';
 import { UserTotalsEntity } from '../projection/entities/user-totals.entity.js';
 import { CreateDashboard1763769600000 } from './migrations/1763769600000-create-dashboard.js';
 import { AddReplies1795411802762 } from './migrations/1795411802762-add-replies.js';
+import { JobSkips1798300000000 } from './migrations/1798300000000-job-skips.js';
 
 /** The dashboard's schema: an entity per table, and the migrations that create them (the service and its tests share it). */
 export const DASHBOARD_DATABASE = {
@@ -22,6 +24,7 @@ export const DASHBOARD_DATABASE = {
     LinkStateEntity,
     SessionEntity,
     InboundMessageEntity,
+    JobSkipsEntity,
   ],
-  migrations: [CreateDashboard1763769600000, AddReplies1795411802762],
+  migrations: [CreateDashboard1763769600000, AddReplies1795411802762, JobSkips1798300000000],
 } satisfies Omit<DatabaseOptions, 'url'>;

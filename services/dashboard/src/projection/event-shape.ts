@@ -1,10 +1,11 @@
-import type { MessageReceivedEvent, MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
+import type { JobProgressEvent, MessageReceivedEvent, MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
 import { MESSAGE_STATUS_RANK, normalizeHkPhone, SESSION_STATES } from '@bns/contracts';
 
 export type ReadModelEvent =
   | { subject: 'events.message.status'; event: MessageStatusEvent }
   | { subject: 'events.session.state'; event: SessionStateEvent }
-  | { subject: 'events.message.received'; event: MessageReceivedEvent };
+  | { subject: 'events.message.received'; event: MessageReceivedEvent }
+  | { subject: 'events.job.progress'; event: JobProgressEvent };
 
 /**
  * A sender as the read model names recipients: digits only (a WhatsApp id like `852…@c.us` loses its
@@ -53,6 +54,14 @@ export function parseReadModelEvent(subject: string, body: unknown): ReadModelEv
         text: e.text.replaceAll('\u0000', ''),
       },
     };
+  }
+  if (subject === 'events.job.progress') {
+    if (!str(e.jobId) || e.jobId === '') return 'jobId missing';
+    const p = e.progress as Record<string, unknown> | null | undefined;
+    if (typeof p !== 'object' || p === null) return 'progress missing';
+    const skipped = p.skipped ?? 0;
+    if (!Number.isInteger(skipped) || (skipped as number) < 0) return 'progress.skipped is not a count';
+    return { subject, event: e as unknown as JobProgressEvent };
   }
   if (subject === 'events.session.state') {
     if (!str(e.state) || !(SESSION_STATES as readonly string[]).includes(e.state))

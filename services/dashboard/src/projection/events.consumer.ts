@@ -22,6 +22,8 @@ export const READ_MODEL_SUBJECTS = [
   'events.message.status',
   'events.session.state',
   'events.message.received',
+  // Only for the count of skipped recipients: an event without skips is acked and dropped unread.
+  'events.job.progress',
 ] as const satisfies readonly EventKey[];
 
 /**
@@ -65,6 +67,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
           decode: (body, m) => {
             const e = parseReadModelEvent(m.subject, body);
             if (typeof e === 'string') return new Poison(e);
+            if (e.subject === 'events.job.progress' && !e.event.progress.skipped) return SKIP;
             // A late event of a deleted account must not bring its rows back.
             return deletions?.isGone(e.event.userId, e.event.at) ? SKIP : e;
           },

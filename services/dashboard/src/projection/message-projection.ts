@@ -15,8 +15,12 @@ export interface MessageState {
 
 export interface MessageStep {
   next: MessageState;
-  /** Set when this event gave the message its outcome: count it once, in this UTC month (`YYYY-MM-01`). */
-  counted?: { outcome: 'sent' | 'failed'; month: string };
+  /**
+   * Set when this event gave the message its outcome: count it once, in this UTC month (`YYYY-MM-01`).
+   * `moved`: the message was counted sent, and WhatsApp refused it afterwards: the count moves from
+   * sent to failed in the month it was counted in.
+   */
+  counted?: { outcome: 'sent' | 'failed'; month: string; moved?: true };
 }
 
 /** delivered and read acks prove the message was sent, even when they overtake the 'sent' event. */
@@ -64,6 +68,17 @@ export function applyMessageEvent(prev: MessageState | undefined, event: Message
     next.error = event.status === 'failed' ? (event.error ?? null) : null;
   } else if (next.status === 'failed' && event.status === 'failed' && next.error === null) {
     next.error = event.error ?? null;
+  }
+
+  // Accepted, then refused (an error ack): never counted as sent. A message already delivered or read
+  // keeps that (the jobs service's report does the same).
+  if (event.status === 'failed' && event.refused === true && cur.status === 'sent') {
+    next.status = 'failed';
+    next.error = event.error ?? null;
+    if (cur.outcome === 'sent') {
+      next.outcome = 'failed';
+      return { next, counted: { outcome: 'failed', month: monthOf(cur.sentAt ?? at), moved: true } };
+    }
   }
 
   const outcome = outcomeOf(event.status);

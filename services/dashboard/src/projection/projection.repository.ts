@@ -47,6 +47,8 @@ export interface DashboardReadRow {
   }>;
   totals: (Totals & { replied: number }) | null;
   monthly: MonthlyUsage[];
+  /** Recipients the user's jobs skipped: all told, and in the current month. */
+  skipped: { total: number; month: number };
   auto_login_message_enabled: boolean | null;
 }
 
@@ -61,6 +63,14 @@ interface MessageRow {
   error: string | null;
   created_at: Date;
   sent_at: Date | null;
+}
+
+/** A job's count of skipped recipients as one progress event said it; `month` is `YYYY-MM-01` of the event. */
+export interface JobSkips {
+  userId: string;
+  jobId: string;
+  month: string;
+  skipped: number;
 }
 
 /** A received message, its sender already in the form messages name recipients. */
@@ -110,7 +120,10 @@ interface PgPool {
  */
 const PUBLIC_MESSAGE_ID_SQL = `left(encode(sha256(convert_to(m.user_id || '/' || m.idempotency_key, 'UTF8')), 'hex'), 32)`;
 
-/** The dashboard's read: $1 user id, $2 how many recent messages, $3 first month of the usage (`YYYY-MM-DD`). */
+/**
+ * The dashboard's read: $1 user id, $2 how many recent messages, $3 first month of the usage, $4 the
+ * current month (both `YYYY-MM-DD`).
+ */
 const DASHBOARD_READ_SQL = `SELECT
    (SELECT coalesce(json_agg(r ORDER BY r.created_at DESC, r.seq DESC), '[]')
       FROM (SELECT m.id AS seq, ${PUBLIC_MESSAGE_ID_SQL} AS id, m.job_id, m.recipient, m.content, m.status, m.error, m.sent_at, m.created_at, m.replied_at, m.reply
@@ -121,6 +134,8 @@ const DASHBOARD_READ_SQL = `SELECT
    (SELECT row_to_json(t) FROM (SELECT ${MESSAGE_STATUSES.join(', ')}, replied FROM user_totals WHERE user_id = $1) t) AS totals,
    (SELECT coalesce(json_agg(json_build_object('month', to_char(month, 'YYYY-MM'), 'sent', sent_count, 'failed', failed_count)), '[]')
       FROM monthly_usage WHERE user_id = $1 AND month >= $3::date) AS monthly,
+   (SELECT json_build_object('total', coalesce(sum(skipped), 0), 'month', coalesce(sum(skipped) FILTER (WHERE month = $4::date), 0))
+      FROM job_skips WHERE user_id = $1) AS skipped,
    (SELECT auto_login_message_enabled FROM user_preferences WHERE user_id = $1) AS auto_login_message_enabled`;
 
 /**
@@ -139,13 +154,13 @@ export class ProjectionRepository {
    * read). Its result columns are json and boolean only, so a migration that adds a column to a table
    * it reads does not break the statement cached on a live connection.
    */
-  async read(userId: string, limit: number, fromMonth: string): Promise<DashboardReadRow> {
+  async read(userId: string, limit: number, fromMonth: string, currentMonth: string): Promise<DashboardReadRow> {
     const {
       rows: [row],
     } = await this.pool().query<DashboardReadRow>({
-      name: 'dashboard-read',
+      name: 'dashboard-read-2',
       text: DASHBOARD_READ_SQL,
-      values: [userId, limit, fromMonth],
+      values: [userId, limit, fromMonth, currentMonth],
     });
     return row!;
   }
@@ -413,9 +428,46 @@ export class ProjectionRepository {
     );
   }
 
+  /**
+   * Jobs' counts of skipped recipients, as their progress events say them: a count only grows, so a
+   * late or repeated event writes nothing. A job's month is the one of its first event with skips.
+   */
+  async recordSkips(em: EntityManager, skips: readonly JobSkips[]): Promise<void> {
+    if (skips.length === 0) return;
+    // One row per job (the largest count), in one order, so two replicas cannot deadlock.
+    const byJob = new Map<string, JobSkips>();
+    for (const s of skips) {
+      const key = `${s.userId}\u0000${s.jobId}`;
+      const had = byJob.get(key);
+      if (!had || s.skipped > had.skipped)
+        byJob.set(key, { ...s, month: had && had.month < s.month ? had.month : s.month });
+    }
+    const sorted = [...byJob.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s);
+    await rows(
+      em,
+      `INSERT INTO job_skips AS j (user_id, job_id, month, skipped)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::date[], $4::int[])
+       ON CONFLICT (user_id, job_id) DO UPDATE SET skipped = excluded.skipped WHERE excluded.skipped > j.skipped`,
+      [
+        sorted.map((s) => s.userId),
+        sorted.map((s) => s.jobId),
+        sorted.map((s) => s.month),
+        sorted.map((s) => s.skipped),
+      ],
+    );
+  }
+
   /** Deletes everything the read model holds about the user's messages and links, received texts included. */
   async forgetUser(em: EntityManager, userId: string): Promise<void> {
-    for (const table of ['inbound_messages', 'messages', 'user_totals', 'monthly_usage', 'link_states', 'sessions']) {
+    for (const table of [
+      'inbound_messages',
+      'messages',
+      'user_totals',
+      'monthly_usage',
+      'link_states',
+      'sessions',
+      'job_skips',
+    ]) {
       await rows(em, `DELETE FROM ${table} WHERE user_id = $1`, [userId]);
     }
   }

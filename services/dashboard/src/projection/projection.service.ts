@@ -1,9 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { MessageReceivedEvent, MessageStatus, MessageStatusEvent, SessionStateEvent } from '@bns/contracts';
+import type {
+  JobProgressEvent,
+  MessageReceivedEvent,
+  MessageStatus,
+  MessageStatusEvent,
+  SessionStateEvent,
+} from '@bns/contracts';
 import { Transactions } from '@bns/service-kit';
 import type { ReadModelEvent } from './event-shape.js';
-import { applyMessageEvent, type MessageState } from './message-projection.js';
+import { applyMessageEvent, monthOf, type MessageState } from './message-projection.js';
 import {
   ProjectionRepository,
   type MonthlyCount,
@@ -49,7 +55,13 @@ export class ProjectionService {
     return this.repo.pruneAppliedEvents(olderThanDays);
   }
 
-  private async apply(em: EntityManager, events: ReadModelEvent[]): Promise<number> {
+  private async apply(em: EntityManager, all: ReadModelEvent[]): Promise<number> {
+    // A job's skipped count only grows and is stored as the largest seen: applying one again changes
+    // nothing, so these need no applied-event row (one per progress event would be a write per send).
+    const progress = all.flatMap((e) => (e.subject === 'events.job.progress' ? [e.event] : []));
+    const events = progress.length === 0 ? all : all.filter((e) => e.subject !== 'events.job.progress');
+    if (progress.length > 0) await this.applyProgress(em, progress);
+    if (events.length === 0) return progress.length;
     const fresh = await this.repo.markApplied(em, [...new Set(events.map((e) => e.event.eventId))]);
     const messages: MessageStatusEvent[] = [];
     const received: MessageReceivedEvent[] = [];
@@ -59,7 +71,7 @@ export class ProjectionService {
       if (!fresh.delete(e.event.eventId)) continue;
       if (e.subject === 'events.message.status') messages.push(e.event);
       else if (e.subject === 'events.message.received') received.push(e.event);
-      else sessions.push(e.event);
+      else if (e.subject === 'events.session.state') sessions.push(e.event);
     }
     // Conversation locks first and all at once, in one order (see lockConversations).
     await this.repo.lockConversations(em, [
@@ -69,7 +81,22 @@ export class ProjectionService {
     if (messages.length > 0) await this.applyMessages(em, messages);
     if (received.length > 0) await this.applyReceived(em, received);
     for (const e of sessions) await this.applySession(em, e);
-    return messages.length + received.length + sessions.length;
+    return messages.length + received.length + sessions.length + progress.length;
+  }
+
+  /** Jobs' counts of skipped recipients (opted out, not on WhatsApp), for the dashboard's figures. */
+  private async applyProgress(em: EntityManager, events: JobProgressEvent[]): Promise<void> {
+    await this.repo.recordSkips(
+      em,
+      events
+        .filter((e) => (e.progress.skipped ?? 0) > 0)
+        .map((e) => ({
+          userId: e.userId,
+          jobId: e.jobId,
+          month: monthOf(new Date(e.at)),
+          skipped: e.progress.skipped!,
+        })),
+    );
   }
 
   /**
@@ -130,6 +157,7 @@ export class ProjectionService {
         const mk = `${e.userId}\u0000${step.counted.month}`;
         const m = monthly.get(mk) ?? { userId: e.userId, month: step.counted.month, sent: 0, failed: 0 };
         m[step.counted.outcome] += 1;
+        if (step.counted.moved) m.sent -= 1;
         monthly.set(mk, m);
       }
     }

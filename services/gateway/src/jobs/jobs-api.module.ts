@@ -10,7 +10,7 @@ import { ResultsApi } from './results.api.js';
 import { ResultsController } from './results.controller.js';
 
 /**
- * /start-bulk-messages, /job-status, /job-logs, /cancel-job, /pause-job, /resume-job, /api/sending-policy,
+ * /start-bulk-messages, /job-status, /job-logs, /cancel-job, /pause-job, /resume-job, /api/sending-policy, /api/sends-today,
  * and the campaign results calls (/job-results, /api/jobs), answered by the jobs service over NATS.
  * Job-status polls are answered by the fast path's JobStatusService (job-status-fast-path/).
  */

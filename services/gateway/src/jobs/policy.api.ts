@@ -11,6 +11,12 @@ export class PolicyApi {
     return { success: true, policy };
   }
 
+  /** Today's sends against the daily cap, and the messages to numbers that never replied (this month, 30 days). */
+  async sendsToday(userId: string) {
+    const today = await this.rpc.call('jobs.sends.today', { userId });
+    return { success: true, today };
+  }
+
   async set(userId: string, body: unknown) {
     // clerkUserId, when the client sends it, is who acts (AuthGuard checked it), not a policy setting.
     const update =

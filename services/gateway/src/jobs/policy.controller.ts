@@ -30,6 +30,31 @@ export class PolicyController {
     return this.policy.get(user.userId);
   }
 
+  @Get('api/sends-today/:userId')
+  @ApiOperation({
+    summary:
+      "Today's sends against the daily cap, and the messages to numbers that never replied: this month and the last 30 days, against the policy's unansweredLimit",
+  })
+  @ApiParam({ name: 'userId', description: "The signed-in user's id" })
+  @ApiOkResponse({
+    schema: {
+      example: {
+        success: true,
+        today: {
+          date: '2026-06-01',
+          timeZone: 'Asia/Hong_Kong',
+          sent: 42,
+          cap: 300,
+          remaining: 258,
+          unanswered: { month: 120, last30Days: 150, limit: 200 },
+        },
+      },
+    },
+  })
+  sendsToday(@CurrentUser() user: AuthUser, @Param('userId') _userId: string) {
+    return this.policy.sendsToday(user.userId);
+  }
+
   @Put('api/sending-policy/:userId')
   @ApiOperation({
     summary: `Change the sending policy (partial). ${POLICY_EXPLANATIONS.careful} Any edit makes it custom; bad values answer 400 naming the field.`,

@@ -35,6 +35,12 @@ export class ResultsController {
     required: false,
     description: `one or more of ${RECIPIENT_RESULT_STATUSES.join(', ')}, comma-separated`,
   })
+  @ApiQuery({
+    name: 'q',
+    required: false,
+    description:
+      'digits of a phone number (91234567, 85291234567 or part of one): only the recipients whose number holds them',
+  })
   @ApiQuery({ name: 'cursor', required: false })
   @ApiQuery({ name: 'limit', required: false })
   @ApiOkResponse({ schema: { example: { success: true, results: [RESULT_EXAMPLE], nextCursor: '100' } } })

@@ -130,7 +130,12 @@ export class JobStarts {
         transactional: req.transactional === true && total === 1,
       });
       if (media) await this.media.attachToJob(em, jobId, media);
-      await this.optOuts.recordSkips(em, jobId, skips);
+      await this.optOuts.recordSkips(
+        em,
+        jobId,
+        skips,
+        new Map(check.recipients.flatMap((r) => (r.variables && skips.has(r.phone) ? [[r.phone, r.variables]] : []))),
+      );
       await this.recipients.insertAll(
         em,
         jobId,

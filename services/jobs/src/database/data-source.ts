@@ -23,6 +23,8 @@ import { JobStartEntity } from '../admission/job-start.entity.js';
 import { MEDIA_ENTITIES } from '../media/media.entity.js';
 import { Media1797800000000 } from './migrations/1797800000000-media.js';
 import { CascadeByStatement1798050000000 } from './migrations/1798050000000-cascade-by-statement.js';
+import { RecipientReplies1798300000000 } from './migrations/1798300000000-recipient-replies.js';
+import { UnansweredBudget1798400000000 } from './migrations/1798400000000-unanswered-budget.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -54,4 +56,6 @@ export const JOBS_MIGRATIONS = [
   RefusedSends1797200000000,
   Media1797800000000,
   CascadeByStatement1798050000000,
+  RecipientReplies1798300000000,
+  UnansweredBudget1798400000000,
 ];

@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import { dailyCapOn, localTime, type SendsToday } from '@bns/contracts';
+import { dailyCapOn, localTime, unansweredCounts, type SendsToday } from '@bns/contracts';
 import { Transactions } from '@bns/service-kit';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { Policies } from '../policy/policy.service.js';
 
 /**
- * The account's sends today against today's daily cap, as the lane counts them for the cap: the day is
+ * The account's sends today against today's daily cap, and its messages to numbers that never replied
+ * (this month, the last 30 days, against the policy's limit), as the lane counts them for the cap: the day is
  * the policy's time zone's, the cap is lowered during warm-up. Read without a lock (a send may land
  * while this answers).
  */
@@ -25,6 +26,13 @@ export class SendsTodayService {
     const date = localTime(now, policy.timeZone).date;
     const sent = counters?.dayKey === date ? counters.dayCount : 0;
     const cap = dailyCapOn(policy, date, counters?.warmUpFrom ?? null);
-    return { date, timeZone: policy.timeZone, sent, cap, remaining: cap === null ? null : Math.max(0, cap - sent) };
+    return {
+      date,
+      timeZone: policy.timeZone,
+      sent,
+      cap,
+      remaining: cap === null ? null : Math.max(0, cap - sent),
+      unanswered: { ...unansweredCounts(counters?.unanswered, date), limit: policy.unansweredLimit ?? null },
+    };
   }
 }

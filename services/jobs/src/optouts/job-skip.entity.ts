@@ -16,4 +16,8 @@ export class JobSkipEntity {
 
   @Column({ type: 'timestamptz' })
   at!: Date;
+
+  /** The row's variables of a personalised job, kept for the report and the export. */
+  @Column({ type: 'jsonb', nullable: true })
+  variables!: Record<string, string> | null;
 }

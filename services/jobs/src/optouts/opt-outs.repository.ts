@@ -103,15 +103,34 @@ export class OptOutsRepository {
     return gone.length > 0;
   }
 
-  /** Skips decided at job start (those recipients are never queued); returns how many were recorded. */
-  async recordSkips(em: EntityManager, jobId: string, skips: ReadonlyMap<string, SkipReason>): Promise<number> {
+  /**
+   * Skips decided at job start (those recipients are never queued), each with its row's variables of a
+   * personalised job (`variables` by phone), so the report still shows whom it skipped; returns how many
+   * were recorded.
+   */
+  async recordSkips(
+    em: EntityManager,
+    jobId: string,
+    skips: ReadonlyMap<string, SkipReason>,
+    variables: ReadonlyMap<string, Record<string, string>> = new Map(),
+  ): Promise<number> {
     if (skips.size === 0) return 0;
+    const phones = [...skips.keys()];
     const recorded = await rows(
       em,
-      `INSERT INTO job_skips (job_id, phone, reason) SELECT $1, s.phone, s.reason FROM unnest($2::text[], $3::text[]) AS s(phone, reason)
+      `INSERT INTO job_skips (job_id, phone, reason, variables)
+       SELECT $1, s.phone, s.reason, s.variables::jsonb FROM unnest($2::text[], $3::text[], $4::text[]) AS s(phone, reason, variables)
        ON CONFLICT (job_id, phone) DO NOTHING
        RETURNING 1`,
-      [jobId, [...skips.keys()], [...skips.values()]],
+      [
+        jobId,
+        phones,
+        [...skips.values()],
+        phones.map((p) => {
+          const v = variables.get(p);
+          return v ? JSON.stringify(v) : null;
+        }),
+      ],
     );
     return recorded.length;
   }

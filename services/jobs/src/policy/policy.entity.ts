@@ -34,6 +34,9 @@ export class PolicyEntity {
   @Column({ name: 'warm_up', type: 'boolean', default: false })
   warmUp!: boolean;
 
+  @Column({ name: 'unanswered_limit', type: 'integer', nullable: true })
+  unansweredLimit!: number | null;
+
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
 }

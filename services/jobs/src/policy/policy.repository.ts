@@ -15,6 +15,7 @@ export const POLICY_COLUMNS = {
   window: 'send_window',
   timeZone: 'time_zone',
   warmUp: 'warm_up',
+  unansweredLimit: 'unanswered_limit',
 } as const satisfies ColumnMap<SendingPolicy>;
 /** The policy's fields, in the map's order. */
 export const POLICY_KEYS = Object.keys(POLICY_COLUMNS) as (keyof SendingPolicy)[];

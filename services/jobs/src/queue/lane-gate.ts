@@ -1,5 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { formatLocal, gateAt, PACING_LOG, type PausedReason, type SendingPolicy } from '@bns/contracts';
+import {
+  addDays,
+  formatLocal,
+  gateAt,
+  localTime,
+  nextWindowOpening,
+  PACING_LOG,
+  unansweredCounts,
+  zonedInstant,
+  type PausedReason,
+  type SendingPolicy,
+} from '@bns/contracts';
 import { SERVICE_ENV } from '@bns/service-kit';
 import { backoffStepsMs, type JobsEnv } from '../config/env.js';
 import type { LaneCounters } from './lane.repository.js';
@@ -31,12 +42,35 @@ export class LaneGate {
       };
     }
     const gate = gateAt(policy, now, lane);
-    if (gate.open) return undefined;
+    if (gate.open) return this.unansweredGate(policy, lane, now);
     const at = formatLocal(gate.resumesAt, policy.timeZone);
     return {
       reason: gate.reason,
       resumesAt: gate.resumesAt,
       log: gate.reason === 'daily_cap' ? PACING_LOG.dailyCapReached(gate.cap ?? 0, at) : PACING_LOG.windowClosed(at),
+    };
+  }
+
+  /**
+   * The unanswered limit: at it, the account waits. Its count changes when a day leaves the 30 (at
+   * local midnight) or a number replies, so the gate is judged again at the next midnight (within the
+   * sending hours); a reply before then shows at that check.
+   */
+  private unansweredGate(
+    policy: SendingPolicy,
+    lane: LaneCounters,
+    now: Date,
+  ): { reason: PausedReason; resumesAt: Date; log: string } | undefined {
+    const limit = policy.unansweredLimit ?? null;
+    if (limit === null) return undefined;
+    const today = localTime(now, policy.timeZone).date;
+    const { last30Days } = unansweredCounts(lane.unanswered, today);
+    if (last30Days < limit) return undefined;
+    const resumesAt = nextWindowOpening(policy, zonedInstant(addDays(today, 1), 0, policy.timeZone));
+    return {
+      reason: 'unanswered',
+      resumesAt,
+      log: PACING_LOG.unansweredLimitReached(last30Days, limit, formatLocal(resumesAt, policy.timeZone)),
     };
   }
 

@@ -135,7 +135,7 @@ function countOutcomeSql(column: 'sent' | 'failed'): string {
 function recordSentCtes(req: string): string {
   return `done AS (
       UPDATE job_recipients t SET state = 'sent', in_flight = false, done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
-       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id),
+       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id, t.phone AS p_phone),
     counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
 }
 
@@ -185,10 +185,28 @@ const rescheduleAt = (first: number): RescheduleValues =>
   Object.fromEntries(RESCHEDULE_KEYS.map((k, i) => [k, `$${first + i}`])) as unknown as RescheduleValues;
 
 /**
- * `reschedule`'s UPDATE: the slot's `exactly`/`floor` and the counters apply only where `appliedSql`
- * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns.
+ * One more message to a number that never replied, on the day `dayKeySql` (the send's day in the
+ * policy's zone), added to the lane's `unanswered` counts. The first count of a day also drops days
+ * older than 62 (a calendar month and the rolling 30 days never reach further back).
  */
-function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', returningSql = ''): string {
+const bumpUnansweredSql = (dayKeySql: string) =>
+  `(CASE WHEN jsonb_exists(lanes.unanswered, ${dayKeySql}) THEN lanes.unanswered
+         ELSE (SELECT coalesce(jsonb_object_agg(e.key, e.value), '{}'::jsonb) FROM jsonb_each(lanes.unanswered) e
+                WHERE e.key >= to_char(${dayKeySql}::date - 62, 'YYYY-MM-DD')) END)
+   || jsonb_build_object(${dayKeySql}, coalesce((lanes.unanswered ->> ${dayKeySql})::int, 0) + 1)`;
+
+/**
+ * `reschedule`'s UPDATE: the slot's `exactly`/`floor` and the counters apply only where `appliedSql`
+ * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns;
+ * `unansweredSql`, when given, says the send went to a number that never replied (counted on its day).
+ */
+function rescheduleSql(
+  v: RescheduleValues,
+  appliedSql: string,
+  fromSql = '',
+  returningSql = '',
+  unansweredSql?: string,
+): string {
   const when = (value: string, type = '') =>
     appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`;
   return `UPDATE lanes SET updated_at = now(),
@@ -200,7 +218,12 @@ function rescheduleSql(v: RescheduleValues, appliedSql: string, fromSql = '', re
             day_count = coalesce(${when(v.dayCount, '::integer')}, day_count),
             run_count = coalesce(${when(v.runCount, '::integer')}, run_count),
             warm_up_from = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.warmUpFrom} ELSE warm_up_from END,
-            engine_failures = coalesce(${when(v.engineFailures, '::integer')}, engine_failures)
+            engine_failures = coalesce(${when(v.engineFailures, '::integer')}, engine_failures)${
+              unansweredSql
+                ? `,
+            unanswered = CASE WHEN ${unansweredSql} AND ${v.dayKey}::text IS NOT NULL THEN ${bumpUnansweredSql(`${v.dayKey}::text`)} ELSE lanes.unanswered END`
+                : ''
+            }
        ${fromSql}
       WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId}
     RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
@@ -231,10 +254,13 @@ function rescheduleParams(
 /**
  * `recordSentMany`'s request rows, each with whether its outcome applied (`counted` has its row): one
  * hash join, so the lanes' update reads each row's flag, instead of every flag looking through
- * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH).
+ * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH). And whether
+ * the send went to a number that never replied to the account (`unanswered`: one probe of the
+ * repliers' key, no write), which the lane counts by day.
  */
-const APPLIED_REQUESTS_SQL =
-  'FROM (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i) a';
+const APPLIED_SENDS_SQL = `FROM (SELECT req.*, c.p_i IS NOT NULL AS applied,
+         c.p_i IS NOT NULL AND NOT EXISTS (SELECT 1 FROM repliers x WHERE x.user_id = req."p_userId" AND x.phone = d.p_phone) AS unanswered
+    FROM req LEFT JOIN counted c ON c.p_i = req.p_i LEFT JOIN done d ON d.p_i = req.p_i) a`;
 
 /** A sent message to record and its lane to reschedule, one of a batch (`LaneStepRepository.recordSentMany`). */
 export interface SentRecord {
@@ -293,7 +319,18 @@ export class LaneStepRepository {
     );
     return inInputOrder(found, userIds.length).map((f) => {
       if (!f) return undefined;
-      const { holder, waitMs, dayKey, dayCount, runCount, warmUpFrom, engineFailures, backoffLevel, backoffAt } = f;
+      const {
+        holder,
+        waitMs,
+        dayKey,
+        dayCount,
+        runCount,
+        warmUpFrom,
+        engineFailures,
+        backoffLevel,
+        backoffAt,
+        unanswered,
+      } = f;
       const policy =
         f.policy_stored === true
           ? (Object.fromEntries(POLICY_KEYS.map((k) => [k, f[`policy_${k}`]])) as unknown as SendingPolicy)
@@ -308,6 +345,7 @@ export class LaneStepRepository {
         engineFailures,
         backoffLevel,
         backoffAt,
+        unanswered,
         policy,
         job: fieldsOf<LaneJob>(f, LANE_JOB_KEYS, 'job_'),
       };
@@ -463,8 +501,11 @@ export class LaneStepRepository {
           WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
          RETURNING r.seq, r.phone, s.reason
        )
-       INSERT INTO job_skips (job_id, phone, reason)
-       SELECT $1, m.phone, m.reason FROM moved m ORDER BY m.seq
+       -- The row's variables go with it, so the report still shows whom it skipped.
+       INSERT INTO job_skips (job_id, phone, reason, variables)
+       SELECT $1, m.phone, m.reason, v.variables FROM moved m
+         LEFT JOIN recipient_variables v ON v.job_id = $1 AND v.seq = m.seq
+        ORDER BY m.seq
        ON CONFLICT (job_id, phone) DO NOTHING
        RETURNING phone, reason`,
       [jobId, userId, notOnWhatsAppDays],
@@ -520,7 +561,7 @@ export class LaneStepRepository {
          SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
                 WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
        ), ${recordSentCtes('req')},
-       lane AS (${rescheduleSql(values, 'a.applied', APPLIED_REQUESTS_SQL, 'a.p_i, ')})
+       lane AS (${rescheduleSql(values, 'a.applied', APPLIED_SENDS_SQL, 'a.p_i, ', 'a.unanswered')})
        SELECT req.p_i AS i, ${LANE_JOB_KEYS.map((k) => `counted."${k}" AS "job_${k}"`).join(', ')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
          FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN lane ON lane.p_i = req.p_i`,
       [

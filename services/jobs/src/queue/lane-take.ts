@@ -116,6 +116,7 @@ export class LaneTake {
           engineFailures: lane.engineFailures,
           backoffLevel: lane.backoffLevel,
           backoffAt: lane.backoffAt,
+          unanswered: lane.unanswered,
         },
       },
       published: await journal.commit(),

@@ -1,3 +1,4 @@
+import type { UnansweredDays } from '@bns/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /** `jobs.lanes`: one account's pacing (`nextSendAt`) and the worker sending for it (`holder`). */
@@ -48,4 +49,8 @@ export class LaneEntity {
 
   @Column({ name: 'backoff_at', type: 'timestamptz', nullable: true })
   backoffAt!: Date | null;
+
+  /** Messages to numbers that never replied, by day in the policy's time zone (the last 62 days at most). */
+  @Column({ type: 'jsonb', default: {} })
+  unanswered!: UnansweredDays;
 }

@@ -19,6 +19,7 @@ export const LANE_COLUMNS = {
   engineFailures: 'engine_failures',
   backoffLevel: 'backoff_level',
   backoffAt: 'backoff_at',
+  unanswered: 'unanswered',
 } as const satisfies ColumnMap<LaneEntity>;
 
 /** What the sending policy counts on a lane (the day's sends, the run since a pause, warm-up, back-off). */
@@ -30,6 +31,7 @@ export const LANE_COUNTER_KEYS = [
   'engineFailures',
   'backoffLevel',
   'backoffAt',
+  'unanswered',
 ] as const;
 export type LaneCounters = Pick<LaneEntity, (typeof LANE_COUNTER_KEYS)[number]>;
 const COUNTERS = selectList(LANE_COLUMNS, LANE_COUNTER_KEYS);

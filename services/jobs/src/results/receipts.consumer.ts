@@ -6,7 +6,14 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EVENTS_STREAM, isUuid, normalizeHkPhone, SESSION_MESSAGES, type EventKey } from '@bns/contracts';
+import {
+  EVENTS_STREAM,
+  isUuid,
+  normalizeHkPhone,
+  RESULTS_LIMITS,
+  SESSION_MESSAGES,
+  type EventKey,
+} from '@bns/contracts';
 import {
   DurableConsumer,
   NATS_CONNECTION,
@@ -19,6 +26,7 @@ import {
 import type { JobsEnv } from '../config/env.js';
 import { Refusals, type RefusalFold } from './refusals.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
+import { UnansweredRepository } from './unanswered.repository.js';
 
 /**
  * How long the first event of a batch waits for others (ms): one transaction per batch, not per event.
@@ -48,8 +56,17 @@ const REFUSAL_ERROR_MAX = 500;
  */
 export type Fold =
   | { kind: 'delivered' | 'read'; userId: string; jobId: string; phone: string; at: Date }
-  | { kind: 'replied'; userId: string; phone: string; at: Date }
+  | { kind: 'replied'; userId: string; phone: string; at: Date; reply: ReplyText }
   | ({ kind: 'refused' } & RefusalFold);
+
+/** A reply's text as kept: NUL bytes stripped, cut at RESULTS_LIMITS.replyTextMax; `id` is its event's. */
+export interface ReplyText {
+  id: string;
+  text: string;
+}
+
+/** The longest event id kept as a reply's id (sessions derives it from WhatsApp's message id). */
+const REPLY_ID_MAX = 200;
 
 /** What an event says for the report, or undefined when it says nothing (or is malformed). */
 export function foldOf(subject: string, body: unknown): Fold | undefined {
@@ -73,7 +90,12 @@ export function foldOf(subject: string, body: unknown): Fold | undefined {
   }
   if (subject === 'events.message.received') {
     const phone = normalizeHkPhone(e.from);
-    return phone ? { kind: 'replied', userId: e.userId, phone, at } : undefined;
+    if (!phone || typeof e.eventId !== 'string' || e.eventId === '' || e.eventId.length > REPLY_ID_MAX)
+      return undefined;
+    const text = (typeof e.text === 'string' ? e.text : '')
+      .replaceAll('\u0000', '')
+      .slice(0, RESULTS_LIMITS.replyTextMax);
+    return { kind: 'replied', userId: e.userId, phone, at, reply: { id: e.eventId, text } };
   }
   return undefined;
 }
@@ -98,6 +120,7 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     private readonly results: ResultsRepository,
     private readonly refusals: Refusals,
     private readonly publisher: OutboxPublisher,
+    private readonly unanswered: UnansweredRepository,
   ) {
     this.consumers = RECEIPT_SUBJECTS.map(
       (subject) =>
@@ -140,6 +163,12 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
     const published: OutboxRow[] = [];
     const deltas = await this.tx.run(async (em) => {
       published.length = 0;
+      // Replies first, in one order: each may take its account's lane lock (the unanswered counts),
+      // which a send takes before its recipients too.
+      const replies = folds
+        .flatMap((f) => (f.kind === 'replied' ? [f] : []))
+        .sort((a, b) => (a.userId === b.userId ? (a.phone < b.phone ? -1 : 1) : a.userId < b.userId ? -1 : 1));
+      for (const r of replies) await this.unanswered.replied(em, r.userId, r.phone, r.at);
       const receipts = folds.flatMap((f) =>
         f.kind === 'delivered' || f.kind === 'read'
           ? [{ userId: f.userId, jobId: f.jobId, phone: f.phone, kind: f.kind, at: f.at }]
@@ -151,7 +180,7 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
       for (const f of folds) {
         if (f.kind === 'refused') published.push(...(await this.refusals.apply(em, f)));
         if (f.kind !== 'replied') continue;
-        const d = await this.results.foldReply(em, f.userId, f.phone, f.at);
+        const d = await this.results.foldReply(em, f.userId, f.phone, f.at, f.reply);
         if (d) deltas.push(d);
       }
       await this.results.addCounts(em, deltas);

@@ -55,6 +55,8 @@ function cells(r: RecipientResult, variables: readonly string[]): Cell[] {
     time(r.deliveredAt),
     time(r.readAt),
     time(r.repliedAt),
+    // What the recipient wrote, one reply a line, oldest first (a CSV cell still gets the formula guard).
+    (r.replies ?? []).map((reply) => reply.text).join('\n'),
     ...variables.map((v) => r.variables?.[v] ?? ''),
   ];
 }

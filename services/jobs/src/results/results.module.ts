@@ -8,6 +8,7 @@ import { RefusalsRepository } from './refusals.repository.js';
 import { ResultsHandler } from './results.handler.js';
 import { ResultsRepository } from './results.repository.js';
 import { ResultsService } from './results.service.js';
+import { UnansweredRepository } from './unanswered.repository.js';
 
 /**
  * Campaign results: the report, its export, the history, receipts and refusals. The service's one
@@ -22,6 +23,7 @@ import { ResultsService } from './results.service.js';
     ReceiptsConsumer,
     RefusalsRepository,
     Refusals,
+    UnansweredRepository,
     JobLogsRepository,
     OutboxRepository,
     JournalWriter,

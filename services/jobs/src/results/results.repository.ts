@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CAPPED_JOB_STATUSES, type RecipientResultStatus } from '@bns/contracts';
+import { CAPPED_JOB_STATUSES, RESULTS_LIMITS, type RecipientReply, type RecipientResultStatus } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
 import type { JobEntity } from '../store/job.entity.js';
 import type { JobReceiptsEntity } from './job-receipts.entity.js';
@@ -16,6 +16,8 @@ export interface ReportRow {
   deliveredAt: Date | null;
   readAt: Date | null;
   repliedAt: Date | null;
+  /** The newest replies (RESULTS_LIMITS.repliesPerRecipientMax), oldest first; null when none. */
+  replies: RecipientReply[] | null;
 }
 
 export type HistoryRow = Pick<
@@ -54,8 +56,17 @@ const STATUS_SQL = `CASE WHEN r.replied_at IS NOT NULL THEN 'replied'
      WHEN r.state = 'skipped' THEN 'skipped'
      ELSE 'pending' END`;
 
+/**
+ * A recipient's newest replies as a JSON list, oldest first: looked up only for a recipient that replied
+ * (one index probe each), so a page of a campaign nobody answered reads nothing more.
+ */
+const REPLIES_SQL = `CASE WHEN r.replied_at IS NOT NULL THEN (
+         SELECT jsonb_agg(jsonb_build_object('text', x.text, 'at', to_char(x.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) ORDER BY x.at, x.reply_id)
+           FROM (SELECT p.text, p.at, p.reply_id FROM recipient_replies p WHERE p.job_id = r.job_id AND p.seq = r.seq
+                  ORDER BY p.at DESC, p.reply_id DESC LIMIT ${RESULTS_LIMITS.repliesPerRecipientMax}) x) END`;
+
 const REPORT_SELECT = `SELECT r.seq, r.phone, ${STATUS_SQL} AS status, r.error, r.done_at AS "doneAt", v.variables,
-       r.delivered_at AS "deliveredAt", r.read_at AS "readAt", r.replied_at AS "repliedAt"
+       r.delivered_at AS "deliveredAt", r.read_at AS "readAt", r.replied_at AS "repliedAt", ${REPLIES_SQL} AS replies
   FROM job_recipients r
   LEFT JOIN recipient_variables v ON v.job_id = r.job_id AND v.seq = r.seq`;
 
@@ -105,7 +116,7 @@ export class ResultsRepository {
    * Recipients after `afterSeq` in list order, optionally only those in `statuses`, at most `limit`.
    * Recipients the opt-out list skipped (never queued, or taken out of the queue mid-job) live
    * in `job_skips`; they follow the list, numbered from SKIPPED_SEQ_BASE in the order they were skipped,
-   * so every recipient is on exactly one page.
+   * so every recipient is on exactly one page. `search` (digits) keeps only the numbers holding it.
    */
   page(
     em: EntityManager,
@@ -113,18 +124,24 @@ export class ResultsRepository {
     afterSeq: number,
     limit: number,
     statuses?: readonly RecipientResultStatus[],
+    search?: string,
   ): Promise<ReportRow[]> {
+    const params: unknown[] = [jobId, afterSeq, limit];
+    const param = (value: unknown) => `$${params.push(value)}`;
     const filtered = statuses && statuses.length > 0;
     const wantSkipped = !filtered || statuses.includes('skipped');
-    const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${filtered ? `AND ${STATUS_SQL} = ANY($4::text[])` : ''}`;
-    const skipped = `SELECT s.seq, s.phone, 'skipped' AS status, s.reason AS error, s.at AS "doneAt", NULL::jsonb AS variables,
-            NULL::timestamptz AS "deliveredAt", NULL::timestamptz AS "readAt", NULL::timestamptz AS "repliedAt"
-       FROM (SELECT (${SKIPPED_SEQ_BASE} + row_number() OVER (ORDER BY at, phone))::int AS seq, phone, reason, at FROM job_skips WHERE job_id = $1) s
-      WHERE s.seq > $2`;
+    const byStatus = filtered ? `AND ${STATUS_SQL} = ANY(${param(statuses)}::text[])` : '';
+    // Digits anywhere in the number: a job's rows are read by its key range, so this scans one job at most.
+    const found = search ? param(search) : undefined;
+    const queued = `${REPORT_SELECT} WHERE r.job_id = $1 AND r.seq > $2 ${byStatus} ${found ? `AND strpos(r.phone, ${found}::text) > 0` : ''}`;
+    const skipped = `SELECT s.seq, s.phone, 'skipped' AS status, s.reason AS error, s.at AS "doneAt", s.variables,
+            NULL::timestamptz AS "deliveredAt", NULL::timestamptz AS "readAt", NULL::timestamptz AS "repliedAt", NULL::jsonb AS replies
+       FROM (SELECT (${SKIPPED_SEQ_BASE} + row_number() OVER (ORDER BY at, phone))::int AS seq, phone, reason, at, variables FROM job_skips WHERE job_id = $1) s
+      WHERE s.seq > $2 ${found ? `AND strpos(s.phone, ${found}::text) > 0` : ''}`;
     return rows<ReportRow>(
       em,
       `${wantSkipped ? `(${queued}) UNION ALL (${skipped})` : queued} ORDER BY seq LIMIT $3`,
-      filtered ? [jobId, afterSeq, limit, statuses] : [jobId, afterSeq, limit],
+      params,
     );
   }
 
@@ -240,9 +257,16 @@ export class ResultsRepository {
 
   /**
    * Folds a reply into the newest message sent to that number by that user at or before the reply
-   * (a reply means it was delivered and read, too).
+   * (a reply means it was delivered and read, too), and keeps its text on that recipient when given
+   * (once per reply id, so a redelivered event is one reply).
    */
-  async foldReply(em: EntityManager, userId: string, phone: string, at: Date): Promise<FoldDelta | undefined> {
+  async foldReply(
+    em: EntityManager,
+    userId: string,
+    phone: string,
+    at: Date,
+    reply?: { id: string; text: string },
+  ): Promise<FoldDelta | undefined> {
     const target = await row<{ jobId: string; seq: number }>(
       em,
       `SELECT r.job_id AS "jobId", r.seq FROM job_recipients r JOIN jobs j ON j.id = r.job_id
@@ -251,6 +275,14 @@ export class ResultsRepository {
       [userId, phone, at],
     );
     if (!target) return undefined;
+    if (reply) {
+      await rows(
+        em,
+        `INSERT INTO recipient_replies (job_id, seq, reply_id, at, text) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (job_id, seq, reply_id) DO NOTHING`,
+        [target.jobId, target.seq, reply.id, at, reply.text.replaceAll('\u0000', '')],
+      );
+    }
     return this.setTimes(em, target.jobId, target.seq, at, true, true);
   }
 

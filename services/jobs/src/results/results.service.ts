@@ -44,11 +44,23 @@ export class ResultsService {
    * the variables' size rules may have rows of many kilobytes.
    */
   async page(req: RequestOf<'jobs.results'>): Promise<JobResultsPage> {
-    const query = jobResultsQuerySchema.safeParse({ status: req.status, cursor: req.cursor, limit: req.limit });
+    const query = jobResultsQuerySchema.safeParse({
+      status: req.status,
+      q: req.q,
+      cursor: req.cursor,
+      limit: req.limit,
+    });
     if (!query.success) throw AppError.validation(JobResultsErrorCode.InvalidQuery, firstIssue(query.error));
     await this.ownedJob(req.userId, req.jobId);
     const after = parseSeqCursor(query.data.cursor);
-    const found = await this.results.page(this.tx.manager, req.jobId, after, query.data.limit + 1, query.data.status);
+    const found = await this.results.page(
+      this.tx.manager,
+      req.jobId,
+      after,
+      query.data.limit + 1,
+      query.data.status,
+      query.data.q,
+    );
     const results: RecipientResult[] = [];
     let bytes = 0;
     for (const row of found.slice(0, query.data.limit)) {
@@ -182,6 +194,7 @@ export function toResult(r: ReportRow): RecipientResult {
     deliveredAt: iso(r.deliveredAt),
     readAt: iso(r.readAt),
     repliedAt: iso(r.repliedAt),
+    ...(r.replies && r.replies.length > 0 ? { replies: r.replies } : {}),
   };
 }
 

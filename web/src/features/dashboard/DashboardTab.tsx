@@ -69,6 +69,8 @@ export function DashboardTab() {
     { label: 'Total Messages', value: data.stats.totalMessages },
     { label: 'Successful', value: data.stats.successfulMessages, tone: 'success' },
     { label: 'Failed', value: data.stats.failedMessages, tone: 'failed' },
+    // Not sent on purpose (opted out, not on WhatsApp); an older server may not say.
+    { label: 'Skipped', value: data.stats.skippedMessages ?? 0, tone: 'skipped' },
     { label: 'Active Sessions', value: data.stats.activeSessions },
   ];
 
@@ -87,7 +89,8 @@ export function DashboardTab() {
         <div className="card-title-row">
           <h2 id="usage-title">Monthly usage</h2>
           <span className="muted small">
-            This month: {data.usage.messages_sent_count} sent, {data.usage.messages_failed_count} failed
+            This month: {data.usage.messages_sent_count} sent, {data.usage.messages_failed_count} failed,{' '}
+            {data.usage.messages_skipped_count ?? 0} skipped
           </span>
         </div>
         <UsageChart monthly={data.usage.monthly} />

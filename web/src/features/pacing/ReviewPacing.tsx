@@ -7,6 +7,7 @@ import { useGetSendingPolicyQuery } from './pacingApi.js';
 import { variationAt } from '../sender/variations.js';
 import { checkSchedule, inputValueOf } from './schedule.js';
 import { SendingPaceCard } from './SendingPaceCard.js';
+import { SendsTodayLine } from './SendsTodayLine.js';
 import { laterToggled, scheduleChosen, selectSendLater, selectStartAt } from './slice.js';
 
 /**
@@ -48,6 +49,7 @@ export function ReviewPacing({ count, message }: { count: number; message: strin
       <p>
         <strong>{PRESET_LABEL[policy.preset]}</strong>
       </p>
+      <SendsTodayLine />
       {count > 0 && (
         <p className="small">
           Estimated time with this pace: <strong>{durationLabel(estimate.estimatedTime)}</strong>

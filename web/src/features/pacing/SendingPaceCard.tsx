@@ -13,6 +13,7 @@ import { selectUserId } from '../auth/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { PRESET_LABEL } from './format.js';
 import { useGetSendingPolicyQuery, useSetSendingPolicyMutation } from './pacingApi.js';
+import { SendsTodayLine } from './SendsTodayLine.js';
 
 const DAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 
@@ -28,6 +29,7 @@ interface Draft {
   days: number[];
   timeZone: string;
   warmUp: boolean;
+  unansweredLimit: string;
 }
 
 const draftOf = (p: SendingPolicy): Draft => ({
@@ -42,6 +44,7 @@ const draftOf = (p: SendingPolicy): Draft => ({
   days: p.window?.days ?? [1, 2, 3, 4, 5, 6, 7],
   timeZone: p.timeZone,
   warmUp: p.warmUp,
+  unansweredLimit: p.unansweredLimit == null ? '' : String(p.unansweredLimit),
 });
 
 /** The form's values as a policy update; the jobs service checks them and answers which field is wrong. */
@@ -57,6 +60,7 @@ function updateOf(d: Draft): PolicyUpdate {
     window: d.windowOn ? { start: d.start, end: d.end, days: d.days } : null,
     timeZone: d.timeZone.trim(),
     warmUp: d.warmUp,
+    unansweredLimit: num(d.unansweredLimit),
   };
 }
 
@@ -114,6 +118,7 @@ export function SendingPaceCard() {
         How fast and when your number sends. Sending like a person, not a bot, is what protects a number from being
         banned.
       </p>
+      <SendsTodayLine />
       <div role="radiogroup" aria-label="Preset" className="pacing-presets">
         {POLICY_PRESETS.map((preset: PolicyPreset) => (
           <label key={preset} className={`pacing-preset ${chosen === preset ? 'selected' : ''}`}>
@@ -173,6 +178,12 @@ export function SendingPaceCard() {
             step: 0.5,
           })}
           {field('dailyCap', 'Daily limit (empty = none)', POLICY_EXPLANATIONS.dailyCap, { type: 'number', min: 1 })}
+          {field(
+            'unansweredLimit',
+            'Unanswered limit, last 30 days (empty = none)',
+            POLICY_EXPLANATIONS.unansweredLimit,
+            { type: 'number', min: 1 },
+          )}
           {field('timeZone', 'Time zone', POLICY_EXPLANATIONS.timeZone)}
           <fieldset className="pacing-window">
             <legend>

@@ -1,4 +1,4 @@
-import type { JobView, PolicyUpdate, SendingPolicy } from '@bns/contracts';
+import type { JobView, PolicyUpdate, SendingPolicy, SendsToday } from '@bns/contracts';
 import { api } from '../../api/api.js';
 
 /** The sending policy and pause/resume calls, added to the app's one API. */
@@ -21,6 +21,12 @@ export const pacingApi = api.enhanceEndpoints({ addTagTypes: ['SendingPolicy'] }
         if (data) void dispatch(pacingApi.util.upsertQueryData('getSendingPolicy', userId, data));
       },
     }),
+    getSendsToday: build.query<SendsToday, string>({
+      query: (userId) => `api/sends-today/${encodeURIComponent(userId)}`,
+      transformResponse: (r: { today: SendsToday }) => r.today,
+      // A policy change moves the cap and the limit.
+      providesTags: ['SendingPolicy'],
+    }),
     pauseJob: build.mutation<JobView, string>({
       query: (jobId) => ({ url: `pause-job/${encodeURIComponent(jobId)}`, method: 'POST' }),
       transformResponse: (r: { job: JobView }) => r.job,
@@ -32,5 +38,10 @@ export const pacingApi = api.enhanceEndpoints({ addTagTypes: ['SendingPolicy'] }
   }),
 });
 
-export const { useGetSendingPolicyQuery, useSetSendingPolicyMutation, usePauseJobMutation, useResumeJobMutation } =
-  pacingApi;
+export const {
+  useGetSendingPolicyQuery,
+  useGetSendsTodayQuery,
+  useSetSendingPolicyMutation,
+  usePauseJobMutation,
+  useResumeJobMutation,
+} = pacingApi;

@@ -1,10 +1,18 @@
-import { useId, useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { shallowEqual } from 'react-redux';
-import { SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
+import {
+  RECIPIENT_RESULT_STATUSES,
+  reportSearchDigits,
+  RESULTS_MESSAGES,
+  SUCCESSFUL_RESULT_STATUSES,
+  type JobProgress,
+  type RecipientResult,
+} from '@bns/contracts';
 import { useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
 import { ExportButtons } from './ExportButtons.js';
 import { ReceiptsRow } from './ReceiptsRow.js';
+import { RepliesPanel } from './RepliesPanel.js';
 import { ReportList } from './ReportList.js';
 import { selectLiveReceipts } from './receiptsSlice.js';
 import { useGetJobHistoryQuery } from './resultsApi.js';
@@ -12,6 +20,8 @@ import { useGetJobHistoryQuery } from './resultsApi.js';
 const FAILED = ['failed'] as const;
 const REPLIED = ['replied'] as const;
 const SKIPPED = ['skipped'] as const;
+/** Typing settles this long before the search goes to the server. */
+const SEARCH_DEBOUNCE_MS = 300;
 
 /** What the report shows: both lists, or one status of its own. */
 type ReportFilter = 'all' | 'replied' | 'skipped' | 'failed';
@@ -39,7 +49,25 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
   };
   const [filter, setFilter] = useState<ReportFilter>('all');
   const filterId = useId();
+  const searchId = useId();
+  const [typed, setTyped] = useState('');
+  const [search, setSearch] = useState('');
+  const [selected, setSelected] = useState<RecipientResult | null>(null);
+  useEffect(() => {
+    const t = setTimeout(() => setSearch(reportSearchDigits(typed) ?? ''), SEARCH_DEBOUNCE_MS);
+    return () => clearTimeout(t);
+  }, [typed]);
   const skipped = progress.skipped ?? 0;
+  const show = (r: RecipientResult) => setSelected(r);
+  // A search looks through the chosen list (every recipient when "All recipients").
+  const searched =
+    filter === 'replied'
+      ? REPLIED
+      : filter === 'skipped'
+        ? SKIPPED
+        : filter === 'failed'
+          ? FAILED
+          : RECIPIENT_RESULT_STATUSES;
   return (
     <>
       <ReceiptsRow receipts={receipts} />
@@ -51,26 +79,68 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
           <option value="skipped">Skipped ({skipped})</option>
           <option value="failed">Failed ({progress.failed})</option>
         </select>
+        <span className="report-search">
+          <label htmlFor={searchId}>{RESULTS_MESSAGES.reportSearchLabel}</label>{' '}
+          <input
+            id={searchId}
+            type="search"
+            inputMode="tel"
+            value={typed}
+            placeholder={RESULTS_MESSAGES.reportSearchPlaceholder}
+            onChange={(e) => setTyped(e.target.value)}
+          />
+        </span>
       </div>
-      {filter === 'replied' && (
-        <ReportList jobId={jobId} statuses={REPLIED} count={receipts.replied} label="Replied" tone="success" />
+      {reportSearchDigits(typed) === undefined && (
+        <p className="field-error small" role="alert">
+          {RESULTS_MESSAGES.invalidReportSearch}
+        </p>
       )}
-      {filter === 'skipped' && (
-        <ReportList jobId={jobId} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
-      )}
-      {filter === 'failed' && (
-        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
-      )}
-      <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
-        <ReportList
-          jobId={jobId}
-          statuses={SUCCESSFUL_RESULT_STATUSES}
-          count={progress.sent}
-          label="Successful"
-          tone="success"
-          refresh={receipts.delivered + receipts.read + receipts.replied}
-        />
-        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+      <div className="report-with-panel">
+        <div className="report-main">
+          {search !== '' && (
+            <ReportList
+              jobId={jobId}
+              statuses={searched}
+              search={search}
+              label={RESULTS_MESSAGES.reportSearchResults}
+              tone="success"
+              onShowReplies={show}
+            />
+          )}
+          <div style={search === '' ? undefined : { display: 'none' }}>
+            {filter === 'replied' && (
+              <ReportList
+                jobId={jobId}
+                statuses={REPLIED}
+                count={receipts.replied}
+                label="Replied"
+                tone="success"
+                refresh={receipts.replied}
+                onShowReplies={show}
+              />
+            )}
+            {filter === 'skipped' && (
+              <ReportList jobId={jobId} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
+            )}
+            {filter === 'failed' && (
+              <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+            )}
+            <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
+              <ReportList
+                jobId={jobId}
+                statuses={SUCCESSFUL_RESULT_STATUSES}
+                count={progress.sent}
+                label="Successful"
+                tone="success"
+                refresh={receipts.delivered + receipts.read + receipts.replied}
+                onShowReplies={show}
+              />
+              <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+            </div>
+          </div>
+        </div>
+        {selected && <RepliesPanel recipient={selected} onClose={() => setSelected(null)} />}
       </div>
       <div className="button-row">
         <ExportButtons jobId={jobId} />

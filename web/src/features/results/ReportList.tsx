@@ -49,18 +49,25 @@ const variablesText = (v: Record<string, string> | undefined) =>
 export function ReportList({
   jobId,
   statuses,
-  count,
+  count: knownCount,
   label,
   tone,
   refresh = 0,
+  search,
+  onShowReplies,
 }: {
   jobId: string;
   statuses: readonly RecipientResultStatus[];
-  count: number;
+  /** How many the list will hold; absent when unknown (a search): the list then grows as pages are read. */
+  count?: number;
   label: string;
   tone: 'success' | 'failed' | 'skipped';
   /** Changes when receipts arrived: the last page is read again, so its statuses move on (delivered, read). */
   refresh?: number;
+  /** Digits of a number: only the recipients whose number holds them (the server filters). */
+  search?: string;
+  /** A row with replies offers to show them (the side panel). */
+  onShowReplies?: (row: RecipientResult) => void;
 }) {
   const dispatch = useAppDispatch();
   const [pages, setPages] = useState<Page[]>([]);
@@ -71,7 +78,7 @@ export function ReportList({
   /** The row a key press is moving focus to, until the next frame focuses it (presses may come faster). */
   const focusing = useRef<number | null>(null);
   const reloadedFor = useRef(-1);
-  const key = `${jobId}|${statuses.join(',')}`;
+  const key = `${jobId}|${statuses.join(',')}|${search ?? ''}`;
   const keyRef = useRef(key);
 
   useEffect(() => {
@@ -84,6 +91,8 @@ export function ReportList({
 
   const rows = pages.flatMap((p) => p.rows);
   const last = pages.at(-1);
+  // Unknown size: what was read, and one row more while a page follows (it shows "Loading…").
+  const count = knownCount ?? rows.length + (!last || last.next ? 1 : 0);
 
   const load = useCallback(
     async (replaceLast: boolean) => {
@@ -96,7 +105,7 @@ export function ReportList({
         const page = await fetchOnce(
           dispatch(
             resultsApi.endpoints.getJobResults.initiate(
-              { jobId, statuses, cursor, limit: PAGE },
+              { jobId, statuses, search, cursor, limit: PAGE },
               { forceRefetch: true },
             ),
           ),
@@ -114,7 +123,7 @@ export function ReportList({
         setLoading(false);
       }
     },
-    [dispatch, jobId, statuses, last],
+    [dispatch, jobId, statuses, search, last],
   );
 
   const firstVisible = Math.max(0, Math.floor(scrollTop / ROW_HEIGHT) - OVERSCAN);
@@ -165,6 +174,16 @@ export function ReportList({
               <span className={`status-pill status-${r.status}`}>{statusWords(r)}</span>
             )}
             {r.variables && <span className="muted small report-vars">{variablesText(r.variables)}</span>}
+            {r.replies && r.replies.length > 0 && onShowReplies && (
+              <button
+                type="button"
+                className="button link small"
+                onClick={() => onShowReplies(r)}
+                aria-label={`Show replies from ${r.phoneNumber}`}
+              >
+                {RESULTS_MESSAGES.repliesButton(r.replies.length)}
+              </button>
+            )}
             <time dateTime={r.sentAt ?? r.failedAt ?? undefined}>{time(r.sentAt ?? r.failedAt)}</time>
           </>
         ) : (
@@ -178,7 +197,7 @@ export function ReportList({
     <div>
       {/* The rows read are the report itself: a count that lags behind them never shows fewer. */}
       <h3>
-        {label} ({total})
+        {label} ({knownCount === undefined ? `${rows.length}${last?.next ? '+' : ''}` : total})
       </h3>
       {/* Keyboard: Tab into the list, arrows move between rows (Home / End to the ends); the list scrolls along. */}
       <div

@@ -4,13 +4,16 @@ import { api } from '../../api/api.js';
 export interface JobResultsArgs {
   jobId: string;
   statuses?: readonly RecipientResultStatus[];
+  /** Digits of a number to find (8 digits, 852-prefixed or part of one): the server filters. */
+  search?: string;
   cursor?: string | null;
   limit?: number;
 }
 
-export function jobResultsUrl({ jobId, statuses, cursor, limit }: JobResultsArgs): string {
+export function jobResultsUrl({ jobId, statuses, search, cursor, limit }: JobResultsArgs): string {
   const q = new URLSearchParams();
   if (statuses && statuses.length > 0) q.set('status', statuses.join(','));
+  if (search) q.set('q', search);
   if (cursor) q.set('cursor', cursor);
   if (limit) q.set('limit', String(limit));
   const qs = q.toString();

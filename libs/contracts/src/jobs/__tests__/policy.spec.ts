@@ -1,6 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { estimateMinutes } from '../../common/limits.js';
-import { applyPolicyUpdate, carefulPolicy, checkStartAt, POLICY_MESSAGES, standardPolicy } from '../policy.js';
+import {
+  applyPolicyUpdate,
+  carefulPolicy,
+  checkStartAt,
+  POLICY_LIMITS,
+  POLICY_MESSAGES,
+  standardPolicy,
+  unansweredCounts,
+} from '../policy.js';
 import { estimateSend, gateAt, localTime, pickVariation, variantCount, zonedInstant } from '../schedule.js';
 
 const HK = 'Asia/Hong_Kong';
@@ -159,5 +167,36 @@ describe('schedule', () => {
     expect(a).toMatch(/^(Hello|Hi|Hey) \{\{name\}\}, (see you|bye)!$/);
     const seen = new Set(Array.from({ length: 50 }, (_, i) => pickVariation(text, `job:${i}`)));
     expect(seen.size).toBeGreaterThan(3);
+  });
+});
+
+describe('the unanswered budget', () => {
+  it('is off by default; careful sets 200; a limit is a whole number or null, refused in plain words', () => {
+    expect(standardPolicy().unansweredLimit).toBeNull();
+    expect(carefulPolicy().unansweredLimit).toBe(POLICY_LIMITS.carefulUnansweredLimit);
+    const set = applyPolicyUpdate(standardPolicy(), { unansweredLimit: 150 });
+    expect(set).toMatchObject({ ok: true, policy: { unansweredLimit: 150, preset: 'custom' } });
+    const off = applyPolicyUpdate(carefulPolicy(), { unansweredLimit: null });
+    expect(off).toMatchObject({ ok: true, policy: { unansweredLimit: null, preset: 'custom' } });
+    for (const bad of [0, -1, 1.5, '10', POLICY_LIMITS.maxUnansweredLimit + 1])
+      expect(applyPolicyUpdate(standardPolicy(), { unansweredLimit: bad })).toEqual({
+        ok: false,
+        field: 'unansweredLimit',
+        message: POLICY_MESSAGES.unansweredLimit,
+      });
+  });
+
+  it('counts this calendar month and the rolling 30 days, today included, from the counts by day', () => {
+    const days = {
+      '2026-10-31': 7,
+      '2026-11-02': 5,
+      '2026-11-03': 1,
+      '2026-11-30': 2,
+      '2026-12-01': 3,
+      '2026-12-02': 4,
+    };
+    expect(unansweredCounts(days, '2026-12-02')).toEqual({ month: 7, last30Days: 10 });
+    expect(unansweredCounts(days, '2026-12-01')).toEqual({ month: 3, last30Days: 11 });
+    expect(unansweredCounts(undefined, '2026-12-02')).toEqual({ month: 0, last30Days: 0 });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RESULTS_LIMITS } from '../limits.js';
 import { RESULTS_MESSAGES } from '../messages.js';
-import { jobExportQuerySchema, jobHistoryQuerySchema, jobResultsQuerySchema } from '../schemas.js';
+import { jobExportQuerySchema, jobHistoryQuerySchema, jobResultsQuerySchema, reportSearchDigits } from '../schemas.js';
 
 const messages = (r: { success: boolean; error?: { issues: Array<{ message: string }> } }) =>
   r.success ? [] : r.error!.issues.map((i) => i.message);
@@ -20,6 +20,17 @@ describe('results query schemas', () => {
       cursor: 'abc_-1',
       status: ['sent', 'failed'],
     });
+  });
+
+  it('read a report search as the digits of an 8-digit number, with or without the 852 code', () => {
+    for (const q of ['91234567', '85291234567', '+852 9123 4567', '(852) 9123-4567'])
+      expect(jobResultsQuerySchema.parse({ q }).q).toBe('91234567');
+    expect(reportSearchDigits('8529')).toBe('8529');
+    expect(reportSearchDigits('852912')).toBe('852912');
+    expect(reportSearchDigits('852912345')).toBe('912345');
+    expect(jobResultsQuerySchema.parse({ q: ' ' }).q).toBeUndefined();
+    for (const q of ['abc', ['1', '2'], '1'.repeat(RESULTS_LIMITS.searchMaxDigits + 1)])
+      expect(messages(jobResultsQuerySchema.safeParse({ q }))).toEqual([RESULTS_MESSAGES.invalidReportSearch]);
   });
 
   it('answer a repeated name (a list) or any other shape with the field’s own words, never the parser’s', () => {

@@ -53,7 +53,14 @@ describe('dashboard schema', () => {
     expect(column?.character_maximum_length).toBe(LIMITS.replyPreviewMax);
   });
 
-  it('the replies migration reverts and applies again', async () => {
+  it('the replies and job-skips migrations revert and apply again', async () => {
+    await app.db.undoLastMigration({ transaction: 'each' });
+    const skipsTable = () =>
+      rows<{ table_name: string }>(
+        app.db.manager,
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'dashboard' AND table_name = 'job_skips'`,
+      );
+    expect(await skipsTable()).toEqual([]);
     await app.db.undoLastMigration({ transaction: 'each' });
     const columns = await rows<{ column_name: string }>(
       app.db.manager,
@@ -62,6 +69,8 @@ describe('dashboard schema', () => {
     expect(columns).toEqual([]);
     expect((await app.db.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
       'AddReplies1795411802762',
+      'JobSkips1798300000000',
     ]);
+    expect(await skipsTable()).toEqual([{ table_name: 'job_skips' }]);
   });
 });

@@ -70,6 +70,28 @@ describe('applyMessageEvent', () => {
     });
   });
 
+  it('moves a send WhatsApp accepted and then refused from sent to failed, in the month it was counted', () => {
+    const refused = ev('failed', '2025-04-01T00:00:05Z', { error: 'refused', refused: true });
+    const { state, counted } = fold([ev('sent', '2025-03-31T23:59:59Z'), refused]);
+    expect(state).toMatchObject({ status: 'failed', outcome: 'failed', error: 'refused' });
+    expect(counted).toEqual(['sent@2025-03-01', 'failed@2025-03-01']);
+    const step = applyMessageEvent(fold([ev('sent', '2025-03-31T23:59:59Z')]).state, refused);
+    expect(step.counted).toEqual({ outcome: 'failed', month: '2025-03-01', moved: true });
+    // Again (a redelivery): nothing more moves.
+    expect(applyMessageEvent(state, refused).counted).toBeUndefined();
+    // Refused before the sent event arrived: failed once, and the late sent changes nothing.
+    const early = fold([refused, ev('sent', '2025-03-31T23:59:59Z')]);
+    expect(early.state).toMatchObject({ status: 'failed', outcome: 'failed' });
+    expect(early.counted).toEqual(['failed@2025-04-01']);
+    // Delivered first: it reached the phone, and stays delivered.
+    expect(
+      fold([ev('sent', '2025-05-02T10:00:00Z'), ev('delivered', '2025-05-02T10:00:01Z'), refused]).state,
+    ).toMatchObject({
+      status: 'delivered',
+      outcome: 'sent',
+    });
+  });
+
   it('is idempotent: the same event twice changes nothing and counts once', () => {
     const e = ev('failed', '2025-05-02T10:00:00Z', { error: 'boom' });
     const once = fold([e]);

@@ -78,6 +78,7 @@ describe('dedupe: a redelivered event never counts twice', () => {
       failedMessages: 0,
       activeSessions: 0,
       repliedMessages: 0,
+      skippedMessages: 0,
     });
     expect(month(again)).toEqual({ month: '2025-05', sent: 1, failed: 0 });
   });
@@ -117,6 +118,7 @@ describe('dedupe: a redelivered event never counts twice', () => {
       failedMessages: 10,
       activeSessions: 0,
       repliedMessages: 0,
+      skippedMessages: 0,
     });
     expect(month(data)).toEqual({ month: '2025-05', sent: 30, failed: 10 });
   });
@@ -141,6 +143,7 @@ describe('batch apply', () => {
       failedMessages: 1,
       activeSessions: 0,
       repliedMessages: 0,
+      skippedMessages: 0,
     });
     // A message counts in the month it was first sent: 93000001 in April although its acks came in May.
     expect(data.usage.monthly.slice(-2)).toEqual([
@@ -170,6 +173,54 @@ describe('batch apply', () => {
     expect(data.messages).toEqual([expect.objectContaining({ status: 'read' })]);
     expect(data.stats).toMatchObject({ totalMessages: 1, successfulMessages: 1 });
     expect(month(data)?.sent).toBe(1);
+  });
+
+  it('a send WhatsApp accepted and then refused moves from sent to failed: totals and usage follow', async () => {
+    const u = newUser();
+    await projection.applyBatch([
+      message(u, '95000001', 'sent', '2025-05-20T10:00:00Z'),
+      message(u, '95000002', 'sent', '2025-05-20T10:00:01Z'),
+    ]);
+    expect((await dashboard.get(u, undefined, NOW)).stats).toMatchObject({ successfulMessages: 2, failedMessages: 0 });
+    await projection.applyBatch([
+      message(u, '95000001', 'failed', '2025-05-20T10:00:09Z', { content: '', error: 'refused', refused: true }),
+    ]);
+    const data = await dashboard.get(u, undefined, NOW);
+    expect(data.stats).toMatchObject({ totalMessages: 2, successfulMessages: 1, failedMessages: 1 });
+    expect(month(data)).toEqual({ month: '2025-05', sent: 1, failed: 1 });
+    expect(data.usage).toMatchObject({ messages_sent_count: 1, messages_failed_count: 1 });
+    expect(data.messages.find((m) => m.recipient === '95000001')).toMatchObject({ status: 'failed', error: 'refused' });
+  });
+
+  it('counts skipped recipients from the jobs progress: the largest count per job, this month and all told', async () => {
+    const u = newUser();
+    const progress = (jobId: string, skipped: number | undefined, at: string): ReadModelEvent => ({
+      subject: 'events.job.progress',
+      event: {
+        eventId: randomUUID(),
+        userId: u,
+        at,
+        jobId,
+        status: 'running',
+        progress: { total: 10, sent: 1, failed: 0, ...(skipped === undefined ? {} : { skipped }) },
+      },
+    });
+    await projection.applyBatch([
+      progress('job-a', 2, '2025-04-10T00:00:00Z'),
+      progress('job-a', 3, '2025-05-02T00:00:00Z'),
+      progress('job-b', 4, '2025-05-03T00:00:00Z'),
+    ]);
+    // Late, repeated or smaller counts change nothing; an event without skips is nothing to count.
+    await projection.applyBatch([
+      progress('job-a', 1, '2025-05-04T00:00:00Z'),
+      progress('job-b', 4, '2025-05-03T00:00:00Z'),
+      progress('job-c', undefined, '2025-05-05T00:00:00Z'),
+    ]);
+    const data = await dashboard.get(u, undefined, NOW);
+    // job-a counts in April (its first skips), job-b in May; neither is in the messages' total.
+    expect(data.stats).toMatchObject({ skippedMessages: 7, totalMessages: 0 });
+    expect(data.usage.messages_skipped_count).toBe(4);
+    expect((await dashboard.get(newUser(), undefined, NOW)).stats.skippedMessages).toBe(0);
   });
 
   it('keeps users apart', async () => {

@@ -100,6 +100,7 @@ describe('a recipient who answers', () => {
       failedMessages: 0,
       activeSessions: 0,
       repliedMessages: 1,
+      skippedMessages: 0,
     });
   });
 

@@ -268,10 +268,17 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
               ($1, 3, '91000003', 'pending', false), ($1, 4, '91000004', 'pending', false), ($1, 5, '91000005', 'pending', true)`,
       [jobId],
     );
+    await rows(em, `INSERT INTO recipient_variables (job_id, seq, variables) VALUES ($1, 4, '{"name":"Dee"}')`, [
+      jobId,
+    ]);
     await repo.add(em, userId, ['91000002', '91000004', '91000005'], 'keyword');
 
     const moved = await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS));
     expect(moved).toEqual([{ phone: '91000004', reason: 'opted_out' }]);
+    // The skipped row keeps its variables, for the report and the export.
+    expect(await rows(em, `SELECT phone, variables FROM job_skips WHERE job_id = $1`, [jobId])).toEqual([
+      { phone: '91000004', variables: { name: 'Dee' } },
+    ]);
     expect(await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS))).toEqual([]);
     expect(skippedOf(await app.get(JobsRepository).statusOf(em, userId, jobId, 10))).toEqual([
       { phoneNumber: '91000004', reason: 'opted_out', timestamp: expect.stringMatching(ISO_MS) },
@@ -286,6 +293,27 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
     ).toEqual([
       { phone: '91000002', state: 'sending', in_flight: false },
       { phone: '91000005', state: 'pending', in_flight: true },
+    ]);
+  });
+
+  it('skips recorded at the start keep their variables', async () => {
+    const em = ds.manager;
+    const jobId = mintJobId((await app.get(JobIdSchemeRepository).read(em)).key, userId);
+    await rows(
+      em,
+      `INSERT INTO jobs (id, user_id, message, total, delay_ms, estimated_minutes, status) VALUES ($1, $2, 'hi', 2, 0, 0, 'running')`,
+      [jobId, userId],
+    );
+    const skips = new Map([
+      ['91000011', 'opted_out' as const],
+      ['91000012', 'not_on_whatsapp' as const],
+    ]);
+    expect(await repo.recordSkips(em, jobId, skips, new Map([['91000011', { name: 'Eve', order: '12' }]]))).toBe(2);
+    expect(
+      await rows(em, `SELECT phone, reason, variables FROM job_skips WHERE job_id = $1 ORDER BY phone`, [jobId]),
+    ).toEqual([
+      { phone: '91000011', reason: 'opted_out', variables: { name: 'Eve', order: '12' } },
+      { phone: '91000012', reason: 'not_on_whatsapp', variables: null },
     ]);
   });
 

@@ -72,15 +72,42 @@ describe('business-ready exports', () => {
   it('CSV: headed in words, status in words with its code beside it, times in ISO 8601 with the offset', () => {
     const lines = csvLines('Asia/Hong_Kong', [row({ name: 'Ann' }), skipped]);
     expect(lines[0]).toBe(
-      'Phone number,Status,Status code,Reason,Sent at,Failed at,Delivered at,Read at,Replied at,var:name',
+      'Phone number,Status,Status code,Reason,Sent at,Failed at,Delivered at,Read at,Replied at,Replies,var:name',
     );
-    expect(lines[1]).toBe('91234567,Sent,sent,,2025-01-02T11:04:05+08:00,,,,,Ann');
+    expect(lines[1]).toBe('91234567,Sent,sent,,2025-01-02T11:04:05+08:00,,,,,,Ann');
     // A skipped row keeps its variables and says why.
     expect(lines[2]).toBe(
-      '61234567,Opted out,opted_out,Not sent: this number opted out,,2026-12-02T21:04:05+08:00,,,,Ben',
+      '61234567,Opted out,opted_out,Not sent: this number opted out,,2026-12-02T21:04:05+08:00,,,,,Ben',
     );
     expect(csvLines('America/New_York', [row({})])[1]).toContain('2025-01-01T22:04:05-05:00');
     expect(csvLines('UTC', [row({})])[1]).toContain('2025-01-02T03:04:05+00:00');
+  });
+
+  const replied: RecipientResult = {
+    ...row({ name: 'Cat' }),
+    status: 'replied',
+    repliedAt: '2025-01-02T03:10:00.000Z',
+    replies: [
+      { text: '=HYPERLINK("http://x")', at: '2025-01-02T03:10:00.000Z' },
+      { text: 'Yes, "Friday" works', at: '2025-01-02T03:11:00.000Z' },
+    ],
+  };
+
+  it("CSV: a recipient's replies in one cell, one a line, and a reply that looks like a formula does not run", () => {
+    const w = csvWriter(['name'], 'UTC');
+    const text = [...w.start(), ...w.rows([replied]), ...w.end()].map((b) => strFromU8(b)).join('');
+    expect(text).toContain(`,2025-01-02T03:10:00+00:00,"'=HYPERLINK(""http://x"")\nYes, ""Friday"" works",Cat\r\n`);
+  });
+
+  it('XLSX: the replies are a text cell of their own, never a formula', () => {
+    const w = xlsxWriter(['name'], 'UTC');
+    const files = unzipSync(concat([...w.start(), ...w.rows([replied]), ...w.end()]));
+    const sheet = strFromU8(files['xl/worksheets/sheet1.xml']!);
+    expect(sheet).toContain('<c r="J1" t="inlineStr" s="2"><is><t>Replies</t></is></c>');
+    expect(sheet).toContain(
+      '<c r="J2" t="inlineStr"><is><t>=HYPERLINK(&quot;http://x&quot;)\nYes, &quot;Friday&quot; works</t></is></c>',
+    );
+    expect(sheet).not.toContain('<f>');
   });
 
   it('XLSX: real date cells in the user zone, a bold frozen header row, a styles part', () => {

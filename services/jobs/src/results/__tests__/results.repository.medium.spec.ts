@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { RESULTS_LIMITS } from '@bns/contracts';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { LaneStepRepository } from '../../queue/lane-step.repository.js';
+import { foldOf } from '../receipts.consumer.js';
 import { ResultsRepository } from '../results.repository.js';
 import { toResult } from '../results.service.js';
 
@@ -175,6 +177,77 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
       const [a, b] = await Promise.all([first, foldNow(phone, k2)]);
       expect({ delivered: a!.delivered + b!.delivered, read: a!.read + b!.read }).toEqual(expected);
     }
+  });
+
+  it('keeps what a recipient wrote back on the message it answers: NUL stripped, bounded, once per event, newest first kept', async () => {
+    const list = phones(2, 55_000_000);
+    const jobId = await ip.seedJob('user-r', list);
+    const recipients = ip.get(LaneStepRepository);
+    await tx.run(async (em) => {
+      for (const seq of [1, 2]) {
+        await recipients.markSending(em, jobId, seq);
+        await recipients.markSent(em, jobId, seq, new Date(Date.now() - 600_000));
+      }
+    });
+    const received = (eventId: string, text: string, secondsAgo: number) =>
+      foldOf('events.message.received', {
+        eventId,
+        userId: 'user-r',
+        from: `852${list[1]}`,
+        text,
+        messageId: eventId,
+        at: new Date(Date.now() - secondsAgo * 1000).toISOString(),
+      });
+    const first = received('ev-1', 'Yes\u0000 please', 300);
+    expect(first).toMatchObject({ kind: 'replied', phone: list[1], reply: { id: 'ev-1', text: 'Yes please' } });
+    const long = received('ev-2', 'x'.repeat(RESULTS_LIMITS.replyTextMax + 50), 200);
+    expect(long?.kind === 'replied' && long.reply.text.length).toBe(RESULTS_LIMITS.replyTextMax);
+    const fold = (f: ReturnType<typeof foldOf>) =>
+      tx.run((em) => {
+        if (f?.kind !== 'replied') throw new Error('not a reply');
+        return repo.foldReply(em, f.userId, f.phone, f.at, f.reply);
+      });
+    expect(await fold(first)).toEqual({ jobId, delivered: 1, read: 1, replied: 1 });
+    // The same event again (a redelivery): no second reply, no second count.
+    expect(await fold(first)).toEqual({ jobId, delivered: 0, read: 0, replied: 0 });
+    await fold(long);
+    const [, second] = await repo.page(tx.manager, jobId, 0, 10);
+    expect(toResult(second!)).toMatchObject({
+      phoneNumber: list[1],
+      status: 'replied',
+      replies: [
+        { text: 'Yes please', at: first!.at.toISOString() },
+        { text: 'x'.repeat(RESULTS_LIMITS.replyTextMax), at: long!.at.toISOString() },
+      ],
+    });
+    // A recipient with no reply carries no list; the Replies filter finds only the one that wrote.
+    const [one] = await repo.page(tx.manager, jobId, 0, 1);
+    expect(toResult(one!).replies).toBeUndefined();
+    expect((await repo.page(tx.manager, jobId, 0, 10, ['replied'])).map((r) => r.phone)).toEqual([list[1]]);
+    // Many replies: the newest RESULTS_LIMITS.repliesPerRecipientMax travel with the row, oldest first.
+    for (let i = 0; i < RESULTS_LIMITS.repliesPerRecipientMax + 3; i++)
+      await fold(received(`ev-m${i}`, `m${i}`, 100 - i));
+    const many = toResult((await repo.page(tx.manager, jobId, 1, 1))[0]!).replies!;
+    expect(many).toHaveLength(RESULTS_LIMITS.repliesPerRecipientMax);
+    expect(many.at(-1)!.text).toBe(`m${RESULTS_LIMITS.repliesPerRecipientMax + 2}`);
+  });
+
+  it('a skipped recipient comes after the list with its variables and why it was skipped', async () => {
+    const list = phones(1, 56_000_000);
+    const jobId = await ip.seedJob('user-s', list);
+    await ip.db.query(
+      `INSERT INTO jobs.job_skips (job_id, phone, reason, at, variables) VALUES ($1, '56999999', 'opted_out', now(), '{"name":"Fay"}')`,
+      [jobId],
+    );
+    const skipped = await repo.page(tx.manager, jobId, 0, 10, ['skipped']);
+    expect(skipped.map(toResult)).toEqual([
+      expect.objectContaining({
+        phoneNumber: '56999999',
+        status: 'skipped',
+        error: 'opted_out',
+        variables: { name: 'Fay' },
+      }),
+    ]);
   });
 
   it("lists only the user's own jobs, newest first, with keyset paging", async () => {

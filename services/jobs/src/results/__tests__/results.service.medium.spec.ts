@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { RESULTS_LIMITS, type JobResultsPage } from '@bns/contracts';
-import { NATS_CONNECTION, Transactions } from '@bns/service-kit';
+import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobResultsPage } from '@bns/contracts';
+import { AppError, NATS_CONNECTION, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { ResultsRepository } from '../results.repository.js';
 import { ResultsService } from '../results.service.js';
@@ -84,5 +84,39 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
       results: [{ phoneNumber: list[4] }],
       nextCursor: null,
     });
+  }, 60_000);
+
+  it('searches the report by number: 8 digits, 852-prefixed and spaced forms find the same row, paged', async () => {
+    const list = ['61000001', '61000002', '91000002', '61000003'];
+    const jobId = await ip.seedJob('user-search', list);
+    await ip.db.query(
+      `INSERT INTO jobs.job_skips (job_id, phone, reason, at) VALUES ($1, '51000002', 'opted_out', now())`,
+      [jobId],
+    );
+    const numbersOf = async (q: string, extra: Record<string, string> = {}) =>
+      (await service.page({ userId: 'user-search', jobId, q, ...extra })).results.map((r) => r.phoneNumber);
+    for (const q of ['61000002', '85261000002', '+852 6100 0002', '852-6100-0002'])
+      expect(await numbersOf(q)).toEqual(['61000002']);
+    // Part of a number finds every row holding it, the skipped ones too, in report order; one page at a time.
+    expect(await numbersOf('000002')).toEqual(['61000002', '91000002', '51000002']);
+    const first = await service.page({ userId: 'user-search', jobId, q: '000002', limit: '2' });
+    expect(first.results.map((r) => r.phoneNumber)).toEqual(['61000002', '91000002']);
+    const second = await service.page({
+      userId: 'user-search',
+      jobId,
+      q: '000002',
+      limit: '2',
+      cursor: first.nextCursor!,
+    });
+    expect(second).toMatchObject({ results: [{ phoneNumber: '51000002' }], nextCursor: null });
+    // With a status filter, both apply; an empty search is no search.
+    expect(await numbersOf('000002', { status: 'skipped' })).toEqual(['51000002']);
+    expect(await numbersOf('')).toEqual([...list, '51000002']);
+    expect(await numbersOf('99999999')).toEqual([]);
+    for (const q of ['abc', '6100 000x', '1'.repeat(RESULTS_LIMITS.searchMaxDigits + 1)]) {
+      const err = await service.page({ userId: 'user-search', jobId, q }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).message).toBe(RESULTS_MESSAGES.invalidReportSearch);
+    }
   }, 60_000);
 });

@@ -35,8 +35,15 @@ const data: DashboardData = {
     },
   ],
   sessions: [],
-  usage: { messages_sent_count: 1, messages_failed_count: 1, monthly: [] },
-  stats: { totalMessages: 2, successfulMessages: 1, failedMessages: 1, activeSessions: 1, repliedMessages: 0 },
+  usage: { messages_sent_count: 1, messages_failed_count: 1, messages_skipped_count: 2, monthly: [] },
+  stats: {
+    totalMessages: 2,
+    successfulMessages: 1,
+    failedMessages: 1,
+    activeSessions: 1,
+    repliedMessages: 0,
+    skippedMessages: 3,
+  },
   user: { id: 'user_test_1', preferences: { auto_login_message_enabled: true } },
 };
 
@@ -74,6 +81,14 @@ describe('Dashboard tab', () => {
     expect(screen.getByText('read')).toBeTruthy();
     expect(screen.getByText('failed')).toBeTruthy();
     expect(screen.getByText('number is not on WhatsApp')).toBeTruthy();
+  });
+
+  it('shows skipped recipients as an outcome of their own, all told and this month', async () => {
+    vi.stubGlobal('fetch', fakeFetch(async () => ({ body: { success: true, data } })).fn);
+    renderWithProviders(<DashboardTab />, { preloadedState: connectedState() });
+    const label = await screen.findByText('Skipped');
+    expect(label.parentElement?.querySelector('.stat-value')?.textContent).toBe('3');
+    expect(screen.getByText(/This month: 1 sent, 1 failed, 2 skipped/)).toBeTruthy();
   });
 
   it('toggles the Auto-Login Success Message at once and sends the preference', async () => {

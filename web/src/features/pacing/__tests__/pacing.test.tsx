@@ -23,6 +23,20 @@ afterEach(() => vi.unstubAllGlobals());
 function policyServer(initial: SendingPolicy) {
   let policy = initial;
   return fakeFetch(async (method, url, body) => {
+    if (url.pathname === '/api/sends-today/user_test_1')
+      return {
+        body: {
+          success: true,
+          today: {
+            date: '2026-06-01',
+            timeZone: 'Asia/Hong_Kong',
+            sent: 42,
+            cap: policy.dailyCap,
+            remaining: policy.dailyCap === null ? null : policy.dailyCap - 42,
+            unanswered: { month: 120, last30Days: 150, limit: policy.unansweredLimit },
+          },
+        },
+      };
     if (url.pathname !== '/api/sending-policy/user_test_1')
       return { status: 404, body: { success: false, error: 'Not found' } };
     if (method === 'PUT') {
@@ -76,6 +90,31 @@ describe('Sending pace', () => {
     await user.type(gap, '0.5');
     await user.click(screen.getByRole('button', { name: 'Save pace' }));
     expect((await screen.findByRole('alert')).textContent).toBe(POLICY_MESSAGES.delayMs(1000));
+  }, 20_000);
+
+  it('shows today’s sends and the unanswered messages beside the pace, and sets the unanswered limit', async () => {
+    const server = policyServer(carefulPolicy());
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    renderWithProviders(<SendingPaceCard />, { preloadedState: connectedState() });
+    const line = await screen.findByTestId('sends-today');
+    expect(line.textContent).toBe(
+      'Sent today: 42 of 300 · Unanswered: 120 this month, 150 in the last 30 days (limit 200)',
+    );
+    await user.click(screen.getByRole('radio', { name: /Custom/ }));
+    const limit = screen.getByLabelText(/Unanswered limit/);
+    expect((limit as HTMLInputElement).value).toBe('200');
+    await user.clear(limit);
+    await user.type(limit, '150');
+    await user.click(screen.getByRole('button', { name: 'Save pace' }));
+    await waitFor(() =>
+      expect(server.calls.find((c) => c.method === 'PUT')?.body).toMatchObject({ unansweredLimit: 150 }),
+    );
+    await user.clear(screen.getByLabelText(/Unanswered limit/));
+    await user.click(screen.getByRole('button', { name: 'Save pace' }));
+    await waitFor(() =>
+      expect(server.calls.filter((c) => c.method === 'PUT').at(-1)?.body).toMatchObject({ unansweredLimit: null }),
+    );
   }, 20_000);
 
   it('review step: the pace in force, its estimate, and a warning for a large send at the standard pace', async () => {
