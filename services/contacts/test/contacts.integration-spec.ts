@@ -248,6 +248,8 @@ describe('campaigns to a segment, facts and the inbox', () => {
       const r = await shop.get('/api/conversations');
       return r.body.conversations?.[0]?.lastMessage?.direction === 'in' ? r.body.conversations : undefined;
     }, 30_000);
+    // Only numbers that wrote to us are in the inbox (97770003 got the sale too, and did not answer).
+    expect(conversations.map((c: { phone: string }) => c.phone)).toEqual(['97770001']);
     expect(conversations[0]).toMatchObject({
       phone: '97770001',
       name: 'Amy',

@@ -7,7 +7,7 @@ import { rows, Transactions } from '@bns/service-kit';
 export class ConversationsRepository {
   constructor(private readonly tx: Transactions) {}
 
-  /** Unread first, then the latest. */
+  /** Conversations in which the number wrote to us: unread first, then the latest. */
   async list(userId: string, limit: number): Promise<Conversation[]> {
     const found = await rows<{
       phone: string;
@@ -21,7 +21,8 @@ export class ConversationsRepository {
       this.tx.manager,
       `SELECT v.phone, c.name, v.last_direction, v.last_text, v.last_at, v.unread, v.last_job_id
          FROM conversations v LEFT JOIN contacts c ON c.user_id = v.user_id AND c.phone = v.phone
-        WHERE v.user_id = $1 ORDER BY (v.unread > 0) DESC, v.last_at DESC LIMIT $2`,
+        WHERE v.user_id = $1 AND v.last_in_at IS NOT NULL
+        ORDER BY (v.unread > 0) DESC, v.last_at DESC LIMIT $2`,
       [userId, limit],
     );
     return found.map((r) => ({

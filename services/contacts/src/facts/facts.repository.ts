@@ -119,10 +119,11 @@ export class FactsRepository {
   ) {
     await rows(
       em,
-      `INSERT INTO conversations (user_id, phone, last_direction, last_text, last_at, unread, last_job_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
+      `INSERT INTO conversations (user_id, phone, last_direction, last_text, last_at, unread, last_job_id, last_in_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, CASE WHEN $3 = 'in' THEN $5::timestamptz END)
        ON CONFLICT (user_id, phone) DO UPDATE SET
          unread = conversations.unread + excluded.unread,
+         last_in_at = greatest(conversations.last_in_at, excluded.last_in_at),
          last_direction = CASE WHEN excluded.last_at >= conversations.last_at THEN excluded.last_direction ELSE conversations.last_direction END,
          last_text = CASE WHEN excluded.last_at >= conversations.last_at THEN excluded.last_text ELSE conversations.last_text END,
          last_job_id = CASE WHEN excluded.last_at >= conversations.last_at AND excluded.last_direction = 'in' THEN excluded.last_job_id ELSE conversations.last_job_id END,

@@ -1,3 +1,5 @@
+import { SegmentsRepository } from '../../segments/segments.repository.js';
+import { SegmentsService } from '../../segments/segments.service.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CONTACT_MESSAGES, ContactsErrorCode } from '@bns/contracts';
 import { AppError, NATS_CONNECTION } from '@bns/service-kit';
@@ -19,6 +21,8 @@ beforeAll(async () => {
     ContactsService,
     ContactsMetrics,
     FactsRepository,
+    SegmentsRepository,
+    SegmentsService,
     { provide: NATS_CONNECTION, useValue: {} },
   ]);
   contacts = app.module.get(ContactsService);
