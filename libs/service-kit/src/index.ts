@@ -23,3 +23,4 @@ export * from './outbox/outbox.js';
 export * from './account/index.js';
 export * from './ids/job-ids.js';
 export * from './crypto/secret-box.js';
+export * from './export/xlsx-sheet.js';

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { strFromU8, unzipSync } from 'fflate';
 import { io, type Socket } from 'socket.io-client';
 import { FOLLOW_UPS, SOCKET, type FollowUpKind } from '@bns/contracts';
 import {
@@ -62,7 +63,12 @@ beforeAll(async () => {
     serviceEnv: {
       gateway: { RATE_LIMIT_BURST: '1000' },
       jobs: { SEND_DELAY_MS: '50', SEND_JITTER_MS: '0' },
-      sessions: { SIM_FAIL_NUMBERS: FAILING, SIM_DELIVERED_DELAY_MS: '50', SIM_READ_DELAY_MS: '300' },
+      sessions: {
+        SIM_FAIL_NUMBERS: FAILING,
+        SIM_DELIVERED_DELAY_MS: '50',
+        SIM_READ_DELAY_MS: '300',
+        SIM_UNREAD_NUMBERS: '97770003',
+      },
     },
   });
 }, 180_000);
@@ -267,10 +273,10 @@ describe('campaigns to a segment, facts and the inbox', () => {
       readAt: string | null;
       repliedAt: string | null;
     };
-    // Read acks come SIM_READ_DELAY_MS after each send: the report is read once they are all in.
+    // Read acks come SIM_READ_DELAY_MS after each send (97770003 never reads): the report is read once in.
     const report = await waitFor(async () => {
       const rows = (await shop.get(`/job-results/${started.body.jobId}?limit=200`)).body.results as Row[];
-      return rows.filter((r) => r.sentAt).every((r) => r.readAt) ? rows : undefined;
+      return rows.find((r) => r.phoneNumber === '97770001')?.readAt ? rows : undefined;
     }, 30_000);
     const expected: Record<FollowUpKind, string[]> = {
       notRead: report.filter((r) => r.sentAt && !r.readAt).map((r) => r.phoneNumber),
@@ -279,6 +285,7 @@ describe('campaigns to a segment, facts and the inbox', () => {
       failed: report.filter((r) => r.status === 'failed').map((r) => r.phoneNumber),
     };
     expect(expected.replied).toEqual(['97770001']);
+    expect(expected.notRead).toEqual(['97770003']);
     for (const kind of Object.keys(FOLLOW_UPS) as FollowUpKind[]) {
       const made = await shop.post('/api/segments', {
         name: `Follow-up ${kind}`,
@@ -355,6 +362,17 @@ describe('campaigns to a segment, facts and the inbox', () => {
     const lines = (await csv.text()).trim().split(/\r\n/);
     expect(lines).toHaveLength(7);
     expect(lines.slice(1).every((l) => l.includes('even'))).toBe(true);
+    // The same selection as XLSX: a real workbook, a header and one row per contact, dates as date cells.
+    const xlsx = await fetch(`${sys.gateway.url}/api/contacts/export?segmentId=${even}&format=xlsx&tz=Asia/Hong_Kong`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    expect(xlsx.headers.get('content-type')).toContain('spreadsheetml');
+    const sheet = strFromU8(unzipSync(new Uint8Array(await xlsx.arrayBuffer()))['xl/worksheets/sheet1.xml']!);
+    expect(sheet.match(/<row /g)).toHaveLength(7);
+    expect(sheet).toContain('<t>C0</t>');
+    expect(sheet).toMatch(/<c r="F2" s="1"><v>\d+\.\d+<\/v><\/c>/);
+    const badFormat = await ann.get(`/api/contacts/export?format=pdf`);
+    expect(badFormat.status).toBe(400);
     expect((await bob.get(`/api/contacts?segmentId=${even}`)).status).toBe(404);
 
     // Compose's "Choose contacts" pages through the segment with each contact's variables.

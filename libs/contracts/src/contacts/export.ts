@@ -12,10 +12,22 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export const CONTACT_CSV_HEADER = 'phone,name,tags,fields,source,createdAt,optedOutAt,lastRepliedAt';
+/** The export's columns, in order (CSV and XLSX). */
+export const CONTACT_EXPORT_COLUMNS = [
+  'phone',
+  'name',
+  'tags',
+  'fields',
+  'source',
+  'createdAt',
+  'optedOutAt',
+  'lastRepliedAt',
+] as const;
+export const CONTACT_CSV_HEADER = CONTACT_EXPORT_COLUMNS.join(',');
 
-/** A contact as one line of the export: tags `;`-separated, fields as `key=value` pairs `;`-separated. */
-export function contactCsvLine(c: Contact): string {
+/** A contact's export cells: tags `;`-separated, fields as `key=value` pairs `;`-separated, times as instants. */
+export function contactCells(c: Contact): (string | { at: number })[] {
+  const time = (iso: string | null) => (iso ? { at: Date.parse(iso) } : '');
   return [
     c.phone,
     c.name ?? '',
@@ -24,10 +36,15 @@ export function contactCsvLine(c: Contact): string {
       .map(([k, v]) => `${k}=${v}`)
       .join(';'),
     c.source,
-    c.createdAt,
-    c.facts.optedOutAt ?? '',
-    c.facts.lastRepliedAt ?? '',
-  ]
-    .map(csvCell)
+    time(c.createdAt),
+    time(c.facts.optedOutAt),
+    time(c.facts.lastRepliedAt),
+  ];
+}
+
+/** A contact as one line of the CSV export (times in ISO 8601, UTC). */
+export function contactCsvLine(c: Contact): string {
+  return contactCells(c)
+    .map((v) => csvCell(typeof v === 'string' ? v : new Date(v.at).toISOString()))
     .join(',');
 }

@@ -6,6 +6,8 @@ import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   applyFallbacks,
   CONTACT_CSV_HEADER,
+  CONTACT_EXPORT_COLUMNS,
+  contactCells,
   contactCsvLine,
   CONTACT_MESSAGES,
   CONTACTS_LIMITS,
@@ -14,7 +16,7 @@ import {
   STAGED_IMPORTS_BUCKET,
   type SegmentRecipient,
 } from '@bns/contracts';
-import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+import { AppError, NATS_CONNECTION, RpcClient, xlsxSheetWriter, zoned } from '@bns/service-kit';
 import { JobStarter } from '../jobs/job-starter.js';
 
 const given = (v: unknown) => Array.isArray(v) && v.length > 0;
@@ -77,7 +79,13 @@ export class ContactsApi {
    * The book (or the part a search and tag select) as CSV, a page at a time as it is read, formulas
    * neutralised. Headers go out with the first page, so a refusal of the query is still a JSON 400.
    */
-  async export(userId: string, query: { q?: string; tag?: string; segmentId?: string }, res: Response): Promise<void> {
+  async export(
+    userId: string,
+    query: { q?: string; tag?: string; segmentId?: string },
+    res: Response,
+    format: 'csv' | 'xlsx' = 'csv',
+    tz = 'UTC',
+  ): Promise<void> {
     const page = (cursor?: string) =>
       this.rpc.call('contacts.list', {
         userId,
@@ -85,6 +93,26 @@ export class ContactsApi {
       });
     let current = await page();
     res.status(200);
+    if (format === 'xlsx') {
+      const at = zoned(tz);
+      const sheet = xlsxSheetWriter({
+        header: CONTACT_EXPORT_COLUMNS,
+        sheetName: 'Contacts',
+        widths: [12, 20, 20, 30, 10, 20, 20, 20],
+        localMs: (ms) => at(ms).local,
+      });
+      res.setHeader('Content-Type', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+      res.setHeader('Content-Disposition', 'attachment; filename="contacts.xlsx"');
+      for (const chunk of sheet.start()) res.write(chunk);
+      for (;;) {
+        for (const chunk of sheet.rows(current.contacts.map(contactCells))) res.write(chunk);
+        if (!current.nextCursor) break;
+        current = await page(current.nextCursor);
+      }
+      for (const chunk of sheet.end()) res.write(chunk);
+      res.end();
+      return;
+    }
     res.setHeader('Content-Type', 'text/csv; charset=utf-8');
     res.setHeader('Content-Disposition', 'attachment; filename="contacts.csv"');
     res.write(`\uFEFF${CONTACT_CSV_HEADER}\r\n`);

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Patch, Post, Put, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiNotFoundResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import {
   CONTACTS_HTTP,
   ContactBulkAnswerSchema,
@@ -15,6 +15,7 @@ import {
   ConversationAnswerSchema,
   ContactsErrorCode,
   IDEMPOTENCY_KEY_HEADER,
+  jobExportQuerySchema,
   JobResultsErrorCode,
   SegmentCreateSchema,
   z,
@@ -33,6 +34,7 @@ import { ContactsApi } from './contacts.api.js';
 const refusal = (code: ContactsErrorCode) => (r: { message: string; errors: Record<string, string> }) =>
   AppError.validation(code, r.message, r.errors);
 const listQuery = new SchemaPipe(ContactListQuerySchema, refusal(ContactsErrorCode.InvalidQuery));
+const exportQuery = new SchemaPipe(jobExportQuerySchema, refusal(ContactsErrorCode.InvalidQuery));
 const settingsBody = new SchemaPipe(
   z.object({ saveRecipients: z.boolean({ error: 'saveRecipients must be true or false' }) }),
   refusal(ContactsErrorCode.InvalidContact),
@@ -61,15 +63,22 @@ export class ContactsController {
   }
 
   @Get('contacts/export')
-  @ApiOperation({ summary: 'The book (or what q and tag select) as CSV, streamed; spreadsheet formulas neutralised' })
+  @ApiOperation({
+    summary:
+      'The book (or what q, tag and segmentId select), streamed: ?format=csv (default; formulas neutralised) or xlsx (dates in ?tz, a frozen header)',
+  })
   @ApiSchemaQuery(ContactListQuerySchema)
-  @ApiProduces('text/csv')
+  @ApiQuery({ name: 'format', required: false, enum: ['csv', 'xlsx'] })
+  @ApiQuery({ name: 'tz', required: false, description: 'IANA time zone of the XLSX dates (default UTC)' })
+  @ApiProduces('text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet')
   export(
     @CurrentUser() user: AuthUser,
     @Query(listQuery) query: Infer<typeof ContactListQuerySchema>,
+    @Query(exportQuery) how: Infer<typeof jobExportQuerySchema>,
     @Res() res: Response,
   ): Promise<void> {
-    return this.api.export(user.userId, { q: query.q, tag: query.tag, segmentId: query.segmentId }, res);
+    const selection = { q: query.q, tag: query.tag, segmentId: query.segmentId };
+    return this.api.export(user.userId, selection, res, how.format, how.tz);
   }
 
   @Post('contacts')

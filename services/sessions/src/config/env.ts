@@ -88,6 +88,9 @@ export const SESSIONS_ENV = {
   SIM_REFUSE_NUMBERS: env.list(
     'simulated engine: numbers (digits, with or without 852) whose sends WhatsApp accepts and then refuses with an error ack within 1 s, comma-separated',
   ),
+  SIM_UNREAD_NUMBERS: env.list(
+    'simulated engine: numbers (digits, with or without 852) that get messages delivered but never read them, comma-separated',
+  ),
   SIM_REFUSE_DELAY_MS: env.int(
     'simulated engine: delay of the refusal (error ack) after an accepted send to a SIM_REFUSE_NUMBERS number',
     200,

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { CONTACTS_LIMITS, type Segment } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { getToken } from '../../api/token.js';
+import { userTimeZone } from '../results/download.js';
 import { useDebouncedValue } from '../templates/useDebouncedValue.js';
 import { toast } from '../toasts/toasts.js';
 import { FileImport } from '../personalise/FileImport.js';
@@ -136,17 +137,18 @@ function ImportBox() {
 }
 
 /** The book, or the segment shown, as CSV through the authenticated export call. */
-async function downloadContacts(segmentId: string): Promise<void> {
+async function downloadContacts(segmentId: string, format: 'csv' | 'xlsx'): Promise<void> {
   const token = await getToken();
-  const query = segmentId ? `?segmentId=${encodeURIComponent(segmentId)}` : '';
-  const res = await fetch(`${globalThis.location?.origin ?? ''}/api/contacts/export${query}`, {
+  const params = new URLSearchParams({ format, tz: userTimeZone() });
+  if (segmentId) params.set('segmentId', segmentId);
+  const res = await fetch(`${globalThis.location?.origin ?? ''}/api/contacts/export?${params.toString()}`, {
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
   if (!res.ok) throw new Error(`export answered ${res.status}`);
   const url = URL.createObjectURL(await res.blob());
   const a = document.createElement('a');
   a.href = url;
-  a.download = 'contacts.csv';
+  a.download = `contacts.${format}`;
   document.body.append(a);
   a.click();
   a.remove();
@@ -250,13 +252,16 @@ export function ContactsTab() {
               </option>
             ))}
           </select>
-          <button
-            type="button"
-            className="button secondary small"
-            onClick={() => void downloadContacts(segmentId).catch((err) => toast.error(errorMessage(err)))}
-          >
-            Export CSV
-          </button>
+          {(['csv', 'xlsx'] as const).map((format) => (
+            <button
+              key={format}
+              type="button"
+              className="button secondary small"
+              onClick={() => void downloadContacts(segmentId, format).catch((err) => toast.error(errorMessage(err)))}
+            >
+              Export {format.toUpperCase()}
+            </button>
+          ))}
         </div>
         <BulkBar ids={selected} segmentId={segmentId} onDone={() => setSelected([])} />
         {error && <p className="notice notice-error">{errorMessage(error)}</p>}

@@ -42,6 +42,7 @@ export function createEngine(
     readDelayMs: env.SIM_READ_DELAY_MS,
     rateLimitAfter: env.SIM_RATE_LIMIT_AFTER,
     refuseNumbers: env.SIM_REFUSE_NUMBERS,
+    unreadNumbers: env.SIM_UNREAD_NUMBERS,
     refuseDelayMs: env.SIM_REFUSE_DELAY_MS,
     lidShare: env.SIM_LID_SHARE,
     failMediaNumbers: env.SIM_FAIL_MEDIA_NUMBERS,

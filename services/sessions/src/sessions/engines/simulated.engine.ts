@@ -33,6 +33,8 @@ export interface SimulatedEngineOptions {
   rateLimitAfter?: number;
   /** Numbers whose sends WhatsApp accepts and then refuses with an error ack (a 463-style refusal). */
   refuseNumbers?: readonly string[];
+  /** Numbers that get messages delivered and never read them (a phone's owner who does not open the chat). */
+  unreadNumbers?: readonly string[];
   /** How long after the acceptance the refusal comes (at most 1 s). */
   refuseDelayMs?: number;
   /** Share (0–1) of inbound messages and receipts that name the contact by LID only, without a number. */
@@ -95,6 +97,7 @@ export class SimulatedEngine implements WaEngine {
   readonly name = 'simulated' as const;
   private readonly failNumbers: Set<string>;
   private readonly refuseNumbers: Set<string>;
+  private readonly unreadNumbers: Set<string>;
   private readonly failMediaNumbers: Set<string>;
 
   constructor(
@@ -105,6 +108,7 @@ export class SimulatedEngine implements WaEngine {
       new Set(list.flatMap((n) => normalizePhone(n, 'international') ?? []));
     this.failNumbers = numbers(options.failNumbers);
     this.refuseNumbers = numbers(options.refuseNumbers);
+    this.unreadNumbers = numbers(options.unreadNumbers);
     this.failMediaNumbers = numbers(options.failMediaNumbers);
   }
 
@@ -112,7 +116,12 @@ export class SimulatedEngine implements WaEngine {
     return new SimulatedSession(
       this.outbox,
       this.options,
-      { fail: this.failNumbers, refuse: this.refuseNumbers, failMedia: this.failMediaNumbers },
+      {
+        fail: this.failNumbers,
+        refuse: this.refuseNumbers,
+        failMedia: this.failMediaNumbers,
+        unread: this.unreadNumbers,
+      },
       options,
       listener,
     );
@@ -144,6 +153,7 @@ class SimulatedSession implements EngineSession, SimulatorControls {
       fail: ReadonlySet<string>;
       refuse: ReadonlySet<string>;
       failMedia?: ReadonlySet<string>;
+      unread?: ReadonlySet<string>;
     },
     private readonly create: EngineCreateOptions,
     private readonly listener: EngineListener,
@@ -312,9 +322,10 @@ class SimulatedSession implements EngineSession, SimulatorControls {
       return { messageId, at: new Date(row.sentAt) };
     }
     this.later(this.options.deliveredDelayMs, () => this.listener.ack(messageId, 'delivered', undefined, ackLid));
-    this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () =>
-      this.listener.ack(messageId, 'read', undefined, ackLid),
-    );
+    if (!this.numbers.unread?.has(digits))
+      this.later(Math.max(this.options.readDelayMs, this.options.deliveredDelayMs), () =>
+        this.listener.ack(messageId, 'read', undefined, ackLid),
+      );
     return { messageId, at: new Date(row.sentAt) };
   }
 
