@@ -40,3 +40,28 @@ export function applyFallbacks(
   });
   return { message: plain, recipients };
 }
+
+/**
+ * For each `{{var|fallback}}` of a message, how many of the recipients have no value for `var` (and so
+ * get the fallback): what Review says before a send.
+ */
+export function fallbackUses(
+  message: string,
+  phones: readonly string[],
+  variables: Readonly<Record<string, Readonly<Record<string, string>> | undefined>>,
+): { name: string; fallback: string; count: number }[] {
+  return [...fallbacksIn(message)]
+    .map(([name, fallback]) => ({
+      name,
+      fallback,
+      count: phones.reduce((n, phone) => (hasValue(variables[phone]?.[name]) ? n : n + 1), 0),
+    }))
+    .filter((u) => u.count > 0);
+}
+
+/** The text one recipient gets: `{{var|fallback}}` as the recipient's value, or the fallback where it has none. */
+export function withFallbacks(message: string, values: Readonly<Record<string, string>>): string {
+  return message.replace(WITH_FALLBACK, (_whole, name: string, fallback: string) =>
+    hasValue(values[name]) ? values[name]! : fallback.trim(),
+  );
+}

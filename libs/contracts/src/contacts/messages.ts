@@ -41,5 +41,7 @@ export const CONTACT_MESSAGES = {
   followUpLoaded: (count: number, who: string) =>
     `${count.toLocaleString('en-US')} contacts who ${who} are in the sender: write the follow-up and review it`,
   followUpEmpty: (who: string) => `No contact in your book ${who}: nothing to follow up`,
+  fallbackUsed: (name: string, count: number, fallback: string) =>
+    `{{${name}}} is empty for ${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}: they get “${fallback}”`,
   markInvalid: 'Send {unread: true} or {unread: false}',
 } as const;

@@ -1,7 +1,10 @@
 import { useId, useMemo, useState } from 'react';
 import {
   estimateMinutes,
+  CONTACT_MESSAGES,
+  fallbackUses,
   fillPlaceholders,
+  withFallbacks,
   isBlankText,
   LIMITS,
   MESSAGES,
@@ -75,7 +78,10 @@ export function StepReview() {
   }, [confirming, numbers, missing]);
   const first = numbers[0];
   // The first recipient's text with the first option of each {A|B} (the server picks one per recipient).
-  const previewText = firstVariation(first && variables[first] ? fillPlaceholders(message, variables[first]) : message);
+  const firstValues = (first && variables[first]) || {};
+  const previewText = firstVariation(fillPlaceholders(withFallbacks(message, firstValues), firstValues));
+  // {{name|customer}}: how many recipients get the fallback, said before the send.
+  const fallbackNotes = useMemo(() => fallbackUses(message, numbers, variables), [message, numbers, variables]);
 
   const checklist: { ok: boolean; label: string; detail?: string }[] = [
     { ok: hasMessage, label: 'Message entered' },
@@ -102,6 +108,11 @@ export function StepReview() {
         <div>
           <h3>Preview{first && variables[first] ? ` (for ${first})` : ''}</h3>
           <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} />
+          {fallbackNotes.map((f) => (
+            <p key={f.name} className="muted small" data-testid="fallback-note">
+              {CONTACT_MESSAGES.fallbackUsed(f.name, f.count, f.fallback)}
+            </p>
+          ))}
           {missing.length > 0 && (
             <MissingValuesPanel
               missing={missing}

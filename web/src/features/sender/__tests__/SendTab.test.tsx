@@ -198,6 +198,33 @@ describe('Send Messages tab', () => {
     expect(store.getState().sender.phoneNumbers).toHaveLength(4);
   });
 
+  it('{{name|friend}}: no missing value; Review says who gets the fallback and previews it', async () => {
+    const server = fakeFetch((_m, url) =>
+      url.pathname === '/api/jobs/pacing'
+        ? { body: { success: true, sendDelayMs: 4000, sendJitterMs: 0 } }
+        : { status: 404, body: {} },
+    );
+    vi.stubGlobal('fetch', server.fn);
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<SendTab />, { preloadedState: connectedState() });
+    await user.type(screen.getByLabelText('Message'), 'Hi {{{{name|friend}}, see you');
+    act(() => {
+      store.dispatch(
+        recipientsImported([
+          { phone: '91230001', variables: {}, row: 2 },
+          { phone: '91230002', variables: { name: 'Ann' }, row: 3 },
+          { phone: '91230003', variables: { name: '' }, row: 4 },
+        ]),
+      );
+    });
+    expect(screen.queryByTestId('check-variables')).toBeNull();
+    expect(screen.getByTestId('fallback-note').textContent).toBe(
+      '{{name}} is empty for 2 recipients: they get “friend”',
+    );
+    expect(screen.getByLabelText('Message preview').textContent).toContain('Hi friend, see you');
+    expect((screen.getByRole('button', { name: 'Start Sending' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
   it('the checklist says which {{variable}} has no value in how many rows, and Start Sending waits for it', async () => {
     const server = fakeFetch((_m, url) =>
       url.pathname === '/api/jobs/pacing'
