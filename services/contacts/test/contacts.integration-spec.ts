@@ -350,6 +350,14 @@ describe('campaigns to a segment, facts and the inbox', () => {
     }));
     expect((await ann.post('/api/contacts/import', { rows })).body.created).toBe(12);
     const even = (await ann.post('/api/segments', { name: 'Even', rule: { tags: { anyOf: ['even'] } } })).body.id;
+    // The editor's live count of a rule not saved yet; another user's book counts nothing of ann's.
+    expect((await ann.post('/api/segments/preview', { rule: { tags: { anyOf: ['even'] } } })).body).toEqual({
+      count: 6,
+    });
+    expect((await bob.post('/api/segments/preview', { rule: { tags: { anyOf: ['even'] } } })).body).toEqual({
+      count: 0,
+    });
+    expect((await ann.post('/api/segments/preview', { rule: { facts: [{ fact: 'nope' }] } })).status).toBe(400);
 
     // The list and the export of a segment hold exactly its contacts.
     const listed = await ann.get(`/api/contacts?segmentId=${even}&limit=4`);

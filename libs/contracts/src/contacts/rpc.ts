@@ -62,6 +62,8 @@ export interface ContactsRequests {
   'contacts.segments.list': { request: ContactsUserRequest; reply: { segments: Segment[] } };
   'contacts.segments.delete': { request: SegmentRef; reply: { id: string } };
   'contacts.segments.count': { request: SegmentRef; reply: { count: number } };
+  /** How many contacts an unsaved rule `{rule}` selects now (the editor's live count). */
+  'contacts.segments.preview': { request: SegmentCreateRequest; reply: { count: number } };
   /** One page of a segment's recipients, by phone; `nextCursor` continues. */
   'contacts.segments.members': {
     request: SegmentMembersRequest;

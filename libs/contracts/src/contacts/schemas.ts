@@ -183,6 +183,7 @@ const TagList = z
   .max(L.ruleTagsMax, { error: M.segmentRuleInvalid });
 
 export const SEGMENT_FIELD_OPS = ['equals', 'contains', 'isEmpty'] as const;
+export type SegmentFieldOp = (typeof SEGMENT_FIELD_OPS)[number];
 /** Facts a rule can ask about; `messaged`…`failed` may name a campaign (jobId), else any campaign. */
 export const SEGMENT_FACTS = [
   'optedOut',
@@ -230,6 +231,9 @@ export const SegmentRuleSchema = z
   .refine((r) => (r.facts ?? []).every((f) => f.fact !== 'notMessagedForDays' || f.days !== undefined), {
     message: M.segmentRuleInvalid,
   });
+
+/** `POST /api/segments/preview` `{rule}`: the live count of a rule being edited. */
+export const SegmentPreviewSchema = z.object({ rule: SegmentRuleSchema }, { error: M.segmentRuleInvalid });
 
 export const SegmentCreateSchema = z.object(
   {

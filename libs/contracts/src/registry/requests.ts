@@ -175,6 +175,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'contacts.segments.list': ContactsUserRequestSchema,
   'contacts.segments.delete': SegmentRefSchema,
   'contacts.segments.count': SegmentRefSchema,
+  'contacts.segments.preview': SegmentCreateRequestSchema,
   'contacts.segments.members': SegmentMembersRequestSchema,
   'contacts.conversations.list': ContactsUserRequestSchema,
   'contacts.conversations.get': ConversationRefSchema,

@@ -72,6 +72,11 @@ export class ContactsHandler {
     return this.segments.count(req.userId, req.segmentId);
   }
 
+  @Rpc('contacts.segments.preview')
+  preview(@Payload() req: RequestOf<'contacts.segments.preview'>): Promise<ReplyOf<'contacts.segments.preview'>> {
+    return this.segments.preview(req.userId, req.body);
+  }
+
   @Rpc('contacts.segments.members')
   members(@Payload() req: RequestOf<'contacts.segments.members'>): Promise<ReplyOf<'contacts.segments.members'>> {
     return this.segments.members(req);

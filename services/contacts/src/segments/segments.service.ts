@@ -6,6 +6,7 @@ import {
   ContactsErrorCode,
   isUuid,
   SegmentCreateSchema,
+  SegmentPreviewSchema,
   type Segment,
   type SegmentMembersRequest,
   type SegmentRecipient,
@@ -36,6 +37,12 @@ export class SegmentsService {
   async remove(userId: string, segmentId: string): Promise<{ id: string }> {
     if (!isUuid(segmentId) || !(await this.segments.delete(userId, segmentId))) throw notFound();
     return { id: segmentId };
+  }
+
+  async preview(userId: string, body: unknown): Promise<{ count: number }> {
+    const input = checkWith(SegmentPreviewSchema, body);
+    if (!input.ok) throw AppError.validation(ContactsErrorCode.InvalidSegment, input.message, input.errors);
+    return { count: await this.segments.count(userId, input.value.rule) };
   }
 
   async count(userId: string, segmentId: string): Promise<{ count: number }> {

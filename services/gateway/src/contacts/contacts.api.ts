@@ -136,6 +136,10 @@ export class ContactsApi {
     return this.rpc.call('contacts.segments.create', { userId, body });
   }
 
+  preview(userId: string, body: unknown) {
+    return this.rpc.call('contacts.segments.preview', { userId, body }, { timeoutMs: LONG_TIMEOUT_MS });
+  }
+
   segments(userId: string) {
     return this.rpc.call('contacts.segments.list', { userId });
   }

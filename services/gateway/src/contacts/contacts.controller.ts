@@ -18,6 +18,7 @@ import {
   jobExportQuerySchema,
   JobResultsErrorCode,
   SegmentCreateSchema,
+  SegmentPreviewSchema,
   z,
   type Infer,
 } from '@bns/contracts';
@@ -151,6 +152,14 @@ export class ContactsController {
   @ApiSchemaBody(SegmentCreateSchema)
   createSegment(@CurrentUser() user: AuthUser, @Body() body: unknown) {
     return this.api.createSegment(user.userId, body);
+  }
+
+  @Post('segments/preview')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'How many contacts an unsaved rule selects now {rule} → {count} (the editor’s live count)' })
+  @ApiSchemaBody(SegmentPreviewSchema)
+  preview(@CurrentUser() user: AuthUser, @Body() body: unknown) {
+    return this.api.preview(user.userId, body);
   }
 
   @Get('segments')

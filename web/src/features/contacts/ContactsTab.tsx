@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { CONTACTS_LIMITS, type Segment } from '@bns/contracts';
+import { CONTACTS_LIMITS, type Segment, type SegmentFact, type SegmentFieldOp, type SegmentRule } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { getToken } from '../../api/token.js';
 import { userTimeZone } from '../results/download.js';
@@ -16,6 +16,7 @@ import {
   useGetContactsQuery,
   useGetSegmentsQuery,
   useImportContactsMutation,
+  usePreviewSegmentQuery,
   useSegmentCountQuery,
 } from './contactsApi.js';
 
@@ -26,6 +27,53 @@ const splitTags = (text: string) =>
     .map((t) => t.trim())
     .filter(Boolean);
 
+const FACT_CHOICES: { value: string; label: string }[] = [
+  { value: '', label: 'Any history' },
+  { value: 'replied', label: 'Replied' },
+  { value: 'read', label: 'Read a message' },
+  { value: 'delivered', label: 'Was delivered a message' },
+  { value: 'failed', label: 'A message failed' },
+  { value: 'optedOut', label: 'Opted out' },
+  { value: 'notOnWhatsApp', label: 'Not on WhatsApp' },
+  { value: 'notMessagedForDays', label: 'Not messaged for N days' },
+];
+
+/** The rule the editor's inputs describe (empty parts left out). */
+export function ruleOf(form: {
+  anyOf: string;
+  allOf: string;
+  noneOf: string;
+  fieldKey: string;
+  fieldOp: SegmentFieldOp;
+  fieldValue: string;
+  fact: string;
+  factValue: boolean;
+  days: number;
+}): SegmentRule {
+  const tags = {
+    ...(splitTags(form.anyOf).length ? { anyOf: splitTags(form.anyOf) } : {}),
+    ...(splitTags(form.allOf).length ? { allOf: splitTags(form.allOf) } : {}),
+    ...(splitTags(form.noneOf).length ? { noneOf: splitTags(form.noneOf) } : {}),
+  };
+  const key = form.fieldKey.trim();
+  const fact = form.fact as SegmentFact | '';
+  return {
+    ...(Object.keys(tags).length ? { tags } : {}),
+    ...(key
+      ? { fields: [{ key, op: form.fieldOp, ...(form.fieldOp === 'isEmpty' ? {} : { value: form.fieldValue }) }] }
+      : {}),
+    ...(fact
+      ? {
+          facts: [
+            fact === 'notMessagedForDays'
+              ? { fact, days: Math.max(1, Math.round(form.days) || 1) }
+              : { fact, ...(form.factValue ? {} : { value: false }) },
+          ],
+        }
+      : {}),
+  };
+}
+
 function SegmentRow({ segment }: { segment: Segment }) {
   const { data } = useSegmentCountQuery(segment.id);
   return (
@@ -35,21 +83,28 @@ function SegmentRow({ segment }: { segment: Segment }) {
   );
 }
 
-/** Segments: a saved rule of tags (any of / none of) and its count. */
+/** Segments: tags (any of / all of / none of), a field condition and a fact, a live count, saved by name. */
 function SegmentEditor() {
   const { data: segments = [] } = useGetSegmentsQuery();
   const [create, { isLoading }] = useCreateSegmentMutation();
   const [name, setName] = useState('');
-  const [anyOf, setAnyOf] = useState('');
-  const [noneOf, setNoneOf] = useState('');
+  const [form, setForm] = useState({
+    anyOf: '',
+    allOf: '',
+    noneOf: '',
+    fieldKey: '',
+    fieldOp: 'equals' as SegmentFieldOp,
+    fieldValue: '',
+    fact: '',
+    factValue: true,
+    days: 30,
+  });
+  const set = (patch: Partial<typeof form>) => setForm((f) => ({ ...f, ...patch }));
+  const rule = ruleOf(form);
+  const ruleKey = useDebouncedValue(JSON.stringify(rule), 300);
+  const { data: live, isFetching } = usePreviewSegmentQuery(ruleKey);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
-    const rule = {
-      tags: {
-        ...(splitTags(anyOf).length ? { anyOf: splitTags(anyOf) } : {}),
-        ...(splitTags(noneOf).length ? { noneOf: splitTags(noneOf) } : {}),
-      },
-    };
     try {
       await create({ name, rule }).unwrap();
       toast.success(`Segment "${name}" saved`);
@@ -61,23 +116,95 @@ function SegmentEditor() {
   return (
     <section className="card" aria-label="Segments">
       <h3>Segments</h3>
-      <form onSubmit={(e) => void submit(e)} className="segment-editor">
-        <input aria-label="Segment name" placeholder="Name" value={name} onChange={(e) => setName(e.target.value)} />
-        <input
-          aria-label="Any of tags"
-          placeholder="Any of tags (comma-separated)"
-          value={anyOf}
-          onChange={(e) => setAnyOf(e.target.value)}
-        />
-        <input
-          aria-label="None of tags"
-          placeholder="None of tags"
-          value={noneOf}
-          onChange={(e) => setNoneOf(e.target.value)}
-        />
-        <button type="submit" className="button secondary small" disabled={isLoading || name.trim() === ''}>
-          Save segment
-        </button>
+      <form onSubmit={(e) => void submit(e)}>
+        <div className="segment-editor">
+          <input
+            aria-label="Any of tags"
+            placeholder="Any of tags (comma-separated)"
+            value={form.anyOf}
+            onChange={(e) => set({ anyOf: e.target.value })}
+          />
+          <input
+            aria-label="All of tags"
+            placeholder="All of tags"
+            value={form.allOf}
+            onChange={(e) => set({ allOf: e.target.value })}
+          />
+          <input
+            aria-label="None of tags"
+            placeholder="None of tags"
+            value={form.noneOf}
+            onChange={(e) => set({ noneOf: e.target.value })}
+          />
+        </div>
+        <div className="segment-editor">
+          <input
+            aria-label="Field"
+            placeholder="Field (e.g. city)"
+            value={form.fieldKey}
+            onChange={(e) => set({ fieldKey: e.target.value })}
+          />
+          <select
+            aria-label="Field condition"
+            value={form.fieldOp}
+            onChange={(e) => set({ fieldOp: e.target.value as SegmentFieldOp })}
+          >
+            <option value="equals">equals</option>
+            <option value="contains">contains</option>
+            <option value="isEmpty">is empty</option>
+          </select>
+          {form.fieldOp !== 'isEmpty' && (
+            <input
+              aria-label="Field value"
+              placeholder="Value"
+              value={form.fieldValue}
+              onChange={(e) => set({ fieldValue: e.target.value })}
+            />
+          )}
+        </div>
+        <div className="segment-editor">
+          <select aria-label="History" value={form.fact} onChange={(e) => set({ fact: e.target.value })}>
+            {FACT_CHOICES.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+          {form.fact === 'notMessagedForDays' ? (
+            <input
+              aria-label="Days"
+              type="number"
+              min={1}
+              max={3650}
+              value={form.days}
+              onChange={(e) => set({ days: Number(e.target.value) })}
+            />
+          ) : (
+            form.fact && (
+              <label className="inline-check">
+                <input
+                  type="checkbox"
+                  checked={!form.factValue}
+                  onChange={(e) => set({ factValue: !e.target.checked })}
+                />{' '}
+                not
+              </label>
+            )
+          )}
+        </div>
+        <div className="segment-editor">
+          <span aria-live="polite" data-testid="segment-live-count">
+            {typeof live?.count === 'number'
+              ? `${live.count.toLocaleString('en-US')} contacts match`
+              : isFetching
+                ? 'Counting…'
+                : ''}
+          </span>
+          <input aria-label="Segment name" placeholder="Name" value={name} onChange={(e) => setName(e.target.value)} />
+          <button type="submit" className="button primary small" disabled={isLoading || name.trim() === ''}>
+            Save segment
+          </button>
+        </div>
       </form>
       <ul>
         {segments.map((s) => (

@@ -71,6 +71,11 @@ export const contactsApi = api
         },
         keepUnusedDataFor: 0,
       }),
+      /** The live count of a rule being edited (its JSON, so equal rules share one answer). */
+      previewSegment: build.query<{ count: number }, string>({
+        query: (rule) => ({ url: 'api/segments/preview', method: 'POST', body: { rule: JSON.parse(rule) as unknown } }),
+        providesTags: ['Contacts'],
+      }),
       segmentCount: build.query<{ count: number }, string>({
         query: (id) => `api/segments/${encodeURIComponent(id)}/count`,
         providesTags: ['Segments', 'Contacts'],
@@ -111,6 +116,7 @@ export const {
   useGetSegmentsQuery,
   useCreateSegmentMutation,
   useSegmentCountQuery,
+  usePreviewSegmentQuery,
   useGetConversationsQuery,
   useGetThreadQuery,
   useAnswerMutation,

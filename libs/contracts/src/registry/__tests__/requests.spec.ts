@@ -84,6 +84,7 @@ const KEYS: Record<RequestKey, true> = {
   'contacts.list': true,
   'contacts.ping': true,
   'contacts.segments.count': true,
+  'contacts.segments.preview': true,
   'contacts.segments.create': true,
   'contacts.segments.delete': true,
   'contacts.segments.list': true,

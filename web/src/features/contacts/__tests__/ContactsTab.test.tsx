@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { InboxTab } from '../../inbox/InboxTab.js';
-import { ContactsTab } from '../ContactsTab.js';
+import { ContactsTab, ruleOf } from '../ContactsTab.js';
 import { rowsFromText } from '../contactsApi.js';
 
 afterEach(() => vi.unstubAllGlobals());
@@ -56,6 +56,61 @@ describe('Contacts tab', () => {
     await userEvent.type(screen.getByLabelText('Contacts to import'), '93456789,Cat');
     await userEvent.click(screen.getByRole('button', { name: 'Import' }));
     expect(await screen.findByText('1 created, 0 updated, 0 invalid, 0 duplicates')).toBeTruthy();
+  }, 30_000);
+});
+
+describe('Contacts tab: the segment editor', () => {
+  it('turns the inputs into a rule: tags, a field condition, a fact', () => {
+    const base = {
+      anyOf: 'vip, new',
+      allOf: '',
+      noneOf: 'staff',
+      fieldKey: 'city',
+      fieldOp: 'contains' as const,
+      fieldValue: 'Sha',
+      fact: 'read',
+      factValue: false,
+      days: 30,
+    };
+    expect(ruleOf(base)).toEqual({
+      tags: { anyOf: ['vip', 'new'], noneOf: ['staff'] },
+      fields: [{ key: 'city', op: 'contains', value: 'Sha' }],
+      facts: [{ fact: 'read', value: false }],
+    });
+    expect(ruleOf({ ...base, anyOf: '', noneOf: '', fieldKey: '', fact: 'notMessagedForDays', days: 0 })).toEqual({
+      facts: [{ fact: 'notMessagedForDays', days: 1 }],
+    });
+    expect(ruleOf({ ...base, anyOf: '', noneOf: '', fieldOp: 'isEmpty', fact: '' })).toEqual({
+      fields: [{ key: 'city', op: 'isEmpty' }],
+    });
+  });
+
+  it('counts live while the rule is edited, then saves it by name', async () => {
+    const previews: unknown[] = [];
+    const fetch = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/segments/preview') {
+        previews.push(body);
+        const rule = (body as { rule: { tags?: { anyOf?: string[] } } }).rule;
+        return { body: { count: rule.tags?.anyOf ? 12 : 20 } };
+      }
+      if (url.pathname === '/api/segments' && method === 'POST') return { status: 201, body: { id: 'seg-9' } };
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      return { body: { contacts: [], nextCursor: null, total: 0 } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    await waitFor(() => expect(screen.getByTestId('segment-live-count').textContent).toBe('20 contacts match'));
+    await userEvent.type(screen.getByLabelText('Any of tags'), 'vip');
+    await waitFor(() => expect(screen.getByTestId('segment-live-count').textContent).toBe('12 contacts match'));
+    expect(previews.at(-1)).toEqual({ rule: { tags: { anyOf: ['vip'] } } });
+    await userEvent.type(screen.getByLabelText('Segment name'), 'VIPs');
+    await userEvent.click(screen.getByRole('button', { name: 'Save segment' }));
+    await waitFor(() =>
+      expect(fetch.calls.find((c) => c.method === 'POST' && c.url.pathname === '/api/segments')?.body).toEqual({
+        name: 'VIPs',
+        rule: { tags: { anyOf: ['vip'] } },
+      }),
+    );
   }, 30_000);
 });
 
