@@ -273,10 +273,12 @@ describe('campaigns to a segment, facts and the inbox', () => {
       readAt: string | null;
       repliedAt: string | null;
     };
-    // Read acks come SIM_READ_DELAY_MS after each send (97770003 never reads): the report is read once in.
+    // Read acks come SIM_READ_DELAY_MS after each send (97770003 never reads) and the reply is folded in
+    // batches: the report is read once both are in.
     const report = await waitFor(async () => {
       const rows = (await shop.get(`/job-results/${started.body.jobId}?limit=200`)).body.results as Row[];
-      return rows.find((r) => r.phoneNumber === '97770001')?.readAt ? rows : undefined;
+      const amy = rows.find((r) => r.phoneNumber === '97770001');
+      return amy?.readAt && amy.repliedAt ? rows : undefined;
     }, 30_000);
     const expected: Record<FollowUpKind, string[]> = {
       notRead: report.filter((r) => r.sentAt && !r.readAt).map((r) => r.phoneNumber),
@@ -303,6 +305,10 @@ describe('campaigns to a segment, facts and the inbox', () => {
       }, 15_000).catch(() => undefined);
       expect([kind, held]).toEqual([kind, want]);
     }
+    // A contact's history (the Contacts tab's panel) leaves the conversation unread.
+    const peek = await shop.get('/api/conversations/97770001?markRead=false');
+    expect(peek.body.messages).toHaveLength(2);
+    expect((await shop.get('/api/conversations')).body.conversations[0].unread).toBe(1);
     const thread = await shop.get('/api/conversations/85297770001');
     expect(thread.status).toBe(200);
     expect(thread.body.messages.map((m: { direction: string; text: string }) => [m.direction, m.text])).toEqual([

@@ -363,7 +363,12 @@ export const SegmentMembersRequestSchema = SegmentRefSchema.extend({
   /** Contacts created after this instant do not join (the recipients are fixed when a job starts). */
   asOf: z.string().max(64),
 });
-export const ConversationRefSchema = z.object({ userId: RpcUserIdSchema, phone: z.string().max(32) });
+export const ConversationRefSchema = z.object({
+  userId: RpcUserIdSchema,
+  phone: z.string().max(32),
+  /** false: read the thread without marking it read (a contact's history in the Contacts tab). */
+  markRead: z.boolean().optional(),
+});
 export const ConversationMarkRequestSchema = ConversationRefSchema.extend({ unread: z.boolean() });
 export const ContactBulkRequestSchema = z.object({ userId: RpcUserIdSchema, body: z.unknown() });
 export const SettingsSetRequestSchema = z.object({ userId: RpcUserIdSchema, saveRecipients: z.boolean() });

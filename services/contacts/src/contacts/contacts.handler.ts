@@ -91,7 +91,7 @@ export class ContactsHandler {
 
   @Rpc('contacts.conversations.get')
   thread(@Payload() req: RequestOf<'contacts.conversations.get'>): Promise<ReplyOf<'contacts.conversations.get'>> {
-    return this.conversations.get(req.userId, req.phone);
+    return this.conversations.get(req.userId, req.phone, req.markRead ?? true);
   }
 
   @Rpc('contacts.conversations.mark')

@@ -45,12 +45,14 @@ export class ConversationsRepository {
     return found?.unread;
   }
 
-  /** The newest `limit` messages, oldest first, and the thread marked read; undefined when there is none. */
-  thread(userId: string, phone: string, limit: number): Promise<ThreadMessage[] | undefined> {
+  /** The newest `limit` messages, oldest first, and the thread marked read (unless told not to); undefined when there is none. */
+  thread(userId: string, phone: string, limit: number, markRead = true): Promise<ThreadMessage[] | undefined> {
     return this.tx.run(async (em) => {
       const marked = await rows(
         em,
-        `UPDATE conversations SET unread = 0 WHERE user_id = $1 AND phone = $2 RETURNING phone`,
+        markRead
+          ? `UPDATE conversations SET unread = 0 WHERE user_id = $1 AND phone = $2 RETURNING phone`
+          : `SELECT phone FROM conversations WHERE user_id = $1 AND phone = $2`,
         [userId, phone],
       );
       if (marked.length === 0) return undefined;

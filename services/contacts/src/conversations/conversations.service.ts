@@ -35,9 +35,9 @@ export class ConversationsService {
     return phone;
   }
 
-  async get(userId: string, rawPhone: string): Promise<{ messages: ThreadMessage[] }> {
+  async get(userId: string, rawPhone: string, markRead = true): Promise<{ messages: ThreadMessage[] }> {
     const phone = this.phoneOf(rawPhone);
-    const messages = await this.conversations.thread(userId, phone, CONTACTS_LIMITS.threadMessagesMax);
+    const messages = await this.conversations.thread(userId, phone, CONTACTS_LIMITS.threadMessagesMax, markRead);
     return { messages: messages ?? [] };
   }
 }

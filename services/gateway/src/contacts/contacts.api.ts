@@ -223,8 +223,8 @@ export class ContactsApi {
     return this.rpc.call('contacts.conversations.list', { userId });
   }
 
-  thread(userId: string, phone: string) {
-    return this.rpc.call('contacts.conversations.get', { userId, phone });
+  thread(userId: string, phone: string, markRead = true) {
+    return this.rpc.call('contacts.conversations.get', { userId, phone, markRead });
   }
 
   /**

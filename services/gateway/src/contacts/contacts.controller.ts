@@ -201,9 +201,13 @@ export class ContactsController {
   }
 
   @Get('conversations/:phone')
-  @ApiOperation({ summary: 'A conversation, oldest first (8 digits or 852 + 8 digits); opening it marks it read' })
-  thread(@CurrentUser() user: AuthUser, @Param('phone') phone: string) {
-    return this.api.thread(user.userId, phone);
+  @ApiOperation({
+    summary:
+      'A conversation, oldest first (8 digits or 852 + 8 digits); opening it marks it read, unless ?markRead=false (a contact’s history)',
+  })
+  @ApiQuery({ name: 'markRead', required: false, enum: ['true', 'false'] })
+  thread(@CurrentUser() user: AuthUser, @Param('phone') phone: string, @Query('markRead') markRead?: unknown) {
+    return this.api.thread(user.userId, phone, markRead !== 'false');
   }
 
   @Post('conversations/:phone/read')

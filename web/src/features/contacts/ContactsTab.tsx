@@ -1,5 +1,12 @@
 import { useState, type FormEvent } from 'react';
-import { CONTACTS_LIMITS, type Segment, type SegmentFact, type SegmentFieldOp, type SegmentRule } from '@bns/contracts';
+import {
+  CONTACTS_LIMITS,
+  type Contact,
+  type Segment,
+  type SegmentFact,
+  type SegmentFieldOp,
+  type SegmentRule,
+} from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { getToken } from '../../api/token.js';
 import { userTimeZone } from '../results/download.js';
@@ -14,6 +21,7 @@ import {
   useCreateSegmentMutation,
   useDeleteContactMutation,
   useGetContactsQuery,
+  useGetHistoryQuery,
   useGetSegmentsQuery,
   useImportContactsMutation,
   usePreviewSegmentQuery,
@@ -333,6 +341,73 @@ function BulkBar({ ids, segmentId, onDone }: { ids: string[]; segmentId: string;
   );
 }
 
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+
+/** A contact's side panel: its fields, tags, what is known about the number, and its messages across campaigns. */
+function ContactPanel({ contact, onClose }: { contact: Contact; onClose: () => void }) {
+  const { data: history = [], isLoading } = useGetHistoryQuery(contact.phone);
+  const f = contact.facts;
+  return (
+    <aside className="card contact-panel" aria-label={`Contact ${contact.phone}`}>
+      <div className="inbox-thread-head">
+        <h3>
+          {contact.name ?? contact.phone} <span className="muted small">{contact.phone}</span>
+        </h3>
+        <button type="button" className="button link small" onClick={onClose}>
+          Close
+        </button>
+      </div>
+      <p className="small">Tags: {contact.tags.length ? contact.tags.join(', ') : '—'}</p>
+      <dl className="contact-facts small">
+        {Object.entries(contact.fields).map(([k, v]) => (
+          <div key={k}>
+            <dt>{k}</dt>
+            <dd>{v}</dd>
+          </div>
+        ))}
+        <div>
+          <dt>Last messaged</dt>
+          <dd>{when(f.lastMessagedAt)}</dd>
+        </div>
+        <div>
+          <dt>Last read</dt>
+          <dd>{when(f.lastReadAt)}</dd>
+        </div>
+        <div>
+          <dt>Last replied</dt>
+          <dd>{when(f.lastRepliedAt)}</dd>
+        </div>
+        {f.optedOutAt && (
+          <div>
+            <dt>Opted out</dt>
+            <dd>{when(f.optedOutAt)}</dd>
+          </div>
+        )}
+        {f.notOnWhatsAppAt && (
+          <div>
+            <dt>Not on WhatsApp</dt>
+            <dd>{when(f.notOnWhatsAppAt)}</dd>
+          </div>
+        )}
+      </dl>
+      <h4>Messages</h4>
+      {isLoading && <p className="muted small">Loading…</p>}
+      {!isLoading && history.length === 0 && <p className="muted small">No messages with this number yet.</p>}
+      <ol className="inbox-messages" aria-label="Message history">
+        {history.map((m, i) => (
+          <li key={i} className={`inbox-message inbox-${m.direction}`}>
+            <span>{m.text}</span>
+            <small>
+              {new Date(m.at).toLocaleString()}
+              {m.status ? ` · ${m.status}` : ''}
+            </small>
+          </li>
+        ))}
+      </ol>
+    </aside>
+  );
+}
+
 /** Contacts: the book with search, a tag and segment filter, paging, bulk changes, export, import and segments. */
 export function ContactsTab() {
   const [q, setQ] = useState('');
@@ -340,6 +415,7 @@ export function ContactsTab() {
   const [segmentId, setSegmentId] = useState('');
   const [cursor, setCursor] = useState<string | null>(null);
   const [selected, setSelected] = useState<string[]>([]);
+  const [open, setOpen] = useState<Contact | null>(null);
   const search = useDebouncedValue(q, 300);
   const { data, isFetching, error } = useGetContactsQuery({ q: search, tag, segmentId, cursor, limit: PAGE });
   const { data: segments = [] } = useGetSegmentsQuery();
@@ -417,7 +493,11 @@ export function ContactsTab() {
                     onChange={() => toggle(c.id)}
                   />
                 </td>
-                <td>{c.phone}</td>
+                <td>
+                  <button type="button" className="button link small" onClick={() => setOpen(c)}>
+                    {c.phone}
+                  </button>
+                </td>
                 <td>{c.name ?? ''}</td>
                 <td>{c.tags.join(', ')}</td>
                 <td>
@@ -465,6 +545,7 @@ export function ContactsTab() {
           </button>
         </div>
       </section>
+      {open && <ContactPanel key={open.id} contact={open} onClose={() => setOpen(null)} />}
       <ImportBox />
       <SegmentEditor />
     </div>

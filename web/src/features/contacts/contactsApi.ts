@@ -90,6 +90,12 @@ export const contactsApi = api
         transformResponse: (r: { messages?: ThreadMessage[] }) => r.messages ?? [],
         providesTags: ['Conversations'],
       }),
+      /** A contact's messages across campaigns and the inbox, read without marking them read. */
+      getHistory: build.query<ThreadMessage[], string>({
+        query: (phone) => `api/conversations/${encodeURIComponent(phone)}?markRead=false`,
+        transformResponse: (r: { messages?: ThreadMessage[] }) => r.messages ?? [],
+        providesTags: ['Conversations'],
+      }),
       answer: build.mutation<{ id: string }, { phone: string; text: string }>({
         query: ({ phone, text }) => ({
           url: `api/conversations/${encodeURIComponent(phone)}/messages`,
@@ -119,6 +125,7 @@ export const {
   usePreviewSegmentQuery,
   useGetConversationsQuery,
   useGetThreadQuery,
+  useGetHistoryQuery,
   useAnswerMutation,
   useBulkContactsMutation,
   useMarkConversationMutation,

@@ -1,4 +1,4 @@
-import { screen, waitFor } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
@@ -56,6 +56,36 @@ describe('Contacts tab', () => {
     await userEvent.type(screen.getByLabelText('Contacts to import'), '93456789,Cat');
     await userEvent.click(screen.getByRole('button', { name: 'Import' }));
     expect(await screen.findByText('1 created, 0 updated, 0 invalid, 0 duplicates')).toBeTruthy();
+  }, 30_000);
+});
+
+describe('Contacts tab: a contact’s panel', () => {
+  it('shows the fields, tags and message history without marking the conversation read', async () => {
+    const ann = { ...contact('91234567', 'Ann', ['vip']), fields: { city: 'Sha Tin' } };
+    const fetch = fakeFetch((_method, url) => {
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      if (url.pathname === '/api/segments/preview') return { body: { count: 1 } };
+      if (url.pathname === '/api/conversations/91234567') {
+        expect(url.searchParams.get('markRead')).toBe('false');
+        return {
+          body: {
+            messages: [
+              { direction: 'out', text: 'Sale today', at: '2026-01-01T00:00:00.000Z', status: 'read' },
+              { direction: 'in', text: 'See you!', at: '2026-01-01T00:01:00.000Z' },
+            ],
+          },
+        };
+      }
+      return { body: { contacts: [ann], nextCursor: null, total: 1 } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    await userEvent.click(await screen.findByRole('button', { name: '91234567' }));
+    const panel = await screen.findByRole('complementary', { name: 'Contact 91234567' });
+    expect(panel.textContent).toContain('Sha Tin');
+    expect(panel.textContent).toContain('Tags: vip');
+    expect(await within(panel).findByText('See you!')).toBeTruthy();
+    expect(within(panel).getByText('Sale today')).toBeTruthy();
   }, 30_000);
 });
 
