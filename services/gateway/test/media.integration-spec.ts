@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { connect } from '@nats-io/transport-node';
 import { Objm } from '@nats-io/obj';
+import pg from 'pg';
 import { MEDIA_BUCKET, MEDIA_MESSAGES } from '@bns/contracts';
 import {
   api,
@@ -151,6 +152,87 @@ describe('attachments: upload, ownership, and a campaign that carries one', () =
       await nc.close();
     }
   });
+
+  it('keeps an attachment on a template: checked first, held while the template has it, brought along by Use', async () => {
+    const mine = await uploadFile(ann, 'offer.pdf', pdf('BT (Offer) Tj ET'));
+    const bobs = await uploadFile(bob, 'bob.png', png(3000));
+    expect([mine.status, bobs.status]).toEqual([201, 201]);
+    const templates = `/api/templates/${ann.userId}`;
+    // Another user's or an unknown attachment is 404, before the form is judged (an empty name here).
+    for (const mediaId of [bobs.body.mediaId, 'med_unknown', '../etc', 7]) {
+      for (const body of [
+        { name: 'Offer', message_content: 'See the offer', mediaId },
+        { name: '', message_content: '', mediaId },
+      ]) {
+        const res = await api(url, ann.token).post(templates, body);
+        expect([String(mediaId), res.status, res.body.error]).toEqual([String(mediaId), 404, MEDIA_MESSAGES.notFound]);
+      }
+    }
+    const holds = async (mediaId: unknown) => {
+      const db = new pg.Client({ connectionString: sys.postgres.url });
+      await db.connect();
+      try {
+        const found = await db.query(`SELECT holder FROM jobs.media_holds WHERE media_id = $1 ORDER BY holder`, [
+          mediaId,
+        ]);
+        return found.rows.map((r: { holder: string }) => r.holder);
+      } finally {
+        await db.end();
+      }
+    };
+    // No refused create left a hold behind.
+    expect(await holds(bobs.body.mediaId)).toEqual([]);
+    expect(await holds(mine.body.mediaId)).toEqual([]);
+
+    const created = await api(url, ann.token).post(templates, {
+      name: 'Offer',
+      message_content: 'See the offer',
+      mediaId: mine.body.mediaId,
+    });
+    expect(created.status).toBe(201);
+    const template = created.body.template as { id: string; mediaId?: string };
+    expect(template.mediaId).toBe(mine.body.mediaId);
+    expect(await holds(mine.body.mediaId)).toEqual([`template:${template.id}`]);
+
+    // A form refused after a new attachment was named leaves the template and its hold as they were.
+    const refused = await api(url, ann.token).put(`${templates}/${template.id}`, {
+      name: '',
+      mediaId: bobs.body.mediaId,
+    });
+    expect([refused.status, refused.body.error]).toEqual([404, MEDIA_MESSAGES.notFound]);
+    const other = await uploadFile(ann, 'other.png', png(4000));
+    const badForm = await api(url, ann.token).put(`${templates}/${template.id}`, {
+      name: '',
+      mediaId: other.body.mediaId,
+    });
+    expect(badForm.status).toBe(400);
+    expect(await holds(mine.body.mediaId)).toEqual([`template:${template.id}`]);
+    expect(await holds(other.body.mediaId)).toEqual([]);
+
+    const used = await api(url, ann.token).post(`${templates}/${template.id}/use`, {});
+    expect(used.status).toBe(200);
+    expect((used.body.template as { mediaId?: string }).mediaId).toBe(mine.body.mediaId);
+
+    const copy = await api(url, ann.token).post(`${templates}/${template.id}/duplicate`, {});
+    expect(copy.status).toBe(201);
+    const copyId = (copy.body.template as { id: string }).id;
+    expect((copy.body.template as { mediaId?: string }).mediaId).toBe(mine.body.mediaId);
+    expect(await holds(mine.body.mediaId)).toEqual([`template:${template.id}`, `template:${copyId}`].sort());
+
+    const swapped = await api(url, ann.token).put(`${templates}/${template.id}`, { mediaId: other.body.mediaId });
+    expect((swapped.body.template as { mediaId?: string }).mediaId).toBe(other.body.mediaId);
+    expect(await holds(other.body.mediaId)).toEqual([`template:${template.id}`]);
+    const removed = await api(url, ann.token).put(`${templates}/${template.id}`, { mediaId: null });
+    expect(removed.status).toBe(200);
+    expect(removed.body.template).not.toHaveProperty('mediaId');
+    expect(await holds(other.body.mediaId)).toEqual([]);
+
+    expect((await api(url, ann.token).delete(`${templates}/${copyId}`)).status).toBe(200);
+    expect(await holds(mine.body.mediaId)).toEqual([]);
+    // Bob sees none of it.
+    const bobsView = await api(url, bob.token).get(`/api/templates/${bob.userId}`);
+    expect(bobsView.body.templates).toEqual([]);
+  }, 60_000);
 
   it('sends a campaign with an attachment to every recipient once, with its caption', async () => {
     // Shared 2-core machines: the campaign itself takes seconds.
