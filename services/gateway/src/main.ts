@@ -19,6 +19,7 @@ import { addSchemaComponents } from './http/openapi.js';
 import { securityHeaderSets, securityHeaders } from './http/security-headers.js';
 import { trustProxySetting } from './http/trust-proxy.js';
 import { JobStarter } from './jobs/job-starter.js';
+import { MediaUploads } from './media/media-uploads.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { KeyRateLimiter } from './v1/key-rate-limiter.js';
 import { v1OpenApiDocument } from './v1/openapi.js';
@@ -91,6 +92,7 @@ await runService({
         keys: app.get(ApiKeyVerifier),
         rpc,
         starter: app.get(JobStarter),
+        media: app.get(MediaUploads),
         limiter: new KeyRateLimiter(env.V1_RATE_LIMIT_QUOTA, env.V1_RATE_LIMIT_WINDOW_S),
         failures: app.get(AuthFailures),
         bodyLimit: env.V1_BODY_LIMIT,
