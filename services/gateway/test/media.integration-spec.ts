@@ -266,5 +266,23 @@ describe('attachments: upload, ownership, and a campaign that carries one', () =
     for (const m of outbox) {
       expect(m.media).toEqual({ kind: 'image', sha256: up.body.sha256, size: image.length, fileName: 'poster.png' });
     }
+    // The report, the campaign history and the export say the messages carried it.
+    const attachment = { kind: 'image', fileName: 'poster.png', size: image.length };
+    expect(job.attachment).toEqual(attachment);
+    const history = await api(url, ann.token).get(`/api/jobs/${ann.userId}`);
+    const item = (history.body.jobs as Array<Record<string, unknown>>).find((j) => j.jobId === jobId);
+    expect(item?.attachment).toEqual(attachment);
+    const csv = await fetch(`${url}/job-results/${jobId}/export?format=csv`, {
+      headers: { authorization: `Bearer ${ann.token}` },
+    });
+    expect(csv.status).toBe(200);
+    const lines = (await csv.text())
+      .replace(/^\uFEFF/, '')
+      .trimEnd()
+      .split('\r\n');
+    const header = lines[0]!.split(',');
+    expect(header).toContain('Attachment');
+    expect(lines.slice(1)).toHaveLength(5);
+    for (const line of lines.slice(1)) expect(line.split(',')[header.indexOf('Attachment')]).toBe('poster.png');
   }, 120_000);
 });

@@ -1,5 +1,6 @@
 import { strToU8, Zip, ZipDeflate } from 'fflate';
 import {
+  EXPORT_ATTACHMENT_COLUMN,
   EXPORT_COLUMNS,
   RESULT_STATUS_WORDS,
   RESULTS_MESSAGES,
@@ -16,9 +17,16 @@ export interface ReportWriter {
   end(): Uint8Array[];
 }
 
-/** Variable columns are headed `var:<name>` so they can never collide with the fixed columns. */
-export function exportHeader(variables: readonly string[]): string[] {
-  return [...EXPORT_COLUMNS, ...variables.map((v) => `var:${v}`)];
+/**
+ * Variable columns are headed `var:<name>` so they can never collide with the fixed columns; a job with
+ * an attachment has its file name in an "Attachment" column before them.
+ */
+export function exportHeader(variables: readonly string[], attachment?: string): string[] {
+  return [
+    ...EXPORT_COLUMNS,
+    ...(attachment === undefined ? [] : [EXPORT_ATTACHMENT_COLUMN]),
+    ...variables.map((v) => `var:${v}`),
+  ];
 }
 
 /** Positions of the time columns in EXPORT_COLUMNS (the XLSX writes them as date cells). */
@@ -42,7 +50,7 @@ function statusCells(r: RecipientResult): [string, string, string] {
 /** A time as an instant (ms since the epoch) or none. */
 type Cell = string | { at: number };
 
-function cells(r: RecipientResult, variables: readonly string[]): Cell[] {
+function cells(r: RecipientResult, variables: readonly string[], attachment: string | undefined): Cell[] {
   const time = (iso: string | null | undefined): Cell => {
     const ms = iso ? Date.parse(iso) : NaN;
     return Number.isNaN(ms) ? '' : { at: ms };
@@ -55,6 +63,7 @@ function cells(r: RecipientResult, variables: readonly string[]): Cell[] {
     time(r.deliveredAt),
     time(r.readAt),
     time(r.repliedAt),
+    ...(attachment === undefined ? [] : [attachment]),
     ...variables.map((v) => r.variables?.[v] ?? ''),
   ];
 }
@@ -132,14 +141,14 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export function csvWriter(variables: readonly string[], tz = 'UTC'): ReportWriter {
+export function csvWriter(variables: readonly string[], tz = 'UTC', attachment?: string): ReportWriter {
   const at = zoned(tz);
   const text = (c: Cell) => (typeof c === 'string' ? c : isoInZone(c.at, at));
   const line = (values: readonly Cell[]) => values.map((v) => csvCell(text(v))).join(',') + '\r\n';
   return {
     // The BOM makes Excel read the file as UTF-8 (names in Chinese stay readable).
-    start: () => [strToU8('\uFEFF' + line(exportHeader(variables)))],
-    rows: (rows) => [strToU8(rows.map((r) => line(cells(r, variables))).join(''))],
+    start: () => [strToU8('\uFEFF' + line(exportHeader(variables, attachment)))],
+    rows: (rows) => [strToU8(rows.map((r) => line(cells(r, variables, attachment))).join(''))],
     end: () => [],
   };
 }
@@ -203,7 +212,7 @@ const SHEET_VIEWS =
  * A one-sheet XLSX written as it goes: the static parts first, then the sheet's XML deflated into the
  * zip a batch at a time (inline strings, no shared-string table to hold in memory).
  */
-export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWriter {
+export function xlsxWriter(variables: readonly string[], tz = 'UTC', attachment?: string): ReportWriter {
   const out: Uint8Array[] = [];
   let failure: Error | null = null;
   const zip = new Zip((err, data) => {
@@ -212,7 +221,7 @@ export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWrit
   });
   const sheet = new ZipDeflate('xl/worksheets/sheet1.xml', { level: 1 });
   const at = zoned(tz);
-  const columns = exportHeader(variables).map((_, i) => columnName(i));
+  const columns = exportHeader(variables, attachment).map((_, i) => columnName(i));
   let rowNumber = 0;
   const row = (values: readonly Cell[], header = false) => {
     rowNumber += 1;
@@ -234,7 +243,7 @@ export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWrit
     return out.splice(0);
   };
   // Time columns wide enough for "2026-12-02 21:04:05" (a narrow one would show ####).
-  const widths = exportHeader(variables)
+  const widths = exportHeader(variables, attachment)
     .map(
       (_, i) =>
         `<col min="${i + 1}" max="${i + 1}" width="${TIME_COLUMNS.has(i) ? 20 : i === 0 ? 14 : 16}" customWidth="1"/>`,
@@ -250,13 +259,13 @@ export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWrit
       zip.add(sheet);
       sheet.push(
         strToU8(
-          `${HEAD}<worksheet xmlns="${NS}">${SHEET_VIEWS}<cols>${widths}</cols><sheetData>${row(exportHeader(variables), true)}`,
+          `${HEAD}<worksheet xmlns="${NS}">${SHEET_VIEWS}<cols>${widths}</cols><sheetData>${row(exportHeader(variables, attachment), true)}`,
         ),
       );
       return take();
     },
     rows(rows) {
-      sheet.push(strToU8(rows.map((r) => row(cells(r, variables))).join('')));
+      sheet.push(strToU8(rows.map((r) => row(cells(r, variables, attachment))).join('')));
       return take();
     },
     end() {
