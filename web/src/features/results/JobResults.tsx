@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { shallowEqual } from 'react-redux';
-import { SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
+import { formatFileSize, SUCCESSFUL_RESULT_STATUSES, type JobProgress } from '@bns/contracts';
 import { useAppSelector } from '../../app/hooks.js';
 import { selectUserId } from '../auth/slice.js';
 import { ExportButtons } from './ExportButtons.js';
@@ -30,7 +30,10 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
     { userId },
     { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true },
   );
-  const server = data?.jobs.find((j) => j.jobId === jobId)?.receipts;
+  const item = data?.jobs.find((j) => j.jobId === jobId);
+  const server = item?.receipts;
+  // Every message of the job carried the same file, its text the caption.
+  const attachment = item?.attachment;
   const mine = live.jobId === jobId ? live : { delivered: 0, read: 0 };
   const receipts = {
     delivered: Math.max(mine.delivered, server?.delivered ?? 0),
@@ -42,6 +45,14 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
   const skipped = progress.skipped ?? 0;
   return (
     <>
+      {attachment && (
+        <p className="report-attachment" data-testid="report-attachment">
+          <span aria-hidden="true">📎</span> Attachment: <strong>{attachment.fileName}</strong>{' '}
+          <span className="muted small">
+            ({attachment.kind}, {formatFileSize(attachment.size)}) — sent with every message
+          </span>
+        </p>
+      )}
       <ReceiptsRow receipts={receipts} />
       <div className="report-filter">
         <label htmlFor={filterId}>Show</label>

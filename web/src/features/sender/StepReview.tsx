@@ -1,7 +1,9 @@
 import { useId, useMemo, useState } from 'react';
 import {
+  estimatedUploadSeconds,
   estimateMinutes,
   fillPlaceholders,
+  MEDIA_LIMITS,
   isBlankText,
   LIMITS,
   MESSAGES,
@@ -30,6 +32,7 @@ import {
   numbersRemoved,
   selectMessage,
   selectPhoneNumbers,
+  selectAttachment,
   selectRows,
   selectVariables,
   type MissingValues,
@@ -45,6 +48,9 @@ export function StepReview() {
   const numbers = useAppSelector(selectPhoneNumbers);
   const variables = useAppSelector(selectVariables);
   const rows = useAppSelector(selectRows);
+  const attachment = useAppSelector(selectAttachment);
+  // WhatsApp takes the file once, before the first message; later ones reuse it.
+  const uploadSeconds = attachment ? estimatedUploadSeconds(attachment.size) : 0;
   const connected = useAppSelector(selectIsConnected);
   const running = useAppSelector(selectJobInProgress);
   const scheduleReady = useAppSelector(selectScheduleReady);
@@ -101,7 +107,7 @@ export function StepReview() {
       <div className="review-grid">
         <div>
           <h3>Preview{first && variables[first] ? ` (for ${first})` : ''}</h3>
-          <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} />
+          <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} attachment={attachment} />
           {missing.length > 0 && (
             <MissingValuesPanel
               missing={missing}
@@ -134,7 +140,13 @@ export function StepReview() {
                 )}
               </ul>
             )}
-            <p className="muted small">Estimated time: about {minutes(reviewEstimateMinutes(numbers.length))}</p>
+            <p className="muted small" data-testid="review-estimate">
+              Estimated time: about{' '}
+              {minutes(reviewEstimateMinutes(numbers.length) + (hasNumbers ? Math.ceil(uploadSeconds / 60) : 0))}
+              {attachment &&
+                hasNumbers &&
+                ` (including about ${uploadSeconds} s to upload the attachment once, at ${MEDIA_LIMITS.estimatedUploadSecondsPerMb} s per MB)`}
+            </p>
           </div>
           <ReviewPacing count={numbers.length} message={message} />
           {/* opt-outs: "N recipients have opted out and will be skipped" */}
