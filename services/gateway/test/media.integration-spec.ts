@@ -22,10 +22,14 @@ function multipart(parts: Array<{ field: string; name?: string; bytes: Buffer }>
   const boundary = `----bns${Math.random().toString(16).slice(2)}`;
   const chunks: Buffer[] = [];
   for (const p of parts) {
+    // A name with control characters cannot be a quoted string: it goes RFC 5987-encoded, as browsers may send it.
     const disposition =
       p.name === undefined
         ? `form-data; name="${p.field}"`
-        : `form-data; name="${p.field}"; filename="${p.name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+        // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+        : /[\u0000-\u001f\u007f]/.test(p.name)
+          ? `form-data; name="${p.field}"; filename*=UTF-8''${encodeURIComponent(p.name)}`
+          : `form-data; name="${p.field}"; filename="${p.name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
     chunks.push(
       Buffer.from(
         `--${boundary}\r\nContent-Disposition: ${disposition}\r\nContent-Type: application/octet-stream\r\n\r\n`,
