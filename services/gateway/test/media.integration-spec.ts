@@ -23,11 +23,12 @@ function multipart(parts: Array<{ field: string; name?: string; bytes: Buffer }>
   const chunks: Buffer[] = [];
   for (const p of parts) {
     // A name with control characters cannot be a quoted string: it goes RFC 5987-encoded, as browsers may send it.
+    // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+    const controls = /[\u0000-\u001f\u007f]/;
     const disposition =
       p.name === undefined
         ? `form-data; name="${p.field}"`
-        // eslint-disable-next-line no-control-regex -- control characters are what this looks for
-        : /[\u0000-\u001f\u007f]/.test(p.name)
+        : controls.test(p.name)
           ? `form-data; name="${p.field}"; filename*=UTF-8''${encodeURIComponent(p.name)}`
           : `form-data; name="${p.field}"; filename="${p.name.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
     chunks.push(
