@@ -141,8 +141,7 @@ export function StepReview() {
               </ul>
             )}
             <p className="muted small" data-testid="review-estimate">
-              Estimated time: about{' '}
-              {minutes(reviewEstimateMinutes(numbers.length) + (hasNumbers ? Math.ceil(uploadSeconds / 60) : 0))}
+              Estimated time: about {minutes(reviewEstimateMinutes(numbers.length, hasNumbers ? uploadSeconds : 0))}
               {attachment &&
                 hasNumbers &&
                 ` (including about ${uploadSeconds} s to upload the attachment once, at ${MEDIA_LIMITS.estimatedUploadSecondsPerMb} s per MB)`}

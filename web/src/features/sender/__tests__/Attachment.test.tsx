@@ -109,8 +109,9 @@ describe('Review and start with an attachment', () => {
     expect(within(bubble).getByText('menu').tagName).toBe('STRONG');
     // The file comes before its caption, as on the phone.
     expect(bubble.firstElementChild?.getAttribute('data-testid')).toBe('bubble-file');
-    expect(screen.getByTestId('review-estimate').textContent).toContain(
-      `including about ${estimatedUploadSeconds(pdf.size)} s to upload the attachment once`,
+    // One recipient (2 s) and the 2.5 MB upload (3 s at 1 s per MB): about 1 minute.
+    expect(screen.getByTestId('review-estimate').textContent).toBe(
+      `Estimated time: about 1 minute (including about ${estimatedUploadSeconds(pdf.size)} s to upload the attachment once, at 1 s per MB)`,
     );
   });
 
