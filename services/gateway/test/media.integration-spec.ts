@@ -94,7 +94,19 @@ describe('attachments: upload, ownership, and a campaign that carries one', () =
     }
   });
 
+  /** The objects in the media bucket (deleted ones left out). */
+  const storedObjects = async () => {
+    const nc = await connect({ servers: sys.nats.url });
+    try {
+      const store = await new Objm(nc).open(MEDIA_BUCKET);
+      return (await store.list()).filter((o) => !o.deleted).map((o) => o.name);
+    } finally {
+      await nc.close();
+    }
+  };
+
   it('refuses bad files with a plain reason, and keeps none of them', async () => {
+    const before = (await storedObjects()).sort();
     for (const bad of BAD_MEDIA) {
       const res = await uploadFile(ann, bad.name, bad.bytes());
       expect({ label: bad.label, status: res.status, error: res.body.error }).toEqual({
@@ -114,6 +126,17 @@ describe('attachments: upload, ownership, and a campaign that carries one', () =
     expect([two.status, two.body.error]).toEqual([400, MEDIA_MESSAGES.moreThanOneFile]);
     const json = await api(url, ann.token).post('/api/media', { file: 'x' });
     expect([json.status, json.body.error]).toEqual([400, MEDIA_MESSAGES.notMultipart]);
+    // Nothing refused is left in the store.
+    let now: string[] = [];
+    await waitFor(
+      async () => {
+        now = (await storedObjects()).sort();
+        return now.join() === before.join();
+      },
+      10_000,
+      200,
+      'no refused upload left in the store',
+    ).catch(() => expect(now).toEqual(before));
   });
 
   it('stores the same file once per user, and shows it to nobody else', async () => {
