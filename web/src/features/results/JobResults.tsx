@@ -64,16 +64,38 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
         </select>
       </div>
       {filter === 'replied' && (
-        <ReportList jobId={jobId} statuses={REPLIED} count={receipts.replied} label="Replied" tone="success" />
+        <ReportList
+          attachment={attachment?.fileName}
+          jobId={jobId}
+          statuses={REPLIED}
+          count={receipts.replied}
+          label="Replied"
+          tone="success"
+        />
       )}
       {filter === 'skipped' && (
-        <ReportList jobId={jobId} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
+        <ReportList
+          attachment={attachment?.fileName}
+          jobId={jobId}
+          statuses={SKIPPED}
+          count={skipped}
+          label="Skipped"
+          tone="skipped"
+        />
       )}
       {filter === 'failed' && (
-        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+        <ReportList
+          attachment={attachment?.fileName}
+          jobId={jobId}
+          statuses={FAILED}
+          count={progress.failed}
+          label="Failed"
+          tone="failed"
+        />
       )}
       <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
         <ReportList
+          attachment={attachment?.fileName}
           jobId={jobId}
           statuses={SUCCESSFUL_RESULT_STATUSES}
           count={progress.sent}
@@ -81,7 +103,14 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
           tone="success"
           refresh={receipts.delivered + receipts.read + receipts.replied}
         />
-        <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+        <ReportList
+          attachment={attachment?.fileName}
+          jobId={jobId}
+          statuses={FAILED}
+          count={progress.failed}
+          label="Failed"
+          tone="failed"
+        />
       </div>
       <div className="button-row">
         <ExportButtons jobId={jobId} />

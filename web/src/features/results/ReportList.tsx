@@ -53,6 +53,7 @@ export function ReportList({
   label,
   tone,
   refresh = 0,
+  attachment,
 }: {
   jobId: string;
   statuses: readonly RecipientResultStatus[];
@@ -61,6 +62,8 @@ export function ReportList({
   tone: 'success' | 'failed' | 'skipped';
   /** Changes when receipts arrived: the last page is read again, so its statuses move on (delivered, read). */
   refresh?: number;
+  /** The file name of the job's attachment: every message carried it, so every row says so. */
+  attachment?: string;
 }) {
   const dispatch = useAppDispatch();
   const [pages, setPages] = useState<Page[]>([]);
@@ -163,6 +166,11 @@ export function ReportList({
               <span className="muted small">{r.error}</span>
             ) : (
               <span className={`status-pill status-${r.status}`}>{statusWords(r)}</span>
+            )}
+            {attachment !== undefined && (
+              <span className="muted small report-attachment-cell" title={`Attachment: ${attachment}`}>
+                <span aria-hidden="true">📎</span> {attachment}
+              </span>
             )}
             {r.variables && <span className="muted small report-vars">{variablesText(r.variables)}</span>}
             <time dateTime={r.sentAt ?? r.failedAt ?? undefined}>{time(r.sentAt ?? r.failedAt)}</time>
