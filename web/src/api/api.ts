@@ -316,6 +316,7 @@ export const {
   useDeleteTemplateMutation,
   useUseTemplateMutation,
   useUploadMediaMutation,
+  useGetMediaQuery,
   useCancelJobMutation,
   useGetSimulatorOutboxQuery,
   useGetJobPacingQuery,
