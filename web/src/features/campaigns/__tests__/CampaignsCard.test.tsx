@@ -97,6 +97,23 @@ describe('Campaigns card', () => {
     expect(await screen.findByText(RESULTS_MESSAGES.sendAgainOptedOutLeft(1))).toBeTruthy();
   });
 
+  it('shows a paperclip and the file name for a campaign sent with an attachment', async () => {
+    const attachment = { kind: 'document' as const, fileName: 'menu.pdf', size: 2048 };
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch(() => ({
+        body: {
+          success: true,
+          jobs: [job({ attachment }), job({ jobId: 'job-0', messagePreview: 'Text only' })],
+          nextCursor: null,
+        },
+      })).fn,
+    );
+    renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    const badges = await screen.findAllByTestId('campaign-attachment');
+    expect(badges.map((b) => b.textContent?.trim())).toEqual(['📎 menu.pdf']);
+  });
+
   it('says so when there are no campaigns yet', async () => {
     vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, jobs: [], nextCursor: null } })).fn);
     renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
