@@ -295,7 +295,7 @@ describe('attachments: upload, ownership, and a campaign that carries one', () =
       expect(m.media).toEqual({ kind: 'image', sha256: up.body.sha256, size: image.length, fileName: 'poster.png' });
     }
     // The report, the campaign history and the export say the messages carried it.
-    const attachment = { kind: 'image', fileName: 'poster.png', size: image.length };
+    const attachment = { mediaId: up.body.mediaId, kind: 'image', fileName: 'poster.png', size: image.length };
     expect(job.attachment).toEqual(attachment);
     const history = await api(url, ann.token).get(`/api/jobs/${ann.userId}`);
     const item = (history.body.jobs as Array<Record<string, unknown>>).find((j) => j.jobId === jobId);

@@ -239,6 +239,8 @@ export const SkippedEntrySchema = z.object({
 
 /** What a job (and every message of it) carried as an attachment: the report's "Attachment". */
 export const JobAttachmentSchema = z.object({
+  /** The attachment's id (GET /api/media/{id}): "Send again" brings it along while it is stored. */
+  mediaId: z.string(),
   kind: z.enum(MEDIA_KINDS),
   fileName: z.string(),
   /** Bytes. */

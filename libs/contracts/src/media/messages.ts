@@ -48,5 +48,5 @@ export const MEDIA_MESSAGES = {
   limitsHint: `Images (JPEG, PNG, WebP) up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.image)}, MP4 videos and MP3, OGG or M4A sounds up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.video)}, documents (PDF, DOCX, XLSX, PPTX, TXT, CSV, ZIP) up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.document)}. The message is sent as its caption.`,
   uploading: 'Uploading the file…',
   uploadFailed: 'The file could not be uploaded. Check the connection and try again.',
-  attachmentMissing: 'The attachment of this template is no longer stored: attach the file again.',
+  attachmentMissing: 'The attachment is no longer stored: attach the file again.',
 } as const;

@@ -158,7 +158,7 @@ export class ResultsRepository {
               j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
               EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised,
-              CASE WHEN j.media IS NOT NULL THEN jsonb_build_object('kind', j.media->'kind', 'fileName',
+              CASE WHEN j.media IS NOT NULL THEN jsonb_build_object('mediaId', j.media->'mediaId', 'kind', j.media->'kind', 'fileName',
                 j.media->'fileName', 'size', j.media->'size') END AS attachment
          FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
         WHERE j.user_id = $1 ${after} ${active ? `AND j.status IN ${CAPPED}` : ''}

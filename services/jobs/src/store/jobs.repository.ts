@@ -36,9 +36,9 @@ export const JOB_COLUMNS = {
   transactional: 'transactional',
 } as const satisfies ColumnMap<JobEntity>;
 
-/** A job's attachment as the report names it (kind, file name, size) from its reference; NULL for text only. */
+/** A job's attachment as the report names it (id, kind, file name, size) from its reference; NULL for text only. */
 const JOB_ATTACHMENT_SQL = (alias: string) =>
-  `CASE WHEN ${alias}.media IS NOT NULL THEN jsonb_build_object('kind', ${alias}.media->'kind', 'fileName', ${alias}.media->'fileName', 'size', ${alias}.media->'size') END`;
+  `CASE WHEN ${alias}.media IS NOT NULL THEN jsonb_build_object('mediaId', ${alias}.media->'mediaId', 'kind', ${alias}.media->'kind', 'fileName', ${alias}.media->'fileName', 'size', ${alias}.media->'size') END`;
 
 /** Statuses in which a job still holds work for its lane. */
 export const OPEN_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as const satisfies readonly JobStatus[];

@@ -43,7 +43,7 @@ const CHANGES: Record<string, Partial<JobSummary>> = {
   resumesAt: { resumesAt: at('2026-01-05T02:00:00.000Z') },
   estimatedFinishAt: { estimatedFinishAt: null },
   nextSendAt: { nextSendAt: at('2026-01-05T01:00:24.000Z') },
-  attachment: { attachment: { kind: 'image', fileName: 'poster.png', size: 1024 } },
+  attachment: { attachment: { mediaId: 'med_poster', kind: 'image', fileName: 'poster.png', size: 1024 } },
 };
 
 describe('job-status version', () => {
