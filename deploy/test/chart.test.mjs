@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
+import { MEDIA_LIMITS } from '@bns/contracts';
 import {
   API_PATHS,
   CHART_DIR,
@@ -255,6 +256,21 @@ describe('templates carry the design', () => {
       /values: \[sessions, jobs, templates, dashboard, integrations, contacts, db-roles\]/,
       'Postgres admits the DB services only',
     );
+  });
+
+  test('the bundled NATS holds the media bucket at its size, the event stream besides, on its volume', () => {
+    const bytes = (size) => {
+      const m = /^([0-9]+)([KMGT]?)(i?B?)$/.exec(size);
+      assert.ok(m, `a size: ${size}`);
+      return Number(m[1]) * 1024 ** ' KMGT'.indexOf(m[2] || ' ');
+    };
+    const { maxFileStore, storage } = values.nats.bundled;
+    const bucket = Number(values.gateway.env.MEDIA_BUCKET_MAX_BYTES ?? MEDIA_LIMITS.defaultBucketMaxBytes);
+    // The EVENTS stream keeps 30 days of events: a few GiB besides the attachments.
+    assert.ok(bytes(maxFileStore) >= bucket + 4 * 1024 ** 3, `maxFileStore ${maxFileStore} holds the media bucket`);
+    assert.ok(bytes(storage.size) >= bytes(maxFileStore), `the volume (${storage.size}) holds maxFileStore`);
+    const comment = read(join(CHART_DIR, 'values.yaml'));
+    assert.match(comment, new RegExp(`MEDIA_BUCKET_MAX_BYTES: ${MEDIA_LIMITS.defaultBucketMaxBytes}\\b`));
   });
 
   test('the OpenTelemetry endpoint is a value that reaches every service', () => {

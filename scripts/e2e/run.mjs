@@ -15,6 +15,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
+import { mediaFiles } from '@bns/testing';
 import { ROOT, run, useNode24 } from '../lib.mjs';
 
 // Run on its own (`node scripts/e2e/run.mjs`) it moves to Node 24 too; under npm test it already is.
@@ -429,10 +430,12 @@ async function journey(url) {
       .getByLabel('Upload contacts file')
       .setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Use 2 recipients' }).click();
-    check(
-      (await page.getByLabel('Message preview').innerText()).includes('Hi Bob, your discount is 10%'),
-      'the preview is not the first recipient’s text',
-    );
+    // The file's rows join the list a slice at a time, off the click: wait for them, not for the click.
+    const preview = page.getByLabel('Message preview');
+    await preview
+      .getByText('Hi Bob, your discount is 10%')
+      .waitFor({ timeout: 10_000 })
+      .catch(async () => check(false, `the preview is not the first recipient’s text: ${await preview.innerText()}`));
     await page.getByRole('button', { name: 'Start Sending' }).click();
     await page
       .getByRole('dialog', { name: 'Confirm Bulk Send' })
@@ -447,6 +450,63 @@ async function journey(url) {
     );
     await page.getByRole('button', { name: 'Go Back' }).click();
   });
+
+  await step(
+    page,
+    'attach a PNG and a PDF: review shows each, the campaign completes, the report shows it',
+    async () => {
+      await page.getByLabel('Message', { exact: true }).fill('Our *new* menu');
+      // Go Back emptied the list: the two people of the file again.
+      const csv = `phone,name\n${csvPeople.map(([p, n]) => `${p},${n}`).join('\n')}\n`;
+      await page
+        .getByLabel('Upload contacts file')
+        .setInputFiles({ name: 'menu-people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+      await page.getByRole('button', { name: 'Use 2 recipients' }).click();
+      await page.getByRole('list', { name: 'Phone numbers' }).getByText(csvPeople[1][0]).waitFor();
+      const input = page.getByTestId('attachment-input');
+      await input.setInputFiles({ name: 'poster.png', mimeType: 'image/png', buffer: mediaFiles.png(20_000) });
+      const chip = page.getByTestId('attachment-chip');
+      await chip.getByText('poster.png').waitFor();
+      check((await chip.innerText()).includes('Image'), 'the chip does not say the kind');
+      check((await chip.locator('img').count()) === 1, 'the image has no thumbnail');
+      // Review: the image above its caption, as WhatsApp shows it.
+      const bubble = page.getByLabel('Message preview');
+      check(
+        await bubble.evaluate((b) => b.firstElementChild?.tagName === 'IMG' && b.innerText.includes('new menu')),
+        'the review does not show the image above its caption',
+      );
+      await shot(page, '06b-attachment-image');
+      await page.getByRole('button', { name: 'Remove poster.png' }).click();
+      await input.setInputFiles({ name: 'menu.pdf', mimeType: 'application/pdf', buffer: mediaFiles.pdf() });
+      await chip.getByText('menu.pdf').waitFor();
+      check((await chip.innerText()).includes('Document'), 'the PDF is not shown as a document');
+      await bubble.getByTestId('bubble-file').getByText('menu.pdf').waitFor();
+      check(
+        (await page.getByTestId('review-estimate').innerText()).includes('to upload the attachment once'),
+        'the estimate does not count the upload',
+      );
+      await shot(page, '06c-attachment-document');
+      await page.getByRole('button', { name: 'Start Sending' }).click();
+      await page
+        .getByRole('dialog', { name: 'Confirm Bulk Send' })
+        .getByRole('button', { name: 'Send Messages' })
+        .click();
+      await page.locator('.status-pill.status-completed').waitFor({ timeout: 60_000 });
+      await page.getByTestId('report-attachment').getByText('menu.pdf').waitFor({ timeout: 15_000 });
+      await shot(page, '06d-attachment-report');
+      const outbox = await api(url, token, 'GET', '/dev/simulator/outbox');
+      const withFile = (outbox.body.messages ?? []).filter((m) => m.text === 'Our *new* menu');
+      check(withFile.length > 0, 'no message with the attachment arrived');
+      check(
+        withFile.every((m) => m.media?.kind === 'document' && m.media?.fileName === 'menu.pdf'),
+        'a message arrived without its attachment',
+      );
+      await page.getByRole('button', { name: 'Go Back' }).click();
+      // Go Back starts a new send: text only again.
+      await page.getByRole('button', { name: 'Start Sending' }).waitFor();
+      check((await page.getByTestId('attachment-chip').count()) === 0, 'the attachment outlived Go Back');
+    },
+  );
 
   await step(
     page,

@@ -20,6 +20,7 @@ import { securityHeaderSets, securityHeaders } from './http/security-headers.js'
 import { trustProxySetting } from './http/trust-proxy.js';
 import { JobStarter } from './jobs/job-starter.js';
 import { ContactsApi } from './contacts/contacts.api.js';
+import { MediaUploads } from './media/media-uploads.js';
 import { ApiKeyVerifier } from './api-keys/api-key-verifier.js';
 import { KeyRateLimiter } from './v1/key-rate-limiter.js';
 import { v1OpenApiDocument } from './v1/openapi.js';
@@ -93,6 +94,7 @@ await runService({
         rpc,
         starter: app.get(JobStarter),
         contacts: app.get(ContactsApi),
+        media: app.get(MediaUploads),
         limiter: new KeyRateLimiter(env.V1_RATE_LIMIT_QUOTA, env.V1_RATE_LIMIT_WINDOW_S),
         failures: app.get(AuthFailures),
         bodyLimit: env.V1_BODY_LIMIT,

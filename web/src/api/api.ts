@@ -7,8 +7,10 @@ import {
 } from '@reduxjs/toolkit/query/react';
 import {
   IDEMPOTENCY_KEY_HEADER,
+  MEDIA_UPLOAD_FIELD,
   duplicateTemplateInput,
   templateListQueryString,
+  type MediaView,
   type Template,
   type TemplateCategoryCount,
   type TemplateInput,
@@ -185,9 +187,11 @@ export const api = createApi({
       invalidatesTags: [{ type: 'Template', id: 'LIST' }, 'TemplateStats'],
       async onQueryStarted({ userId, source }, { dispatch, getState, queryFulfilled }) {
         const now = new Date().toISOString();
+        // The copy keeps the source's attachment (`mediaId` absent when none, as the server answers).
+        const { mediaId: _sameAttachment, ...input } = duplicateTemplateInput(source);
         const copy: Template = {
           ...source,
-          ...duplicateTemplateInput(source),
+          ...input,
           id: `optimistic-${++optimisticIds}`,
           usage_count: 0,
           created_at: now,
@@ -230,6 +234,19 @@ export const api = createApi({
       }),
       transformResponse: (r: { template?: Template }) => r.template,
       invalidatesTags: (_r, _e, { id }) => [{ type: 'Template', id }, 'TemplateStats'],
+    }),
+
+    // Attachments
+    /** One file, multipart (field `file`): the server reads its type from its bytes and may refuse it in words. */
+    uploadMedia: build.mutation<MediaView, File>({
+      query: (file) => {
+        const form = new FormData();
+        form.append(MEDIA_UPLOAD_FIELD, file, file.name);
+        return { url: 'api/media', method: 'POST', body: form };
+      },
+    }),
+    getMedia: build.query<MediaView, string>({
+      query: (mediaId) => `api/media/${encodeURIComponent(mediaId)}`,
     }),
 
     // Jobs
@@ -302,6 +319,8 @@ export const {
   useDuplicateTemplateMutation,
   useDeleteTemplateMutation,
   useUseTemplateMutation,
+  useUploadMediaMutation,
+  useGetMediaQuery,
   useCancelJobMutation,
   useGetSimulatorOutboxQuery,
   useGetJobPacingQuery,

@@ -97,9 +97,12 @@ export function estimateMinutes(recipients: number, delayMs: number = LIMITS.def
   return Math.ceil((delayMs * (recipients - 1)) / 60_000);
 }
 
-/** The review box's estimate: ceil(2n / 60) (SPEC §9). */
-export function reviewEstimateMinutes(recipients: number): number {
-  return Math.ceil((LIMITS.reviewEstimateSecondsPerMessage * recipients) / 60);
+/**
+ * The review box's estimate: ceil(2n / 60) (SPEC §9); `extraSeconds` are added before rounding (an
+ * attachment's one upload).
+ */
+export function reviewEstimateMinutes(recipients: number, extraSeconds = 0): number {
+  return Math.ceil((LIMITS.reviewEstimateSecondsPerMessage * recipients + extraSeconds) / 60);
 }
 
 /**

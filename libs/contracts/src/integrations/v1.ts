@@ -1,6 +1,7 @@
 import { hasNul, isBlankText, RpcIdSchema, RpcUserIdSchema, z } from '../common/schema.js';
 import { LIMITS } from '../common/limits.js';
 import { StartJobBodySchema } from '../jobs/schemas.js';
+import { MediaViewSchema } from '../media/schemas.js';
 import { INTEGRATIONS_LIMITS as L } from './limits.js';
 import { INTEGRATIONS_MESSAGES as M } from './messages.js';
 
@@ -53,6 +54,12 @@ export const V1MessageCreateSchema = z
       description: 'Fills {{placeholders}} of the text or template',
       example: { order: '1042' },
     }),
+    mediaId: z.unknown().optional().meta({
+      type: 'string',
+      description:
+        "An attachment uploaded with POST /v1/media, sent with the text as its caption (a template's own attachment when absent)",
+      example: 'med_3q2hYzX9c1Vb8uKq0aTn7w',
+    }),
     metadata: MessageMetadataSchema.optional().meta({
       description: `Your own references: stored with the message and echoed by GET /v1/messages/{id} and every message.* webhook of it (at most ${L.messageMetadataKeysMax} keys, ${L.messageMetadataBytesMax} bytes)`,
       example: { orderId: '1042' },
@@ -77,6 +84,9 @@ export const V1MessageSchema = z.object({
   metadata: z.record(z.string(), z.string()).optional(),
 });
 export type V1Message = z.output<typeof V1MessageSchema>;
+
+/** `POST /v1/media` and `GET /v1/media/{id}`: one stored attachment. */
+export const V1MediaSchema = MediaViewSchema;
 
 /** `POST /v1/campaigns`: the web's start body (message, phoneNumbers or recipients with variables, startAt). */
 /** `POST /v1/campaigns`: the web's start body, or a saved segment's contacts instead of the numbers. */

@@ -2,6 +2,7 @@ import type { PingRequest } from '../common/rpc.js';
 import type { z } from '../common/schema.js';
 import type { SendingPolicy } from './policy.js';
 import type {
+  JobAttachment,
   JobExportRequestSchema,
   JobHistoryRequestSchema,
   JobLogEntry,
@@ -130,6 +131,8 @@ export interface JobHistoryItem {
   message: string;
   /** True when the job was personalised (recipients with variables). */
   personalised: boolean;
+  /** The file every message carried; absent for text only. */
+  attachment?: JobAttachment;
 }
 
 export interface JobHistoryPage {

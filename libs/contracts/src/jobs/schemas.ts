@@ -30,6 +30,7 @@ import {
 } from './messages.js';
 import { isTimeZone, PAUSED_REASONS, POLICY_MESSAGES } from './policy.js';
 import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS, RESULTS_LIMITS } from './limits.js';
+import { MEDIA_KINDS } from '../media/limits.js';
 
 /**
  * The bulk-job payloads (SPEC §3, §7), each declared once. The start body's schema holds the shape
@@ -236,6 +237,17 @@ export const SkippedEntrySchema = z.object({
   timestamp: z.iso.datetime(),
 });
 
+/** What a job (and every message of it) carried as an attachment: the report's "Attachment". */
+export const JobAttachmentSchema = z.object({
+  /** The attachment's id (GET /api/media/{id}): "Send again" brings it along while it is stored. */
+  mediaId: z.string(),
+  kind: z.enum(MEDIA_KINDS),
+  fileName: z.string(),
+  /** Bytes. */
+  size: z.int(),
+});
+export type JobAttachment = z.output<typeof JobAttachmentSchema>;
+
 /** The `job` of `GET /job-status/{jobId}` (SPEC §3 Bulk job). */
 export const JobViewSchema = z.object({
   jobId: z.string(),
@@ -265,6 +277,8 @@ export const JobViewSchema = z.object({
   resumesAt: z.iso.datetime().nullable().optional(),
   /** When the last message is expected, under the policy in force at start. */
   estimatedFinishAt: z.iso.datetime().nullable().optional(),
+  /** The file every message of the job carried (its text the caption); absent for text only. */
+  attachment: JobAttachmentSchema.optional(),
 });
 
 /** SPEC §3 Job log entry. */

@@ -54,6 +54,9 @@ export const EXPORT_COLUMNS = [
   'Replies',
 ] as const;
 
+/** The export's column after EXPORT_COLUMNS when the job carried an attachment: its file name on every row. */
+export const EXPORT_ATTACHMENT_COLUMN = 'Attachment';
+
 /** A recipient's status in words, as the report and the export say it. */
 export const RESULT_STATUS_WORDS: Record<RecipientResultStatus, string> = {
   pending: 'Pending',

@@ -73,7 +73,25 @@ export const MEDIA_LIMITS = {
   defaultSessionsCacheBytes: 128 * MiB,
   /** The object store bucket's size cap (MEDIA_BUCKET_MAX_BYTES); full, an upload is refused (507 → 413). */
   defaultBucketMaxBytes: 10 * 1024 * MiB,
+  /**
+   * The review's estimate of WhatsApp taking the file once, before the first message (later ones reuse
+   * it): this many seconds per MB, a modest phone-network upload speed (about 8 Mbit/s).
+   */
+  estimatedUploadSecondsPerMb: 1,
 } as const;
+
+/** Seconds the review adds for the attachment's one upload, rounded up (MEDIA_LIMITS.estimatedUploadSecondsPerMb). */
+export function estimatedUploadSeconds(bytes: number): number {
+  return Math.ceil((bytes / MiB) * MEDIA_LIMITS.estimatedUploadSecondsPerMb);
+}
+
+/** A file's size as the web shows it: "820 bytes", "14 KB", "1.5 MB" (MB being MiB, as WhatsApp counts). */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  if (bytes < MiB) return `${Math.round(bytes / 1024)} KB`;
+  const mb = bytes / MiB;
+  return `${mb >= 10 ? Math.round(mb) : Number(mb.toFixed(1))} MB`;
+}
 
 /** "5 MB" for the refusals and the web's hints. */
 export function formatMegabytes(bytes: number): string {

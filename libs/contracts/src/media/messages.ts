@@ -44,4 +44,9 @@ export const MEDIA_MESSAGES = {
   sendTooLarge: 'WhatsApp refused the attachment as too large.',
   sendUnsupported: 'WhatsApp refused the attachment as a file type it does not accept.',
   storeFull: 'There is no room left to store attachments. Try again later or ask the administrator.',
+  // The web's attachment control.
+  limitsHint: `Images (JPEG, PNG, WebP) up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.image)}, MP4 videos and MP3, OGG or M4A sounds up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.video)}, documents (PDF, DOCX, XLSX, PPTX, TXT, CSV, ZIP) up to ${formatMegabytes(MEDIA_LIMITS.maxBytes.document)}. The message is sent as its caption.`,
+  uploading: 'Uploading the file…',
+  uploadFailed: 'The file could not be uploaded. Check the connection and try again.',
+  attachmentMissing: 'The attachment is no longer stored: attach the file again.',
 } as const;

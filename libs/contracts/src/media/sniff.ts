@@ -158,6 +158,16 @@ export class MediaSniffer {
     return this.total;
   }
 
+  /** The refusal of a file past the upload's cap: in its kind's words once its format is known. */
+  tooLargeRefusal(): Extract<SniffResult, { ok: false }> {
+    const f = this.headFormat;
+    return {
+      ok: false,
+      tooLarge: true,
+      message: f && f !== 'text' ? MEDIA_MESSAGES.tooLarge(MEDIA_FORMATS[f].kind) : MEDIA_MESSAGES.uploadTooLarge,
+    };
+  }
+
   /** Adds the next bytes; answers a refusal once one is certain (later calls answer it again). */
   push(chunk: Uint8Array): Extract<SniffResult, { ok: false }> | undefined {
     if (this.refusal) return this.refusal as Extract<SniffResult, { ok: false }>;

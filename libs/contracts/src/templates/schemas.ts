@@ -11,6 +11,7 @@ import {
   type HttpCallRule,
 } from '../common/schema.js';
 import { idempotencyKeySchema } from '../jobs/schemas.js';
+import { MediaIdSchema } from '../media/schemas.js';
 import { TEMPLATE_MESSAGES } from './messages.js';
 
 /**
@@ -163,6 +164,12 @@ const FavoriteSchema = z
   .transform((v) => v ?? false)
   .meta({ default: false });
 
+/**
+ * The template's attachment (sent with the message as its caption), or null for none. Whether the user
+ * has it is checked by the templates service before anything else (404); here only its form.
+ */
+const TemplateMediaIdSchema = MediaIdSchema.nullish().transform((v) => v ?? null);
+
 const FIELDS = {
   name: NameSchema,
   description: DescriptionSchema,
@@ -170,6 +177,7 @@ const FIELDS = {
   phone_numbers: PhoneNumbersRule.meta(openApiOverride(PhoneNumbersSchema)),
   category: CategorySchema,
   is_favorite: FavoriteSchema,
+  mediaId: TemplateMediaIdSchema,
 };
 
 /** Documents a rule that checks `unknown` by the shape it accepts. */
@@ -231,6 +239,10 @@ export const TemplateSchema = z.object({
   usage_count: z.int(),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
+  mediaId: z
+    .string()
+    .optional()
+    .meta({ description: 'The attachment sent with the message (GET /api/media/{id}); absent when none' }),
 });
 
 export const TemplateStatsSchema = z.object({

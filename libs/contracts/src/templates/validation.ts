@@ -69,6 +69,7 @@ export function duplicateTemplateInput(source: Pick<Template, keyof TemplateInpu
     phone_numbers: [...source.phone_numbers],
     category: source.category,
     is_favorite: false,
+    mediaId: source.mediaId ?? null,
   };
 }
 

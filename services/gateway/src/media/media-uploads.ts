@@ -143,9 +143,8 @@ export class MediaUploads {
     const inspect = new Inspect();
     const object = `upl_${randomUUID()}`;
     const store = await this.objectStore();
-    file.on('limit', () =>
-      inspect.destroy(new UploadRefused({ ok: false, tooLarge: true, message: MEDIA_MESSAGES.uploadTooLarge })),
-    );
+    // Past the upload's cap: said in the kind's words when the bytes so far tell the kind (a PDF: "Documents…").
+    file.on('limit', () => inspect.destroy(new UploadRefused(inspect.sniffer.tooLargeRefusal())));
     file.pipe(inspect);
     try {
       await store.put({ name: object }, Readable.toWeb(inspect) as ReadableStream<Uint8Array>);

@@ -1,4 +1,16 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Put,
+  Query,
+  type PipeTransform,
+} from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -50,7 +62,17 @@ const formPipe = <T>(schema: Schema<T>) =>
       ? AppError.validation(TemplatesErrorCode.InvalidTemplate, TEMPLATE_MESSAGES.bodyNotObject, {})
       : AppError.validation(TemplatesErrorCode.InvalidTemplate, MESSAGES.fixFormErrors, r.errors),
   );
-const createBody = formPipe<Infer<typeof TemplateCreateSchema>>(TemplateCreateSchema);
+const createForm = formPipe<Infer<typeof TemplateCreateSchema>>(TemplateCreateSchema);
+/**
+ * A create that names an attachment goes to the templates service as sent: an attachment the user does
+ * not have answers 404 before the form is judged, and only that service can ask (the jobs service owns them).
+ */
+const createBody: PipeTransform = {
+  transform(value: unknown) {
+    const mediaId = typeof value === 'object' && value !== null ? (value as { mediaId?: unknown }).mediaId : undefined;
+    return mediaId === undefined || mediaId === null ? createForm.transform(value) : value;
+  },
+};
 const listQuery = new SchemaPipe(TemplateListQuerySchema, (r) =>
   AppError.validation(TemplatesErrorCode.InvalidFilter, Object.values(r.errors).join('; '), r.errors),
 );

@@ -20,6 +20,10 @@ import {
   V1ProblemSchema,
   WEBHOOK_EVENT_TYPES,
   JobViewSchema,
+  MEDIA_LIMITS,
+  MEDIA_UPLOAD_FIELD,
+  V1MediaSchema,
+  formatMegabytes,
   z,
   type Schema,
 } from '@bns/contracts';
@@ -145,6 +149,38 @@ export function v1OpenApiDocument(): object {
           ...scope('read'),
           parameters: [idParam('id', 'The id POST /v1/messages answered')],
           responses: { ...ok(schemaOf(V1MessageSchema, 'output')), ...errors(401, 403, 404, 429) },
+        },
+      },
+      '/v1/media': {
+        post: {
+          summary: `Upload one attachment (multipart/form-data, field "${MEDIA_UPLOAD_FIELD}"): JPEG/PNG/WebP ≤ ${formatMegabytes(MEDIA_LIMITS.maxBytes.image)}, MP4 ≤ ${formatMegabytes(MEDIA_LIMITS.maxBytes.video)}, MP3/OGG/M4A ≤ ${formatMegabytes(MEDIA_LIMITS.maxBytes.audio)}, PDF/DOCX/XLSX/PPTX/TXT/CSV/ZIP ≤ ${formatMegabytes(MEDIA_LIMITS.maxBytes.document)}. Its type is read from its bytes; the same file twice answers the same mediaId. Send it with mediaId on POST /v1/messages or /v1/campaigns`,
+          'x-scope': 'messages:send',
+          'x-scope-alternatives': ['campaigns:write'],
+          security: [{ apiKey: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: [MEDIA_UPLOAD_FIELD],
+                  properties: { [MEDIA_UPLOAD_FIELD]: { type: 'string', format: 'binary' } },
+                },
+              },
+            },
+          },
+          responses: {
+            ...ok(schemaOf(V1MediaSchema, 'output'), '201', 'Stored'),
+            ...errors(400, 401, 403, 413, 429),
+          },
+        },
+      },
+      '/v1/media/{id}': {
+        get: {
+          summary: 'One of your attachments: kind, size, SHA-256, file name',
+          ...scope('read'),
+          parameters: [idParam('id', 'The mediaId POST /v1/media answered')],
+          responses: { ...ok(schemaOf(V1MediaSchema, 'output')), ...errors(401, 403, 404, 429) },
         },
       },
       '/v1/campaigns': {

@@ -11,9 +11,11 @@ import {
   type Schema,
   type V1Message,
 } from '@bns/contracts';
+import type { IncomingMessage } from 'node:http';
 import { AppError, type RpcClient } from '@bns/service-kit';
 import type { ContactsApi } from '../contacts/contacts.api.js';
 import type { JobStarter } from '../jobs/job-starter.js';
+import type { MediaUploads } from '../media/media-uploads.js';
 
 /** A body or query checked with its contracts schema; a refusal is a validation problem naming the fields. */
 function checked<T>(schema: Schema<T>, value: unknown): T {
@@ -46,7 +48,26 @@ export class V1Api {
     private readonly rpc: RpcClient,
     private readonly starter: JobStarter,
     private readonly book: ContactsApi,
+    private readonly media: MediaUploads,
   ) {}
+
+  /** One attachment, streamed from a multipart body (field `file`) as `POST /api/media` takes it. */
+  upload(userId: string, req: IncomingMessage) {
+    return this.media.upload(userId, req);
+  }
+
+  mediaItem(userId: string, mediaId: string) {
+    return this.media.get(userId, mediaId);
+  }
+
+  /**
+   * A body naming an attachment the user does not have is 404 before anything else is judged (the jobs
+   * service checks it again in the start's transaction).
+   */
+  private async attachmentFirst(userId: string, body: unknown): Promise<void> {
+    const mediaId = typeof body === 'object' && body !== null ? (body as { mediaId?: unknown }).mediaId : undefined;
+    if (mediaId !== undefined && mediaId !== null) await this.rpc.call('jobs.media.get', { userId, mediaId });
+  }
 
   async account(userId: string) {
     const [session, { policy }, today] = await Promise.all([
@@ -97,6 +118,7 @@ export class V1Api {
   }
 
   async startCampaign(userId: string, body: unknown, idempotencyKey: string | undefined) {
+    await this.attachmentFirst(userId, body);
     // A segmentId becomes the segment's recipients, and {{var|fallback}} is filled, before the check.
     const input = checked(V1CampaignCreateSchema, await this.book.resolveStart(userId, object(body)));
     const started = await this.starter.start(
@@ -105,6 +127,7 @@ export class V1Api {
         message: input.message,
         phoneNumbers: input.phoneNumbers ?? undefined,
         recipients: input.recipients ?? undefined,
+        ...(input.mediaId === undefined || input.mediaId === null ? {} : { mediaId: input.mediaId }),
         ...(input.startAt ? { startAt: input.startAt } : {}),
       },
       JobStarterKey.of(idempotencyKey),
@@ -192,9 +215,13 @@ export class V1Api {
    * failure there is a 503, and the client's retry with the same Idempotency-Key finds the same job.
    */
   async sendMessage(userId: string, body: unknown, idempotencyKey: string | undefined) {
+    await this.attachmentFirst(userId, body);
     const input = checked(V1MessageCreateSchema, object(body));
-    const text =
-      input.text ?? (await this.rpc.call('templates.use', { userId, templateId: input.templateId! })).message_content;
+    const template =
+      input.text === undefined ? await this.rpc.call('templates.use', { userId, templateId: input.templateId! }) : null;
+    const text = input.text ?? template!.message_content;
+    // The request's own attachment, else the template's.
+    const mediaId = input.mediaId ?? template?.mediaId;
     // {{var|fallback}} takes the fallback when the variable is missing or empty.
     const filled = applyFallbacks(text, {
       recipients: [{ phone: input.to, variables: input.variables ?? {} }],
@@ -208,6 +235,7 @@ export class V1Api {
         message: filled.message,
         transactional: true,
         ...(recipients ? { recipients } : { phoneNumbers: [input.to] }),
+        ...(mediaId === undefined || mediaId === null ? {} : { mediaId }),
       },
       JobStarterKey.of(idempotencyKey),
     );

@@ -17,6 +17,7 @@ import type { AuthFailures } from '../auth/auth-failures.js';
 import { bearerToken } from '../auth/token-verifier.js';
 import type { ContactsApi } from '../contacts/contacts.api.js';
 import type { JobStarter } from '../jobs/job-starter.js';
+import type { MediaUploads } from '../media/media-uploads.js';
 import { BodyNotJsonError, declaresJson, verifyJsonBody, type SizedRequest } from '../http/json-body.js';
 import type { KeyRateLimiter } from './key-rate-limiter.js';
 import { problem, problemOf, sendProblem } from './problem.js';
@@ -27,6 +28,7 @@ export interface V1RouterDeps {
   rpc: RpcClient;
   starter: JobStarter;
   contacts: ContactsApi;
+  media: MediaUploads;
   limiter: KeyRateLimiter;
   failures: AuthFailures;
   bodyLimit: string;
@@ -56,7 +58,7 @@ const handle =
  */
 export function v1Router(deps: V1RouterDeps): Router {
   const router = express.Router({ caseSensitive: true, strict: false });
-  const api = new V1Api(deps.rpc, deps.starter, deps.contacts);
+  const api = new V1Api(deps.rpc, deps.starter, deps.contacts, deps.media);
 
   // Public: the document, its rendering (Swagger UI, further down the app) and the problem types.
   router.get('/openapi.json', (_req, res) => {
@@ -83,18 +85,32 @@ export function v1Router(deps: V1RouterDeps): Router {
     res.setHeader('Retry-After', String(state.resetS));
     sendProblem(res, problem('rateLimited', `Too many requests for this API key: retry after ${state.resetS} s`));
   });
-  router.use(parseBody(deps));
-  router.use(idempotency(deps.rpc));
 
   const need =
-    (scope: ApiKeyScope): RequestHandler =>
+    (scope: ApiKeyScope, ...or: ApiKeyScope[]): RequestHandler =>
     (req, res, next) =>
-      locals(req).principal!.scopes.includes(scope)
+      [scope, ...or].some((s) => locals(req).principal!.scopes.includes(s))
         ? next()
         : sendProblem(res, problem('insufficientScope', M.scopeMissing(scope)));
   const read = need('read');
   const userOf = (req: V1Request) => req.principal!.userId;
   const json = (status: number) => (res: Response, body: unknown) => res.status(status).json(body);
+
+  // An attachment is a multipart stream, never parsed as JSON: before the body parser. The same file
+  // twice answers the same mediaId, so a retry needs no Idempotency-Key.
+  router.post(
+    '/media',
+    need('messages:send', 'campaigns:write'),
+    handle(async (req, res) => json(201)(res, await api.upload(userOf(req), req))),
+  );
+  router.use(parseBody(deps));
+  router.use(idempotency(deps.rpc));
+
+  router.get(
+    '/media/:id',
+    read,
+    handle(async (req, res) => json(200)(res, await api.mediaItem(userOf(req), String(req.params.id)))),
+  );
 
   router.get(
     '/account',
@@ -226,6 +242,7 @@ const KNOWN_PATHS = [
   /^\/contacts(\/[^/]+)?$/,
   /^\/segments(\/[^/]+(\/count)?)?$/,
   /^\/messages(\/[^/]+)?$/,
+  /^\/media(\/[^/]+)?$/,
 ];
 
 /**

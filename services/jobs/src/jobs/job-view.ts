@@ -21,6 +21,7 @@ export function jobHeadOf(job: JobSummary): JobHead {
     pausedReason: job.pausedReason,
     resumesAt: job.resumesAt?.toISOString() ?? null,
     estimatedFinishAt: job.estimatedFinishAt?.toISOString() ?? null,
+    ...(job.attachment ? { attachment: job.attachment } : {}),
   };
 }
 

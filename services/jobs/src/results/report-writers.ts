@@ -1,5 +1,6 @@
 import { strToU8 } from 'fflate';
 import {
+  EXPORT_ATTACHMENT_COLUMN,
   EXPORT_COLUMNS,
   RESULT_STATUS_WORDS,
   RESULTS_MESSAGES,
@@ -17,9 +18,16 @@ export interface ReportWriter {
   end(): Uint8Array[];
 }
 
-/** Variable columns are headed `var:<name>` so they can never collide with the fixed columns. */
-export function exportHeader(variables: readonly string[]): string[] {
-  return [...EXPORT_COLUMNS, ...variables.map((v) => `var:${v}`)];
+/**
+ * Variable columns are headed `var:<name>` so they can never collide with the fixed columns; a job with
+ * an attachment has its file name in an "Attachment" column before them.
+ */
+export function exportHeader(variables: readonly string[], attachment?: string): string[] {
+  return [
+    ...EXPORT_COLUMNS,
+    ...(attachment === undefined ? [] : [EXPORT_ATTACHMENT_COLUMN]),
+    ...variables.map((v) => `var:${v}`),
+  ];
 }
 
 /** Positions of the time columns in EXPORT_COLUMNS (the XLSX writes them as date cells). */
@@ -43,7 +51,7 @@ function statusCells(r: RecipientResult): [string, string, string] {
 /** A time as an instant (ms since the epoch) or none. */
 type Cell = SheetCell;
 
-function cells(r: RecipientResult, variables: readonly string[]): Cell[] {
+function cells(r: RecipientResult, variables: readonly string[], attachment: string | undefined): Cell[] {
   const time = (iso: string | null | undefined): Cell => {
     const ms = iso ? Date.parse(iso) : NaN;
     return Number.isNaN(ms) ? '' : { at: ms };
@@ -58,6 +66,7 @@ function cells(r: RecipientResult, variables: readonly string[]): Cell[] {
     time(r.repliedAt),
     // What the recipient wrote, one reply a line, oldest first (a CSV cell still gets the formula guard).
     (r.replies ?? []).map((reply) => reply.text).join('\n'),
+    ...(attachment === undefined ? [] : [attachment]),
     ...variables.map((v) => r.variables?.[v] ?? ''),
   ];
 }
@@ -111,22 +120,22 @@ function csvCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-export function csvWriter(variables: readonly string[], tz = 'UTC'): ReportWriter {
+export function csvWriter(variables: readonly string[], tz = 'UTC', attachment?: string): ReportWriter {
   const at = zoned(tz);
   const text = (c: Cell) => (typeof c === 'string' ? c : isoInZone(c.at, at));
   const line = (values: readonly Cell[]) => values.map((v) => csvCell(text(v))).join(',') + '\r\n';
   return {
     // The BOM makes Excel read the file as UTF-8 (names in Chinese stay readable).
-    start: () => [strToU8('\uFEFF' + line(exportHeader(variables)))],
-    rows: (rows) => [strToU8(rows.map((r) => line(cells(r, variables))).join(''))],
+    start: () => [strToU8('\uFEFF' + line(exportHeader(variables, attachment)))],
+    rows: (rows) => [strToU8(rows.map((r) => line(cells(r, variables, attachment))).join(''))],
     end: () => [],
   };
 }
 
 /** The report as a one-sheet XLSX (service-kit's writer): times as date cells in the user's zone. */
-export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWriter {
+export function xlsxWriter(variables: readonly string[], tz = 'UTC', attachment?: string): ReportWriter {
   const at = zoned(tz);
-  const header = exportHeader(variables);
+  const header = exportHeader(variables, attachment);
   const sheet = xlsxSheetWriter({
     header,
     sheetName: 'Results',
@@ -136,7 +145,7 @@ export function xlsxWriter(variables: readonly string[], tz = 'UTC'): ReportWrit
   });
   return {
     start: () => sheet.start(),
-    rows: (rows) => sheet.rows(rows.map((r) => cells(r, variables))),
+    rows: (rows) => sheet.rows(rows.map((r) => cells(r, variables, attachment))),
     end: () => sheet.end(),
   };
 }

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { CAPPED_JOB_STATUSES, RESULTS_LIMITS, type RecipientReply, type RecipientResultStatus } from '@bns/contracts';
+import {
+  CAPPED_JOB_STATUSES,
+  RESULTS_LIMITS,
+  type JobAttachment,
+  type RecipientReply,
+  type RecipientResultStatus,
+} from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
 import type { JobEntity } from '../store/job.entity.js';
 import type { JobReceiptsEntity } from './job-receipts.entity.js';
@@ -25,7 +31,7 @@ export type HistoryRow = Pick<
   'id' | 'status' | 'total' | 'sent' | 'failed' | 'skipped' | 'createdAt' | 'startedAt' | 'finishedAt'
 > &
   Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> &
-  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
+  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean; attachment: JobAttachment | null };
 
 /** A receipt to fold: which recipient (by job and number) and what happened when. */
 export interface ReceiptFold {
@@ -174,12 +180,24 @@ export class ResultsRepository {
       `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.created_at AS "createdAt", j.started_at AS "startedAt",
               j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
-              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised
+              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised,
+              CASE WHEN j.media IS NOT NULL THEN jsonb_build_object('mediaId', j.media->'mediaId', 'kind', j.media->'kind', 'fileName',
+                j.media->'fileName', 'size', j.media->'size') END AS attachment
          FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
         WHERE j.user_id = $1 ${after} ${active ? `AND j.status IN ${CAPPED}` : ''}
         ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,
       afterJobId ? [userId, limit, previewMax, afterJobId] : [userId, limit, previewMax],
     );
+  }
+
+  /** The file name of the job's attachment; null for a text-only job. */
+  async attachmentName(em: EntityManager, jobId: string): Promise<string | null> {
+    const found = await row<{ fileName: string | null }>(
+      em,
+      `SELECT media->>'fileName' AS "fileName" FROM jobs WHERE id = $1`,
+      [jobId],
+    );
+    return found?.fileName ?? null;
   }
 
   /** Whether `jobId` is a job of the user (a history cursor must be one). */

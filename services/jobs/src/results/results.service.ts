@@ -110,6 +110,7 @@ export class ResultsService {
         messagePreview: j.preview,
         message: j.message,
         personalised: j.personalised,
+        ...(j.attachment ? { attachment: j.attachment } : {}),
       })),
       nextCursor: more ? found.at(-1)!.id : null,
     };
@@ -145,7 +146,9 @@ export class ResultsService {
     try {
       // Every name a start may carry (older jobs may have more: the first in name order).
       const variables = await this.results.variableNames(this.tx.manager, jobId, LIMITS.variablesPerJobMax);
-      const writer: ReportWriter = format === 'csv' ? csvWriter(variables, tz) : xlsxWriter(variables, tz);
+      const attachment = (await this.results.attachmentName(this.tx.manager, jobId)) ?? undefined;
+      const writer: ReportWriter =
+        format === 'csv' ? csvWriter(variables, tz, attachment) : xlsxWriter(variables, tz, attachment);
       await sink.write(writer.start());
       let after = 0;
       for (;;) {

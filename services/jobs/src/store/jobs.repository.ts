@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
-import { JOB_MESSAGES, USER_RESUMED_REASONS, type JobStatus, type PausedReason } from '@bns/contracts';
+import {
+  JOB_MESSAGES,
+  USER_RESUMED_REASONS,
+  type JobAttachment,
+  type JobStatus,
+  type PausedReason,
+} from '@bns/contracts';
 import { row } from '@bns/service-kit';
 import { selectList, type ColumnMap } from './columns.js';
 import { JobEntity } from './job.entity.js';
@@ -29,6 +35,10 @@ export const JOB_COLUMNS = {
   estimatedFinishAt: 'estimated_finish_at',
   transactional: 'transactional',
 } as const satisfies ColumnMap<JobEntity>;
+
+/** A job's attachment as the report names it (id, kind, file name, size) from its reference; NULL for text only. */
+const JOB_ATTACHMENT_SQL = (alias: string) =>
+  `CASE WHEN ${alias}.media IS NOT NULL THEN jsonb_build_object('mediaId', ${alias}.media->'mediaId', 'kind', ${alias}.media->'kind', 'fileName', ${alias}.media->'fileName', 'size', ${alias}.media->'size') END`;
 
 /** Statuses in which a job still holds work for its lane. */
 export const OPEN_JOB_STATUSES = ['queued', 'scheduled', 'running', 'paused'] as const satisfies readonly JobStatus[];
@@ -71,7 +81,11 @@ const SUMMARY_KEYS = [
   'estimatedFinishAt',
 ] as const;
 /** What the job view shows, with the lane's next slot while the job is running. */
-export type JobSummary = Pick<JobEntity, (typeof SUMMARY_KEYS)[number]> & { nextSendAt: Date | null };
+export type JobSummary = Pick<JobEntity, (typeof SUMMARY_KEYS)[number]> & {
+  nextSendAt: Date | null;
+  /** The job's attachment as the report names it; null for text only. */
+  attachment: JobAttachment | null;
+};
 /**
  * A job's status answer as stored: its head, and its `results` as the answer shows them (the newest
  * entries of each list, oldest first), as JSON text made by Postgres: `{"skippedList":[...],
@@ -102,7 +116,8 @@ export type NewJob = Omit<
   Partial<Pick<JobEntity, 'skipped' | 'transactional'>>;
 
 const JOB_SUMMARY = `${selectList(JOB_COLUMNS, SUMMARY_KEYS, 'j')},
-  CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt"`;
+  CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt",
+  ${JOB_ATTACHMENT_SQL('j')} AS "attachment"`;
 
 /** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */
 const isoMs = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

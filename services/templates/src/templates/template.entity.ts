@@ -52,6 +52,10 @@ export class TemplateEntity {
   @Column({ type: 'integer', default: 0 })
   usage_count!: number;
 
+  /** The attachment sent with the message (held in the jobs service as `template:<id>`); null for none. */
+  @Column({ name: 'media_id', type: 'text', nullable: true, default: null })
+  mediaId!: string | null;
+
   @CreateDateColumn({ type: 'timestamptz' })
   created_at!: Date;
 

@@ -5,8 +5,13 @@ import { rows, Transactions } from '@bns/service-kit';
 import { TemplateEntity } from './template.entity.js';
 
 /** The API's view of a stored template: everything but the owner, times as ISO text. */
-function toTemplate({ user_id: _owner, created_at, updated_at, ...fields }: TemplateEntity): Template {
-  return { ...fields, created_at: created_at.toISOString(), updated_at: updated_at.toISOString() };
+function toTemplate({ user_id: _owner, created_at, updated_at, mediaId, ...fields }: TemplateEntity): Template {
+  return {
+    ...fields,
+    created_at: created_at.toISOString(),
+    updated_at: updated_at.toISOString(),
+    ...(mediaId === null ? {} : { mediaId }),
+  };
 }
 
 /**
@@ -50,7 +55,7 @@ export class TemplatesRepository {
    */
   insertUnlessFull(
     userId: string,
-    input: TemplateInput,
+    input: TemplateInput & { id: string },
     max: number,
     idempotencyKey?: string,
   ): Promise<{ template: Template; replayed: boolean } | 'full'> {
@@ -104,9 +109,14 @@ export class TemplatesRepository {
     });
   }
 
-  async delete(userId: string, id: string): Promise<boolean> {
-    const result = await this.repo().delete({ id, user_id: userId });
-    return (result.affected ?? 0) > 0;
+  /** Deletes the template; answers the attachment it held (null for none), or undefined when there was no such template. */
+  async delete(userId: string, id: string): Promise<{ mediaId: string | null } | undefined> {
+    const [deleted] = await rows<{ mediaId: string | null }>(
+      this.tx.manager,
+      `DELETE FROM templates WHERE id = $1 AND user_id = $2 RETURNING media_id AS "mediaId"`,
+      [id, userId],
+    );
+    return deleted;
   }
 
   /** How many templates the user has in each category that holds any. */

@@ -25,6 +25,11 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
     <li className="campaign-item" data-testid="campaign">
       <div className="card-title-row">
         <strong className="message-content">{job.messagePreview}</strong>
+        {job.attachment && (
+          <span className="attachment-badge" data-testid="campaign-attachment" title="Attachment">
+            <span aria-hidden="true">📎</span> {job.attachment.fileName}
+          </span>
+        )}
         <span className={`status-pill status-${job.status}`}>{job.status}</span>
       </div>
       <p className="muted small">

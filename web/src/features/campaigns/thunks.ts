@@ -1,10 +1,17 @@
-import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobHistoryItem, type JobResultsPage } from '@bns/contracts';
+import {
+  MEDIA_MESSAGES,
+  RESULTS_LIMITS,
+  RESULTS_MESSAGES,
+  type JobHistoryItem,
+  type JobResultsPage,
+} from '@bns/contracts';
+import { api } from '../../api/api.js';
 import { errorMessage } from '../../api/errors.js';
 import { fetchOnce } from '../../api/fetchOnce.js';
 import type { Recipient } from '../../api/types.js';
 import type { AppThunk } from '../../app/store.js';
 import { resultsApi } from '../results/resultsApi.js';
-import { messageChanged, recipientsImported, templateLoaded } from '../sender/slice.js';
+import { attachmentSet, messageChanged, recipientsImported, templateLoaded } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { tabSelected } from '../ui/slice.js';
 
@@ -13,7 +20,7 @@ import { tabSelected } from '../ui/slice.js';
  * personalised) go into the sender, read from the report page by page; the user reviews and sends.
  */
 export const sendAgain =
-  (job: Pick<JobHistoryItem, 'jobId' | 'message'>): AppThunk<Promise<boolean>> =>
+  (job: Pick<JobHistoryItem, 'jobId' | 'message' | 'attachment'>): AppThunk<Promise<boolean>> =>
   async (dispatch) => {
     const recipients: Recipient[] = [];
     let optedOut = 0;
@@ -46,6 +53,18 @@ export const sendAgain =
     if (recipients.some((r) => Object.keys(r.variables).length > 0)) dispatch(recipientsImported(recipients));
     else dispatch(templateLoaded({ message: job.message, phoneNumbers: recipients.map((r) => r.phone) }));
     dispatch(messageChanged(job.message));
+    // Its attachment too, while it is still stored (unused ones are deleted after the retention period).
+    if (job.attachment) {
+      const read = dispatch(api.endpoints.getMedia.initiate(job.attachment.mediaId, { subscribe: false }));
+      try {
+        const media = await read.unwrap();
+        dispatch(
+          attachmentSet({ mediaId: media.mediaId, kind: media.kind, fileName: media.fileName, size: media.size }),
+        );
+      } catch {
+        toast.error(MEDIA_MESSAGES.attachmentMissing);
+      }
+    }
     dispatch(tabSelected('send'));
     toast.info(RESULTS_MESSAGES.campaignLoaded);
     if (optedOut > 0) toast.info(RESULTS_MESSAGES.sendAgainOptedOutLeft(optedOut));

@@ -70,6 +70,7 @@ export const startSending = (): AppThunk<Promise<boolean>> => async (dispatch, g
     }
   }
   if (startAt) body.startAt = startAt;
+  if (sender.attachment) body.mediaId = sender.attachment.mediaId;
   dispatch(jobStartRequested({ total }));
   // "Job accepted" is dated when the request left, so it sorts below the job's own first lines.
   const requestedAt = new Date().toISOString();

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { shallowEqual } from 'react-redux';
 import {
+  formatFileSize,
   RECIPIENT_RESULT_STATUSES,
   reportSearchDigits,
   RESULTS_MESSAGES,
@@ -40,7 +41,10 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
     { userId },
     { pollingInterval: finished ? 0 : 10_000, refetchOnMountOrArgChange: true },
   );
-  const server = data?.jobs.find((j) => j.jobId === jobId)?.receipts;
+  const item = data?.jobs.find((j) => j.jobId === jobId);
+  const server = item?.receipts;
+  // Every message of the job carried the same file, its text the caption.
+  const attachment = item?.attachment;
   const mine = live.jobId === jobId ? live : { delivered: 0, read: 0 };
   const receipts = {
     delivered: Math.max(mine.delivered, server?.delivered ?? 0),
@@ -70,6 +74,14 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
           : RECIPIENT_RESULT_STATUSES;
   return (
     <>
+      {attachment && (
+        <p className="report-attachment" data-testid="report-attachment">
+          <span aria-hidden="true">📎</span> Attachment: <strong>{attachment.fileName}</strong>{' '}
+          <span className="muted small">
+            ({attachment.kind}, {formatFileSize(attachment.size)}) — sent with every message
+          </span>
+        </p>
+      )}
       <ReceiptsRow receipts={receipts} />
       <div className="report-filter">
         <label htmlFor={filterId}>Show</label>
@@ -100,6 +112,7 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
         <div className="report-main">
           {search !== '' && (
             <ReportList
+              attachment={attachment?.fileName}
               jobId={jobId}
               statuses={searched}
               search={search}
@@ -111,6 +124,7 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
           <div style={search === '' ? undefined : { display: 'none' }}>
             {filter === 'replied' && (
               <ReportList
+                attachment={attachment?.fileName}
                 jobId={jobId}
                 statuses={REPLIED}
                 count={receipts.replied}
@@ -121,13 +135,28 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
               />
             )}
             {filter === 'skipped' && (
-              <ReportList jobId={jobId} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
+              <ReportList
+                attachment={attachment?.fileName}
+                jobId={jobId}
+                statuses={SKIPPED}
+                count={skipped}
+                label="Skipped"
+                tone="skipped"
+              />
             )}
             {filter === 'failed' && (
-              <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+              <ReportList
+                attachment={attachment?.fileName}
+                jobId={jobId}
+                statuses={FAILED}
+                count={progress.failed}
+                label="Failed"
+                tone="failed"
+              />
             )}
             <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
               <ReportList
+                attachment={attachment?.fileName}
                 jobId={jobId}
                 statuses={SUCCESSFUL_RESULT_STATUSES}
                 count={progress.sent}
@@ -136,7 +165,14 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
                 refresh={receipts.delivered + receipts.read + receipts.replied}
                 onShowReplies={show}
               />
-              <ReportList jobId={jobId} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
+              <ReportList
+                attachment={attachment?.fileName}
+                jobId={jobId}
+                statuses={FAILED}
+                count={progress.failed}
+                label="Failed"
+                tone="failed"
+              />
             </div>
           </div>
         </div>

@@ -55,6 +55,7 @@ export function ReportList({
   refresh = 0,
   search,
   onShowReplies,
+  attachment,
 }: {
   jobId: string;
   statuses: readonly RecipientResultStatus[];
@@ -68,6 +69,8 @@ export function ReportList({
   search?: string;
   /** A row with replies offers to show them (the side panel). */
   onShowReplies?: (row: RecipientResult) => void;
+  /** The file name of the job's attachment: every message carried it, so every row says so. */
+  attachment?: string;
 }) {
   const dispatch = useAppDispatch();
   const [pages, setPages] = useState<Page[]>([]);
@@ -172,6 +175,11 @@ export function ReportList({
               <span className="muted small">{r.error}</span>
             ) : (
               <span className={`status-pill status-${r.status}`}>{statusWords(r)}</span>
+            )}
+            {attachment !== undefined && (
+              <span className="muted small report-attachment-cell" title={`Attachment: ${attachment}`}>
+                <span aria-hidden="true">📎</span> {attachment}
+              </span>
             )}
             {r.variables && <span className="muted small report-vars">{variablesText(r.variables)}</span>}
             {r.replies && r.replies.length > 0 && onShowReplies && (

@@ -1,5 +1,8 @@
 import type { ReactNode } from 'react';
+import { formatFileSize } from '@bns/contracts';
+import { KIND_WORDS } from './AttachmentPicker.js';
 import { formatMessage, type FormatNode } from './format.js';
+import type { Attachment } from './slice.js';
 
 function render(nodes: FormatNode[], prefix = ''): ReactNode[] {
   return nodes.map((n, i) => {
@@ -19,11 +22,51 @@ function render(nodes: FormatNode[], prefix = ''): ReactNode[] {
   });
 }
 
-/** The message as the recipient's phone shows it (line breaks kept by CSS). */
-export function MessagePreview({ text, label = 'Message preview' }: { text: string; label?: string }) {
+/**
+ * The message as the recipient's phone shows it (line breaks kept by CSS). With an attachment, as
+ * WhatsApp shows one: an image above its caption, a video or sound as its player's place, a document
+ * as a chip with its name and size; the text is the caption.
+ */
+export function MessagePreview({
+  text,
+  label = 'Message preview',
+  attachment,
+}: {
+  text: string;
+  label?: string;
+  attachment?: Attachment | null;
+}) {
   return (
-    <div className="message-bubble" aria-label={label}>
-      {text.trim() === '' ? <span className="muted">Your message will appear here</span> : render(formatMessage(text))}
+    <div className={`message-bubble ${attachment ? 'with-media' : ''}`} aria-label={label}>
+      {attachment &&
+        (attachment.kind === 'image' && attachment.previewUrl ? (
+          <img className="bubble-image" src={attachment.previewUrl} alt={attachment.fileName} />
+        ) : (
+          <div className={`bubble-file bubble-${attachment.kind}`} data-testid="bubble-file">
+            <span aria-hidden="true">
+              {attachment.kind === 'document'
+                ? '📄'
+                : attachment.kind === 'image'
+                  ? '🖼'
+                  : attachment.kind === 'video'
+                    ? '🎬'
+                    : '🎵'}
+            </span>
+            <span className="bubble-file-text">
+              <strong>{attachment.fileName}</strong>
+              <span className="small">
+                {KIND_WORDS[attachment.kind]} · {formatFileSize(attachment.size)}
+              </span>
+            </span>
+          </div>
+        ))}
+      {text.trim() === '' ? (
+        attachment ? null : (
+          <span className="muted">Your message will appear here</span>
+        )
+      ) : (
+        <div className="bubble-caption">{render(formatMessage(text))}</div>
+      )}
     </div>
   );
 }

@@ -4,6 +4,7 @@ import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { ChooseContacts } from '../contacts/ChooseContacts.js';
 import { FileImport } from '../personalise/FileImport.js';
 import { toast } from '../toasts/toasts.js';
+import { AttachmentPicker } from './AttachmentPicker.js';
 import { PhoneSpreadsheetDialog } from './PhoneSpreadsheetDialog.js';
 import {
   messageChanged,
@@ -31,21 +32,23 @@ export function StepCompose() {
         <span className="step-number">1</span> Create message and add contacts
       </h2>
 
-      <div className="field">
-        <label htmlFor={messageId}>Message</label>
-        <textarea
-          id={messageId}
-          rows={6}
-          value={message}
-          placeholder="Type your message. Use *bold*, _italic_ and {{name}} for a value from your file."
-          aria-describedby={`${messageId}-count`}
-          onChange={(e) => dispatch(messageChanged(e.target.value))}
-        />
-        <div id={`${messageId}-count`} className={`char-count ${over ? 'over' : ''}`} aria-live="polite">
-          {message.length}/{LIMITS.messageMaxLength} characters
-          {over && ` (only the first ${LIMITS.messageMaxLength} are sent)`}
+      <AttachmentPicker>
+        <div className="field">
+          <label htmlFor={messageId}>Message</label>
+          <textarea
+            id={messageId}
+            rows={6}
+            value={message}
+            placeholder="Type your message. Use *bold*, _italic_ and {{name}} for a value from your file."
+            aria-describedby={`${messageId}-count`}
+            onChange={(e) => dispatch(messageChanged(e.target.value))}
+          />
+          <div id={`${messageId}-count`} className={`char-count ${over ? 'over' : ''}`} aria-live="polite">
+            {message.length}/{LIMITS.messageMaxLength} characters
+            {over && ` (only the first ${LIMITS.messageMaxLength} are sent)`}
+          </div>
         </div>
-      </div>
+      </AttachmentPicker>
 
       <div className="recipients-head">
         <h3>

@@ -1,10 +1,12 @@
 import { useId, useMemo, useState } from 'react';
 import {
+  estimatedUploadSeconds,
   estimateMinutes,
   CONTACT_MESSAGES,
   fallbackUses,
   fillPlaceholders,
   withFallbacks,
+  MEDIA_LIMITS,
   isBlankText,
   LIMITS,
   MESSAGES,
@@ -33,6 +35,7 @@ import {
   numbersRemoved,
   selectMessage,
   selectPhoneNumbers,
+  selectAttachment,
   selectRows,
   selectVariables,
   type MissingValues,
@@ -48,6 +51,9 @@ export function StepReview() {
   const numbers = useAppSelector(selectPhoneNumbers);
   const variables = useAppSelector(selectVariables);
   const rows = useAppSelector(selectRows);
+  const attachment = useAppSelector(selectAttachment);
+  // WhatsApp takes the file once, before the first message; later ones reuse it.
+  const uploadSeconds = attachment ? estimatedUploadSeconds(attachment.size) : 0;
   const connected = useAppSelector(selectIsConnected);
   const running = useAppSelector(selectJobInProgress);
   const scheduleReady = useAppSelector(selectScheduleReady);
@@ -107,7 +113,7 @@ export function StepReview() {
       <div className="review-grid">
         <div>
           <h3>Preview{first && variables[first] ? ` (for ${first})` : ''}</h3>
-          <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} />
+          <MessagePreview text={previewText.slice(0, LIMITS.messageMaxLength)} attachment={attachment} />
           {fallbackNotes.map((f) => (
             <p key={f.name} className="muted small" data-testid="fallback-note">
               {CONTACT_MESSAGES.fallbackUsed(f.name, f.count, f.fallback)}
@@ -145,7 +151,12 @@ export function StepReview() {
                 )}
               </ul>
             )}
-            <p className="muted small">Estimated time: about {minutes(reviewEstimateMinutes(numbers.length))}</p>
+            <p className="muted small" data-testid="review-estimate">
+              Estimated time: about {minutes(reviewEstimateMinutes(numbers.length, hasNumbers ? uploadSeconds : 0))}
+              {attachment &&
+                hasNumbers &&
+                ` (including about ${uploadSeconds} s to upload the attachment once, at ${MEDIA_LIMITS.estimatedUploadSecondsPerMb} s per MB)`}
+            </p>
           </div>
           <ReviewPacing count={numbers.length} message={message} />
           {/* opt-outs: "N recipients have opted out and will be skipped" */}

@@ -1,6 +1,17 @@
 import { createSlice, original, type PayloadAction } from '@reduxjs/toolkit';
-import { isBlankText } from '@bns/contracts';
+import { isBlankText, type MediaKind } from '@bns/contracts';
 import type { Recipient } from '../../api/types.js';
+
+/** The file sent with the message (its caption): what POST /api/media answered, and a local picture of it. */
+export interface Attachment {
+  mediaId: string;
+  kind: MediaKind;
+  fileName: string;
+  /** Bytes. */
+  size: number;
+  /** An object URL of the chosen image, for its thumbnail; none for other kinds or one a template brought. */
+  previewUrl?: string;
+}
 
 export interface SenderState {
   message: string;
@@ -15,6 +26,8 @@ export interface SenderState {
    * also when the first try was refused and the user fixed the send and started it from Step 1.
    */
   templateId: string | null;
+  /** One attachment per message, or none. */
+  attachment: Attachment | null;
 }
 
 export const initialSenderState: SenderState = {
@@ -23,6 +36,7 @@ export const initialSenderState: SenderState = {
   variables: {},
   rows: {},
   templateId: null,
+  attachment: null,
 };
 
 function addUnique(list: string[], numbers: readonly string[]): void {
@@ -169,8 +183,17 @@ export const senderSlice = createSlice({
       else imported(s, columns.phones.length, (i) => columnRecipient(columns, i));
     },
     /** A template's (or a past campaign's) message and numbers replace the send; `templateId` for a template's Use. */
-    templateLoaded(s, a: PayloadAction<{ message: string; phoneNumbers: readonly string[]; templateId?: string }>) {
+    templateLoaded(
+      s,
+      a: PayloadAction<{
+        message: string;
+        phoneNumbers: readonly string[];
+        templateId?: string;
+        attachment?: Attachment | null;
+      }>,
+    ) {
       s.message = a.payload.message;
+      s.attachment = a.payload.attachment ?? null;
       s.phoneNumbers = [];
       s.variables = {};
       s.rows = {};
@@ -181,6 +204,12 @@ export const senderSlice = createSlice({
     templateUseCounted(s) {
       s.templateId = null;
     },
+    attachmentSet(s, a: PayloadAction<Attachment>) {
+      s.attachment = a.payload;
+    },
+    attachmentRemoved(s) {
+      s.attachment = null;
+    },
     senderReset() {
       return initialSenderState;
     },
@@ -190,6 +219,7 @@ export const senderSlice = createSlice({
     selectPhoneNumbers: (s) => s.phoneNumbers,
     selectVariables: (s) => s.variables,
     selectRows: (s) => s.rows,
+    selectAttachment: (s) => s.attachment,
   },
 });
 
@@ -205,9 +235,12 @@ export const {
   recipientsMerged,
   templateLoaded,
   templateUseCounted,
+  attachmentSet,
+  attachmentRemoved,
   senderReset,
 } = senderSlice.actions;
-export const { selectMessage, selectPhoneNumbers, selectVariables, selectRows } = senderSlice.selectors;
+export const { selectMessage, selectPhoneNumbers, selectVariables, selectRows, selectAttachment } =
+  senderSlice.selectors;
 
 /** A value a message can show: a blank cell, or one of only invisible characters, is no value (the server treats it the same). */
 export function hasValue(vars: Record<string, string> | undefined, name: string): boolean {

@@ -1,6 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useRef, useState, type FormEvent } from 'react';
 import {
+  formatFileSize,
   LIMITS,
+  MEDIA_LIMITS,
+  MEDIA_MESSAGES,
   MESSAGES,
   TEMPLATE_CATEGORIES,
   validateTemplateCreate,
@@ -9,8 +12,86 @@ import {
   type TemplateFieldErrors,
   type TemplateInput,
 } from '@bns/contracts';
+import { useGetMediaQuery, useUploadMediaMutation } from '../../api/api.js';
+import { errorMessage, httpStatus, isNetworkError } from '../../api/errors.js';
 import { Dialog } from '../../components/Dialog.js';
+import { KIND_WORDS } from '../sender/AttachmentPicker.js';
 import { toast } from '../toasts/toasts.js';
+
+/**
+ * The template's attachment (sent with its message as the caption): its name, kind and size, Attach
+ * file to add or replace it (uploaded at once, refused in the server's words) and Remove.
+ */
+function TemplateAttachmentField({
+  mediaId,
+  onChange,
+}: {
+  mediaId: string | null;
+  onChange: (mediaId: string | null) => void;
+}) {
+  const { data: media, isError } = useGetMediaQuery(mediaId ?? '', { skip: mediaId === null });
+  const [upload, { isLoading }] = useUploadMediaMutation();
+  const [error, setError] = useState<string | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const choose = async (file: File | undefined) => {
+    if (!file) return;
+    setError(null);
+    if (file.size > MEDIA_LIMITS.maxUploadBytes) return setError(MEDIA_MESSAGES.uploadTooLarge);
+    try {
+      onChange((await upload(file).unwrap()).mediaId);
+    } catch (e) {
+      setError(isNetworkError(e) || httpStatus(e) === 503 ? MEDIA_MESSAGES.uploadFailed : errorMessage(e));
+    } finally {
+      if (input.current) input.current.value = '';
+    }
+  };
+  return (
+    <div className="field">
+      <span>Attachment (optional)</span>
+      {mediaId !== null && (
+        <div className="attachment-chip" data-testid="template-attachment">
+          <span className="attachment-text">
+            <span className="attachment-name">
+              {media ? media.fileName : isError ? MEDIA_MESSAGES.attachmentMissing : 'Loading…'}
+            </span>
+            {media && (
+              <span className="muted small">
+                {KIND_WORDS[media.kind]} · {formatFileSize(media.size)}
+              </span>
+            )}
+          </span>
+          <button type="button" className="button link small" onClick={() => onChange(null)}>
+            Remove
+          </button>
+        </div>
+      )}
+      <div className="attachment-row">
+        <button
+          type="button"
+          className="button secondary small"
+          disabled={isLoading}
+          onClick={() => input.current?.click()}
+        >
+          📎 {mediaId === null ? 'Attach file' : 'Replace file'}
+        </button>
+        <input
+          ref={input}
+          type="file"
+          hidden
+          aria-label="Template attachment"
+          onChange={(e) => void choose(e.target.files?.[0])}
+        />
+        {isLoading && <span className="muted small">{MEDIA_MESSAGES.uploading}</span>}
+      </div>
+      <span className="hint">{MEDIA_MESSAGES.limitsHint}</span>
+      {error && (
+        <span className="field-error" role="alert">
+          {error}
+        </span>
+      )}
+    </div>
+  );
+}
 
 /** Phone numbers as typed: one per line, or separated by commas, semicolons or spaces. */
 export function splitNumbers(text: string): string[] {
@@ -42,6 +123,8 @@ export function TemplateFormDialog({
   const [numbers, setNumbers] = useState((template?.phone_numbers ?? []).join('\n'));
   const [category, setCategory] = useState<TemplateCategory>(template?.category ?? 'general');
   const [favorite, setFavorite] = useState(template?.is_favorite ?? false);
+  // Kept as it is unless the user changes it: a save never drops the template's attachment by itself.
+  const [mediaId, setMediaId] = useState<string | null>(template?.mediaId ?? null);
   const [errors, setErrors] = useState<TemplateFieldErrors>({});
   const shown = { ...serverErrors, ...errors };
 
@@ -54,6 +137,7 @@ export function TemplateFormDialog({
       phone_numbers: splitNumbers(numbers),
       category,
       is_favorite: favorite,
+      mediaId,
     });
     if (!result.ok) {
       // The rule names the bad numbers itself ("Invalid phone numbers: …"), as the server answers.
@@ -107,6 +191,7 @@ export function TemplateFormDialog({
           </span>
           {err('message_content')}
         </label>
+        <TemplateAttachmentField mediaId={mediaId} onChange={setMediaId} />
         <div className="form-row">
           <label className="field">
             <span>Category</span>

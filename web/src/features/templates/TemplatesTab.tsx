@@ -293,7 +293,7 @@ export function TemplatesTab() {
           extraAction={{
             label: WEB_MESSAGES.openInSender,
             onClick: () => {
-              dispatch(loadTemplate(sending.template, sending.numbers));
+              void dispatch(loadTemplate(sending.template, sending.numbers));
               dispatch(tabSelected('send'));
               setSending(null);
               toast.info(WEB_MESSAGES.templateLoaded);

@@ -1,8 +1,9 @@
-import { MESSAGES, normalizeHkPhone, WEB_MESSAGES, type Template } from '@bns/contracts';
+import { MEDIA_MESSAGES, MESSAGES, normalizeHkPhone, WEB_MESSAGES, type Template } from '@bns/contracts';
 import type { AppThunk } from '../../app/store.js';
 import { isTerminal, jobReset } from '../job/slice.js';
 import { startSending } from '../job/thunks.js';
-import { templateLoaded } from '../sender/slice.js';
+import { api } from '../../api/api.js';
+import { templateLoaded, type Attachment } from '../sender/slice.js';
 import { toast } from '../toasts/toasts.js';
 import { tabSelected } from '../ui/slice.js';
 
@@ -47,10 +48,26 @@ export const checkTemplate =
  * (as Go Back would), so the send that follows is a new one.
  */
 export const loadTemplate =
-  (template: Template, numbers: readonly string[]): AppThunk<void> =>
-  (dispatch, getState) => {
+  (template: Template, numbers: readonly string[]): AppThunk<Promise<boolean>> =>
+  async (dispatch, getState) => {
     if (getState().job.phase === 'progress') dispatch(jobReset());
-    dispatch(templateLoaded({ message: template.message_content, phoneNumbers: numbers, templateId: template.id }));
+    // The template's attachment comes along (its kind, name and size read again: the jobs service owns them).
+    let attachment: Attachment | null = null;
+    let missing = false;
+    if (template.mediaId) {
+      const read = dispatch(api.endpoints.getMedia.initiate(template.mediaId, { subscribe: false }));
+      try {
+        const media = await read.unwrap();
+        attachment = { mediaId: media.mediaId, kind: media.kind, fileName: media.fileName, size: media.size };
+      } catch {
+        missing = true;
+      }
+    }
+    dispatch(
+      templateLoaded({ message: template.message_content, phoneNumbers: numbers, templateId: template.id, attachment }),
+    );
+    if (missing) toast.error(MEDIA_MESSAGES.attachmentMissing);
+    return !missing;
   };
 
 /**
@@ -61,8 +78,10 @@ export const loadTemplate =
 export const sendTemplate =
   (template: Template, numbers: readonly string[]): AppThunk =>
   async (dispatch) => {
-    dispatch(loadTemplate(template, numbers));
+    const loaded = await dispatch(loadTemplate(template, numbers));
     dispatch(tabSelected('send'));
+    // Without its attachment the template is not what the user confirmed: the sender shows why.
+    if (!loaded) return;
     try {
       await dispatch(startSending());
     } catch {

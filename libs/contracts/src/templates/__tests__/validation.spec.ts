@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../common/messages.js';
 import { TEMPLATE_MESSAGES } from '../messages.js';
+import { MEDIA_MESSAGES } from '../../media/messages.js';
 import {
   duplicateTemplateInput,
   duplicateTemplateName,
@@ -33,6 +34,7 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
         phone_numbers: [],
         category: 'general',
         is_favorite: false,
+        mediaId: null,
       },
     });
   });
@@ -45,6 +47,7 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
       phone_numbers: ['85212345678', '+852 9876-5432'],
       category: 'marketing',
       is_favorite: true,
+      mediaId: 'med_3q2hYzX9c1Vb8uKq0aTn7w',
       usage_count: 99,
       id: 'x',
       user_id: 'someone-else',
@@ -58,8 +61,17 @@ describe('validateTemplateCreate (SPEC §5 template form)', () => {
         phone_numbers: ['85212345678', '85298765432'],
         category: 'marketing',
         is_favorite: true,
+        mediaId: 'med_3q2hYzX9c1Vb8uKq0aTn7w',
       },
     });
+  });
+
+  it('mediaId: an attachment id or null; anything else names no attachment', () => {
+    expect(validateTemplateUpdate({ mediaId: null })).toEqual({ ok: true, value: { mediaId: null } });
+    expect(validateTemplateUpdate({ name: 'x' })).toEqual({ ok: true, value: { name: 'x' } });
+    for (const mediaId of ['', '../etc/passwd', 'a'.repeat(65), 42, {}]) {
+      expect(errorsOf(validateTemplateCreate({ ...valid, mediaId }))).toEqual({ mediaId: MEDIA_MESSAGES.notFound });
+    }
   });
 
   it('name: required, at most 100 characters', () => {
@@ -317,10 +329,12 @@ describe('duplicate', () => {
       phone_numbers: ['12345678'],
       category: 'business' as const,
       is_favorite: true,
+      mediaId: 'med_abc',
     };
     const copy = duplicateTemplateInput(source);
     expect(copy).toEqual({ ...source, name: 'Promo (Copy)', is_favorite: false });
     expect(copy.phone_numbers).not.toBe(source.phone_numbers);
+    expect(duplicateTemplateInput({ ...source, mediaId: undefined }).mediaId).toBeNull();
   });
 });
 

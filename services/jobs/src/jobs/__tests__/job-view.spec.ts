@@ -21,6 +21,7 @@ const running: JobSummary = {
   resumesAt: null,
   estimatedFinishAt: at('2026-01-05T01:01:00.000Z'),
   nextSendAt: at('2026-01-05T01:00:20.000Z'),
+  attachment: null,
 };
 const USER = 'user_1';
 const version = (job: JobSummary, user = USER, listMax = 2000) => jobStatusVersion(user, jobHeadOf(job), listMax);
@@ -42,6 +43,7 @@ const CHANGES: Record<string, Partial<JobSummary>> = {
   resumesAt: { resumesAt: at('2026-01-05T02:00:00.000Z') },
   estimatedFinishAt: { estimatedFinishAt: null },
   nextSendAt: { nextSendAt: at('2026-01-05T01:00:24.000Z') },
+  attachment: { attachment: { mediaId: 'med_poster', kind: 'image', fileName: 'poster.png', size: 1024 } },
 };
 
 describe('job-status version', () => {
@@ -53,8 +55,9 @@ describe('job-status version', () => {
   });
 
   it('changes with every field of the head, the counts that stand for the lists among them', () => {
-    const head = jobHeadOf(running);
-    // Every field of the answer but the lists is in the head, so every one is in the version.
+    // A job with an attachment shows every field of the answer but the lists in its head (a text-only
+    // one leaves `attachment` out), so every one is in the version.
+    const head = jobHeadOf({ ...running, ...CHANGES.attachment });
     expect(Object.keys(head).sort()).toEqual(
       Object.keys(JobViewSchema.shape)
         .filter((k) => k !== 'results')

@@ -110,6 +110,27 @@ describe('business-ready exports', () => {
     expect(sheet).not.toContain('<f>');
   });
 
+  it('a job with an attachment: its file name in an Attachment column on every row, escaped like any cell', () => {
+    const lines = (name: string) =>
+      [...csvWriter(['name'], 'UTC', name).start(), ...csvWriter(['name'], 'UTC', name).rows([row({ name: 'Ann' })])]
+        .map((b) => strFromU8(b))
+        .join('')
+        .replace(/^\uFEFF/, '')
+        .trimEnd()
+        .split('\r\n');
+    expect(lines('poster.png')).toEqual([
+      'Phone number,Status,Status code,Reason,Sent at,Failed at,Delivered at,Read at,Replied at,Replies,Attachment,var:name',
+      '91234567,Sent,sent,,2025-01-02T03:04:05+00:00,,,,,,poster.png,Ann',
+    ]);
+    expect(lines('=HYPERLINK(1).pdf')[1]).toContain(",'=HYPERLINK(1).pdf,Ann");
+    const w = xlsxWriter([], 'UTC', 'menu, week 1.pdf');
+    const sheet = strFromU8(
+      unzipSync(concat([...w.start(), ...w.rows([row({})]), ...w.end()]))['xl/worksheets/sheet1.xml']!,
+    );
+    expect(sheet).toContain('<t>Attachment</t>');
+    expect(sheet).toContain('<t>menu, week 1.pdf</t>');
+  });
+
   it('XLSX: real date cells in the user zone, a bold frozen header row, a styles part', () => {
     const w = xlsxWriter(['name'], 'Asia/Hong_Kong');
     const files = unzipSync(concat([...w.start(), ...w.rows([row({ name: 'Ann' })]), ...w.end()]));

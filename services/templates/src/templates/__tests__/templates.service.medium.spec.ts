@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { ErrorKind, LIMITS, MESSAGES, TEMPLATE_MESSAGES, TemplatesErrorCode, type Template } from '@bns/contracts';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
+import { TemplateMedia } from '../template-media.js';
 import { TemplatesRepository } from '../templates.repository.js';
 import { TemplatesService } from '../templates.service.js';
 
@@ -11,7 +12,12 @@ let app: InProcess;
 let templates: TemplatesService;
 
 beforeAll(async () => {
-  app = await inProcess([TemplatesRepository, TemplatesService]);
+  // Templates without an attachment never ask the jobs service (attachments: templates.integration-spec).
+  const noAttachments = {
+    hold: () => Promise.reject(new Error('no attachment in these tests')),
+    release: () => Promise.reject(new Error('no attachment in these tests')),
+  };
+  app = await inProcess([TemplatesRepository, TemplatesService, { provide: TemplateMedia, useValue: noAttachments }]);
   templates = app.module.get(TemplatesService);
 }, 60_000);
 

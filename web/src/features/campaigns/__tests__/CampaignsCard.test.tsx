@@ -140,6 +140,67 @@ describe('Campaigns card', () => {
     expect(store.getState().ui.activeTab).toBe('send');
   });
 
+  it('shows a paperclip and the file name for a campaign sent with an attachment', async () => {
+    const attachment = { mediaId: 'med_menu', kind: 'document' as const, fileName: 'menu.pdf', size: 2048 };
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch(() => ({
+        body: {
+          success: true,
+          jobs: [job({ attachment }), job({ jobId: 'job-0', messagePreview: 'Text only' })],
+          nextCursor: null,
+        },
+      })).fn,
+    );
+    renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    const badges = await screen.findAllByTestId('campaign-attachment');
+    expect(badges.map((b) => b.textContent?.trim())).toEqual(['📎 menu.pdf']);
+  });
+
+  it('Send again brings the attachment along while it is stored', async () => {
+    const attachment = { mediaId: 'med_menu', kind: 'document' as const, fileName: 'menu.pdf', size: 2048 };
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch((_m, url) => {
+        if (url.pathname === '/api/jobs/user_test_1')
+          return { body: { success: true, jobs: [job({ attachment, personalised: false })], nextCursor: null } };
+        if (url.pathname === '/job-results/job-1')
+          return {
+            body: {
+              success: true,
+              results: [
+                {
+                  phoneNumber: '91234567',
+                  status: 'read',
+                  sentAt: null,
+                  deliveredAt: null,
+                  readAt: null,
+                  repliedAt: null,
+                },
+              ],
+              nextCursor: null,
+            },
+          };
+        if (url.pathname === '/api/media/med_menu')
+          return {
+            body: {
+              success: true,
+              ...attachment,
+              sha256: 'c'.repeat(64),
+              mime: 'application/pdf',
+              createdAt: '2025-01-01T00:00:00.000Z',
+            },
+          };
+        return { status: 404, body: {} };
+      }).fn,
+    );
+    const user = userEvent.setup();
+    const { store } = renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    await user.click(await screen.findByRole('button', { name: 'Send again' }));
+    await waitFor(() => expect(store.getState().sender.attachment).toMatchObject(attachment));
+    expect(store.getState().sender.phoneNumbers).toEqual(['91234567']);
+  });
+
   it('says so when there are no campaigns yet', async () => {
     vi.stubGlobal('fetch', fakeFetch(() => ({ body: { success: true, jobs: [], nextCursor: null } })).fn);
     renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });

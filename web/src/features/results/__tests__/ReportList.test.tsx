@@ -77,6 +77,22 @@ describe('ReportList (virtualised report list)', () => {
     expect(await screen.findByText('Read')).toBeTruthy();
   });
 
+  it('shows the attachment every message carried on each row', async () => {
+    vi.stubGlobal('fetch', reportServer(3).fn);
+    renderWithProviders(
+      <ReportList
+        jobId="job-media"
+        statuses={['delivered']}
+        count={3}
+        label="Successful"
+        tone="success"
+        attachment="menu.pdf"
+      />,
+    );
+    await waitFor(() => expect(screen.getAllByTitle('Attachment: menu.pdf')).toHaveLength(3));
+    expect(screen.getAllByTitle('Attachment: menu.pdf')[0]!.textContent).toContain('menu.pdf');
+  });
+
   it('follows a running job: when the count grows past the last page, that page is read again', async () => {
     let total = 3;
     const server = fakeFetch((_m, url) => {

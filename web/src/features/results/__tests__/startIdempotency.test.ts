@@ -22,7 +22,14 @@ describe('Start Sending and the Idempotency-Key', () => {
       session: TEST_USER,
       preloadedState: {
         ...connectedState(),
-        sender: { message: 'Hello', phoneNumbers: ['91234567'], variables: {}, rows: {}, templateId: null },
+        sender: {
+          message: 'Hello',
+          phoneNumbers: ['91234567'],
+          variables: {},
+          rows: {},
+          templateId: null,
+          attachment: null,
+        },
       },
     });
     await store.dispatch(startSending());
