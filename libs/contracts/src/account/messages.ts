@@ -1,3 +1,5 @@
+import { ACCOUNT_LIMITS } from './limits.js';
+
 /** What the account-and-data calls say, in plain words (shown by the web). */
 export const ACCOUNT_MESSAGES = {
   emailRequired: 'Type your e-mail address to confirm',
@@ -7,4 +9,7 @@ export const ACCOUNT_MESSAGES = {
   noDeletion: 'No account deletion was requested',
   retentionInvalid: 'days must be 30, 90, 365 or null (keep until deleted)',
   deletionRunning: 'This account is being deleted',
+  auditKindInvalid: 'kind must be one of the audit log kinds (for example auth.signed_in)',
+  auditCursorInvalid: 'cursor must be the nextCursor of a previous page',
+  auditLimitInvalid: `limit must be a whole number from 1 to ${ACCOUNT_LIMITS.auditPageMax}`,
 } as const;

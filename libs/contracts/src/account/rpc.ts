@@ -1,3 +1,4 @@
+import type { AuditListRequest, AuditPage } from './audit.js';
 import type {
   AccountUserRequest,
   DeletionStarted,
@@ -15,4 +16,6 @@ export interface AccountRequests {
   'integrations.account.deletion': { request: AccountUserRequest; reply: DeletionStatus };
   'integrations.account.retention.get': { request: AccountUserRequest; reply: Retention };
   'integrations.account.retention.set': { request: RetentionSetRequest; reply: Retention };
+  /** A page of the user's audit log, newest first. */
+  'integrations.audit.list': { request: AuditListRequest; reply: AuditPage };
 }

@@ -11,6 +11,7 @@ import {
   SegmentRefSchema,
   SettingsSetRequestSchema,
 } from '../contacts/schemas.js';
+import { AuditListRequestSchema } from '../account/audit.js';
 import { AccountUserRequestSchema, DeletionStartRequestSchema, RetentionSetRequestSchema } from '../account/schemas.js';
 import {
   DashboardGetRequestSchema,
@@ -155,6 +156,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.account.deletion': AccountUserRequestSchema,
   'integrations.account.retention.get': AccountUserRequestSchema,
   'integrations.account.retention.set': RetentionSetRequestSchema,
+  'integrations.audit.list': AuditListRequestSchema,
 
   'contacts.ping': PingRequestSchema,
   'contacts.list': ContactListRequestSchema,

@@ -15,6 +15,7 @@ import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiSchemaBody, ApiSchemaOk } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { AccountApi } from './account.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const PIPES = {
   delete: new SchemaPipe(DeleteAccountBodySchema, (r) =>
@@ -34,6 +35,9 @@ export class AccountController {
 
   @Delete()
   @HttpCode(202)
+  @Audited('account.deletion_requested', (_req, r) =>
+    details({ deletionId: (r as { deletionId?: unknown }).deletionId }),
+  )
   @ApiOperation({
     summary:
       "Delete the account and all its data in every service (confirm with the account's e-mail); every token issued before is refused at once",

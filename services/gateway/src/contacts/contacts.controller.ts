@@ -27,6 +27,7 @@ import { idempotencyKeyOf } from '../http/idempotency-key.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { ContactsApi } from './contacts.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const refusal = (code: ContactsErrorCode) => (r: { message: string; errors: Record<string, string> }) =>
   AppError.validation(code, r.message, r.errors);
@@ -59,6 +60,7 @@ export class ContactsController {
   }
 
   @Get('contacts/export')
+  @Audited('export.downloaded', () => details({ what: 'contacts' }))
   @ApiOperation({ summary: 'The book (or what q and tag select) as CSV, streamed; spreadsheet formulas neutralised' })
   @ApiSchemaQuery(ContactListQuerySchema)
   @ApiProduces('text/csv')

@@ -1,4 +1,5 @@
 import {
+  AuditQuerySchema,
   checkWith,
   CommonErrorCode,
   INTEGRATIONS_MESSAGES as M,
@@ -57,6 +58,11 @@ export class V1Api {
       policy,
       today,
     };
+  }
+
+  async audit(userId: string, query: Record<string, unknown>) {
+    const q = checked(AuditQuerySchema, { kind: one(query.kind), cursor: one(query.cursor), limit: one(query.limit) });
+    return this.rpc.call('integrations.audit.list', { userId, ...q });
   }
 
   async templates(userId: string) {
