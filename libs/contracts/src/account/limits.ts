@@ -5,6 +5,8 @@ export const ACCOUNT_LIMITS = {
   /** Retention choices in days; `null` keeps message details until the user deletes them. */
   retentionDays: [30, 90, 365] as const,
   retentionDefaultDays: 365,
+  /** Retention settings an owner reads per request before its purge. */
+  retentionPageMax: 1000,
   /** How often each owner runs its retention purge. */
   purgeEveryMs: 24 * 60 * 60 * 1000,
   /** Audit entries are kept this long. */

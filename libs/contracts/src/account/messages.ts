@@ -9,6 +9,8 @@ export const ACCOUNT_MESSAGES = {
   noDeletion: 'No account deletion was requested',
   retentionInvalid: 'days must be 30, 90, 365 or null (keep until deleted)',
   deletionRunning: 'This account is being deleted',
+  /** A campaign whose message text and per-recipient results the retention purge removed (its counts stay). */
+  detailsPurged: (days: number) => `Details removed after ${days} days`,
   auditKindInvalid: 'kind must be one of the audit log kinds (for example auth.signed_in)',
   auditCursorInvalid: 'cursor must be the nextCursor of a previous page',
   auditLimitInvalid: `limit must be a whole number from 1 to ${ACCOUNT_LIMITS.auditPageMax}`,

@@ -5,6 +5,8 @@ import type {
   DeletionStartRequest,
   DeletionStatus,
   Retention,
+  RetentionPage,
+  RetentionPageRequest,
   RetentionSetRequest,
 } from './types.js';
 
@@ -16,6 +18,8 @@ export interface AccountRequests {
   'integrations.account.deletion': { request: AccountUserRequest; reply: DeletionStatus };
   'integrations.account.retention.get': { request: AccountUserRequest; reply: Retention };
   'integrations.account.retention.set': { request: RetentionSetRequest; reply: Retention };
+  /** Every stored setting, by user id a page at a time: each owner's purge reads them first. */
+  'integrations.account.retention.page': { request: RetentionPageRequest; reply: RetentionPage };
   /** A page of the user's audit log, newest first. */
   'integrations.audit.list': { request: AuditListRequest; reply: AuditPage };
 }

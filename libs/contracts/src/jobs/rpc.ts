@@ -125,6 +125,11 @@ export interface JobHistoryItem {
   message: string;
   /** True when the job was personalised (recipients with variables). */
   personalised: boolean;
+  /**
+   * The retention period (days) after which the purge removed the message text and the per-recipient
+   * results (the counts stay); null while they are kept.
+   */
+  detailsPurgedAfterDays: number | null;
 }
 
 export interface JobHistoryPage {

@@ -12,7 +12,12 @@ import {
   SettingsSetRequestSchema,
 } from '../contacts/schemas.js';
 import { AuditListRequestSchema } from '../account/audit.js';
-import { AccountUserRequestSchema, DeletionStartRequestSchema, RetentionSetRequestSchema } from '../account/schemas.js';
+import {
+  AccountUserRequestSchema,
+  DeletionStartRequestSchema,
+  RetentionPageRequestSchema,
+  RetentionSetRequestSchema,
+} from '../account/schemas.js';
 import {
   DashboardGetRequestSchema,
   PreferencesGetRequestSchema,
@@ -156,6 +161,7 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.account.deletion': AccountUserRequestSchema,
   'integrations.account.retention.get': AccountUserRequestSchema,
   'integrations.account.retention.set': RetentionSetRequestSchema,
+  'integrations.account.retention.page': RetentionPageRequestSchema,
   'integrations.audit.list': AuditListRequestSchema,
 
   'contacts.ping': PingRequestSchema,

@@ -23,7 +23,7 @@ export type HistoryRow = Pick<
   'id' | 'status' | 'total' | 'sent' | 'failed' | 'skipped' | 'createdAt' | 'startedAt' | 'finishedAt'
 > &
   Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> &
-  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean };
+  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean; detailsPurgedAfterDays: number | null };
 
 /** A receipt to fold: which recipient (by job and number) and what happened when. */
 export interface ReceiptFold {
@@ -157,7 +157,8 @@ export class ResultsRepository {
       `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.created_at AS "createdAt", j.started_at AS "startedAt",
               j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
-              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised
+              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised,
+              j.details_purged_after_days AS "detailsPurgedAfterDays"
          FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
         WHERE j.user_id = $1 ${after} ${active ? `AND j.status IN ${CAPPED}` : ''}
         ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,

@@ -98,6 +98,7 @@ export class ResultsService {
         messagePreview: j.preview,
         message: j.message,
         personalised: j.personalised,
+        detailsPurgedAfterDays: j.detailsPurgedAfterDays,
       })),
       nextCursor: more ? found.at(-1)!.id : null,
     };
