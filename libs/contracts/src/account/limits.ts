@@ -13,6 +13,8 @@ export const ACCOUNT_LIMITS = {
   auditKeepDays: 365,
   auditPageMax: 200,
   auditPageDefault: 50,
+  /** A running take-out's hold on its user, renewed while it runs (a dead replica's frees itself). */
+  takeoutLeaseMs: 60_000,
   /** How long the gateways remember a deletion (refusing older tokens); longer than any token lives. */
   deletionMemoryDays: 30,
 } as const;

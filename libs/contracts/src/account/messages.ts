@@ -11,6 +11,7 @@ export const ACCOUNT_MESSAGES = {
   deletionRunning: 'This account is being deleted',
   /** A campaign whose message text and per-recipient results the retention purge removed (its counts stay). */
   detailsPurged: (days: number) => `Details removed after ${days} days`,
+  takeoutRunning: 'A download of your data is already being prepared: wait for it to finish, then try again',
   auditKindInvalid: 'kind must be one of the audit log kinds (for example auth.signed_in)',
   auditCursorInvalid: 'cursor must be the nextCursor of a previous page',
   auditLimitInvalid: `limit must be a whole number from 1 to ${ACCOUNT_LIMITS.auditPageMax}`,
