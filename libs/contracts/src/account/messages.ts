@@ -12,6 +12,22 @@ export const ACCOUNT_MESSAGES = {
   /** A campaign whose message text and per-recipient results the retention purge removed (its counts stay). */
   detailsPurged: (days: number) => `Details removed after ${days} days`,
   takeoutRunning: 'A download of your data is already being prepared: wait for it to finish, then try again',
+  retentionLabel: 'Keep message details for',
+  retentionHint:
+    "Message text, variables and each recipient's result of finished campaigns; the counts, monthly usage and opt-outs stay.",
+  retentionSaved: 'Saved',
+  retentionForever: 'Until I delete them',
+  takeoutButton: 'Download my data',
+  takeoutPreparing: 'Preparing your data…',
+  auditTitle: 'Audit log',
+  auditEmpty: 'Nothing recorded yet.',
+  deleteTitle: 'Delete account',
+  deleteWarning:
+    'This deletes your templates, campaigns and their results, opt-outs, contacts, API keys, webhooks and settings, and logs WhatsApp out. It cannot be undone.',
+  deleteConfirmLabel: 'Type your e-mail address to confirm',
+  deleteButton: 'Delete account',
+  deletionProgress: 'Deleting your account…',
+  deletionDone: 'Your account and all its data are deleted.',
   auditKindInvalid: 'kind must be one of the audit log kinds (for example auth.signed_in)',
   auditCursorInvalid: 'cursor must be the nextCursor of a previous page',
   auditLimitInvalid: `limit must be a whole number from 1 to ${ACCOUNT_LIMITS.auditPageMax}`,
