@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
+import { ContactsAccountData } from './account/contacts-account-data.js';
 import { ContactsHandler } from './contacts/contacts.handler.js';
 import { ContactsRepository } from './contacts/contacts.repository.js';
 import { ContactsService } from './contacts/contacts.service.js';
@@ -12,8 +14,10 @@ import { SegmentsService } from './segments/segments.service.js';
 import { SettingsRepository } from './settings/settings.repository.js';
 
 @Module({
+  imports: [UserDeletionsModule],
   controllers: [ContactsHandler],
   providers: [
+    ...accountDataProviders('contacts', ContactsAccountData),
     ContactsMetrics,
     ContactsRepository,
     ContactsService,

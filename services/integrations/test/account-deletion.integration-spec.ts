@@ -63,7 +63,7 @@ describe('account deletion across every service', () => {
   beforeAll(async () => {
     sys = await startSystem({
       shards: 2,
-      services: ['templates', 'jobs', 'dashboard', 'sessions', 'integrations'],
+      services: ['templates', 'jobs', 'dashboard', 'sessions', 'integrations', 'contacts'],
       env: { SIM_QR_INTERVAL_MS: '5000', SIM_READY_DELAY_MS: '50' },
       // Slow enough that ann's campaign is still sending when her account is deleted.
       serviceEnv: { jobs: { SEND_DELAY_MS: '300', JOBS_POLL_MS: '100' } },

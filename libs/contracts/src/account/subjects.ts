@@ -4,7 +4,7 @@
  * one of them answered. A new service that stores anything about a user adds its name here and one
  * handler (service-kit `AccountDataModule.forOwner`), nothing else.
  */
-export const ACCOUNT_DATA_OWNERS = ['jobs', 'templates', 'dashboard', 'sessions', 'integrations'] as const;
+export const ACCOUNT_DATA_OWNERS = ['jobs', 'templates', 'dashboard', 'sessions', 'integrations', 'contacts'] as const;
 export type AccountDataOwner = (typeof ACCOUNT_DATA_OWNERS)[number];
 
 export const USER_DELETION_REQUESTED = 'events.user.deletion.requested';

@@ -13,7 +13,7 @@ import {
   normalizeHkPhone,
   type EventKey,
 } from '@bns/contracts';
-import { DurableConsumer, NATS_CONNECTION, noticeOf, SERVICE_ENV, SKIP } from '@bns/service-kit';
+import { DurableConsumer, NATS_CONNECTION, noticeOf, SERVICE_ENV, SKIP, UserDeletions } from '@bns/service-kit';
 import type { ContactsEnv } from '../config/env.js';
 import { ContactsMetrics } from '../metrics/contacts.metrics.js';
 import { factOf, type Fact } from './fact-of.js';
@@ -43,6 +43,7 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(SERVICE_ENV) env: ContactsEnv,
     private readonly facts: FactsRepository,
     private readonly metrics: ContactsMetrics,
+    @Inject(UserDeletions) private readonly deletions: UserDeletions,
   ) {
     this.consumers = FACT_SUBJECTS.map(
       (subject) =>
@@ -55,7 +56,11 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
           maxAckPending: 1000,
           noun: 'event',
           logger: this.logger,
-          decode: (body, m) => factOf(m.subject, body) ?? SKIP,
+          decode: (body, m) => {
+            const fact = factOf(m.subject, body);
+            // A late event of a deleted account must not bring its contacts back.
+            return fact && !this.deletions.isGone(fact.userId, fact.at) ? fact : SKIP;
+          },
           handle: async (fact) => {
             await this.facts.fold(fact);
             this.metrics.folded(fact.kind);
@@ -70,7 +75,7 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
       callback: (err, msg) => {
         if (err) return;
         const notice = noticeOf(msg, OptedOutNoticeSchema);
-        if (!notice) return;
+        if (!notice || this.deletions.isGone(notice.userId, new Date())) return;
         const phones = notice.phones.flatMap((p) => normalizeHkPhone(p) ?? []);
         this.facts.optedOut(notice.userId, phones, new Date()).then(
           () => this.metrics.folded('opted_out', phones.length),
