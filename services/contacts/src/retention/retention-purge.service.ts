@@ -5,8 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ACCOUNT_LIMITS } from '@bns/contracts';
-import { deleteInBatches, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { deleteInBatches, RpcClient, SERVICE_ENV, syncRetentionSettings } from '@bns/service-kit';
 import type { ContactsEnv } from '../config/env.js';
 import { RETENTION_CLOCK, type RetentionClock } from './retention-clock.js';
 import { RetentionRepository } from './retention.repository.js';
@@ -41,15 +40,7 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
   }
 
   async run(): Promise<{ messages: number; conversations: number }> {
-    let after: string | undefined;
-    do {
-      const page = await this.rpc.call('integrations.account.retention.page', {
-        ...(after === undefined ? {} : { after }),
-        limit: ACCOUNT_LIMITS.retentionPageMax,
-      });
-      await this.repo.saveSettings(page.settings);
-      after = page.next ?? undefined;
-    } while (after !== undefined);
+    await syncRetentionSettings(this.rpc, (settings) => this.repo.saveSettings(settings));
     const now = this.clock.now();
     const messages = await deleteInBatches(() => this.repo.purgeMessagesBatch(now));
     const conversations = await deleteInBatches(() => this.repo.blankConversationsBatch(now));

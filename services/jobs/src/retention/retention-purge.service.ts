@@ -5,8 +5,7 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { ACCOUNT_LIMITS } from '@bns/contracts';
-import { deleteInBatches, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { deleteInBatches, RpcClient, SERVICE_ENV, syncRetentionSettings } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { RETENTION_CLOCK, type RetentionClock } from './retention-clock.js';
 import { RetentionRepository } from './retention.repository.js';
@@ -46,7 +45,7 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
 
   /** Reads the settings, then purges every job past its period; the rows removed. */
   async run(): Promise<{ jobs: number; rows: number }> {
-    await this.syncSettings();
+    await syncRetentionSettings(this.rpc, (settings) => this.repo.saveSettings(settings));
     const now = this.clock.now();
     let jobs = 0;
     let removed = 0;
@@ -60,19 +59,6 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
       }
       if (due.length < JOBS_PER_LOOK) return { jobs, rows: removed };
     }
-  }
-
-  /** Every stored setting, a page at a time (a page holds at most ACCOUNT_LIMITS.retentionPageMax). */
-  private async syncSettings(): Promise<void> {
-    let after: string | undefined;
-    do {
-      const page = await this.rpc.call('integrations.account.retention.page', {
-        ...(after === undefined ? {} : { after }),
-        limit: ACCOUNT_LIMITS.retentionPageMax,
-      });
-      await this.repo.saveSettings(page.settings);
-      after = page.next ?? undefined;
-    } while (after !== undefined);
   }
 
   private async runQuietly(): Promise<void> {
