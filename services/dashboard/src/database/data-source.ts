@@ -1,3 +1,4 @@
+import { Retention1798100000000 } from './migrations/1798100000000-retention.js';
 import type { DatabaseOptions } from '@bns/service-kit';
 import { UserPreferencesEntity } from '../dashboard/user-preferences.entity.js';
 import { AppliedEventEntity } from '../projection/entities/applied-event.entity.js';
@@ -23,5 +24,5 @@ export const DASHBOARD_DATABASE = {
     SessionEntity,
     InboundMessageEntity,
   ],
-  migrations: [CreateDashboard1763769600000, AddReplies1795411802762],
+  migrations: [CreateDashboard1763769600000, AddReplies1795411802762, Retention1798100000000],
 } satisfies Omit<DatabaseOptions, 'url'>;
