@@ -1,3 +1,4 @@
+import { RetentionSettingEntity } from '../retention/retention-setting.entity.js';
 import { Retention1798100000000 } from './migrations/1798100000000-retention.js';
 import type { DatabaseOptions } from '@bns/service-kit';
 import { UserPreferencesEntity } from '../dashboard/user-preferences.entity.js';
@@ -23,6 +24,7 @@ export const DASHBOARD_DATABASE = {
     LinkStateEntity,
     SessionEntity,
     InboundMessageEntity,
+    RetentionSettingEntity,
   ],
   migrations: [CreateDashboard1763769600000, AddReplies1795411802762, Retention1798100000000],
 } satisfies Omit<DatabaseOptions, 'url'>;

@@ -53,7 +53,8 @@ describe('dashboard schema', () => {
     expect(column?.character_maximum_length).toBe(LIMITS.replyPreviewMax);
   });
 
-  it('the replies migration reverts and applies again', async () => {
+  it('the replies migration reverts and applies again (with the retention one after it)', async () => {
+    await app.db.undoLastMigration({ transaction: 'each' });
     await app.db.undoLastMigration({ transaction: 'each' });
     const columns = await rows<{ column_name: string }>(
       app.db.manager,
@@ -62,6 +63,7 @@ describe('dashboard schema', () => {
     expect(columns).toEqual([]);
     expect((await app.db.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
       'AddReplies1795411802762',
+      'Retention1798100000000',
     ]);
   });
 });
