@@ -9,10 +9,12 @@
 //   E2E_NO_BUILD=1 node scripts/e2e/run.mjs   reuses the last build (faster while iterating)
 //   E2E_URL=http://localhost:8080 node scripts/e2e/run.mjs   drives a system that is already running
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { strFromU8, unzipSync } from 'fflate';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { mediaFiles } from '@bns/testing';
@@ -241,6 +243,13 @@ async function journey(url) {
     token = await page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
     check(token.length > 20, 'no token in localStorage after sign-in');
   });
+
+  // E2E_JOURNEY=account: only the account-and-data steps (a faster loop while working on them).
+  if (process.env.E2E_JOURNEY === 'account') {
+    await accountAndData(page, url, email);
+    check(consoleErrors.length === 0, `page errors: ${consoleErrors.join(' | ')}`);
+    return;
+  }
 
   await step(page, 'a second tab is signed in too (one sign-in per browser)', async () => {
     const second = await context.newPage();
@@ -1183,7 +1192,149 @@ async function journey(url) {
     await shot(page, '10-signed-out', true);
   });
 
+  await step(page, 'sign in again with the same e-mail', async () => {
+    await page.getByRole('link', { name: 'Start Messaging' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign in' });
+    await dialog.getByLabel('E-mail').fill(email);
+    await dialog.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByText('Welcome,').waitFor();
+  });
+  await accountAndData(page, url, email);
+
   check(consoleErrors.length === 0, `page errors: ${consoleErrors.join(' | ')}`);
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core's WCAG 2.x A/AA violations inside `selector` (the app's CSP forbids inline scripts: evaluated via DevTools). */
+async function axeViolations(page, selector) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async (within) => {
+    const result = await window.axe.run(within, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }, selector);
+}
+
+/** The signed-in user's token, as the web app keeps it. */
+function pageToken(page) {
+  return page.evaluate(() => JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token ?? '');
+}
+
+/**
+ * Settings › Account & data: change the retention, download the take-out and read it back, see the
+ * audit log, delete the account (its progress and confirmation), then sign in again with the same
+ * e-mail and find the account empty.
+ */
+async function accountAndData(page, url, email) {
+  let userId = '';
+  await step(page, 'account & data: change how long message details are kept', async () => {
+    const token = await pageToken(page);
+    userId = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).sub;
+    // Data of every kind the take-out and the deletion must cover.
+    const made = await api(url, token, 'POST', `/api/templates/${userId}`, { name: 'E2E data', message_content: 'Hi' });
+    check(made.status === 201, `template: ${made.status}`);
+    check(
+      (await api(url, token, 'POST', `/api/opt-outs/${userId}`, { phoneNumbers: ['61230001'] })).status === 200,
+      'opt-out',
+    );
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('tab', { name: 'Account & data' }).click();
+    const select = page.getByLabel('Keep message details for');
+    await select.selectOption('90');
+    await page.getByText('Saved', { exact: true }).waitFor();
+    const saved = await api(url, await pageToken(page), 'GET', '/api/account/retention');
+    check(saved.body.days === 90, `the retention was not saved: ${JSON.stringify(saved.body)}`);
+    await select.selectOption({ label: 'Until I delete them' });
+    await page.getByText('Saved', { exact: true }).waitFor();
+    check(
+      (await api(url, await pageToken(page), 'GET', '/api/account/retention')).body.days === null,
+      'keep not saved',
+    );
+    await shot(page, '11-account-data');
+    const violations = await axeViolations(page, '.settings-panel');
+    check(violations.length === 0, `axe: ${violations.join(' | ')}`);
+  });
+
+  await step(page, 'account & data: download my data and read the zip back', async () => {
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Download my data' }).click(),
+    ]);
+    check(/^my-data-\d{4}-\d{2}-\d{2}\.zip$/.test(download.suggestedFilename()), download.suggestedFilename());
+    const path = join(OUT, download.suggestedFilename());
+    await download.saveAs(path);
+    const files = unzipSync(new Uint8Array(readFileSync(path)));
+    for (const area of ['templates', 'campaigns', 'opt-outs', 'contacts', 'preferences', 'policy', 'audit-log'])
+      for (const ext of ['json', 'csv']) check(files[`${area}.${ext}`] !== undefined, `${area}.${ext} is missing`);
+    const templates = JSON.parse(strFromU8(files['templates.json']));
+    check(
+      templates.some((t) => t.name === 'E2E data'),
+      'the template is not in the take-out',
+    );
+    const optOuts = JSON.parse(strFromU8(files['opt-outs.json']));
+    check(
+      optOuts.some((o) => o.phoneNumber === '61230001'),
+      'the opt-out is not in the take-out',
+    );
+    // The download is in the audit log, shown in the table.
+    const table = page.getByRole('table', { name: 'Audit log' });
+    await page.waitForTimeout(500);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await table.getByRole('cell', { name: 'takeout.downloaded' }).waitFor({ timeout: 10_000 });
+  });
+
+  await step(page, 'account & data: delete the account and see it done', async () => {
+    const button = page.getByRole('button', { name: 'Delete account' });
+    check(await button.isDisabled(), 'Delete account is enabled before the e-mail is typed');
+    await page.getByLabel('Type your e-mail address to confirm').fill(email.toUpperCase());
+    await button.click();
+    await page.getByText('Your account and all its data are deleted.').waitFor({ timeout: 60_000 });
+    await shot(page, '12-account-deleted');
+    const violations = await axeViolations(page, '.settings-panel');
+    check(violations.length === 0, `axe after the deletion: ${violations.join(' | ')}`);
+    await page.getByTestId('deletion-progress').getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('link', { name: 'Start Messaging' }).waitFor();
+  });
+
+  await step(page, 'sign in again with the same e-mail: the account is empty', async () => {
+    await page.getByRole('link', { name: 'Start Messaging' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Sign in' });
+    await dialog.getByLabel('E-mail').fill(email);
+    await dialog.getByRole('button', { name: 'Sign In' }).click();
+    await page.getByText('Welcome,').waitFor();
+    const token = await pageToken(page);
+    const again = JSON.parse(Buffer.from(token.split('.')[1], 'base64url')).sub;
+    check(again === userId, 'the same e-mail is another user after the deletion');
+    const templates = await api(url, token, 'GET', `/api/templates/${userId}`);
+    check(
+      templates.status === 200 && templates.body.templates.length === 0,
+      `templates left: ${JSON.stringify(templates.body)}`,
+    );
+    const jobs = await api(url, token, 'GET', `/api/jobs/${userId}`);
+    check(jobs.status === 200 && jobs.body.jobs.length === 0, `campaigns left: ${jobs.body.jobs?.length}`);
+    const optOuts = await api(url, token, 'GET', `/api/opt-outs/${userId}`);
+    check(optOuts.status === 200 && optOuts.body.optOuts.length === 0, 'opt-outs left');
+    const retention = await api(url, token, 'GET', '/api/account/retention');
+    check(retention.body.days === 365, `the retention setting survived: ${JSON.stringify(retention.body)}`);
+    await page.getByRole('tab', { name: 'Settings' }).click();
+    await page.getByRole('tab', { name: 'Account & data' }).click();
+    // Only this new sign-in is in the new account's log.
+    const table = page.getByRole('table', { name: 'Audit log' });
+    await table
+      .getByRole('cell', { name: 'auth.signed_in' })
+      .first()
+      .waitFor({ timeout: 10_000 })
+      .catch(async () => {
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        await table.getByRole('cell', { name: 'auth.signed_in' }).first().waitFor({ timeout: 10_000 });
+      });
+    check(
+      (await table.getByRole('cell', { name: 'takeout.downloaded' }).count()) === 0,
+      'the old audit log is still there',
+    );
+  });
 }
 
 let exitCode = 0;

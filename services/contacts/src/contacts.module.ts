@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
 import { ContactsAccountData } from './account/contacts-account-data.js';
+import { RETENTION_CLOCK, systemClock } from './retention/retention-clock.js';
+import { RetentionPurge } from './retention/retention-purge.service.js';
+import { RetentionRepository } from './retention/retention.repository.js';
 import { ContactsHandler } from './contacts/contacts.handler.js';
 import { ContactsRepository } from './contacts/contacts.repository.js';
 import { ContactsService } from './contacts/contacts.service.js';
@@ -17,6 +20,7 @@ import { SettingsRepository } from './settings/settings.repository.js';
   imports: [UserDeletionsModule],
   controllers: [ContactsHandler],
   providers: [
+    ...accountDataProviders('contacts', ContactsAccountData),
     ContactsMetrics,
     ContactsRepository,
     ContactsService,
@@ -27,7 +31,9 @@ import { SettingsRepository } from './settings/settings.repository.js';
     SettingsRepository,
     FactsRepository,
     FactsConsumer,
-    ...accountDataProviders('contacts', ContactsAccountData),
+    RetentionRepository,
+    RetentionPurge,
+    { provide: RETENTION_CLOCK, useValue: systemClock },
   ],
 })
 export class ContactsModule {}

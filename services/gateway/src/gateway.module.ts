@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AccountApiModule } from './account/account-api.module.js';
+import { AuditApiModule } from './audit/audit.module.js';
 import { ApiKeysApiModule } from './api-keys/api-keys.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import { ContactsApiModule } from './contacts/contacts-api.module.js';
@@ -23,6 +24,7 @@ export class GatewayModule {
       // job-logs) go first so a poll is not matched against every other route's path on its way.
       // No jobs route shares a path with another module's, so the order changes no answer.
       imports: [
+        AuditApiModule,
         AuthModule.forRoot(env),
         JobsApiModule,
         TemplatesApiModule,

@@ -1,3 +1,4 @@
+import { AuditTrail } from './audit/audit-trail.js';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { Logger } from 'nestjs-pino';
@@ -97,6 +98,7 @@ await runService({
         media: app.get(MediaUploads),
         limiter: new KeyRateLimiter(env.V1_RATE_LIMIT_QUOTA, env.V1_RATE_LIMIT_WINDOW_S),
         failures: app.get(AuthFailures),
+        audit: app.get(AuditTrail),
         bodyLimit: env.V1_BODY_LIMIT,
         startBodyLimit: env.START_BODY_LIMIT,
         openApi: v1OpenApiDocument,

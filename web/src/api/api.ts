@@ -35,6 +35,15 @@ export function setUnauthorizedHandler(handler: () => void): void {
   onUnauthorized = handler;
 }
 
+let unauthorizedPaused = false;
+/**
+ * While an account deletion runs, every token issued before it is refused: the 401s that follow are
+ * expected and must not sign the user out before the deletion's progress and confirmation are shown.
+ */
+export function pauseUnauthorized(paused: boolean): void {
+  unauthorizedPaused = paused;
+}
+
 const rawBaseQuery = fetchBaseQuery({
   // Same origin as the page: the gateway serves both the app and the API.
   baseUrl: `${globalThis.location?.origin ?? ''}/`,
@@ -48,7 +57,7 @@ const rawBaseQuery = fetchBaseQuery({
 /** Also treats a 200 answer of `{success: false, error}` (the dashboard's failure shape) as an error. */
 const baseQuery: BaseQueryFn<string | FetchArgs, unknown, FetchBaseQueryError> = async (args, api, extra) => {
   const result = await rawBaseQuery(args, api, extra);
-  if (result.error?.status === 401) onUnauthorized();
+  if (result.error?.status === 401 && !unauthorizedPaused) onUnauthorized();
   const data = result.data as { success?: unknown; error?: unknown } | undefined;
   if (!result.error && data && data.success === false) {
     return { error: { status: 'CUSTOM_ERROR', error: String(data.error ?? 'Request failed'), data } };

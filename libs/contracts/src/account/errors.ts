@@ -4,4 +4,6 @@ export enum AccountErrorCode {
   EmailUnknown = 'ACCOUNT_EMAIL_UNKNOWN',
   NoDeletion = 'ACCOUNT_NO_DELETION',
   RetentionInvalid = 'ACCOUNT_RETENTION_INVALID',
+  AuditQueryInvalid = 'ACCOUNT_AUDIT_QUERY_INVALID',
+  TakeoutRunning = 'ACCOUNT_TAKEOUT_RUNNING',
 }

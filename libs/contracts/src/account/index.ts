@@ -5,3 +5,4 @@ export * from './subjects.js';
 export * from './schemas.js';
 export * from './types.js';
 export * from './rpc.js';
+export * from './audit.js';

@@ -1,9 +1,12 @@
+import type { AuditListRequest, AuditPage } from './audit.js';
 import type {
   AccountUserRequest,
   DeletionStarted,
   DeletionStartRequest,
   DeletionStatus,
   Retention,
+  RetentionPage,
+  RetentionPageRequest,
   RetentionSetRequest,
 } from './types.js';
 
@@ -15,4 +18,8 @@ export interface AccountRequests {
   'integrations.account.deletion': { request: AccountUserRequest; reply: DeletionStatus };
   'integrations.account.retention.get': { request: AccountUserRequest; reply: Retention };
   'integrations.account.retention.set': { request: RetentionSetRequest; reply: Retention };
+  /** Every stored setting, by user id a page at a time: each owner's purge reads them first. */
+  'integrations.account.retention.page': { request: RetentionPageRequest; reply: RetentionPage };
+  /** A page of the user's audit log, newest first. */
+  'integrations.audit.list': { request: AuditListRequest; reply: AuditPage };
 }

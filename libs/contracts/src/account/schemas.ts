@@ -63,3 +63,14 @@ export const RetentionSetRequestSchema = RetentionBodySchema.extend({ userId: Rp
 export const RetentionSchema = z.object({ days: RetentionBodySchema.shape.days });
 
 export const RETENTION_DEFAULT = { days: L.retentionDefaultDays } as const;
+
+/** Owners read every retention setting a page at a time (by user id) before their purge. */
+export const RetentionPageRequestSchema = z.object({
+  after: z.string().max(200).optional(),
+  limit: z.int().min(1).max(L.retentionPageMax),
+});
+export const RetentionPageSchema = z.object({
+  settings: z.array(z.object({ userId: z.string(), days: RetentionBodySchema.shape.days })),
+  /** Pass as `after` for the next page; null on the last. */
+  next: z.string().nullable(),
+});

@@ -16,3 +16,22 @@ export const USER_DELETION_RECEIPT = 'events.user.deletion.receipt';
  * models drop late events of the deleted account. File storage: it must outlive a NATS restart.
  */
 export const ACCOUNT_DELETIONS_BUCKET = 'account-deletions';
+
+/**
+ * JetStream KV bucket of the take-outs running now, by `userKeyOf(userId)`: at most one per user across
+ * the gateway replicas. An entry lives ACCOUNT_LIMITS.takeoutLeaseMs unless its gateway renews it, so
+ * one left by a replica that died frees itself.
+ */
+export const ACCOUNT_TAKEOUTS_BUCKET = 'account-takeouts';
+
+/** The files of a take-out, one JSON and one CSV per area (campaign results have a CSV of their own). */
+export const TAKEOUT_AREAS = [
+  'templates',
+  'campaigns',
+  'opt-outs',
+  'contacts',
+  'preferences',
+  'policy',
+  'audit-log',
+] as const;
+export type TakeoutArea = (typeof TAKEOUT_AREAS)[number];

@@ -4,6 +4,8 @@ import type {
   DeletionStartedSchema,
   DeletionStartRequestSchema,
   DeletionStatusSchema,
+  RetentionPageRequestSchema,
+  RetentionPageSchema,
   RetentionSchema,
   RetentionSetRequestSchema,
   UserDeletionReceiptEventSchema,
@@ -18,3 +20,5 @@ export type UserDeletionRequestedEvent = z.output<typeof UserDeletionRequestedEv
 export type UserDeletionReceiptEvent = z.output<typeof UserDeletionReceiptEventSchema>;
 export type Retention = z.output<typeof RetentionSchema>;
 export type RetentionSetRequest = z.output<typeof RetentionSetRequestSchema>;
+export type RetentionPageRequest = z.output<typeof RetentionPageRequestSchema>;
+export type RetentionPage = z.output<typeof RetentionPageSchema>;

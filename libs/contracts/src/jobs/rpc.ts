@@ -133,6 +133,11 @@ export interface JobHistoryItem {
   personalised: boolean;
   /** The file every message carried; absent for text only. */
   attachment?: JobAttachment;
+  /**
+   * The retention period (days) after which the purge removed the message text and the per-recipient
+   * results (the counts stay); null while they are kept.
+   */
+  detailsPurgedAfterDays: number | null;
 }
 
 export interface JobHistoryPage {

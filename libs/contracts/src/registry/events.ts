@@ -10,6 +10,7 @@ import {
 import { JobLogEventSchema, JobProgressEventSchema, type JobLogEvent, type JobProgressEvent } from '../jobs/events.js';
 import { UserDeletionReceiptEventSchema, UserDeletionRequestedEventSchema } from '../account/schemas.js';
 import type { UserDeletionReceiptEvent, UserDeletionRequestedEvent } from '../account/types.js';
+import { AuditRecordedEventSchema, type AuditRecordedEvent } from '../account/audit.js';
 
 /** Each event subject's payload schema: a consumer checks what it receives with the same schema. */
 export const EVENT_SCHEMAS = {
@@ -20,6 +21,7 @@ export const EVENT_SCHEMAS = {
   'events.job.log': JobLogEventSchema,
   'events.user.deletion.requested': UserDeletionRequestedEventSchema,
   'events.user.deletion.receipt': UserDeletionReceiptEventSchema,
+  'events.audit.recorded': AuditRecordedEventSchema,
 } as const;
 
 export interface EventMap {
@@ -30,6 +32,7 @@ export interface EventMap {
   'events.job.log': JobLogEvent;
   'events.user.deletion.requested': UserDeletionRequestedEvent;
   'events.user.deletion.receipt': UserDeletionReceiptEvent;
+  'events.audit.recorded': AuditRecordedEvent;
 }
 export type EventKey = keyof EventMap;
 export type EventOf<K extends EventKey> = EventMap[K];

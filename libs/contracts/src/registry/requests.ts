@@ -13,7 +13,13 @@ import {
   SegmentRefSchema,
   SettingsSetRequestSchema,
 } from '../contacts/schemas.js';
-import { AccountUserRequestSchema, DeletionStartRequestSchema, RetentionSetRequestSchema } from '../account/schemas.js';
+import { AuditListRequestSchema } from '../account/audit.js';
+import {
+  AccountUserRequestSchema,
+  DeletionStartRequestSchema,
+  RetentionPageRequestSchema,
+  RetentionSetRequestSchema,
+} from '../account/schemas.js';
 import {
   DashboardGetRequestSchema,
   PreferencesGetRequestSchema,
@@ -162,6 +168,8 @@ export const REQUEST_SCHEMAS: RequestSchemas = {
   'integrations.account.deletion': AccountUserRequestSchema,
   'integrations.account.retention.get': AccountUserRequestSchema,
   'integrations.account.retention.set': RetentionSetRequestSchema,
+  'integrations.account.retention.page': RetentionPageRequestSchema,
+  'integrations.audit.list': AuditListRequestSchema,
 
   'contacts.ping': PingRequestSchema,
   'contacts.list': ContactListRequestSchema,

@@ -34,6 +34,8 @@ export const SOCKET_EVENTS = {
   sessionError: 'session_error',
   /** The account's deletion was requested (no `service`), or one service deleted its part (`service`). */
   accountDeletion: 'account_deletion',
+  /** An entry was added to the audit log (its kind and time: the list is fetched again). */
+  auditRecorded: 'audit_recorded',
 } as const;
 
 /** Client → server socket events (SPEC §7). */
@@ -88,6 +90,7 @@ export interface SocketEventMap {
     pairing_code: PairingCodePayload;
     session_error: SessionSocketError;
     account_deletion: { deletionId: string; service?: string };
+    audit_recorded: { kind: string; at: string };
   };
   clientToServer: {
     connected: { payload: undefined; ack: { success: true; userId: string } };

@@ -1,2 +1,3 @@
 export * from './user-deletions.js';
 export * from './account-data.js';
+export * from './retention.js';

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit';
 
 /**
- * A user's contact book, its facts, segments, settings and inbox (every table with a user_id),
- * deleted with the account.
+ * Everything the contacts service holds for a user is keyed by user id (contacts, phone facts, campaign
+ * outcomes, segments, settings, conversations and their messages): `deleteUserRows` takes every table,
+ * a batch at a time.
  */
 @Injectable()
 export class ContactsAccountData implements AccountData {

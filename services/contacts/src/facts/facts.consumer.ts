@@ -2,7 +2,6 @@ import {
   Inject,
   Injectable,
   Logger,
-  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
@@ -44,7 +43,7 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(SERVICE_ENV) env: ContactsEnv,
     private readonly facts: FactsRepository,
     private readonly metrics: ContactsMetrics,
-    @Optional() @Inject(UserDeletions) private readonly deletions?: UserDeletions,
+    @Inject(UserDeletions) private readonly deletions: UserDeletions,
   ) {
     this.consumers = FACT_SUBJECTS.map(
       (subject) =>
@@ -59,8 +58,8 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
           logger: this.logger,
           decode: (body, m) => {
             const fact = factOf(m.subject, body);
-            // A late event of a deleted account must not bring its rows back.
-            return !fact || this.deletions?.isGone(fact.userId, fact.at) ? SKIP : fact;
+            // A late event of a deleted account must not bring its contacts back.
+            return fact && !this.deletions.isGone(fact.userId, fact.at) ? fact : SKIP;
           },
           handle: async (fact) => {
             await this.facts.fold(fact);
@@ -76,7 +75,7 @@ export class FactsConsumer implements OnApplicationBootstrap, BeforeApplicationS
       callback: (err, msg) => {
         if (err) return;
         const notice = noticeOf(msg, OptedOutNoticeSchema);
-        if (!notice || this.deletions?.isGone(notice.userId, new Date())) return;
+        if (!notice || this.deletions.isGone(notice.userId, new Date())) return;
         const phones = notice.phones.flatMap((p) => normalizeHkPhone(p) ?? []);
         this.facts.optedOut(notice.userId, phones, new Date()).then(
           () => this.metrics.folded('opted_out', phones.length),

@@ -20,6 +20,11 @@ export const DASHBOARD_ENV = {
     35,
     { min: 1 },
   ),
+  RETENTION_PURGE_EVERY_MS: env.int(
+    "how often message text and replies past each user's retention are removed from the read model, ms (0 = never)",
+    86_400_000,
+    { min: 0 },
+  ),
 } satisfies Record<string, EnvVar<unknown>>;
 
 export type DashboardEnv = EnvOf<typeof DASHBOARD_ENV>;

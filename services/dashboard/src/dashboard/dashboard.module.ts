@@ -1,3 +1,6 @@
+import { RETENTION_CLOCK, systemClock } from '../retention/retention-clock.js';
+import { RetentionPurge } from '../retention/retention-purge.service.js';
+import { RetentionRepository } from '../retention/retention.repository.js';
 import { Module } from '@nestjs/common';
 import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
 import { DashboardAccountData } from '../account/dashboard-account-data.js';
@@ -18,6 +21,9 @@ import { PreferencesRepository } from './preferences.repository.js';
     ProjectionService,
     EventsConsumer,
     ...accountDataProviders('dashboard', DashboardAccountData),
+    RetentionRepository,
+    RetentionPurge,
+    { provide: RETENTION_CLOCK, useValue: systemClock },
   ],
 })
 export class DashboardModule {}

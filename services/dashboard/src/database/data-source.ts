@@ -1,3 +1,5 @@
+import { RetentionSettingEntity } from '../retention/retention-setting.entity.js';
+import { Retention1798100000000 } from './migrations/1798100000000-retention.js';
 import type { DatabaseOptions } from '@bns/service-kit';
 import { UserPreferencesEntity } from '../dashboard/user-preferences.entity.js';
 import { AppliedEventEntity } from '../projection/entities/applied-event.entity.js';
@@ -25,6 +27,7 @@ export const DASHBOARD_DATABASE = {
     SessionEntity,
     InboundMessageEntity,
     JobSkipsEntity,
+    RetentionSettingEntity,
   ],
-  migrations: [CreateDashboard1763769600000, AddReplies1795411802762, JobSkips1798300000000],
+  migrations: [CreateDashboard1763769600000, AddReplies1795411802762, Retention1798100000000, JobSkips1798300000000],
 } satisfies Omit<DatabaseOptions, 'url'>;

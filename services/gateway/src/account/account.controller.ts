@@ -1,5 +1,6 @@
-import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Put, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBearerAuth, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   AccountErrorCode,
   DeleteAccountBodySchema,
@@ -15,6 +16,8 @@ import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiSchemaBody, ApiSchemaOk } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { AccountApi } from './account.api.js';
+import { Takeout } from './takeout.js';
+import { Audited, details } from '../audit/audited.js';
 
 const PIPES = {
   delete: new SchemaPipe(DeleteAccountBodySchema, (r) =>
@@ -30,10 +33,28 @@ const PIPES = {
 @ApiBearerAuth()
 @Controller('api/account')
 export class AccountController {
-  constructor(private readonly account: AccountApi) {}
+  constructor(
+    private readonly account: AccountApi,
+    private readonly takeout: Takeout,
+  ) {}
+
+  @Get('export')
+  @Audited((_req, done) => (done === true ? 'takeout.downloaded' : undefined))
+  @ApiOperation({
+    summary:
+      'Download my data: a zip, streamed, with a JSON and a CSV file per area (templates, campaigns with per-recipient results, opt-outs, contacts, preferences, policy, audit log); one at a time per user',
+  })
+  @ApiProduces('application/zip')
+  @ApiResponse({ status: 409, description: 'Another download of your data is being prepared (text/plain)' })
+  export(@CurrentUser() user: AuthUser, @Res() res: Response): Promise<boolean> {
+    return this.takeout.stream(user.userId, res);
+  }
 
   @Delete()
   @HttpCode(202)
+  @Audited('account.deletion_requested', (_req, r) =>
+    details({ deletionId: (r as { deletionId?: unknown }).deletionId }),
+  )
   @ApiOperation({
     summary:
       "Delete the account and all its data in every service (confirm with the account's e-mail); every token issued before is refused at once",

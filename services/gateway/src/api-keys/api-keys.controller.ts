@@ -5,6 +5,7 @@ import { RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk } from '../http/openapi.js';
+import { Audited, details } from '../audit/audited.js';
 
 /**
  * The web's API-key calls, with the person's sign-in token (an API key is refused here: it is no
@@ -18,6 +19,9 @@ export class ApiKeysController {
 
   @Post()
   @HttpCode(201)
+  @Audited('api_key.created', (_req, r) =>
+    details({ keyId: (r as { id?: unknown }).id, prefix: (r as { prefix?: unknown }).prefix }),
+  )
   @ApiOperation({ summary: 'Create an API key with a name and scopes; the answer holds its secret, shown this once' })
   @ApiSchemaBody(ApiKeyCreateSchema)
   @ApiSchemaCreated(ApiKeyCreatedSchema)
@@ -33,6 +37,7 @@ export class ApiKeysController {
   }
 
   @Delete(':keyId')
+  @Audited('api_key.revoked', (req) => details({ keyId: req.params.keyId }))
   @ApiOperation({ summary: 'Revoke an API key: every gateway replica refuses it within a second' })
   revoke(@CurrentUser() user: AuthUser, @Param('keyId') keyId: string) {
     return this.rpc.call('integrations.keys.revoke', { userId: user.userId, keyId });

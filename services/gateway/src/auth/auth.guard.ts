@@ -1,7 +1,8 @@
-import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, Optional, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { CommonErrorCode, ErrorKind, MESSAGES } from '@bns/contracts';
 import { AppError, PUBLIC_ROUTE } from '@bns/service-kit';
+import { SessionSignIns } from '../audit/session-sign-ins.js';
 import { AuthFailures } from './auth-failures.js';
 import type { AuthedRequest, AuthUser } from './auth.types.js';
 import { unauthorized } from './token-verifier.js';
@@ -19,6 +20,8 @@ export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Inject(AuthFailures) private readonly failures: AuthFailures,
+    /** Clerk only: the first token of each session is its sign-in in the audit log. */
+    @Optional() @Inject(SessionSignIns) private readonly signIns?: SessionSignIns,
   ) {}
 
   /** @Public() per controller class and handler, read once (metadata is fixed once the app is up). */
@@ -40,6 +43,7 @@ export class AuthGuard implements CanActivate {
       throw req.authError ?? unauthorized('missing token');
     }
     assertActsAsSelf(req, user);
+    this.signIns?.saw(user, req.ip);
     return true;
   }
 

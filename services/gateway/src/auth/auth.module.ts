@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import type { GatewayEnv } from '../config/env.js';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { NATS_CONNECTION, RpcClient } from '@bns/service-kit';
+import { SessionSignIns } from '../audit/session-sign-ins.js';
 import { BodySizeGuard } from '../http/body-size.js';
 import { RateLimitGuard } from '../rate-limit/rate-limit.guard.js';
 import { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
@@ -89,6 +90,7 @@ export class AuthModule {
                 ? TokenVerifier.fromPem(env.CLERK_JWT_KEY, options(env.CLERK_ISSUER!))
                 : TokenVerifier.fromJwksUrl(env.CLERK_JWKS_URL!, options(env.CLERK_ISSUER!)),
           },
+          SessionSignIns,
         ];
     return {
       module: AuthModule,

@@ -31,6 +31,7 @@ import { idempotencyKeyOf } from '../http/idempotency-key.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk, ApiSchemaQuery, openApi } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { ContactsApi } from './contacts.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const refusal = (code: ContactsErrorCode) => (r: { message: string; errors: Record<string, string> }) =>
   AppError.validation(code, r.message, r.errors);
@@ -64,6 +65,7 @@ export class ContactsController {
   }
 
   @Get('contacts/export')
+  @Audited('export.downloaded', () => details({ what: 'contacts' }))
   @ApiOperation({
     summary:
       'The book (or what q, tag and segmentId select), streamed: ?format=csv (default; formulas neutralised) or xlsx (dates in ?tz, a frozen header)',

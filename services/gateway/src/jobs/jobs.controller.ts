@@ -37,6 +37,7 @@ import { ApiSchemaBody, ApiSchemaOk, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { JobStatusService } from '../job-status-fast-path/index.js';
 import { JobsApi } from './jobs.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 /** The start body's shape, checked here with the same codes and words the jobs service answers. */
 const startBody = new SchemaPipe(StartJobHttpBodySchema, (r) =>
@@ -58,6 +59,7 @@ export class JobsController {
   ) {}
 
   @Post('start-bulk-messages')
+  @Audited('campaign.started', (_req, r) => details({ campaignId: (r as { jobId?: unknown }).jobId }))
   @HttpCode(200)
   @BodyRule(JOB_HTTP.start)
   // A segmentId becomes the segment's recipients, and {{var|fallback}} is filled, before the body is checked.
@@ -120,6 +122,7 @@ export class JobsController {
   }
 
   @Post('cancel-job/:jobId')
+  @Audited('campaign.cancelled', (req) => details({ campaignId: req.params.jobId }))
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a queued or running job before its next send' })
   @ApiSchemaOk(JobAnswerSchema)

@@ -5,6 +5,7 @@ import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { JobsApi } from './jobs.api.js';
 import { PolicyApi } from './policy.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const POLICY_EXAMPLE = carefulPolicy();
 
@@ -56,6 +57,7 @@ export class PolicyController {
   }
 
   @Put('api/sending-policy/:userId')
+  @Audited('policy.changed')
   @ApiOperation({
     summary: `Change the sending policy (partial). ${POLICY_EXPLANATIONS.careful} Any edit makes it custom; bad values answer 400 naming the field.`,
   })
@@ -67,6 +69,7 @@ export class PolicyController {
   }
 
   @Post('pause-job/:jobId')
+  @Audited('campaign.paused', (req) => details({ campaignId: req.params.jobId }))
   @HttpCode(200)
   @ApiOperation({
     summary: 'Pause a queued, scheduled or running job; it keeps its place (409 when finished or already paused)',
@@ -76,6 +79,7 @@ export class PolicyController {
   }
 
   @Post('resume-job/:jobId')
+  @Audited('campaign.resumed', (req) => details({ campaignId: req.params.jobId }))
   @HttpCode(200)
   @ApiOperation({ summary: 'Resume a job you paused (409 when it is not paused by you)' })
   resume(@Param('jobId') jobId: string, @CurrentUser() user: AuthUser) {

@@ -5,6 +5,7 @@ import { RESULTS_LIMITS, RECIPIENT_RESULT_STATUSES } from '@bns/contracts';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ResultsApi } from './results.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const RESULT_EXAMPLE = {
   phoneNumber: '91234567',
@@ -66,6 +67,7 @@ export class ResultsController {
 
   /** Streams the whole report (ResultsApi.export): each chunk acknowledged once written out. */
   @Get('job-results/:jobId/export')
+  @Audited('export.downloaded', (req) => details({ what: 'campaign report', campaignId: req.params.jobId }))
   @ApiOperation({ summary: 'Download the whole report: ?format=csv (default) or xlsx' })
   @ApiQuery({ name: 'format', required: false, enum: ['csv', 'xlsx'] })
   export(

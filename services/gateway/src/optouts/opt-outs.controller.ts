@@ -17,6 +17,7 @@ import { BodyRule } from '../http/body-size.js';
 import { ApiSchemaBody, ApiSchemaQuery } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { OptOutsApi } from './opt-outs.api.js';
+import { Audited, details } from '../audit/audited.js';
 
 const ENTRY_EXAMPLE = { phoneNumber: '91234567', reason: 'keyword', at: '2025-01-01T00:00:04.000Z' };
 
@@ -83,6 +84,7 @@ export class OptOutsController {
   }
 
   @Get(':userId/export')
+  @Audited('export.downloaded', () => details({ what: 'opt-outs' }))
   @ApiOperation({ summary: 'The whole list as CSV (phoneNumber,reason,at), newest first, streamed' })
   @ApiSchemaQuery(schemas.exportQuery)
   @ApiProduces('text/csv')
@@ -109,6 +111,12 @@ export class OptOutsController {
   }
 
   @Post(':userId')
+  @Audited('opt_out.added', (req, r) =>
+    details({
+      numbers: (req.body as { phoneNumbers?: unknown[] }).phoneNumbers?.length,
+      added: (r as { added?: unknown }).added,
+    }),
+  )
   @HttpCode(200)
   @ApiOperation({
     summary:
@@ -132,6 +140,7 @@ export class OptOutsController {
   }
 
   @Delete(':userId/:phone')
+  @Audited('opt_out.removed')
   @ApiOperation({ summary: 'Take a number off the list (404 when it is not on it)' })
   @ApiParam({ name: 'phone', example: '91234567' })
   @ApiOkResponse({ schema: { example: { success: true } } })

@@ -58,6 +58,11 @@ export function toSocketEmission<K extends EventKey>(subject: K, event: EventMap
       const { deletionId, service } = event as EventMap['events.user.deletion.receipt'];
       return { name: SOCKET_EVENTS.accountDeletion, payload: { deletionId, service } };
     }
+    case 'events.audit.recorded': {
+      // Kind and time only: who and from where are read from the log itself.
+      const { kind, at } = event as EventMap['events.audit.recorded'];
+      return { name: SOCKET_EVENTS.auditRecorded, payload: { kind, at } };
+    }
   }
   const unknown: never = subject;
   throw new Error(`no socket event for ${String(unknown)}`);

@@ -7,6 +7,7 @@ import type { AuthUser } from '../auth/auth.types.js';
 import { ApiSchemaBody, ApiSchemaOk } from '../http/openapi.js';
 import { SchemaPipe } from '../http/schema.pipe.js';
 import { SessionsApi } from './sessions.api.js';
+import { Audited } from '../audit/audited.js';
 
 // eslint-disable-next-line no-useless-assignment -- used by a parameter decorator of the last method, which the rule does not see
 const PIPES = {
@@ -23,6 +24,7 @@ export class SessionController {
 
   @Post('cleanup')
   @HttpCode(200)
+  @Audited((_req, r) => ((r as { sessionsCleanedUp?: number }).sessionsCleanedUp ? 'whatsapp.unlinked' : undefined))
   @ApiOperation({
     summary: 'Sign-out cleanup: logs the WhatsApp account out and deletes its stored login (0 when there is nothing)',
   })

@@ -1,3 +1,4 @@
+import { ACCOUNT_LIMITS, AUDIT_KINDS, AuditPageSchema } from '@bns/contracts';
 import {
   API_KEY_SCOPES,
   ApiKeySchema,
@@ -377,6 +378,21 @@ export function v1OpenApiDocument(): object {
           ...scope('campaigns:write'),
           parameters: [{ ...query('phoneNumber', 'the number'), required: true }],
           responses: { ...ok({ type: 'object' }), ...errors(400, 401, 403, 404, 429) },
+        },
+      },
+      '/v1/audit': {
+        get: {
+          summary: `The account's audit log, newest first (kinds: ${AUDIT_KINDS.join(', ')}); actor is the person or key:<prefix>, address truncated to /24 or /48; kept a year, never changed`,
+          ...scope('read'),
+          parameters: [
+            query('kind', 'only entries of this kind'),
+            query('cursor', 'nextCursor of the previous page'),
+            query(
+              'limit',
+              `page size, 1 to ${ACCOUNT_LIMITS.auditPageMax} (default ${ACCOUNT_LIMITS.auditPageDefault})`,
+            ),
+          ],
+          responses: { ...ok(schemaOf(AuditPageSchema, 'output')), ...errors(400, 401, 403, 429) },
         },
       },
       '/v1/opt-outs/{phoneNumber}': {

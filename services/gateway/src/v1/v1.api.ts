@@ -1,5 +1,6 @@
 import {
   applyFallbacks,
+  AuditQuerySchema,
   checkWith,
   CommonErrorCode,
   INTEGRATIONS_MESSAGES as M,
@@ -81,6 +82,11 @@ export class V1Api {
       policy,
       today,
     };
+  }
+
+  async audit(userId: string, query: Record<string, unknown>) {
+    const q = checked(AuditQuerySchema, { kind: one(query.kind), cursor: one(query.cursor), limit: one(query.limit) });
+    return this.rpc.call('integrations.audit.list', { userId, ...q });
   }
 
   async templates(userId: string) {

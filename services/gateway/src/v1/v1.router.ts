@@ -8,11 +8,16 @@ import {
   PROBLEM_CONTENT_TYPE,
   PROBLEMS,
   RESULTS_MESSAGES,
+  apiKeyActor,
+  INTEGRATIONS_LIMITS,
   type ApiKeyPrincipal,
+  type AuditKind,
   type ApiKeyScope,
 } from '@bns/contracts';
 import type { RpcClient } from '@bns/service-kit';
 import type { ApiKeyVerifier } from '../api-keys/api-key-verifier.js';
+import type { AuditTrail } from '../audit/audit-trail.js';
+import { details } from '../audit/audited.js';
 import type { AuthFailures } from '../auth/auth-failures.js';
 import { bearerToken } from '../auth/token-verifier.js';
 import type { ContactsApi } from '../contacts/contacts.api.js';
@@ -31,6 +36,8 @@ export interface V1RouterDeps {
   media: MediaUploads;
   limiter: KeyRateLimiter;
   failures: AuthFailures;
+  /** Records the actions a key performs (campaigns, opt-outs) in its owner's audit log. */
+  audit: AuditTrail;
   bodyLimit: string;
   startBodyLimit: string;
   /** The OpenAPI document of /v1 (built once, on first ask). */
@@ -39,7 +46,7 @@ export interface V1RouterDeps {
   docsHeaders: readonly (readonly [string, string])[];
 }
 
-type V1Request = Request & { principal?: ApiKeyPrincipal; rawBody?: Buffer };
+type V1Request = Request & { principal?: ApiKeyPrincipal; keyPrefix?: string; rawBody?: Buffer };
 const locals = (req: Request) => req as V1Request;
 
 /** An async handler whose failure goes to the router's error handler. */
@@ -95,6 +102,9 @@ export function v1Router(deps: V1RouterDeps): Router {
   const read = need('read');
   const userOf = (req: V1Request) => req.principal!.userId;
   const json = (status: number) => (res: Response, body: unknown) => res.status(status).json(body);
+  /** The action is in the owner's audit log, by the key's prefix, before the answer goes out. */
+  const record = (req: V1Request, kind: AuditKind, what: Record<string, unknown> = {}) =>
+    deps.audit.record(kind, { userId: userOf(req), actor: apiKeyActor(req.keyPrefix!), ip: req.ip }, details(what));
 
   // An attachment is a multipart stream, never parsed as JSON: before the body parser. The same file
   // twice answers the same mediaId, so a retry needs no Idempotency-Key.
@@ -118,6 +128,11 @@ export function v1Router(deps: V1RouterDeps): Router {
     handle(async (req, res) => json(200)(res, await api.account(userOf(req)))),
   );
   router.get(
+    '/audit',
+    read,
+    handle(async (req, res) => json(200)(res, await api.audit(userOf(req), req.query))),
+  );
+  router.get(
     '/templates',
     read,
     handle(async (req, res) => json(200)(res, await api.templates(userOf(req)))),
@@ -130,7 +145,11 @@ export function v1Router(deps: V1RouterDeps): Router {
   router.post(
     '/campaigns',
     need('campaigns:write'),
-    handle(async (req, res) => json(201)(res, await api.startCampaign(userOf(req), req.body, idempotencyKeyOf(req)))),
+    handle(async (req, res) => {
+      const started = await api.startCampaign(userOf(req), req.body, idempotencyKeyOf(req));
+      await record(req, 'campaign.started', { campaignId: started.id });
+      json(201)(res, started);
+    }),
   );
   router.get(
     '/campaigns/:id',
@@ -146,7 +165,11 @@ export function v1Router(deps: V1RouterDeps): Router {
     router.post(
       `/campaigns/:id/${action}`,
       need('campaigns:write'),
-      handle(async (req, res) => json(200)(res, await api.campaignAction(userOf(req), String(req.params.id), action))),
+      handle(async (req, res) => {
+        const campaign = await api.campaignAction(userOf(req), String(req.params.id), action);
+        await record(req, CAMPAIGN_KINDS[action], { campaignId: String(req.params.id) });
+        json(200)(res, campaign);
+      }),
     );
   }
   const id = (req: V1Request) => String(req.params.id);
@@ -203,17 +226,29 @@ export function v1Router(deps: V1RouterDeps): Router {
   router.post(
     '/opt-outs',
     need('campaigns:write'),
-    handle(async (req, res) => json(201)(res, await api.addOptOuts(userOf(req), req.body))),
+    handle(async (req, res) => {
+      const added = await api.addOptOuts(userOf(req), req.body);
+      await record(req, 'opt_out.added', { added: (added as { added?: unknown }).added });
+      json(201)(res, added);
+    }),
   );
   router.delete(
     '/opt-outs',
     need('campaigns:write'),
-    handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.query.phoneNumber))),
+    handle(async (req, res) => {
+      const removed = await api.removeOptOut(userOf(req), req.query.phoneNumber);
+      await record(req, 'opt_out.removed');
+      json(200)(res, removed);
+    }),
   );
   router.delete(
     '/opt-outs/:phone',
     need('campaigns:write'),
-    handle(async (req, res) => json(200)(res, await api.removeOptOut(userOf(req), req.params.phone))),
+    handle(async (req, res) => {
+      const removed = await api.removeOptOut(userOf(req), req.params.phone);
+      await record(req, 'opt_out.removed');
+      json(200)(res, removed);
+    }),
   );
   router.post(
     '/messages',
@@ -234,8 +269,11 @@ export function v1Router(deps: V1RouterDeps): Router {
   return router;
 }
 
+const CAMPAIGN_KINDS = { pause: 'campaign.paused', resume: 'campaign.resumed', cancel: 'campaign.cancelled' } as const;
+
 const KNOWN_PATHS = [
   /^\/account$/,
+  /^\/audit$/,
   /^\/templates$/,
   /^\/campaigns(\/[^/]+(\/(results|pause|resume|cancel))?)?$/,
   /^\/opt-outs(\/[^/]+)?$/,
@@ -266,6 +304,7 @@ function authenticate(deps: V1RouterDeps): RequestHandler {
       (principal) => {
         if (!principal) return refuse(M.keyInvalid);
         locals(req).principal = principal;
+        locals(req).keyPrefix = token.slice(0, INTEGRATIONS_LIMITS.apiKeyPrefixLength);
         next();
       },
       (err: unknown) => sendProblem(res, problemOf(err)),

@@ -12,6 +12,7 @@ import { RpcClient } from '@bns/service-kit';
 import type { AuthUser } from '../auth/auth.types.js';
 import { CurrentUser } from '../auth/current-user.decorator.js';
 import { ApiSchemaBody, ApiSchemaCreated, ApiSchemaOk } from '../http/openapi.js';
+import { Audited, details } from '../audit/audited.js';
 
 /** The web's webhook calls, with the person's sign-in token; the integrations service owns the endpoints. */
 @ApiTags('webhooks')
@@ -22,6 +23,7 @@ export class WebhooksController {
 
   @Post()
   @HttpCode(201)
+  @Audited('webhook.added', (_req, r) => details({ webhookId: (r as { id?: unknown }).id }))
   @ApiOperation({ summary: 'Add an endpoint (https, a public address) for chosen events; answers its signing secret' })
   @ApiSchemaBody(WebhookCreateSchema)
   @ApiSchemaCreated(WebhookWithSecretSchema)
@@ -37,6 +39,7 @@ export class WebhooksController {
   }
 
   @Patch(':webhookId')
+  @Audited('webhook.changed', (req) => details({ webhookId: req.params.webhookId }))
   @ApiOperation({ summary: 'Enable or disable an endpoint, change its events or URL' })
   @ApiSchemaBody(WebhookUpdateSchema)
   @ApiSchemaOk(WebhookSchema)
@@ -45,6 +48,7 @@ export class WebhooksController {
   }
 
   @Delete(':webhookId')
+  @Audited('webhook.removed', (req) => details({ webhookId: req.params.webhookId }))
   @ApiOperation({ summary: 'Delete an endpoint and its deliveries' })
   remove(@CurrentUser() user: AuthUser, @Param('webhookId') webhookId: string) {
     return this.rpc.call('integrations.webhooks.delete', { userId: user.userId, webhookId });
@@ -58,6 +62,7 @@ export class WebhooksController {
   }
 
   @Post(':webhookId/rotate')
+  @Audited('webhook.changed', (req) => details({ webhookId: req.params.webhookId, change: 'secret rotated' }))
   @HttpCode(200)
   @ApiOperation({ summary: 'A new signing secret; the old one still signs beside it for 24 h' })
   @ApiSchemaOk(WebhookWithSecretSchema)

@@ -103,4 +103,16 @@ export class AccountDeletionsRepository {
       [userId, days, at],
     );
   }
+
+  /** Settings after user id `after` (every one stored: an owner cannot tell a stored 365 from the default). */
+  async retentionPage(
+    after: string | undefined,
+    limit: number,
+  ): Promise<Array<{ userId: string; days: Retention['days'] }>> {
+    return rows(
+      this.tx.manager,
+      `SELECT user_id AS "userId", days FROM retention_settings WHERE user_id > $1 ORDER BY user_id LIMIT $2`,
+      [after ?? '', limit],
+    );
+  }
 }

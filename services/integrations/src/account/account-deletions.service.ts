@@ -14,6 +14,7 @@ import {
   type DeletionStarted,
   type DeletionStatus,
   type Retention,
+  type RetentionPage,
   type UserDeletionReceiptEvent,
 } from '@bns/contracts';
 import { AppError, EventBus, userKeyOf, UserDeletions } from '@bns/service-kit';
@@ -91,6 +92,11 @@ export class AccountDeletionsService implements OnApplicationBootstrap, BeforeAp
   async setRetention(userId: string, days: Retention['days']): Promise<Retention> {
     await this.repo.setRetention(userId, days, this.clock.now());
     return { days };
+  }
+
+  async retentionPage(after: string | undefined, limit: number): Promise<RetentionPage> {
+    const settings = await this.repo.retentionPage(after, limit);
+    return { settings, next: settings.length === limit ? settings.at(-1)!.userId : null };
   }
 
   private publish(deletionId: string, userId: string, at: Date): Promise<void> {

@@ -34,4 +34,11 @@ export class AccountHandler {
   ): Promise<ReplyOf<'integrations.account.retention.set'>> {
     return this.deletions.setRetention(req.userId, req.days);
   }
+
+  @Rpc('integrations.account.retention.page')
+  retentionPage(
+    @Payload() req: RequestOf<'integrations.account.retention.page'>,
+  ): Promise<ReplyOf<'integrations.account.retention.page'>> {
+    return this.deletions.retentionPage(req.after, req.limit);
+  }
 }

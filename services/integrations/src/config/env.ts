@@ -34,6 +34,11 @@ export const INTEGRATIONS_ENV = {
     1,
     { min: 1 },
   ),
+  RETENTION_PURGE_EVERY_MS: env.int(
+    "how often this service removes what is past its keeping time (audit entries after a year, webhook deliveries past the user's retention), ms",
+    86_400_000,
+    { min: 1000 },
+  ),
 } satisfies Record<string, EnvVar<unknown>>;
 
 export type IntegrationsEnv = EnvOf<typeof INTEGRATIONS_ENV>;

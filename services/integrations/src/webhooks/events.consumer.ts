@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, EVENTS_WILDCARD } from '@bns/contracts';
-import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV, SKIP } from '@bns/service-kit';
+import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV, SKIP, UserDeletions } from '@bns/service-kit';
 import type { IntegrationsEnv } from '../config/env.js';
 import { Dispatcher } from './dispatcher.js';
 import { sourceEventOf, type SourceEvent } from './event-mapping.js';
@@ -28,6 +28,7 @@ export class WebhookEventsConsumer implements OnApplicationBootstrap, BeforeAppl
     @Inject(SERVICE_ENV) env: IntegrationsEnv,
     fanOut: FanOutService,
     dispatcher: Dispatcher,
+    @Inject(UserDeletions) deletions: UserDeletions,
   ) {
     this.consumer = new DurableConsumer<SourceEvent>(nc, {
       stream: EVENTS_STREAM,
@@ -41,7 +42,9 @@ export class WebhookEventsConsumer implements OnApplicationBootstrap, BeforeAppl
       decode: (body, m) => {
         const e = sourceEventOf(m.subject, body);
         if (e === undefined) return SKIP;
-        return typeof e === 'string' ? new Poison(e) : e;
+        if (typeof e === 'string') return new Poison(e);
+        // A late event of a deleted account (the cancel's progress, say) must not bring rows back.
+        return deletions.isGone(e.userId, e.at) ? SKIP : e;
       },
       handle: async (e) => {
         if ((await fanOut.apply(e)) > 0) dispatcher.kick();

@@ -1,3 +1,4 @@
+import { WebhookDeliveriesPurge } from './deliveries-purge.js';
 import { Module } from '@nestjs/common';
 import { Dispatcher } from './dispatcher.js';
 import { WebhookEventsConsumer } from './events.consumer.js';
@@ -18,6 +19,7 @@ import { WebhooksService } from './webhooks.service.js';
     Dispatcher,
     WebhookEventsConsumer,
     OptOutNotices,
+    WebhookDeliveriesPurge,
   ],
 })
 export class WebhooksModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { ACCOUNT_LIMITS } from '@bns/contracts';
 import type {
   DeliveryStatus,
   JobStatus,
@@ -466,5 +467,26 @@ export class WebhooksRepository {
       before,
     ]);
     await rows(this.tx.manager, `DELETE FROM campaign_states WHERE updated_at < $1`, [before]);
+  }
+
+  /**
+   * One batch of the retention purge: finished deliveries (never one still due) older than their
+   * owner's retention at `now` (the default without a setting, none with "keep"); how many went.
+   */
+  async purgeDeliveriesBatch(now: Date): Promise<number> {
+    return (
+      await rows<{ n: number }>(
+        this.tx.manager,
+        `WITH gone AS (
+           DELETE FROM webhook_deliveries WHERE ctid = ANY (ARRAY(
+             SELECT d.ctid FROM webhook_deliveries d LEFT JOIN retention_settings r ON r.user_id = d.user_id
+              WHERE d.status <> 'pending'
+                AND d.created_at < $1::timestamptz - make_interval(days => CASE WHEN r.user_id IS NULL THEN $2::int ELSE r.days END)
+              LIMIT $3))
+           RETURNING 1
+         ) SELECT count(*)::int AS n FROM gone`,
+        [now, ACCOUNT_LIMITS.retentionDefaultDays, ACCOUNT_LIMITS.deleteBatchRows],
+      )
+    )[0]!.n;
   }
 }

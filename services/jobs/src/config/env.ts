@@ -135,6 +135,11 @@ export const JOBS_ENV = {
     { min: 1, max: 3650 },
   ),
   MEDIA_SWEEP_MS: env.int('how often the attachments clean-up runs (0 = never)', 3_600_000, { min: 0 }),
+  RETENTION_PURGE_EVERY_MS: env.int(
+    "how often campaign details (message text, variables, per-recipient rows) past each user's retention are removed, ms (0 = never)",
+    86_400_000,
+    { min: 0 },
+  ),
   OPT_OUTS_CONSUMER: env.str(
     'name of the durable JetStream consumer that reads inbound messages for opt-out keywords',
     'jobs-opt-outs',

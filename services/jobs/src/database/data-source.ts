@@ -1,3 +1,4 @@
+import { Retention1798100000000 } from './migrations/1798100000000-retention.js';
 import { OutboxEntity } from '@bns/service-kit';
 import { JobIdSchemeEntity } from '../store/job-id-scheme.entity.js';
 import { JobLogEntity } from '../events/job-log.entity.js';
@@ -56,6 +57,7 @@ export const JOBS_MIGRATIONS = [
   RefusedSends1797200000000,
   Media1797800000000,
   CascadeByStatement1798050000000,
+  Retention1798100000000,
   RecipientReplies1798300000000,
   UnansweredBudget1798400000000,
 ];

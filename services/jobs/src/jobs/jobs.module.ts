@@ -25,6 +25,7 @@ import { AdmissionRepository } from '../admission/admission.repository.js';
 import { JobStarts } from '../admission/job-starts.service.js';
 import { StartGuard } from '../admission/start-guard.js';
 import { MediaModule } from '../media/media.module.js';
+import { RetentionModule } from '../retention/retention.module.js';
 
 /** The repositories: every SQL statement of the jobs schema (the opt-outs one serves the start and the lane step too). */
 export const JOBS_REPOSITORIES = [
@@ -43,7 +44,7 @@ export const JOBS_REPOSITORIES = [
 
 @Module({
   // Campaign results and opt-outs: their calls and their event consumers (results also owns the outbox publisher).
-  imports: [ResultsModule, OptOutsModule, UserDeletionsModule, MediaModule],
+  imports: [ResultsModule, OptOutsModule, UserDeletionsModule, MediaModule, RetentionModule],
   controllers: [JobsHandler],
   providers: [
     ...JOBS_REPOSITORIES,

@@ -31,7 +31,12 @@ export type HistoryRow = Pick<
   'id' | 'status' | 'total' | 'sent' | 'failed' | 'skipped' | 'createdAt' | 'startedAt' | 'finishedAt'
 > &
   Pick<JobReceiptsEntity, 'delivered' | 'read' | 'replied'> &
-  Pick<JobEntity, 'message'> & { preview: string; personalised: boolean; attachment: JobAttachment | null };
+  Pick<JobEntity, 'message'> & {
+    preview: string;
+    personalised: boolean;
+    attachment: JobAttachment | null;
+    detailsPurgedAfterDays: number | null;
+  };
 
 /** A receipt to fold: which recipient (by job and number) and what happened when. */
 export interface ReceiptFold {
@@ -182,7 +187,8 @@ export class ResultsRepository {
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
               EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised,
               CASE WHEN j.media IS NOT NULL THEN jsonb_build_object('mediaId', j.media->'mediaId', 'kind', j.media->'kind', 'fileName',
-                j.media->'fileName', 'size', j.media->'size') END AS attachment
+                j.media->'fileName', 'size', j.media->'size') END AS attachment,
+              j.details_purged_after_days AS "detailsPurgedAfterDays"
          FROM jobs j LEFT JOIN job_receipts c ON c.job_id = j.id
         WHERE j.user_id = $1 ${after} ${active ? `AND j.status IN ${CAPPED}` : ''}
         ORDER BY j.created_at DESC, j.id DESC LIMIT $2`,

@@ -111,6 +111,7 @@ export class ResultsService {
         message: j.message,
         personalised: j.personalised,
         ...(j.attachment ? { attachment: j.attachment } : {}),
+        detailsPurgedAfterDays: j.detailsPurgedAfterDays,
       })),
       nextCursor: more ? found.at(-1)!.id : null,
     };

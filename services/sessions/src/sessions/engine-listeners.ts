@@ -153,6 +153,7 @@ export class EngineListeners {
     }
     await this.links.save({ userId: s.userId, sessionId: s.sessionId, engine: this.engine.name, phoneNumber });
     await this.events.state(s.userId, { state: 'ready', sessionId: s.sessionId, phoneNumber });
+    await this.events.audit(s.userId, 'whatsapp.linked', s.sessionId);
     // Outside the user's queue: the preference lookup may take its whole timeout. Never to a number
     // WhatsApp did not give us (a LID account whose phone number could not be resolved).
     if (phoneNumber) setImmediate(() => void this.sendWelcome(s.userId, s.sessionId, phoneNumber, engines));
@@ -199,6 +200,7 @@ export class EngineListeners {
       message: detail.message,
       ...(detail.waReason ? { waReason: detail.waReason } : {}),
     });
+    await this.events.audit(s.userId, 'whatsapp.unlinked', s.sessionId);
   }
 
   /** The auto-login success message: once per new link, when the user's preference allows it. */

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { RESULTS_MESSAGES, SUCCESSFUL_RESULT_STATUSES, type JobHistoryItem } from '@bns/contracts';
+import { ACCOUNT_MESSAGES, RESULTS_MESSAGES, SUCCESSFUL_RESULT_STATUSES, type JobHistoryItem } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { Spinner } from '../../components/Spinner.js';
@@ -21,10 +21,17 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
   const [open, setOpen] = useState(false);
   const [loading, setLoading] = useState(false);
   const { total, sent, failed } = job.progress;
+  const purgedAfter = job.detailsPurgedAfterDays;
   return (
     <li className="campaign-item" data-testid="campaign">
       <div className="card-title-row">
-        <strong className="message-content">{job.messagePreview}</strong>
+        {purgedAfter === null ? (
+          <strong className="message-content">{job.messagePreview}</strong>
+        ) : (
+          <em className="muted" data-testid="campaign-details-purged">
+            {ACCOUNT_MESSAGES.detailsPurged(purgedAfter)}
+          </em>
+        )}
         {job.attachment && (
           <span className="attachment-badge" data-testid="campaign-attachment" title="Attachment">
             <span aria-hidden="true">📎</span> {job.attachment.fileName}
@@ -48,25 +55,28 @@ function CampaignItem({ job }: { job: JobHistoryItem }) {
         {(job.progress.skipped ?? 0) > 0 && <span data-testid="campaign-skipped">Skipped {job.progress.skipped}</span>}
       </div>
       <ReceiptsRow receipts={job.receipts} />
-      <div className="button-row">
-        <button type="button" className="button secondary small" aria-expanded={open} onClick={() => setOpen(!open)}>
-          {open ? 'Hide report' : 'Open report'}
-        </button>
-        <ExportButtons jobId={job.jobId} />
-        <button
-          type="button"
-          className="button primary small"
-          disabled={sending || loading}
-          onClick={() => {
-            setLoading(true);
-            void dispatch(sendAgain(job)).finally(() => setLoading(false));
-          }}
-        >
-          {loading ? 'Loading…' : 'Send again'}
-        </button>
-        {['completed', 'failed', 'cancelled'].includes(job.status) && <FollowUp job={job} disabled={sending} />}
-      </div>
-      {open && (
+      {/* The text and the per-recipient results are gone: no report, export or send again to offer. */}
+      {purgedAfter === null && (
+        <div className="button-row">
+          <button type="button" className="button secondary small" aria-expanded={open} onClick={() => setOpen(!open)}>
+            {open ? 'Hide report' : 'Open report'}
+          </button>
+          <ExportButtons jobId={job.jobId} />
+          <button
+            type="button"
+            className="button primary small"
+            disabled={sending || loading}
+            onClick={() => {
+              setLoading(true);
+              void dispatch(sendAgain(job)).finally(() => setLoading(false));
+            }}
+          >
+            {loading ? 'Loading…' : 'Send again'}
+          </button>
+          {['completed', 'failed', 'cancelled'].includes(job.status) && <FollowUp job={job} disabled={sending} />}
+        </div>
+      )}
+      {open && purgedAfter === null && (
         <div className="results-grid">
           <ReportList
             jobId={job.jobId}

@@ -1,9 +1,16 @@
-import { displayedPhoneDigits, SETTINGS_MESSAGES } from '@bns/contracts';
+import { ACCOUNT_MESSAGES, displayedPhoneDigits, SETTINGS_MESSAGES } from '@bns/contracts';
 import { useAppDispatch, useAppSelector } from '../../app/hooks.js';
 import { selectConnection } from '../connection/slice.js';
 import { settingsSectionSelected, tabSelected } from '../ui/slice.js';
+import { AuditLogTable } from './AuditLogTable.js';
+import { DeleteAccount } from './DeleteAccount.js';
+import { RetentionField } from './RetentionField.js';
+import { TakeoutButton } from './TakeoutButton.js';
 
-/** Account & data: who is signed in, the WhatsApp link, and where each kind of data can be taken out. */
+/**
+ * Account & data: who is signed in, the WhatsApp link, where each kind of data can be taken out, how long
+ * campaign details are kept, the whole take-out, the audit log and deleting the account.
+ */
 export function AccountDataSection() {
   const dispatch = useAppDispatch();
   const session = useAppSelector((s) => s.session);
@@ -55,6 +62,12 @@ export function AccountDataSection() {
         </li>
         <li>{SETTINGS_MESSAGES.signOutData}</li>
       </ul>
+      <RetentionField />
+      <TakeoutButton />
+      <h3>{ACCOUNT_MESSAGES.auditTitle}</h3>
+      <AuditLogTable />
+      <h3>{ACCOUNT_MESSAGES.deleteTitle}</h3>
+      <DeleteAccount />
     </section>
   );
 }

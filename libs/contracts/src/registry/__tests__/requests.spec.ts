@@ -96,6 +96,8 @@ const KEYS: Record<RequestKey, true> = {
   'integrations.account.deletion': true,
   'integrations.account.retention.get': true,
   'integrations.account.retention.set': true,
+  'integrations.audit.list': true,
+  'integrations.account.retention.page': true,
   'jobs.media.get': true,
   'jobs.media.hold': true,
   'jobs.media.register': true,

@@ -53,7 +53,7 @@ describe('dashboard schema', () => {
     expect(column?.character_maximum_length).toBe(LIMITS.replyPreviewMax);
   });
 
-  it('the replies and job-skips migrations revert and apply again', async () => {
+  it('the replies, retention and job-skips migrations revert and apply again', async () => {
     await app.db.undoLastMigration({ transaction: 'each' });
     const skipsTable = () =>
       rows<{ table_name: string }>(
@@ -62,6 +62,7 @@ describe('dashboard schema', () => {
       );
     expect(await skipsTable()).toEqual([]);
     await app.db.undoLastMigration({ transaction: 'each' });
+    await app.db.undoLastMigration({ transaction: 'each' });
     const columns = await rows<{ column_name: string }>(
       app.db.manager,
       `SELECT column_name FROM information_schema.columns WHERE table_schema = 'dashboard' AND table_name = 'messages' AND column_name IN ('reply', 'replied_at')`,
@@ -69,6 +70,7 @@ describe('dashboard schema', () => {
     expect(columns).toEqual([]);
     expect((await app.db.runMigrations({ transaction: 'each' })).map((m) => m.name)).toEqual([
       'AddReplies1795411802762',
+      'Retention1798100000000',
       'JobSkips1798300000000',
     ]);
     expect(await skipsTable()).toEqual([{ table_name: 'job_skips' }]);

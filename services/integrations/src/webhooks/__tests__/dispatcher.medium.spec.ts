@@ -43,6 +43,7 @@ const env = {
   WEBHOOK_POLL_MS: 1000,
   WEBHOOK_LEASE_MS: 30_000,
   WEBHOOK_RETRY_SCALE: 1,
+  RETENTION_PURGE_EVERY_MS: 86_400_000,
 } satisfies IntegrationsEnv;
 
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { act, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
+import { ACCOUNT_MESSAGES, RESULTS_MESSAGES, type JobHistoryItem } from '@bns/contracts';
 import { connectedState, fakeFetch, renderWithProviders } from '../../../test/renderWithProviders.js';
 import { jobProgressEvent } from '../../job/slice.js';
 import { CampaignsCard } from '../CampaignsCard.js';
@@ -17,12 +17,34 @@ const job = (over: Partial<JobHistoryItem>): JobHistoryItem => ({
   messagePreview: 'Hi {{name}}',
   message: 'Hi {{name}}',
   personalised: true,
+  detailsPurgedAfterDays: null,
   ...over,
 });
 
 afterEach(() => vi.unstubAllGlobals());
 
 describe('Campaigns card', () => {
+  it("says when a campaign's details were removed by the retention setting, and keeps its counts", async () => {
+    const server = fakeFetch((_m, url) =>
+      url.pathname === '/api/jobs/user_test_1'
+        ? {
+            body: {
+              success: true,
+              jobs: [job({ messagePreview: '', message: '', detailsPurgedAfterDays: 90 })],
+              nextCursor: null,
+            },
+          }
+        : { status: 404, body: {} },
+    );
+    vi.stubGlobal('fetch', server.fn);
+    renderWithProviders(<CampaignsCard />, { preloadedState: connectedState() });
+    expect(await screen.findByText('Details removed after 90 days')).toBeTruthy();
+    expect(ACCOUNT_MESSAGES.detailsPurged(90)).toBe('Details removed after 90 days');
+    expect(screen.getByText('Sent 2')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Open report' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Send again' })).toBeNull();
+  });
+
   it('lists the jobs with their counts and receipts, and Send again loads message and recipients into the sender', async () => {
     const server = fakeFetch((_m, url) => {
       if (url.pathname === '/api/jobs/user_test_1')

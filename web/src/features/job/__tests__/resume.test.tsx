@@ -19,6 +19,7 @@ const item = (over: Partial<JobHistoryItem>): JobHistoryItem => ({
   messagePreview: 'Hello',
   message: 'Hello',
   personalised: false,
+  detailsPurgedAfterDays: null,
   ...over,
 });
 
