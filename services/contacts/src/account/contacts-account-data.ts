@@ -3,13 +3,16 @@ import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit
 
 /**
  * A user's contact book, its facts, segments, settings and inbox (every table with a user_id),
- * deleted with the account.
+ * deleted with the account (the contact count's bookkeeping too, but not counted as data).
  */
 @Injectable()
 export class ContactsAccountData implements AccountData {
   constructor(private readonly tx: Transactions) {}
 
-  deleteUser(userId: string): Promise<number> {
-    return deleteUserRows(this.tx.manager, userId);
+  async deleteUser(userId: string): Promise<number> {
+    // The count's deltas go last: deleting the contacts appends one.
+    const deleted = await deleteUserRows(this.tx.manager, userId, ['contact_count_deltas']);
+    await this.tx.manager.query(`DELETE FROM contact_count_deltas WHERE user_id = $1`, [userId]);
+    return deleted;
   }
 }

@@ -60,6 +60,9 @@ const TAGS_ADDED = `(SELECT coalesce(array_agg(t ORDER BY o), '{}') FROM (
    SELECT t, min(o) AS o FROM unnest(c.tags || $2::text[]) WITH ORDINALITY AS x(t, o) GROUP BY t) m)`;
 const TAGS_REMOVED = `ARRAY(SELECT t FROM unnest(c.tags) WITH ORDINALITY AS x(t, o) WHERE t <> ALL($2::text[]) ORDER BY o)`;
 
+/** How many contacts the user keeps, from the deltas the insert and delete triggers append. */
+const COUNT_KEPT = `SELECT coalesce(sum(n), 0)::int AS total FROM contact_count_deltas WHERE user_id = $1`;
+
 /** What a bulk change selects: contacts by id, or what a segment's rule selects now. */
 export type BulkSelection = { ids: string[] } | { rule: SegmentRule };
 
@@ -114,17 +117,20 @@ export class ContactsRepository {
     }
     params.push(filter.limit + 1);
     const em = this.tx.manager;
+    // The whole book's size is kept by triggers; only a filtered page counts its matches.
     const [page, [count]] = await Promise.all([
       rows<ContactRow>(
         em,
         `${SELECT} WHERE ${where.join(' AND ')} ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length}`,
         params,
       ),
-      rows<{ total: number }>(
-        em,
-        `SELECT count(*)::int AS total ${countFrom} WHERE ${countWhere.join(' AND ')}`,
-        countParams,
-      ),
+      countWhere.length === 1
+        ? rows<{ total: number }>(em, COUNT_KEPT, [userId])
+        : rows<{ total: number }>(
+            em,
+            `SELECT count(*)::int AS total ${countFrom} WHERE ${countWhere.join(' AND ')}`,
+            countParams,
+          ),
     ]);
     const more = page.length > filter.limit;
     const shown = more ? page.slice(0, filter.limit) : page;
@@ -141,6 +147,16 @@ export class ContactsRepository {
     await em.query(`SELECT pg_advisory_xact_lock(hashtext('bns:contacts:' || $1))`, [userId]);
   }
 
+  /** The user's contact count, its deltas folded into one row (only under the user's lock: see `lock`). */
+  private async countFolded(em: EntityManager, userId: string): Promise<number> {
+    const [{ n }] = (await em.query(
+      `WITH gone AS (DELETE FROM contact_count_deltas WHERE user_id = $1 RETURNING n)
+       INSERT INTO contact_count_deltas (user_id, n) SELECT $1, coalesce(sum(n), 0) FROM gone RETURNING n`,
+      [userId],
+    )) as { n: number }[];
+    return n;
+  }
+
   /** A new contact; 'exists' when the number is already in the book, 'full' past `max`. */
   insert(
     userId: string,
@@ -150,9 +166,7 @@ export class ContactsRepository {
   ): Promise<Contact | 'exists' | 'full'> {
     return this.tx.run(async (em) => {
       await this.lock(em, userId);
-      const [{ n }] = (await em.query(`SELECT count(*)::int AS n FROM contacts WHERE user_id = $1`, [userId])) as {
-        n: number;
-      }[];
+      const n = await this.countFolded(em, userId);
       if (n >= max) return 'full';
       const [created] = await rows<{ id: string }>(
         em,
@@ -287,9 +301,7 @@ export class ContactsRepository {
           );
           created += r!.created;
         }
-        const [{ n }] = (await em.query(`SELECT count(*)::int AS n FROM contacts WHERE user_id = $1`, [userId])) as {
-          n: number;
-        }[];
+        const n = await this.countFolded(em, userId);
         // Thrown, so the transaction rolls back: an import is all or nothing.
         if (n > max) throw new ImportTooBig(n);
         return { created, updated: input.length - created };

@@ -3,7 +3,10 @@ import { CONTACT_MESSAGES, ContactsErrorCode } from '@bns/contracts';
 import { AppError, NATS_CONNECTION } from '@bns/service-kit';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
 import { FactsRepository } from '../../facts/facts.repository.js';
+import { ContactsAccountData } from '../../account/contacts-account-data.js';
 import { ContactsMetrics } from '../../metrics/contacts.metrics.js';
+import { SegmentsRepository } from '../../segments/segments.repository.js';
+import { SegmentsService } from '../../segments/segments.service.js';
 import { ContactsRepository } from '../contacts.repository.js';
 import { ContactsService } from '../contacts.service.js';
 
@@ -19,6 +22,9 @@ beforeAll(async () => {
     ContactsService,
     ContactsMetrics,
     FactsRepository,
+    SegmentsRepository,
+    SegmentsService,
+    ContactsAccountData,
     { provide: NATS_CONNECTION, useValue: {} },
   ]);
   contacts = app.module.get(ContactsService);
@@ -163,5 +169,45 @@ describe('import', () => {
     expect(await repo.importRows(u, rows, 2, 2)).toBe('full');
     expect((await contacts.list(u, {})).total).toBe(0);
     expect(await repo.importRows(u, rows, 2, 3)).toEqual({ created: 3, updated: 0 });
+  });
+});
+
+describe('the book size', () => {
+  it('follows creates, imports, deletes and bulk deletes, and goes with the account', async () => {
+    const u = user();
+    const other = user();
+    await contacts.create(other, { phone: '95660000' });
+    const a = await contacts.create(u, { phone: '95660001' });
+    await contacts.import({
+      userId: u,
+      body: { rows: [2, 3, 4, 5, 1].map((i) => ({ phone: `9566000${i}`, tags: ['t'] })) },
+    });
+    expect((await contacts.list(u, {})).total).toBe(5);
+    await contacts.remove(u, a.id);
+    expect((await contacts.list(u, {})).total).toBe(4);
+    const ids = (await contacts.list(u, { q: '95660002' })).contacts.map((c) => c.id);
+    expect(await contacts.bulk(u, { action: 'delete', ids })).toEqual({ affected: 1 });
+    expect((await contacts.list(u, {})).total).toBe(3);
+    expect((await contacts.list(u, { tag: 't' })).total).toBe(3);
+    expect((await contacts.list(other, {})).total).toBe(1);
+    await app.module.get(ContactsAccountData).deleteUser(u);
+    expect((await contacts.list(u, {})).total).toBe(0);
+    const left = (await app.db.query(`SELECT count(*)::int AS n FROM contact_count_deltas WHERE user_id = $1`, [
+      u,
+    ])) as {
+      n: number;
+    }[];
+    expect(left[0]!.n).toBe(0);
+    expect((await contacts.list(other, {})).total).toBe(1);
+  });
+
+  it('still refuses a contact past the limit once the count is kept by triggers', async () => {
+    const u = user();
+    const repo = app.module.get(ContactsRepository);
+    const rows = [0, 1].map((i) => ({ phone: `9677000${i}`, name: null, fields: {}, tags: [] }));
+    expect(await repo.importRows(u, rows, 1, 2)).toEqual({ created: 2, updated: 0 });
+    expect(await repo.insert(u, { phone: '96770009' }, 'api', 2)).toBe('full');
+    expect(await repo.importRows(u, [{ phone: '96770003', name: null, fields: {}, tags: [] }], 1, 2)).toBe('full');
+    expect((await contacts.list(u, {})).total).toBe(2);
   });
 });
