@@ -261,8 +261,9 @@ export class ContactsRepository {
 
   /**
    * Upserts every row in one transaction, a few thousand per statement: a new number is created, a
-   * known one gets the row's non-empty values (fields merged key by key) and its tags added. Answers
-   * how many were created, or 'full' (nothing written) when the book would pass `max`.
+   * known one gets the row's non-empty values (fields merged key by key) and its tags added (a row that
+   * changes nothing writes nothing, yet counts as updated). Answers how many were created, or 'full'
+   * (nothing written) when the book would pass `max`.
    */
   importRows(
     userId: string,
@@ -289,6 +290,9 @@ export class ContactsRepository {
                          SELECT t, min(o) AS o FROM unnest(c.tags || excluded.tags) WITH ORDINALITY AS x(t, o) GROUP BY t
                        ) m),
                updated_at = now()
+             -- A row that would change nothing leaves the contact as it is (no new row version to index).
+             WHERE (excluded.name IS NOT NULL AND excluded.name IS DISTINCT FROM c.name)
+                OR NOT (c.fields @> excluded.fields) OR NOT (c.tags @> excluded.tags)
              RETURNING (xmax = 0) AS inserted)
            SELECT (count(*) FILTER (WHERE inserted))::int AS created FROM up`,
             [

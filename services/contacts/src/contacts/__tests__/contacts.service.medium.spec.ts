@@ -170,6 +170,31 @@ describe('import', () => {
     expect((await contacts.list(u, {})).total).toBe(0);
     expect(await repo.importRows(u, rows, 2, 3)).toEqual({ created: 3, updated: 0 });
   });
+
+  it('leaves a contact the row would not change as it was, and changes one it would', async () => {
+    const u = user();
+    const rows = [
+      { phone: '94550001', name: 'Ann', fields: { city: 'Sha Tin' }, tags: ['vip'] },
+      { phone: '94550002', name: 'Bo', fields: { city: 'Tai Po' }, tags: ['a', 'b'] },
+    ];
+    await contacts.import({ userId: u, body: { rows } });
+    const before = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c]));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await contacts.import({
+      userId: u,
+      body: {
+        rows: [
+          { phone: '94550001', name: '', fields: { city: 'Sha Tin' } },
+          { ...rows[1], tags: ['b', 'c'] },
+        ],
+      },
+    });
+    expect(again).toMatchObject({ created: 0, updated: 2 });
+    const after = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c]));
+    expect(after.get('94550001')).toEqual(before.get('94550001'));
+    expect(after.get('94550002')!.tags).toEqual(['a', 'b', 'c']);
+    expect(after.get('94550002')!.updatedAt > before.get('94550002')!.updatedAt).toBe(true);
+  });
 });
 
 describe('the book size', () => {
