@@ -265,19 +265,22 @@ export class ContactsRepository {
    * changes nothing writes nothing, yet counts as updated). Answers how many were created, or 'full'
    * (nothing written) when the book would pass `max`.
    */
-  importRows(
+  async importRows(
     userId: string,
     input: readonly ImportRow[],
     statementRows: number,
     max: number,
+    analyzeRows = Infinity,
   ): Promise<{ created: number; updated: number } | 'full'> {
-    return this.tx
+    let written = 0;
+    const answer = await this.tx
       .run(async (em) => {
         await this.lock(em, userId);
         let created = 0;
+        written = 0;
         for (let i = 0; i < input.length; i += statementRows) {
           const chunk = input.slice(i, i + statementRows);
-          const [r] = await rows<{ created: number }>(
+          const [r] = await rows<{ created: number; written: number }>(
             em,
             `WITH up AS (
              INSERT INTO contacts AS c (user_id, phone, name, fields, tags, source)
@@ -294,7 +297,7 @@ export class ContactsRepository {
              WHERE (excluded.name IS NOT NULL AND excluded.name IS DISTINCT FROM c.name)
                 OR NOT (c.fields @> excluded.fields) OR NOT (c.tags @> excluded.tags)
              RETURNING (xmax = 0) AS inserted)
-           SELECT (count(*) FILTER (WHERE inserted))::int AS created FROM up`,
+           SELECT (count(*) FILTER (WHERE inserted))::int AS created, count(*)::int AS written FROM up`,
             [
               userId,
               chunk.map((r) => r.phone),
@@ -304,6 +307,7 @@ export class ContactsRepository {
             ],
           );
           created += r!.created;
+          written += r!.written;
         }
         const n = await this.countFolded(em, userId);
         // Thrown, so the transaction rolls back: an import is all or nothing.
@@ -314,6 +318,11 @@ export class ContactsRepository {
         if (err instanceof ImportTooBig) return 'full' as const;
         throw err;
       });
+    // After the commit (autovacuum would take up to a minute): searches are planned for the book's new size.
+    // The import is committed by now: a failed ANALYZE only leaves the statistics to autovacuum.
+    if (answer !== 'full' && written >= analyzeRows)
+      await this.tx.manager.query(`ANALYZE contacts`).catch(() => undefined);
+    return answer;
   }
 }
 

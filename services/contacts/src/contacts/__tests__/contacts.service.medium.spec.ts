@@ -197,6 +197,26 @@ describe('import', () => {
   });
 });
 
+describe('after a big import', () => {
+  const lastAnalyze = async () =>
+    (
+      (await app.db.query(
+        `SELECT last_analyze FROM pg_stat_user_tables WHERE schemaname = 'contacts' AND relname = 'contacts'`,
+      )) as { last_analyze: Date | null }[]
+    )[0]!.last_analyze?.getTime() ?? 0;
+
+  it('refreshes the statistics searches are planned with, and only when it wrote enough rows', async () => {
+    const u = user();
+    const repo = app.module.get(ContactsRepository);
+    const rows = [0, 1, 2].map((i) => ({ phone: `9788000${i}`, name: null, fields: {}, tags: [] }));
+    const before = await lastAnalyze();
+    await repo.importRows(u, rows.slice(0, 1), 2, 10, 2);
+    expect(await lastAnalyze()).toBe(before);
+    await repo.importRows(u, rows, 2, 10, 2);
+    expect(await lastAnalyze()).toBeGreaterThan(before);
+  });
+});
+
 describe('the book size', () => {
   it('follows creates, imports, deletes and bulk deletes, and goes with the account', async () => {
     const u = user();
