@@ -66,6 +66,13 @@ const COUNT_KEPT = `SELECT coalesce(sum(n), 0)::int AS total FROM contact_count_
 /** What a bulk change selects: contacts by id, or what a segment's rule selects now. */
 export type BulkSelection = { ids: string[] } | { rule: SegmentRule };
 
+/**
+ * A text[] literal of the strings (each quoted, its `"` and `\` escaped): Postgres casts it per row
+ * without the subquery a JSON array needs, which cost an import of 100,000 rows about 0.3 s.
+ */
+const arrayLiteral = (items: readonly string[]) =>
+  `{${items.map((t) => `"${t.replace(/["\\]/g, (ch) => `\\${ch}`)}"`).join(',')}}`;
+
 /** `LIKE` pattern of a literal: its own % _ and \ escaped. */
 const likeOf = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
 
@@ -284,8 +291,8 @@ export class ContactsRepository {
             em,
             `WITH up AS (
              INSERT INTO contacts AS c (user_id, phone, name, fields, tags, source)
-             SELECT $1, u.phone, u.name, u.fields, ARRAY(SELECT jsonb_array_elements_text(u.tags)), 'import'
-               FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::jsonb[]) AS u(phone, name, fields, tags)
+             SELECT $1, u.phone, u.name, u.fields, u.tags::text[], 'import'
+               FROM unnest($2::text[], $3::text[], $4::jsonb[], $5::text[]) AS u(phone, name, fields, tags)
              ON CONFLICT (user_id, phone) DO UPDATE SET
                name = coalesce(excluded.name, c.name),
                fields = c.fields || excluded.fields,
@@ -303,7 +310,7 @@ export class ContactsRepository {
               chunk.map((r) => r.phone),
               chunk.map((r) => r.name),
               chunk.map((r) => JSON.stringify(r.fields)),
-              chunk.map((r) => JSON.stringify(r.tags)),
+              chunk.map((r) => arrayLiteral(r.tags)),
             ],
           );
           created += r!.created;

@@ -162,6 +162,18 @@ describe('import', () => {
     });
   });
 
+  it('keeps tags exactly as written, quotes, backslashes, braces, commas and spaces included', async () => {
+    const u = user();
+    const odd = ['say "hi"', 'back\\slash', '{braced}', 'a,b', ' NULL ', 'NULL', '中文'];
+    const repo = app.module.get(ContactsRepository);
+    await repo.importRows(u, [{ phone: '94660001', name: null, fields: {}, tags: odd }], 2, 10);
+    await repo.importRows(u, [{ phone: '94660002', name: null, fields: {}, tags: [] }], 2, 10);
+    const found = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c.tags]));
+    expect(found.get('94660001')).toEqual(odd);
+    expect(found.get('94660002')).toEqual([]);
+    expect((await contacts.list(u, { tag: 'say "hi"' })).total).toBe(1);
+  });
+
   it('is all or nothing: past the limit nothing is written', async () => {
     const u = user();
     const repo = app.module.get(ContactsRepository);
