@@ -20,6 +20,11 @@ export const CONTACTS_LIMITS = {
   importRowsMax: 200_000,
   /** Rows in one multi-row upsert statement of an import. */
   importStatementRows: 2_000,
+  /**
+   * An import that writes at least this many rows refreshes the planner's statistics when it commits: a
+   * search right after a big import would otherwise be planned as if the book were still small.
+   */
+  importAnalyzeRows: 10_000,
   /** Import bodies above this many bytes are staged in the JetStream object store, not sent in the request. */
   stageAboveBytes: 512 * 1024,
   /** A staged import body older than this is dropped by the store. */

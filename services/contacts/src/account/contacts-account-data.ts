@@ -2,15 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit';
 
 /**
- * Everything the contacts service holds for a user is keyed by user id (contacts, phone facts, campaign
- * outcomes, segments, settings, conversations and their messages): `deleteUserRows` takes every table,
- * a batch at a time.
+ * A user's contact book, its facts, segments, settings and inbox (every table with a user_id),
+ * deleted with the account (the contact count's bookkeeping too, but not counted as data).
  */
 @Injectable()
 export class ContactsAccountData implements AccountData {
   constructor(private readonly tx: Transactions) {}
 
-  deleteUser(userId: string): Promise<number> {
-    return deleteUserRows(this.tx.manager, userId);
+  async deleteUser(userId: string): Promise<number> {
+    // The count's deltas go last: deleting the contacts appends one.
+    const deleted = await deleteUserRows(this.tx.manager, userId, ['contact_count_deltas']);
+    await this.tx.manager.query(`DELETE FROM contact_count_deltas WHERE user_id = $1`, [userId]);
+    return deleted;
   }
 }

@@ -147,6 +147,7 @@ export class ContactsService {
       merged.rows,
       CONTACTS_LIMITS.importStatementRows,
       CONTACTS_LIMITS.contactsPerUserMax,
+      CONTACTS_LIMITS.importAnalyzeRows,
     );
     if (written === 'full') {
       throw AppError.conflict(ContactsErrorCode.LimitReached, CONTACT_MESSAGES.limitReached, {

@@ -5,7 +5,10 @@ const L = CONTACTS_LIMITS;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** Text of a cell: numbers and booleans as their text; NUL dropped (Postgres cannot store it). */
 function cell(value: unknown, max: number): string {
-  if (typeof value === 'string') return value.replaceAll('\u0000', '').trim().slice(0, max);
+  if (typeof value === 'string') {
+    const text = value.includes('\u0000') ? value.replaceAll('\u0000', '') : value;
+    return text.trim().slice(0, max);
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return '';
 }
@@ -29,6 +32,17 @@ export interface MergedImport {
  */
 export function mergeImportRows(input: readonly unknown[], extraTags: readonly string[] = []): MergedImport {
   const byPhone = new Map<string, ImportRow>();
+  // A spreadsheet repeats the same few column titles on every row: each is turned into a name once.
+  const keyNames = new Map<string, string>();
+  const keyName = (key: string) => {
+    let name = keyNames.get(key);
+    if (name !== undefined) return name;
+    name = variableNameOf(key).slice(0, L.fieldKeyMax);
+    // Bounded: a body of ever-new titles gains nothing from remembering them.
+    if (keyNames.size < 1_000) keyNames.set(key, name);
+    return name;
+  };
+  const distinct = (tags: string[]) => (tags.length < 2 ? tags : [...new Set(tags)]);
   const invalidRows: number[] = [];
   let duplicates = 0;
   input.forEach((raw, i) => {
@@ -41,16 +55,20 @@ export function mergeImportRows(input: readonly unknown[], extraTags: readonly s
     const name = cell(row.name, L.nameMax);
     const fields: Record<string, string> = {};
     if (isObject(row.fields)) {
-      for (const [key, value] of Object.entries(row.fields)) {
-        const v = cell(value, L.fieldValueMax);
-        const k = variableNameOf(key).slice(0, L.fieldKeyMax);
-        if (v !== '' && k !== '_' && Object.keys(fields).length < L.fieldsMax) fields[k] = v;
+      let kept = 0;
+      for (const key in row.fields) {
+        if (!Object.hasOwn(row.fields, key)) continue;
+        const v = cell(row.fields[key], L.fieldValueMax);
+        const k = keyName(key);
+        if (v === '' || k === '_' || kept >= L.fieldsMax) continue;
+        if (!Object.hasOwn(fields, k)) kept++;
+        fields[k] = v;
       }
     }
     const tags = tagsOf(row.tags);
     const seen = byPhone.get(phone);
     if (!seen) {
-      byPhone.set(phone, { phone, name: name || null, fields, tags: [...new Set(tags)].slice(0, L.tagsMax) });
+      byPhone.set(phone, { phone, name: name || null, fields, tags: distinct(tags).slice(0, L.tagsMax) });
       return;
     }
     duplicates++;

@@ -143,7 +143,7 @@ export class FactsRepository {
        SELECT $1::text, $2::text, $3::text
         WHERE ($4 OR coalesce((SELECT save_recipients FROM settings WHERE user_id = $1::text), true))
           AND NOT EXISTS (SELECT 1 FROM contacts WHERE user_id = $1::text AND phone = $2::text)
-          AND (SELECT count(*) FROM contacts WHERE user_id = $1::text) < $5
+          AND (SELECT coalesce(sum(n), 0) FROM contact_count_deltas WHERE user_id = $1::text) < $5
        ON CONFLICT (user_id, phone) DO NOTHING`,
       [userId, phone, source, always, CONTACTS_LIMITS.contactsPerUserMax],
     );

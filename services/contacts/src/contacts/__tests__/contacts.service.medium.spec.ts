@@ -1,11 +1,12 @@
-import { SegmentsRepository } from '../../segments/segments.repository.js';
-import { SegmentsService } from '../../segments/segments.service.js';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { CONTACT_MESSAGES, ContactsErrorCode } from '@bns/contracts';
 import { AppError, NATS_CONNECTION } from '@bns/service-kit';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
 import { FactsRepository } from '../../facts/facts.repository.js';
+import { ContactsAccountData } from '../../account/contacts-account-data.js';
 import { ContactsMetrics } from '../../metrics/contacts.metrics.js';
+import { SegmentsRepository } from '../../segments/segments.repository.js';
+import { SegmentsService } from '../../segments/segments.service.js';
 import { ContactsRepository } from '../contacts.repository.js';
 import { ContactsService } from '../contacts.service.js';
 
@@ -23,6 +24,7 @@ beforeAll(async () => {
     FactsRepository,
     SegmentsRepository,
     SegmentsService,
+    ContactsAccountData,
     { provide: NATS_CONNECTION, useValue: {} },
   ]);
   contacts = app.module.get(ContactsService);
@@ -160,6 +162,18 @@ describe('import', () => {
     });
   });
 
+  it('keeps tags exactly as written, quotes, backslashes, braces, commas and spaces included', async () => {
+    const u = user();
+    const odd = ['say "hi"', 'back\\slash', '{braced}', 'a,b', ' NULL ', 'NULL', '中文'];
+    const repo = app.module.get(ContactsRepository);
+    await repo.importRows(u, [{ phone: '94660001', name: null, fields: {}, tags: odd }], 2, 10);
+    await repo.importRows(u, [{ phone: '94660002', name: null, fields: {}, tags: [] }], 2, 10);
+    const found = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c.tags]));
+    expect(found.get('94660001')).toEqual(odd);
+    expect(found.get('94660002')).toEqual([]);
+    expect((await contacts.list(u, { tag: 'say "hi"' })).total).toBe(1);
+  });
+
   it('is all or nothing: past the limit nothing is written', async () => {
     const u = user();
     const repo = app.module.get(ContactsRepository);
@@ -167,5 +181,90 @@ describe('import', () => {
     expect(await repo.importRows(u, rows, 2, 2)).toBe('full');
     expect((await contacts.list(u, {})).total).toBe(0);
     expect(await repo.importRows(u, rows, 2, 3)).toEqual({ created: 3, updated: 0 });
+  });
+
+  it('leaves a contact the row would not change as it was, and changes one it would', async () => {
+    const u = user();
+    const rows = [
+      { phone: '94550001', name: 'Ann', fields: { city: 'Sha Tin' }, tags: ['vip'] },
+      { phone: '94550002', name: 'Bo', fields: { city: 'Tai Po' }, tags: ['a', 'b'] },
+    ];
+    await contacts.import({ userId: u, body: { rows } });
+    const before = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c]));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await contacts.import({
+      userId: u,
+      body: {
+        rows: [
+          { phone: '94550001', name: '', fields: { city: 'Sha Tin' } },
+          { ...rows[1], tags: ['b', 'c'] },
+        ],
+      },
+    });
+    expect(again).toMatchObject({ created: 0, updated: 2 });
+    const after = new Map((await contacts.list(u, {})).contacts.map((c) => [c.phone, c]));
+    expect(after.get('94550001')).toEqual(before.get('94550001'));
+    expect(after.get('94550002')!.tags).toEqual(['a', 'b', 'c']);
+    expect(after.get('94550002')!.updatedAt > before.get('94550002')!.updatedAt).toBe(true);
+  });
+});
+
+describe('after a big import', () => {
+  const lastAnalyze = async () =>
+    (
+      (await app.db.query(
+        `SELECT last_analyze FROM pg_stat_user_tables WHERE schemaname = 'contacts' AND relname = 'contacts'`,
+      )) as { last_analyze: Date | null }[]
+    )[0]!.last_analyze?.getTime() ?? 0;
+
+  it('refreshes the statistics searches are planned with, and only when it wrote enough rows', async () => {
+    const u = user();
+    const repo = app.module.get(ContactsRepository);
+    const rows = [0, 1, 2].map((i) => ({ phone: `9788000${i}`, name: null, fields: {}, tags: [] }));
+    const before = await lastAnalyze();
+    await repo.importRows(u, rows.slice(0, 1), 2, 10, 2);
+    expect(await lastAnalyze()).toBe(before);
+    await repo.importRows(u, rows, 2, 10, 2);
+    expect(await lastAnalyze()).toBeGreaterThan(before);
+  });
+});
+
+describe('the book size', () => {
+  it('follows creates, imports, deletes and bulk deletes, and goes with the account', async () => {
+    const u = user();
+    const other = user();
+    await contacts.create(other, { phone: '95660000' });
+    const a = await contacts.create(u, { phone: '95660001' });
+    await contacts.import({
+      userId: u,
+      body: { rows: [2, 3, 4, 5, 1].map((i) => ({ phone: `9566000${i}`, tags: ['t'] })) },
+    });
+    expect((await contacts.list(u, {})).total).toBe(5);
+    await contacts.remove(u, a.id);
+    expect((await contacts.list(u, {})).total).toBe(4);
+    const ids = (await contacts.list(u, { q: '95660002' })).contacts.map((c) => c.id);
+    expect(await contacts.bulk(u, { action: 'delete', ids })).toEqual({ affected: 1 });
+    expect((await contacts.list(u, {})).total).toBe(3);
+    expect((await contacts.list(u, { tag: 't' })).total).toBe(3);
+    expect((await contacts.list(other, {})).total).toBe(1);
+    await app.module.get(ContactsAccountData).deleteUser(u);
+    expect((await contacts.list(u, {})).total).toBe(0);
+    const left = (await app.db.query(`SELECT count(*)::int AS n FROM contact_count_deltas WHERE user_id = $1`, [
+      u,
+    ])) as {
+      n: number;
+    }[];
+    expect(left[0]!.n).toBe(0);
+    expect((await contacts.list(other, {})).total).toBe(1);
+  });
+
+  it('still refuses a contact past the limit once the count is kept by triggers', async () => {
+    const u = user();
+    const repo = app.module.get(ContactsRepository);
+    const rows = [0, 1].map((i) => ({ phone: `9677000${i}`, name: null, fields: {}, tags: [] }));
+    expect(await repo.importRows(u, rows, 1, 2)).toEqual({ created: 2, updated: 0 });
+    expect(await repo.insert(u, { phone: '96770009' }, 'api', 2)).toBe('full');
+    expect(await repo.importRows(u, [{ phone: '96770003', name: null, fields: {}, tags: [] }], 1, 2)).toBe('full');
+    expect((await contacts.list(u, {})).total).toBe(2);
   });
 });
