@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
-import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
+import { accountDataProviders, UserDeletionsModule, RETENTION_CLOCK, systemClock } from '@bns/service-kit';
 import { ContactsAccountData } from './account/contacts-account-data.js';
-import { RETENTION_CLOCK, systemClock } from './retention/retention-clock.js';
 import { RetentionPurge } from './retention/retention-purge.service.js';
 import { RetentionRepository } from './retention/retention.repository.js';
 import { ContactsHandler } from './contacts/contacts.handler.js';

@@ -1,24 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { ACCOUNT_LIMITS, type RetentionPage } from '@bns/contracts';
-import { rows, Transactions } from '@bns/service-kit';
+import { RETENTION_CUTOFF_SQL, rows, saveRetentionSettings, Transactions } from '@bns/service-kit';
 
-/** The period of the message's owner at `$1`: the default without a setting, none (NULL) with "keep". */
-const CUTOFF = `$1::timestamptz - make_interval(days => CASE WHEN r.user_id IS NULL THEN $2::int ELSE r.days END)`;
+const CUTOFF = RETENTION_CUTOFF_SQL;
 
 /** Every statement of the conversations' retention purge. */
 @Injectable()
 export class RetentionRepository {
   constructor(private readonly tx: Transactions) {}
 
-  async saveSettings(settings: RetentionPage['settings']): Promise<void> {
-    if (settings.length === 0) return;
-    await rows(
-      this.tx.manager,
-      `INSERT INTO retention_settings (user_id, days)
-       SELECT * FROM unnest($1::text[], $2::int[])
-       ON CONFLICT (user_id) DO UPDATE SET days = EXCLUDED.days`,
-      [settings.map((s) => s.userId), settings.map((s) => s.days)],
-    );
+  saveSettings(settings: RetentionPage['settings']): Promise<void> {
+    return saveRetentionSettings(this.tx.manager, settings);
   }
 
   /** One batch of messages (sent and received) older than their owner's period; how many went. */

@@ -1,8 +1,7 @@
-import { RETENTION_CLOCK, systemClock } from '../retention/retention-clock.js';
 import { RetentionPurge } from '../retention/retention-purge.service.js';
 import { RetentionRepository } from '../retention/retention.repository.js';
 import { Module } from '@nestjs/common';
-import { accountDataProviders, UserDeletionsModule } from '@bns/service-kit';
+import { accountDataProviders, UserDeletionsModule, RETENTION_CLOCK, systemClock } from '@bns/service-kit';
 import { DashboardAccountData } from '../account/dashboard-account-data.js';
 import { EventsConsumer } from '../projection/events.consumer.js';
 import { ProjectionRepository } from '../projection/projection.repository.js';

@@ -1,13 +1,13 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  Inject,
-  Injectable,
-  Logger,
-  type BeforeApplicationShutdown,
-  type OnApplicationBootstrap,
-} from '@nestjs/common';
-import { deleteInBatches, RpcClient, SERVICE_ENV, syncRetentionSettings } from '@bns/service-kit';
+  deleteInBatches,
+  RETENTION_CLOCK,
+  RetentionPurgeLoop,
+  RpcClient,
+  SERVICE_ENV,
+  type RetentionClock,
+} from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { RETENTION_CLOCK, type RetentionClock } from './retention-clock.js';
 import { RetentionRepository } from './retention.repository.js';
 
 /** Jobs taken per look for due ones (each is then purged a batch of rows at a time). */
@@ -21,32 +21,25 @@ const JOBS_PER_LOOK = 100;
  * many days its details were removed. Opt-outs are not touched.
  */
 @Injectable()
-export class RetentionPurge implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  private readonly logger = new Logger('RetentionPurge');
-  private timer?: NodeJS.Timeout;
-  private running = false;
-
+export class RetentionPurge extends RetentionPurgeLoop<{ jobs: number; rows: number }> {
   constructor(
     private readonly repo: RetentionRepository,
-    private readonly rpc: RpcClient,
-    @Inject(RETENTION_CLOCK) private readonly clock: RetentionClock,
-    @Inject(SERVICE_ENV) private readonly env: Pick<JobsEnv, 'RETENTION_PURGE_EVERY_MS'>,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    if (this.env.RETENTION_PURGE_EVERY_MS === 0) return;
-    this.timer = setInterval(() => void this.runQuietly(), this.env.RETENTION_PURGE_EVERY_MS);
-    this.timer.unref();
+    rpc: RpcClient,
+    @Inject(RETENTION_CLOCK) clock: RetentionClock,
+    @Inject(SERVICE_ENV) env: Pick<JobsEnv, 'RETENTION_PURGE_EVERY_MS'>,
+  ) {
+    super({
+      everyMs: env.RETENTION_PURGE_EVERY_MS,
+      rpc,
+      clock,
+      save: (settings) => repo.saveSettings(settings),
+      logger: new Logger('RetentionPurge'),
+      removed: 'campaign details past their retention removed',
+    });
   }
 
-  beforeApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
-
-  /** Reads the settings, then purges every job past its period; the rows removed. */
-  async run(): Promise<{ jobs: number; rows: number }> {
-    await syncRetentionSettings(this.rpc, (settings) => this.repo.saveSettings(settings));
-    const now = this.clock.now();
+  /** Every job past its period, a batch of rows at a time; the jobs and rows removed. */
+  protected async purge(now: Date): Promise<{ jobs: number; rows: number }> {
     let jobs = 0;
     let removed = 0;
     for (;;) {
@@ -58,20 +51,6 @@ export class RetentionPurge implements OnApplicationBootstrap, BeforeApplication
         jobs += 1;
       }
       if (due.length < JOBS_PER_LOOK) return { jobs, rows: removed };
-    }
-  }
-
-  private async runQuietly(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    try {
-      const done = await this.run();
-      if (done.jobs > 0) this.logger.log(done, 'campaign details past their retention removed');
-    } catch (err) {
-      // Without the settings nothing is purged: a user's "keep" must never be read as the default.
-      this.logger.warn({ err: (err as Error).name }, 'retention purge failed; it runs again at the next interval');
-    } finally {
-      this.running = false;
     }
   }
 }

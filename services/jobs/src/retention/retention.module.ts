@@ -1,5 +1,5 @@
+import { RETENTION_CLOCK, systemClock } from '@bns/service-kit';
 import { Module } from '@nestjs/common';
-import { RETENTION_CLOCK, systemClock } from './retention-clock.js';
 import { RetentionPurge } from './retention-purge.service.js';
 import { RetentionRepository } from './retention.repository.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ACCOUNT_LIMITS, type RetentionPage } from '@bns/contracts';
-import { batchDeleteSql, rows, Transactions } from '@bns/service-kit';
+import { batchDeleteSql, rows, saveRetentionSettings, Transactions } from '@bns/service-kit';
 
 /** A job's rows the purge removes: variables, skips, log lines, then the recipients with their receipts and replies. */
 const DETAIL_TABLES = ['recipient_variables', 'job_skips', 'job_logs', 'job_recipients'];
@@ -12,15 +12,8 @@ export class RetentionRepository {
   constructor(private readonly tx: Transactions) {}
 
   /** Stores the settings of one page (an absent user keeps the default). */
-  async saveSettings(settings: RetentionPage['settings']): Promise<void> {
-    if (settings.length === 0) return;
-    await rows(
-      this.tx.manager,
-      `INSERT INTO retention_settings (user_id, days)
-       SELECT * FROM unnest($1::text[], $2::int[])
-       ON CONFLICT (user_id) DO UPDATE SET days = EXCLUDED.days`,
-      [settings.map((s) => s.userId), settings.map((s) => s.days)],
-    );
+  saveSettings(settings: RetentionPage['settings']): Promise<void> {
+    return saveRetentionSettings(this.tx.manager, settings);
   }
 
   /**

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { RetentionPage } from '@bns/contracts';
-import { connectNats, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { connectNats, RpcClient, SERVICE_ENV, RETENTION_CLOCK } from '@bns/service-kit';
 import { startNats, type Nats } from '@bns/testing';
 import { inProcess, type InProcess } from '../../__tests__/in-process.js';
-import { RETENTION_CLOCK } from '../retention-clock.js';
 import { RetentionPurge } from '../retention-purge.service.js';
 import { RetentionRepository } from '../retention.repository.js';
 

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import type { RetentionPage } from '@bns/contracts';
-import { connectNats, RpcClient, Transactions } from '@bns/service-kit';
+import { connectNats, RpcClient, Transactions, RETENTION_CLOCK } from '@bns/service-kit';
 import { startNats, type Nats } from '@bns/testing';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { ResultsRepository } from '../../results/results.repository.js';
-import { RETENTION_CLOCK } from '../retention-clock.js';
 import { RetentionPurge } from '../retention-purge.service.js';
 import { RetentionRepository } from '../retention.repository.js';
 
