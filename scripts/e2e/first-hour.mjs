@@ -358,7 +358,7 @@ export async function firstHour(url, browser, { step }) {
   if (part('exports')) {
     await step(
       page,
-      'exports: status in words with its code, the reason a number was skipped, times with the offset, a named file',
+      'exports and the report: status in words with its code, why a number was skipped, times with the offset, a reply, search',
       async () => {
         await page.getByRole('tab', { name: 'Settings' }).click();
         await page.getByRole('tab', { name: 'Opt-outs' }).click();
@@ -426,6 +426,42 @@ export async function firstHour(url, browser, { step }) {
         const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-index'));
         check(focused === '1', `ArrowDown twice focused row ${focused}`);
         await page.screenshot({ path: join(OUT, 'fh-08-report.png') });
+
+        // A customer's reply: its text under the Replies filter and in a side panel, the report searched
+        // by number, and the reply in the export.
+        const replied = await page.evaluate(async () => {
+          const token = JSON.parse(localStorage.getItem('bns.devSession') ?? '{}').token;
+          const res = await fetch('/dev/simulator/inbound', {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ from: '85267000000', text: 'Thanks, will come tomorrow' }),
+          });
+          return res.status;
+        });
+        check(replied === 200, `the simulated reply was refused (${replied})`);
+        await page.getByLabel('Show').selectOption('replied');
+        const showReplies = page.getByRole('button', { name: 'Show replies from 67000000' });
+        await showReplies.waitFor({ timeout: 15_000 });
+        await showReplies.click();
+        await page
+          .getByRole('complementary', { name: 'Replies from 67000000' })
+          .getByText('Thanks, will come tomorrow')
+          .waitFor();
+        await page.getByLabel('Show').selectOption('all');
+        await page.getByLabel('Search by number').fill('852 6700 0002');
+        const matching = page.getByRole('list', { name: 'Matching numbers numbers' });
+        await matching.locator('.report-row', { hasText: '67000002' }).waitFor({ timeout: 10_000 });
+        check(
+          (await matching.locator('.report-row', { hasText: '67000000' }).count()) === 0,
+          'the search by number shows other numbers',
+        );
+        await page.getByLabel('Search by number').fill('');
+        const [again] = await Promise.all([
+          page.waitForEvent('download'),
+          page.getByRole('button', { name: 'Export CSV' }).click(),
+        ]);
+        const withReply = readFileSync(await again.path(), 'utf8');
+        check(withReply.includes('Thanks, will come tomorrow'), 'the export does not carry the reply text');
         await page.getByRole('button', { name: 'Go Back' }).click();
       },
     );
