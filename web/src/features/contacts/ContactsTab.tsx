@@ -20,10 +20,12 @@ import {
   useBulkContactsMutation,
   useCreateSegmentMutation,
   useDeleteContactMutation,
+  useGetContactSettingsQuery,
   useGetContactsQuery,
   useGetHistoryQuery,
   useGetSegmentsQuery,
   useImportContactsMutation,
+  useSetContactSettingsMutation,
   usePreviewSegmentQuery,
   useSegmentCountQuery,
 } from './contactsApi.js';
@@ -408,6 +410,28 @@ function ContactPanel({ contact, onClose }: { contact: Contact; onClose: () => v
   );
 }
 
+/** "Save recipients as contacts" (on by default): numbers sent to from a list or a file join the book. */
+function SaveRecipientsSetting() {
+  const { data } = useGetContactSettingsQuery();
+  const [save, { isLoading }] = useSetContactSettingsMutation();
+  if (!data) return null;
+  return (
+    <label className="inline-check small">
+      <input
+        type="checkbox"
+        checked={data.saveRecipients}
+        disabled={isLoading}
+        onChange={(e) =>
+          void save({ saveRecipients: e.target.checked })
+            .unwrap()
+            .catch((err: unknown) => toast.error(errorMessage(err)))
+        }
+      />{' '}
+      Save recipients as contacts
+    </label>
+  );
+}
+
 /** Contacts: the book with search, a tag and segment filter, paging, bulk changes, export, import and segments. */
 export function ContactsTab() {
   const [q, setQ] = useState('');
@@ -466,6 +490,7 @@ export function ContactsTab() {
             </button>
           ))}
         </div>
+        <SaveRecipientsSetting />
         <BulkBar ids={selected} segmentId={segmentId} onDone={() => setSelected([])} />
         {error && <p className="notice notice-error">{errorMessage(error)}</p>}
         <table className="contacts-table">

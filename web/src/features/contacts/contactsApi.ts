@@ -50,6 +50,14 @@ export const contactsApi = api
         query: (body) => ({ url: 'api/contacts/import', method: 'POST', body }),
         invalidatesTags: ['Contacts', 'Segments'],
       }),
+      getContactSettings: build.query<{ saveRecipients: boolean }, void>({
+        query: () => 'api/contacts/settings',
+        providesTags: ['Contacts'],
+      }),
+      setContactSettings: build.mutation<{ saveRecipients: boolean }, { saveRecipients: boolean }>({
+        query: (body) => ({ url: 'api/contacts/settings', method: 'PUT', body }),
+        invalidatesTags: ['Contacts'],
+      }),
       getSegments: build.query<Segment[], void>({
         query: () => 'api/segments',
         transformResponse: (r: { segments?: Segment[] }) => r.segments ?? [],
@@ -120,6 +128,8 @@ export const {
   useDeleteContactMutation,
   useImportContactsMutation,
   useGetSegmentsQuery,
+  useGetContactSettingsQuery,
+  useSetContactSettingsMutation,
   useCreateSegmentMutation,
   useSegmentCountQuery,
   usePreviewSegmentQuery,

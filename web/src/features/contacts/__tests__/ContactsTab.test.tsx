@@ -59,6 +59,30 @@ describe('Contacts tab', () => {
   }, 30_000);
 });
 
+describe('Contacts tab: settings', () => {
+  it('turns "Save recipients as contacts" off and on', async () => {
+    let saveRecipients = true;
+    const fetch = fakeFetch((method, url, body) => {
+      if (url.pathname === '/api/contacts/settings') {
+        if (method === 'PUT') saveRecipients = (body as { saveRecipients: boolean }).saveRecipients;
+        return { body: { saveRecipients } };
+      }
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      if (url.pathname === '/api/segments/preview') return { body: { count: 0 } };
+      return { body: { contacts: [], nextCursor: null, total: 0 } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    const box = (await screen.findByLabelText('Save recipients as contacts')) as HTMLInputElement;
+    expect(box.checked).toBe(true);
+    await userEvent.click(box);
+    await waitFor(() => expect(saveRecipients).toBe(false));
+    await waitFor(() =>
+      expect((screen.getByLabelText('Save recipients as contacts') as HTMLInputElement).checked).toBe(false),
+    );
+  }, 30_000);
+});
+
 describe('Contacts tab: a contact’s panel', () => {
   it('shows the fields, tags and message history without marking the conversation read', async () => {
     const ann = { ...contact('91234567', 'Ann', ['vip']), fields: { city: 'Sha Tin' } };
