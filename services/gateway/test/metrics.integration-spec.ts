@@ -210,9 +210,9 @@ describe('/metrics of every service after a small job', () => {
       2,
     );
     expect(total(d, 'bns_dashboard_apply_batch_duration_seconds_count')).toBeGreaterThan(0);
-    // One durable consumer per subject the read model follows (message status, session state, replies),
-    // and the one that hears account deletions.
-    expect(d.filter((s) => s.name === 'bns_dashboard_consumer_pending').length).toBe(4);
+    // One durable consumer per subject the read model follows (message status, session state, replies,
+    // job progress for the skipped counts), and the one that hears account deletions.
+    expect(d.filter((s) => s.name === 'bns_dashboard_consumer_pending').length).toBe(5);
     expect(total(d, 'bns_dashboard_consumer_pending')).toBe(0);
   });
 

@@ -231,14 +231,16 @@ export function registerListeners(startListening: StartListening): void {
     },
   });
 
-  // A reply is in the inbox as soon as the contacts service has folded it in: the list (and the tab's
-  // badge) is asked again a moment after the socket's message_received.
+  // A reply is in the inbox as soon as the contacts service has folded it in, and on the campaign it
+  // answered once the jobs service has: the inbox (and the tab's badge) and the campaigns' counts (the
+  // progress view's Replied, even of a finished job) are asked again a moment after message_received.
   startListening({
     actionCreator: inboundMessageReceived,
     effect: async (_a, l) => {
       l.cancelActiveListeners();
       await l.delay(OPT_OUT_RECHECK_MS);
       l.dispatch(contactsApi.util.invalidateTags(['Conversations', 'Contacts']));
+      l.dispatch(resultsApi.util.invalidateTags(['JobHistory']));
     },
   });
 
