@@ -183,6 +183,14 @@ const SCRIPT_VARS = [
   ['runner', 'FUZZ_SEED', 'gateway fuzz test', 152026, 'seed of the malformed requests'],
   ['runner', 'TEST_RESULTS_NAME', 'test reporters', 'node-test', 'name of the results file under test-output/results'],
   [
+    'runner',
+    'TEST_RESULTS_SUFFIX',
+    'test reporters',
+    undefined,
+    "added to a Jest project's results file name (npm test's second run of the timed test files)",
+  ],
+  ['runner', 'JEST_SKIP_TIMED', 'jest', undefined, '1 leaves the timed test files (jest.preset.js) out of a run'],
+  [
     'bench',
     'BENCH_PROFILE',
     'jobs-throughput, pacing, pgboss-compare',

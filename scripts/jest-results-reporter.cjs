@@ -20,7 +20,8 @@ class ResultsReporter {
   onRunComplete(_contexts, results) {
     const dir = join(__dirname, '..', 'test-output', 'results');
     mkdirSync(dir, { recursive: true });
-    const name = `jest-${basename(this.rootDir)}`;
+    // A second run of a project (its timed files, alone) keeps its own file beside the first.
+    const name = `jest-${basename(this.rootDir)}${process.env.TEST_RESULTS_SUFFIX ?? ''}`;
     // Which tests failed, by file and name, with the first line of the reason: the closing summary
     // prints them, so a CI log that keeps only its tail still says what broke.
     const failures = [];

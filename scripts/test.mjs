@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { TIMED_TEST_FILES } from '../jest.preset.js';
 import { ensureDependencies, fail, ROOT, run, runAsync, TOOL_ENV, useNode24 } from './lib.mjs';
 
 await useNode24();
@@ -62,7 +63,7 @@ const nxTest = (...select) => [
 /** Runs a command with its output kept, and prints it in one piece when it ends. */
 function runQuietly(command, args, label) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: TOOL_ENV });
+    const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: LANE_ENV });
     const chunks = [];
     child.stdout.on('data', (c) => chunks.push(c));
     child.stderr.on('data', (c) => chunks.push(c));
@@ -75,12 +76,15 @@ function runQuietly(command, args, label) {
   });
 }
 
+/** The lanes leave the timed test files out: they run alone afterwards (timedAlone). */
+const LANE_ENV = { ...TOOL_ENV, JEST_SKIP_TIMED: TEST_LANES === 1 ? '0' : '1' };
+
 async function unitAndIntegration() {
   if (TEST_LANES === 1) return run('npx', nxTest());
   // The named lanes, then one lane with every project none of them names.
   const named = LANES.flat();
   const [first, ...rest] = await Promise.all([
-    runAsync('npx', nxTest(`--projects=${LANES[0].join(',')}`)),
+    runAsync('npx', nxTest(`--projects=${LANES[0].join(',')}`), { env: LANE_ENV }),
     ...LANES.slice(1).map((projects, i) =>
       runQuietly('npx', nxTest(`--projects=${projects.join(',')}`), `unit + integration, lane ${i + 2}`),
     ),
@@ -101,6 +105,26 @@ await step(
   `unit + integration (nx test, ${TEST_LANES === 1 ? 'one lane' : `${TEST_LANES} lanes`})`,
   unitAndIntegration,
 );
+/** The files whose assertions are times, each project's alone, with nothing else running (jest.preset.js). */
+function timedAlone() {
+  const byProject = new Map();
+  for (const file of TIMED_TEST_FILES) {
+    const [kind, name, ...rest] = file.split('/');
+    const dir = join(kind, name);
+    byProject.set(dir, [...(byProject.get(dir) ?? []), rest.join('/')]);
+  }
+  let status = 0;
+  for (const [dir, files] of byProject) {
+    const code = run(
+      process.execPath,
+      ['--experimental-vm-modules', join(ROOT, 'node_modules/jest/bin/jest.js'), '--runTestsByPath', ...files],
+      { cwd: join(ROOT, dir), env: { ...TOOL_ENV, JEST_SKIP_TIMED: '0', TEST_RESULTS_SUFFIX: '-timed' } },
+    );
+    if (code !== 0) status = code;
+  }
+  return status;
+}
+if (TEST_LANES !== 1) await step('timing checks, each alone', timedAlone);
 await step('launcher', () =>
   // Node 22+ reads --test arguments as files or globs, not folders; the totals reporter prints nothing
   // (a /dev/null destination fails: Node 24 fsyncs it on close).

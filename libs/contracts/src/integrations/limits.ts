@@ -45,6 +45,11 @@ export const INTEGRATIONS_LIMITS = {
   /** How long an Idempotency-Key of a /v1 POST is remembered. */
   idempotencyTtlMs: 24 * 3600_000,
   /**
+   * How long a request waits for the first one with its Idempotency-Key to be stored, when that one is
+   * still in progress (a client retrying the moment it got the first answer), before 409.
+   */
+  idempotencyWaitMs: 2_000,
+  /**
    * Metadata a /v1 message may carry (stored with it, echoed by GET /v1/messages/{id} and its
    * message.* webhooks): keys, each key's and value's length, and the whole object's JSON bytes.
    */

@@ -43,21 +43,28 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
   }
 
   async begin({ userId, key, fingerprint }: IdempotencyBeginRequest): Promise<IdempotencyBeginReply> {
-    const now = this.clock.now();
-    const held = await this.keys.claim(
-      userId,
-      key,
-      fingerprint,
-      now,
-      new Date(now.getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs),
-    );
-    if (held === true) return { state: 'new' };
-    if (held.fingerprint !== fingerprint)
-      throw AppError.conflict(IntegrationsErrorCode.IdempotencyConflict, INTEGRATIONS_MESSAGES.idempotencyConflict);
-    if (held.status !== null && held.body !== null) return { state: 'done', status: held.status, body: held.body };
-    if (await this.keys.retake(userId, key, fingerprint, now, new Date(now.getTime() - HELD_MAX_MS)))
-      return { state: 'new' };
-    throw AppError.conflict(IntegrationsErrorCode.IdempotencyInProgress, INTEGRATIONS_MESSAGES.idempotencyInProgress);
+    // The first request's answer is stored just after it went out: a client retrying at once waits for
+    // it (a moment) rather than hearing "in progress".
+    const waitUntil = Date.now() + INTEGRATIONS_LIMITS.idempotencyWaitMs;
+    for (;;) {
+      const now = this.clock.now();
+      const held = await this.keys.claim(
+        userId,
+        key,
+        fingerprint,
+        now,
+        new Date(now.getTime() - INTEGRATIONS_LIMITS.idempotencyTtlMs),
+      );
+      if (held === true) return { state: 'new' };
+      if (held.fingerprint !== fingerprint)
+        throw AppError.conflict(IntegrationsErrorCode.IdempotencyConflict, INTEGRATIONS_MESSAGES.idempotencyConflict);
+      if (held.status !== null && held.body !== null) return { state: 'done', status: held.status, body: held.body };
+      if (await this.keys.retake(userId, key, fingerprint, now, new Date(now.getTime() - HELD_MAX_MS)))
+        return { state: 'new' };
+      if (Date.now() >= waitUntil)
+        throw AppError.conflict(IntegrationsErrorCode.IdempotencyInProgress, INTEGRATIONS_MESSAGES.idempotencyInProgress);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   async finish({ userId, key, fingerprint, status, body }: IdempotencyFinishRequest): Promise<{ stored: true }> {
