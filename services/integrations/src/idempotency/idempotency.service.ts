@@ -62,7 +62,10 @@ export class IdempotencyService implements OnApplicationBootstrap, OnApplication
       if (await this.keys.retake(userId, key, fingerprint, now, new Date(now.getTime() - HELD_MAX_MS)))
         return { state: 'new' };
       if (Date.now() >= waitUntil)
-        throw AppError.conflict(IntegrationsErrorCode.IdempotencyInProgress, INTEGRATIONS_MESSAGES.idempotencyInProgress);
+        throw AppError.conflict(
+          IntegrationsErrorCode.IdempotencyInProgress,
+          INTEGRATIONS_MESSAGES.idempotencyInProgress,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
