@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit';
+import { ContactsRepository } from '../contacts/contacts.repository.js';
 
 /**
  * A user's contact book, its facts, segments, settings and inbox (every table with a user_id),
@@ -7,12 +8,15 @@ import { deleteUserRows, Transactions, type AccountData } from '@bns/service-kit
  */
 @Injectable()
 export class ContactsAccountData implements AccountData {
-  constructor(private readonly tx: Transactions) {}
+  constructor(
+    private readonly tx: Transactions,
+    private readonly contacts: ContactsRepository,
+  ) {}
 
   async deleteUser(userId: string): Promise<number> {
     // The count's deltas go last: deleting the contacts appends one.
     const deleted = await deleteUserRows(this.tx.manager, userId, ['contact_count_deltas']);
-    await this.tx.manager.query(`DELETE FROM contact_count_deltas WHERE user_id = $1`, [userId]);
+    await this.contacts.forgetCount(userId);
     return deleted;
   }
 }

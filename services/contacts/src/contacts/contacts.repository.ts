@@ -144,6 +144,11 @@ export class ContactsRepository {
     return { contacts: shown.map(toContact), total: count!.total, ...(more ? { last: shown[shown.length - 1] } : {}) };
   }
 
+  /** The book size's bookkeeping of a deleted account (its contacts are already gone). */
+  async forgetCount(userId: string): Promise<void> {
+    await rows(this.tx.manager, `DELETE FROM contact_count_deltas WHERE user_id = $1`, [userId]);
+  }
+
   async find(userId: string, id: string, em: EntityManager = this.tx.manager): Promise<Contact | undefined> {
     const [row] = await rows<ContactRow>(em, `${SELECT} WHERE c.user_id = $1 AND c.id = $2`, [userId, id]);
     return row ? toContact(row) : undefined;
