@@ -45,6 +45,8 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
   const server = item?.receipts;
   // Every message of the job carried the same file, its text the caption.
   const attachment = item?.attachment;
+  // What every list of this job's report is given.
+  const shared = { jobId, attachment: attachment?.fileName };
   const mine = live.jobId === jobId ? live : { delivered: 0, read: 0 };
   const receipts = {
     delivered: Math.max(mine.delivered, server?.delivered ?? 0),
@@ -112,8 +114,7 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
         <div className="report-main">
           {search !== '' && (
             <ReportList
-              attachment={attachment?.fileName}
-              jobId={jobId}
+              {...shared}
               statuses={searched}
               search={search}
               label={RESULTS_MESSAGES.reportSearchResults}
@@ -124,8 +125,7 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
           <div style={search === '' ? undefined : { display: 'none' }}>
             {filter === 'replied' && (
               <ReportList
-                attachment={attachment?.fileName}
-                jobId={jobId}
+                {...shared}
                 statuses={REPLIED}
                 count={receipts.replied}
                 label="Replied"
@@ -135,29 +135,14 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
               />
             )}
             {filter === 'skipped' && (
-              <ReportList
-                attachment={attachment?.fileName}
-                jobId={jobId}
-                statuses={SKIPPED}
-                count={skipped}
-                label="Skipped"
-                tone="skipped"
-              />
+              <ReportList {...shared} statuses={SKIPPED} count={skipped} label="Skipped" tone="skipped" />
             )}
             {filter === 'failed' && (
-              <ReportList
-                attachment={attachment?.fileName}
-                jobId={jobId}
-                statuses={FAILED}
-                count={progress.failed}
-                label="Failed"
-                tone="failed"
-              />
+              <ReportList {...shared} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
             )}
             <div className="results-grid" style={filter === 'all' ? undefined : { display: 'none' }}>
               <ReportList
-                attachment={attachment?.fileName}
-                jobId={jobId}
+                {...shared}
                 statuses={SUCCESSFUL_RESULT_STATUSES}
                 count={progress.sent}
                 label="Successful"
@@ -165,14 +150,7 @@ export function JobResults({ jobId, progress, finished }: { jobId: string; progr
                 refresh={receipts.delivered + receipts.read + receipts.replied}
                 onShowReplies={show}
               />
-              <ReportList
-                attachment={attachment?.fileName}
-                jobId={jobId}
-                statuses={FAILED}
-                count={progress.failed}
-                label="Failed"
-                tone="failed"
-              />
+              <ReportList {...shared} statuses={FAILED} count={progress.failed} label="Failed" tone="failed" />
             </div>
           </div>
         </div>
