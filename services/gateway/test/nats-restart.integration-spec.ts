@@ -70,7 +70,9 @@ describe('gateway across a NATS kill -9 and restart', () => {
     async (_what, empty, fresh) => {
       const [known] = users;
       await p99(known, 20); // warm
-      const before = await p99(known, 40);
+      // 100 calls each, so one pause of a loaded machine (a collection, another process) is the one
+      // in a hundred the p99 leaves out; a request held by the store waits a whole time-out.
+      const before = await p99(known, 100);
 
       await nats.kill9();
       await sleep(500);
@@ -86,8 +88,8 @@ describe('gateway across a NATS kill -9 and restart', () => {
       const wait = RECOVERY_MS - (Date.now() - back);
       if (wait > 0) await sleep(wait);
       // The user seen before, and one this replica has never limited (its first store read comes now).
-      const after = await p99(known, 40);
-      const newcomer = await p99(users[fresh], 40);
+      const after = await p99(known, 100);
+      const newcomer = await p99(users[fresh], 100);
       const bound = Math.max(2 * before, 15);
       expect(after).toBeLessThanOrEqual(bound);
       expect(newcomer).toBeLessThanOrEqual(bound);
