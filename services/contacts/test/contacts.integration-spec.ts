@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { strFromU8, unzipSync } from 'fflate';
 import { io, type Socket } from 'socket.io-client';
-import { FOLLOW_UPS, SOCKET, type FollowUpKind } from '@bns/contracts';
+import { FOLLOW_UPS, MEDIA_MESSAGES, SOCKET, type FollowUpKind } from '@bns/contracts';
 import {
   api,
   devSignIn,
+  mediaFiles,
   simulatorInbound,
   simulatorOutbox,
   simulatorScan,
@@ -327,6 +328,36 @@ describe('campaigns to a segment, facts and the inbox', () => {
       return out.some((m) => m.text === 'Sure Amy, see you') ? true : undefined;
     }, 30_000);
     expect((await shop.post('/api/conversations/97770001/messages', { text: '  ' })).status).toBe(400);
+
+    // An answer with an attachment: the file goes with the text as its caption; another user's file is not found.
+    const upload = async (who: Client, name: string, bytes: Buffer) => {
+      const form = new FormData();
+      form.append('file', new Blob([new Uint8Array(bytes)]), name);
+      const res = await fetch(`${sys.gateway.url}/api/media`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${who.token}` },
+        body: form,
+      });
+      return (await res.json()) as { mediaId: string; sha256: string };
+    };
+    const menu = await upload(shop, 'menu.png', mediaFiles.png(2000));
+    const evesFile = await upload(await signIn('eve'), 'eve.png', mediaFiles.png(3000));
+    const foreign = await shop.post('/api/conversations/97770001/messages', {
+      text: 'Not mine',
+      mediaId: evesFile.mediaId,
+    });
+    expect([foreign.status, foreign.body.error]).toEqual([404, MEDIA_MESSAGES.notFound]);
+    const withFile = await shop.post('/api/conversations/97770001/messages', {
+      text: 'Here is the menu',
+      mediaId: menu.mediaId,
+    });
+    expect(withFile.status).toBe(202);
+    const sentFile = await waitFor(async () => {
+      const out = await simulatorOutbox(sys.gateway.url, shop.token);
+      return out.find((m) => m.text === 'Here is the menu');
+    }, 30_000);
+    expect(sentFile.media).toMatchObject({ kind: 'image', sha256: menu.sha256, fileName: 'menu.png' });
+    expect((await simulatorOutbox(sys.gateway.url, shop.token)).some((m) => m.text === 'Not mine')).toBe(false);
 
     // Marked unread again, then read; another user, or a number with no conversation, is not found.
     expect((await shop.post('/api/conversations/85297770001/unread')).body).toEqual({ phone: '97770001', unread: 1 });

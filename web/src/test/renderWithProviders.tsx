@@ -69,7 +69,9 @@ export function fakeFetch(
     const req = input instanceof Request ? input : new Request(input, init);
     const url = new URL(req.url);
     const text = await req.text();
-    const body = text ? (JSON.parse(text) as unknown) : undefined;
+    // A multipart upload is kept as its text; every other body the app sends is JSON.
+    const multipart = req.headers.get('content-type')?.startsWith('multipart/form-data') ?? false;
+    const body = text ? (multipart ? text : (JSON.parse(text) as unknown)) : undefined;
     calls.push({ method: req.method, url, body, at: Date.now(), headers: req.headers });
     const answer = await handler(req.method, url, body);
     return new Response(JSON.stringify(answer.body), {

@@ -331,6 +331,12 @@ export const ConversationAnswerSchema = z.object({
     .refine((v) => v.trim() !== '', M.answerTextRequired)
     .refine((v) => v.length <= 1000, M.answerTextTooLong)
     .refine(cleanText, M.answerTextRequired),
+  /** Checked by the jobs service: an attachment that is not the user's is 404 before anything is sent. */
+  mediaId: z.unknown().optional().meta({
+    type: 'string',
+    description: 'An attachment uploaded with POST /api/media, sent with the answer as its caption',
+    example: 'med_3q2hYzX9c1Vb8uKq0aTn7w',
+  }),
 });
 
 /** The paths' `{phone}`: 8 digits or 852 + 8 digits. */

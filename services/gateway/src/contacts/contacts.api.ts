@@ -12,7 +12,9 @@ import {
   CONTACT_MESSAGES,
   CONTACTS_LIMITS,
   ContactsErrorCode,
+  type ConversationAnswerSchema,
   conversationPhoneOf,
+  type Infer,
   STAGED_IMPORTS_BUCKET,
   type SegmentRecipient,
 } from '@bns/contracts';
@@ -231,7 +233,12 @@ export class ContactsApi {
    * An answer in the inbox: a one-recipient transactional job through the send path of every message
    * (policy, opt-outs, the sessions ledger), taken ahead of the account's queued campaign messages.
    */
-  async answer(userId: string, rawPhone: string, text: string, idempotencyKey: string | undefined) {
+  async answer(
+    userId: string,
+    rawPhone: string,
+    { text, mediaId }: Infer<typeof ConversationAnswerSchema>,
+    idempotencyKey: string | undefined,
+  ) {
     const phone = conversationPhoneOf(rawPhone);
     if (!phone)
       throw AppError.validation(ContactsErrorCode.InvalidConversation, CONTACT_MESSAGES.conversationPhoneInvalid);
@@ -245,6 +252,7 @@ export class ContactsApi {
         userId,
         message: filled.message,
         transactional: true,
+        ...(mediaId === undefined || mediaId === null ? {} : { mediaId }),
         recipients: (filled.recipients as { phone: string; variables: Record<string, string> }[] | undefined) ?? [
           { phone, variables },
         ],

@@ -228,7 +228,9 @@ export class ContactsController {
 
   @Post('conversations/:phone/messages')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Answer {text}: sent through the send path ahead of queued campaign messages → {id}' })
+  @ApiOperation({
+    summary: 'Answer {text, mediaId?}: sent through the send path ahead of queued campaign messages → {id}',
+  })
   @ApiSchemaBody(ConversationAnswerSchema)
   answer(
     @CurrentUser() user: AuthUser,
@@ -240,7 +242,7 @@ export class ContactsController {
     return this.api.answer(
       user.userId,
       phone,
-      body.text,
+      body,
       idempotencyKeyOf(header, JobResultsErrorCode.IdempotencyKeyInvalid),
     );
   }

@@ -104,11 +104,11 @@ export const contactsApi = api
         transformResponse: (r: { messages?: ThreadMessage[] }) => r.messages ?? [],
         providesTags: ['Conversations'],
       }),
-      answer: build.mutation<{ id: string }, { phone: string; text: string }>({
-        query: ({ phone, text }) => ({
+      answer: build.mutation<{ id: string }, { phone: string; text: string; mediaId?: string }>({
+        query: ({ phone, ...body }) => ({
           url: `api/conversations/${encodeURIComponent(phone)}/messages`,
           method: 'POST',
-          body: { text },
+          body,
         }),
         invalidatesTags: ['Conversations'],
       }),

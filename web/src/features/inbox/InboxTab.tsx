@@ -7,6 +7,8 @@ import {
   useGetThreadQuery,
   useMarkConversationMutation,
 } from '../contacts/contactsApi.js';
+import { AttachmentField } from '../sender/AttachmentPicker.js';
+import type { Attachment } from '../sender/slice.js';
 
 function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
   const { data: messages = [], isLoading } = useGetThreadQuery(phone);
@@ -22,11 +24,13 @@ function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
     }
   };
   const [text, setText] = useState('');
+  const [attachment, setAttachment] = useState<Attachment | null>(null);
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     try {
-      await answer({ phone, text }).unwrap();
+      await answer({ phone, text, ...(attachment ? { mediaId: attachment.mediaId } : {}) }).unwrap();
       setText('');
+      setAttachment(null);
     } catch (err) {
       toast.error(errorMessage(err));
     }
@@ -52,13 +56,15 @@ function Thread({ phone, onClose }: { phone: string; onClose: () => void }) {
         ))}
       </ol>
       <form onSubmit={(e) => void submit(e)}>
-        <textarea
-          aria-label="Answer"
-          rows={2}
-          maxLength={1000}
-          value={text}
-          onChange={(e) => setText(e.target.value)}
-        />
+        <AttachmentField attachment={attachment} onChange={setAttachment}>
+          <textarea
+            aria-label="Answer"
+            rows={2}
+            maxLength={1000}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+          />
+        </AttachmentField>
         <button type="submit" className="button secondary small" disabled={sending || text.trim() === ''}>
           Send answer
         </button>

@@ -43,6 +43,26 @@ export function AttachmentChip({ attachment, children }: { attachment: Attachmen
 export function AttachmentPicker({ children }: { children: ReactNode }) {
   const dispatch = useAppDispatch();
   const attachment = useAppSelector(selectAttachment);
+  return (
+    <AttachmentField
+      attachment={attachment}
+      onChange={(next) => dispatch(next ? attachmentSet(next) : attachmentRemoved())}
+    >
+      {children}
+    </AttachmentField>
+  );
+}
+
+/** The attachment control itself, its value held by the caller (Compose's slice, an inbox answer's state). */
+export function AttachmentField({
+  attachment,
+  onChange,
+  children,
+}: {
+  attachment: Attachment | null | undefined;
+  onChange: (attachment: Attachment | null) => void;
+  children?: ReactNode;
+}) {
   const [upload, { isLoading }] = useUploadMediaMutation();
   const [error, setError] = useState<string | null>(null);
   const [dragging, setDragging] = useState(false);
@@ -64,17 +84,15 @@ export function AttachmentPicker({ children }: { children: ReactNode }) {
     if (file.size > MEDIA_LIMITS.maxUploadBytes) return setError(MEDIA_MESSAGES.uploadTooLarge);
     try {
       const media = await upload(file).unwrap();
-      dispatch(
-        attachmentSet({
-          mediaId: media.mediaId,
-          kind: media.kind,
-          fileName: media.fileName,
-          size: media.size,
-          ...(media.kind === 'image' && typeof URL.createObjectURL === 'function'
-            ? { previewUrl: URL.createObjectURL(file) }
-            : {}),
-        }),
-      );
+      onChange({
+        mediaId: media.mediaId,
+        kind: media.kind,
+        fileName: media.fileName,
+        size: media.size,
+        ...(media.kind === 'image' && typeof URL.createObjectURL === 'function'
+          ? { previewUrl: URL.createObjectURL(file) }
+          : {}),
+      });
     } catch (e) {
       setError(isNetworkError(e) || httpStatus(e) === 503 ? MEDIA_MESSAGES.uploadFailed : errorMessage(e));
     } finally {
@@ -139,7 +157,7 @@ export function AttachmentPicker({ children }: { children: ReactNode }) {
             type="button"
             className="button link small"
             aria-label={`Remove ${attachment.fileName}`}
-            onClick={() => dispatch(attachmentRemoved())}
+            onClick={() => onChange(null)}
           >
             Remove
           </button>

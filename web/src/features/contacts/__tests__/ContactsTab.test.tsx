@@ -239,6 +239,60 @@ describe('Contacts tab: segments and bulk changes', () => {
 });
 
 describe('Inbox tab', () => {
+  it('answers with an attachment: uploaded first, sent with the text as its caption, then cleared', async () => {
+    vi.stubGlobal('URL', Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:thumb'), revokeObjectURL: vi.fn() }));
+    const fetch = fakeFetch((method, url) => {
+      if (url.pathname === '/api/conversations')
+        return {
+          body: {
+            conversations: [
+              {
+                phone: '91234567',
+                name: 'Ann',
+                unread: 0,
+                lastMessage: { direction: 'in', text: 'Menu?', at: '2026-01-01T00:00:00.000Z' },
+              },
+            ],
+          },
+        };
+      if (url.pathname === '/api/media' && method === 'POST')
+        return {
+          status: 201,
+          body: {
+            success: true,
+            mediaId: 'med_menu',
+            kind: 'image',
+            size: 4096,
+            sha256: 'a'.repeat(64),
+            fileName: 'menu.png',
+            mime: 'image/png',
+            createdAt: '2026-12-02T00:00:00.000Z',
+          },
+        };
+      if (method === 'POST') return { status: 202, body: { id: 'job-2' } };
+      return { body: { messages: [{ direction: 'in', text: 'Menu?', at: '2026-01-01T00:01:00.000Z' }] } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<InboxTab />);
+    await userEvent.click(await screen.findByRole('button', { name: /Ann/ }));
+    const thread = await screen.findByRole('region', { name: 'Conversation with 91234567' });
+    await userEvent.upload(
+      within(thread).getByTestId('attachment-input'),
+      new File([new Uint8Array(4096)], 'menu.png', { type: 'image/png' }),
+    );
+    expect(await within(thread).findByText('menu.png')).toBeTruthy();
+    await userEvent.type(within(thread).getByLabelText('Answer'), 'Here it is');
+    await userEvent.click(within(thread).getByRole('button', { name: 'Send answer' }));
+    await waitFor(() =>
+      expect(
+        fetch.calls.find((c) => c.method === 'POST' && c.url.pathname === '/api/conversations/91234567/messages')?.body,
+      ).toEqual({ text: 'Here it is', mediaId: 'med_menu' }),
+    );
+    // Sent: the box and the attachment are cleared for the next answer.
+    await waitFor(() => expect(within(thread).queryByText('menu.png')).toBeNull());
+    expect((within(thread).getByLabelText('Answer') as HTMLTextAreaElement).value).toBe('');
+  });
+
   it('shows unread replies first, opens a thread and sends an answer', async () => {
     const fetch = fakeFetch((method, url, body) => {
       if (url.pathname === '/api/conversations')
