@@ -48,3 +48,29 @@ export function contactCsvLine(c: Contact): string {
     .map((v) => csvCell(typeof v === 'string' ? v : new Date(v.at).toISOString()))
     .join(',');
 }
+
+/** The header of the downloadable list of an import's invalid rows. */
+export const INVALID_ROWS_CSV_HEADER = 'row,phone,name,tags,fields';
+
+/**
+ * An import's invalid rows as CSV, for the user to correct and import again: each row's number in the
+ * list imported (1-based, as the import's answer counts them) and what it held, formulas neutralised.
+ */
+export function invalidRowsCsv(
+  rows: readonly { phone?: unknown; name?: unknown; tags?: unknown; fields?: unknown }[],
+  invalidRows: readonly number[],
+): string {
+  const text = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '');
+  const lines = invalidRows.map((n) => {
+    const row = rows[n - 1] ?? {};
+    const tags = Array.isArray(row.tags) ? row.tags.map(text).join(';') : '';
+    const fields =
+      row.fields && typeof row.fields === 'object'
+        ? Object.entries(row.fields as Record<string, unknown>)
+            .map(([k, v]) => `${k}=${text(v)}`)
+            .join(';')
+        : '';
+    return [String(n), text(row.phone), text(row.name), tags, fields].map(csvCell).join(',');
+  });
+  return `${[INVALID_ROWS_CSV_HEADER, ...lines].join('\r\n')}\r\n`;
+}

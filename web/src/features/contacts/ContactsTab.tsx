@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import {
   CONTACTS_LIMITS,
+  invalidRowsCsv,
   type Contact,
   type Segment,
   type SegmentFact,
@@ -8,6 +9,7 @@ import {
   type SegmentRule,
 } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
+import { saveBlob } from '../../api/saveBlob.js';
 import { getToken } from '../../api/token.js';
 import { userTimeZone } from '../results/download.js';
 import { useDebouncedValue } from '../templates/useDebouncedValue.js';
@@ -17,6 +19,7 @@ import type { RecipientColumns } from '../sender/slice.js';
 import {
   rowsFromColumns,
   rowsFromText,
+  type ContactImportRow,
   useBulkContactsMutation,
   useCreateSegmentMutation,
   useDeleteContactMutation,
@@ -230,14 +233,18 @@ function ImportBox() {
   const [text, setText] = useState('');
   const [tags, setTags] = useState('');
   const [importRows, { isLoading }] = useImportContactsMutation();
-  const fromFile = async (columns: RecipientColumns, fileName: string) => {
-    const r = await importRows({ rows: rowsFromColumns(columns), tags: splitTags(tags) }).unwrap();
-    return `${fileName}: ${r.created} created, ${r.updated} updated, ${r.invalid} invalid, ${r.duplicates} duplicates`;
+  // The last import's invalid rows, kept until the next import, for the user to correct and import again.
+  const [invalid, setInvalid] = useState<{ csv: string; count: number; from: string } | null>(null);
+  const run = async (rows: ContactImportRow[], from: string) => {
+    const r = await importRows({ rows, tags: splitTags(tags) }).unwrap();
+    setInvalid(r.invalid > 0 ? { csv: invalidRowsCsv(rows, r.invalidRows), count: r.invalid, from } : null);
+    return `${r.created} created, ${r.updated} updated, ${r.invalid} invalid, ${r.duplicates} duplicates`;
   };
+  const fromFile = async (columns: RecipientColumns, fileName: string) =>
+    `${fileName}: ${await run(rowsFromColumns(columns), fileName)}`;
   const submit = async () => {
     try {
-      const r = await importRows({ rows: rowsFromText(text), tags: splitTags(tags) }).unwrap();
-      toast.success(`${r.created} created, ${r.updated} updated, ${r.invalid} invalid, ${r.duplicates} duplicates`);
+      toast.success(await run(rowsFromText(text), 'pasted lines'));
       setText('');
     } catch (err) {
       toast.error(errorMessage(err));
@@ -246,6 +253,21 @@ function ImportBox() {
   return (
     <section className="card" aria-label="Import contacts">
       <h3>Import</h3>
+      {invalid && (
+        <p className="notice" role="status">
+          {invalid.count === 1 ? '1 row' : `${invalid.count} rows`} of {invalid.from} had no valid phone number and
+          {invalid.count === 1 ? ' was' : ' were'} not imported.{' '}
+          <button
+            type="button"
+            className="button link small"
+            onClick={() =>
+              saveBlob(new Blob([invalid.csv], { type: 'text/csv;charset=utf-8' }), 'contacts-invalid-rows.csv')
+            }
+          >
+            Download the invalid rows
+          </button>
+        </p>
+      )}
       <FileImport title="Import a CSV or XLSX file" noun="contact" onRecipients={fromFile} />
       <p className="muted small">Or paste lines:</p>
       <textarea
@@ -282,14 +304,7 @@ async function downloadContacts(segmentId: string, format: 'csv' | 'xlsx'): Prom
     headers: token ? { Authorization: `Bearer ${token}` } : {},
   });
   if (!res.ok) throw new Error(`export answered ${res.status}`);
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = `contacts.${format}`;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(await res.blob(), `contacts.${format}`);
 }
 
 /** Tag, untag or delete the ticked contacts, or every contact of the segment shown. */

@@ -8,6 +8,7 @@ import {
   type OptOutReason,
 } from '@bns/contracts';
 import { errorMessage } from '../../api/errors.js';
+import { saveBlob } from '../../api/saveBlob.js';
 import { getToken } from '../../api/token.js';
 import { useAppSelector } from '../../app/hooks.js';
 import { Spinner } from '../../components/Spinner.js';
@@ -45,15 +46,7 @@ async function downloadCsv(userId: string): Promise<void> {
     },
   );
   if (!res.ok) throw new Error(((await res.json().catch(() => ({}))) as { error?: string }).error ?? 'Download failed');
-  const blob = await res.blob();
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = 'opt-outs.csv';
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  URL.revokeObjectURL(url);
+  saveBlob(await res.blob(), 'opt-outs.csv');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { saveBlob } from '../../api/saveBlob.js';
 import { toCsv } from './csv.js';
 
 /** The downloadable template: a phone column, a name and an example variable. */
@@ -6,17 +7,6 @@ export const TEMPLATE_ROWS: readonly (readonly string[])[] = [
   ['91234567', 'Ann', '10%'],
   ['61234567', 'Ben', '15%'],
 ];
-
-function saveBlob(blob: Blob, fileName: string): void {
-  const url = URL.createObjectURL(blob);
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.appendChild(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 export function downloadCsvTemplate(): void {
   saveBlob(new Blob([toCsv(TEMPLATE_ROWS)], { type: 'text/csv;charset=utf-8' }), 'contacts-template.csv');

@@ -1,4 +1,5 @@
 import type { ExportFormat } from '@bns/contracts';
+import { saveBlob } from '../../api/saveBlob.js';
 import { getToken } from '../../api/token.js';
 
 /** The user's time zone (the export's times are in it); UTC where the browser does not say. */
@@ -24,12 +25,5 @@ export async function downloadReport(jobId: string, format: ExportFormat): Promi
   );
   if (!res.ok) throw new Error(`export answered ${res.status}`);
   const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `job-${jobId}.${format}`;
-  const url = URL.createObjectURL(await res.blob());
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  saveBlob(await res.blob(), name);
 }

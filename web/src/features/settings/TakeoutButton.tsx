@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { ACCOUNT_MESSAGES } from '@bns/contracts';
+import { saveBlob } from '../../api/saveBlob.js';
 import { getToken } from '../../api/token.js';
 
 /** "Download my data": the zip the gateway streams, saved under the name it gives. */
@@ -27,14 +28,7 @@ export function TakeoutButton() {
         return;
       }
       const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'my-data.zip';
-      const url = URL.createObjectURL(await res.blob());
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = name;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      saveBlob(await res.blob(), name);
     } catch (e) {
       setError((e as Error).message);
     } finally {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { checkWith } from '../../common/schema.js';
 import { applyFallbacks, fallbacksIn } from '../fallbacks.js';
-import { csvCell } from '../export.js';
+import { csvCell, invalidRowsCsv } from '../export.js';
 import { ContactCreateSchema, conversationPhoneOf, SegmentCreateSchema } from '../schemas.js';
 
 describe('{{var|fallback}}', () => {
@@ -67,5 +67,22 @@ describe('export', () => {
     expect(csvCell('\tx')).toBe("'\tx");
     expect(csvCell('Chan, Tai Man')).toBe('"Chan, Tai Man"');
     expect(csvCell('Ann')).toBe('Ann');
+  });
+
+  it("lists an import's invalid rows by their number, with what they held, formulas neutralised", () => {
+    const rows = [
+      { phone: '91234567', name: 'Ann' },
+      { phone: 'call me', name: '=cmd()', tags: ['vip', 'new'], fields: { city: 'Sha Tin, HK' } },
+      { phone: '91234568' },
+      { phone: 12 },
+    ];
+    expect(invalidRowsCsv(rows, [2, 4]).split('\r\n')).toEqual([
+      'row,phone,name,tags,fields',
+      `2,call me,'=cmd(),vip;new,"city=Sha Tin, HK"`,
+      '4,12,,,',
+      '',
+    ]);
+    // A number the answer names that the list does not hold is listed empty, not dropped.
+    expect(invalidRowsCsv(rows, [9])).toBe('row,phone,name,tags,fields\r\n9,,,,\r\n');
   });
 });

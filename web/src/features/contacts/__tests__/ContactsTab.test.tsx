@@ -57,6 +57,43 @@ describe('Contacts tab', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Import' }));
     expect(await screen.findByText('1 created, 0 updated, 0 invalid, 0 duplicates')).toBeTruthy();
   }, 30_000);
+
+  it('offers the invalid rows of an import as a file to correct, until the next import', async () => {
+    const saved: Blob[] = [];
+    vi.stubGlobal(
+      'URL',
+      Object.assign(URL, {
+        createObjectURL: vi.fn((b: Blob) => (saved.push(b), 'blob:invalid')),
+        revokeObjectURL: vi.fn(),
+      }),
+    );
+    let answer = { created: 1, updated: 0, invalid: 2, duplicates: 0, invalidRows: [2, 3] };
+    const fetch = fakeFetch((_method, url) => {
+      if (url.pathname === '/api/contacts/import') return { body: answer };
+      if (url.pathname === '/api/segments') return { body: { segments: [] } };
+      return { body: { contacts: [], nextCursor: null, total: 0 } };
+    });
+    vi.stubGlobal('fetch', fetch.fn);
+    renderWithProviders(<ContactsTab />);
+    await userEvent.type(screen.getByLabelText('Contacts to import'), '93456789,Cat\ncall me,Dan\n=1+2,Eve;vip');
+    await userEvent.click(screen.getByRole('button', { name: 'Import' }));
+    expect(
+      await screen.findByText(/2 rows of pasted lines had no valid phone number and were not imported/),
+    ).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Download the invalid rows' }));
+    expect(saved).toHaveLength(1);
+    expect((await saved[0]!.text()).split('\r\n')).toEqual([
+      'row,phone,name,tags,fields',
+      '2,call me,Dan,,',
+      "3,'=1+2,Eve;vip,,",
+      '',
+    ]);
+    // The next import, all valid, takes the notice away.
+    answer = { created: 1, updated: 0, invalid: 0, duplicates: 0, invalidRows: [] };
+    await userEvent.type(screen.getByLabelText('Contacts to import'), '94567890,Fay');
+    await userEvent.click(screen.getByRole('button', { name: 'Import' }));
+    await waitFor(() => expect(screen.queryByRole('button', { name: 'Download the invalid rows' })).toBeNull());
+  }, 30_000);
 });
 
 describe('Contacts tab: settings', () => {
