@@ -83,15 +83,31 @@ async function unitAndIntegration() {
   if (TEST_LANES === 1) return run('npx', nxTest());
   // The named lanes, then one lane with every project none of them names.
   const named = LANES.flat();
+  const t0 = Date.now();
+  /** Each lane's wall time, printed in the closing summary to balance the lanes by. */
+  const timed = (lane, projects, pending) =>
+    pending.then((code) => {
+      laneTimes.push(`lane ${lane} (${projects}): ${Math.round((Date.now() - t0) / 1000)} s`);
+      return code;
+    });
   const [first, ...rest] = await Promise.all([
-    runAsync('npx', nxTest(`--projects=${LANES[0].join(',')}`), { env: LANE_ENV }),
+    timed(1, LANES[0].join(', '), runAsync('npx', nxTest(`--projects=${LANES[0].join(',')}`), { env: LANE_ENV })),
     ...LANES.slice(1).map((projects, i) =>
-      runQuietly('npx', nxTest(`--projects=${projects.join(',')}`), `unit + integration, lane ${i + 2}`),
+      timed(
+        i + 2,
+        projects.join(', '),
+        runQuietly('npx', nxTest(`--projects=${projects.join(',')}`), `unit + integration, lane ${i + 2}`),
+      ),
     ),
-    runQuietly('npx', nxTest(`--exclude=${named.join(',')}`), `unit + integration, lane ${LANES.length + 1}`),
+    timed(
+      LANES.length + 1,
+      'the rest',
+      runQuietly('npx', nxTest(`--exclude=${named.join(',')}`), `unit + integration, lane ${LANES.length + 1}`),
+    ),
   ]);
   return [first, ...rest].find((code) => code !== 0) ?? 0;
 }
+const laneTimes = [];
 
 if ((await step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']))) !== 0)
   fail('Build failed: no test was run.');
@@ -168,6 +184,7 @@ if (slowest.length > 0) {
   process.stdout.write('\n── slowest test files ──\n');
   for (const f of slowest) process.stdout.write(`${String(f.seconds).padStart(6)} s  ${f.file}\n`);
 }
+if (laneTimes.length > 0) process.stdout.write(`\n── lanes, in the order they ended ──\n${laneTimes.join('\n')}\n`);
 process.stdout.write('\n── npm test ──\n');
 for (const s of steps) process.stdout.write(`${s.status === 0 ? 'ok  ' : 'FAIL'} ${s.name} (${s.seconds} s)\n`);
 // The failed tests by name, last, so that a log cut to its tail still says what broke.
