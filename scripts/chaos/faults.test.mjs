@@ -59,14 +59,22 @@ async function signIn(tenant) {
   tenant.token = s.token;
 }
 
-/** An API call as the tenant; one fresh sign-in when the token is refused (after a gateway restart). */
+/**
+ * An API call as the tenant, as a careful client makes it: one fresh sign-in when the token is refused
+ * (after a gateway restart), and a 503 (a service still coming back, or the gateway shedding load on a
+ * busy machine) asked again after its Retry-After, for up to 30 s.
+ */
 async function call(tenant, method, path, body) {
-  let res = await api(sys.gatewayUrl, tenant.token)[method](path, body);
-  if (res.status === 401) {
-    await signIn(tenant);
-    res = await api(sys.gatewayUrl, tenant.token)[method](path, body);
+  const until = Date.now() + 30_000;
+  for (;;) {
+    let res = await api(sys.gatewayUrl, tenant.token)[method](path, body);
+    if (res.status === 401) {
+      await signIn(tenant);
+      res = await api(sys.gatewayUrl, tenant.token)[method](path, body);
+    }
+    if (res.status !== 503 || Date.now() > until) return res;
+    await sleep(Math.min(5000, 1000 * Number(res.headers?.get?.('retry-after') ?? 1) || 1000));
   }
-  return res;
 }
 
 async function link(tenant) {

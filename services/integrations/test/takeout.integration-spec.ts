@@ -74,6 +74,22 @@ describe('take-out', () => {
       200,
       'the campaign to complete',
     );
+    // The read receipts come after the job completes and change the results and the contacts' facts: the
+    // take-out and the API answers it is compared with must both be taken after the last one.
+    await waitFor(
+      async () => {
+        const rows = (await ann.get(`/job-results/${jobId}?limit=500`)).body.results as Array<{ status: string }>;
+        const contacts = (await ann.get('/api/contacts?limit=200')).body.contacts as Array<{
+          phone: string;
+          facts: { lastReadAt: string | null };
+        }>;
+        const read = contacts.filter((c) => ['91234567', '92345678'].includes(c.phone) && c.facts.lastReadAt);
+        return rows.length === 2 && rows.every((r) => r.status === 'read') && read.length === 2 ? true : undefined;
+      },
+      30_000,
+      200,
+      'both read receipts in the report and the contact book',
+    );
     // After the campaign: the careful preset's pauses would hold it for minutes.
     expect((await ann.put(`/api/sending-policy/${ann.userId}`, { preset: 'careful' })).status).toBe(200);
     await waitFor(

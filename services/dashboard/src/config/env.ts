@@ -12,9 +12,13 @@ export const DASHBOARD_ENV = {
     10_000,
     { min: 1000 },
   ),
-  DASHBOARD_MAX_DELIVER: env.int('deliveries of an event that keeps failing before it is dropped (and logged)', 20, {
-    min: 2,
-  }),
+  DASHBOARD_MAX_DELIVER: env.int(
+    'deliveries of an event that keeps failing before it is dropped (and logged); retried at most 5 s apart, so 100 outlast an 8-minute Postgres outage',
+    100,
+    {
+      min: 2,
+    },
+  ),
   DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS: env.int(
     'days an applied event id is kept for dedupe; keep it above the EVENTS stream age (30 days)',
     35,

@@ -56,6 +56,9 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
           // A new consumer starts from the oldest event the stream still holds (the default): the read model is rebuilt.
           ackWaitMs: env.DASHBOARD_ACK_WAIT_MS,
           maxDeliver: env.DASHBOARD_MAX_DELIVER,
+          // A failed event is tried again soon: after a Postgres outage the read model catches up within
+          // seconds instead of after a back-off that grew through the outage.
+          redelivery: { baseMs: 500, maxMs: 5000 },
           maxAckPending: env.DASHBOARD_BATCH_MAX * 4,
           batchMax: env.DASHBOARD_BATCH_MAX,
           prefetch: env.DASHBOARD_BATCH_MAX * 2,
