@@ -22,7 +22,7 @@ const RECORD_RETRY: BackoffPolicy = { baseMs: 250, maxMs: 5000 };
 
 export type { SendKind } from './send.entity.js';
 
-/** A claim older than this is from a process that died mid-send; the key may be tried again. */
+/** A claim older than this (or made before this process started) is from a process that died mid-send; the key may be tried again. */
 export const STALE_CLAIM_SECONDS = 120;
 const KEY_MAX = 300;
 /** How long the outcome of a send that left is retried while Postgres is unreachable (under the stale time). */

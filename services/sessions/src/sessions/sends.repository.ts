@@ -1,4 +1,4 @@
-import { Inject, Injectable, type BeforeApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
 import { firstOfEachKey, ledgerBatching, userKey, type LedgerBatchEnv } from './ledger-batching.js';
@@ -10,7 +10,7 @@ export interface LedgerEntry {
   sentAt: Date | null;
   errorCode: string | null;
   errorMessage: string | null;
-  /** A `sending` claim older than the stale time: its process died mid-send. */
+  /** A `sending` claim older than the stale time, or made before this process started: its process died mid-send. */
   stale: boolean;
 }
 
@@ -41,9 +41,16 @@ interface SentMark {
  * ones are in flight (many accounts sending at once) are written by one multi-row statement.
  */
 @Injectable()
-export class SendsRepository implements BeforeApplicationShutdown {
+export class SendsRepository implements BeforeApplicationShutdown, OnModuleInit {
   private readonly claims: StatementBatcher<Claim, boolean>;
   private readonly sentMarks: StatementBatcher<SentMark, void>;
+  /**
+   * When this process started, by the database's clock. One process serves a shard's users at a time
+   * (a StatefulSet's pod), so a claim still `sending` from before it was made by a process that died
+   * mid-send (a kill -9, an OOM): it is stale at once, and a restarted shard's first retry of that key
+   * takes it over as it would after the stale time, instead of answering "in progress" for minutes.
+   */
+  private startedAt: Date | null = null;
 
   constructor(
     private readonly tx: Transactions,
@@ -59,6 +66,11 @@ export class SendsRepository implements BeforeApplicationShutdown {
     );
   }
 
+  async onModuleInit(): Promise<void> {
+    const [r] = await rows<{ now: Date }>(this.tx.manager, `SELECT now() AS now`);
+    this.startedAt = r!.now;
+  }
+
   private repo(em: EntityManager = this.tx.manager) {
     return em.getRepository(SendEntity);
   }
@@ -67,9 +79,9 @@ export class SendsRepository implements BeforeApplicationShutdown {
     const [row] = await rows<LedgerEntry>(
       this.tx.manager,
       `SELECT status, message_id AS "messageId", sent_at AS "sentAt", error_code AS "errorCode", error_message AS "errorMessage",
-              (status = 'sending' AND created_at < now() - make_interval(secs => $3)) AS stale
+              (status = 'sending' AND (created_at < now() - make_interval(secs => $3) OR created_at < $4::timestamptz)) AS stale
          FROM sends WHERE user_id = $1 AND idempotency_key = $2`,
-      [userId, key, staleSeconds],
+      [userId, key, staleSeconds, this.startedAt],
     );
     return row;
   }
@@ -117,15 +129,15 @@ export class SendsRepository implements BeforeApplicationShutdown {
     return claims.map((_, i) => won.has(i));
   }
 
-  /** Takes over a claim left by a process that died mid-send; false when it is not (or no longer) stale. */
+  /** Takes over a claim left by a process that died mid-send; false when it is not (or no longer) stale (see `find`). */
   async takeOverStale(userId: string, key: string, to: string, text: string, staleSeconds: number): Promise<boolean> {
     const taken = await rows(
       this.tx.manager,
       `UPDATE sends SET created_at = now(), to_number = $3, text = $4
         WHERE user_id = $1 AND idempotency_key = $2 AND status = 'sending'
-          AND created_at < now() - make_interval(secs => $5)
+          AND (created_at < now() - make_interval(secs => $5) OR created_at < $6::timestamptz)
         RETURNING 1`,
-      [userId, key, to, text, staleSeconds],
+      [userId, key, to, text, staleSeconds, this.startedAt],
     );
     return taken.length > 0;
   }

@@ -165,6 +165,32 @@ describe('SendLedger (in-process, real Postgres): one send per idempotency key',
     expect(await arrived(userId)).toBe(1);
   });
 
+  it('a claim left by the process before this one is taken over at once, before the stale time', async () => {
+    const userId = 'user_restarted';
+    const { session, sends } = await linked(userId);
+    const req = { userId, to: '91234570', text: 'hello', idempotencyKey: 'job-4:91234570' };
+    // The shard's previous process claimed the key, then was killed before it sent.
+    expect(await h.get(SendsRepository).claim(userId, req.idempotencyKey, 'job', req.to, req.text)).toBe(true);
+    expect((await failureOf(ledger.send(userId, req, session))).code).toBe(SessionsErrorCode.SendInProgress);
+
+    // The shard's next process: the same claim, seconds old, is its predecessor's.
+    const restarted = new SendsRepository(h.get(Transactions), {
+      SESSIONS_LEDGER_BATCH: 100,
+      SESSIONS_LEDGER_STATEMENTS: 1,
+    });
+    await restarted.onModuleInit();
+    const next = new SendLedger(restarted, { SEND_TIMEOUT_MS: 5000 });
+    const replies = await Promise.allSettled([next.send(userId, req, session), next.send(userId, req, session)]);
+    expect(sends()).toBe(1);
+    expect(replies.filter((r) => r.status === 'fulfilled' && !r.value.duplicate)).toHaveLength(1);
+    expect(await ledgerRow(userId, req.idempotencyKey)).toMatchObject({ status: 'sent' });
+    expect(await arrived(userId)).toBe(1);
+    // A claim the new process makes itself is live to it.
+    const own = { ...req, idempotencyKey: 'job-4:91234570:b' };
+    expect(await restarted.claim(userId, own.idempotencyKey, 'job', own.to, own.text)).toBe(true);
+    expect((await failureOf(next.send(userId, own, session))).code).toBe(SessionsErrorCode.SendInProgress);
+  });
+
   it('remembers "not on WhatsApp" without asking again, and leaves no row when the account is not linked', async () => {
     const userId = 'user_refused';
     const { session, sends } = await linked(userId);
