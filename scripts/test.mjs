@@ -115,12 +115,15 @@ const laneTimes = [];
 
 if ((await step('build', () => run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']))) !== 0)
   fail('Build failed: no test was run.');
-// Formatting is Prettier's (an unformatted file fails the run), the rest is ESLint's.
-await step('lint', () =>
-  run('npx', ['prettier', '--check', '--log-level=warn', '.']) === 0
-    ? run('npx', ['eslint', 'libs', 'services', 'web/src'])
-    : 1,
-);
+// Formatting is Prettier's (an unformatted file fails the run), the rest is ESLint's: the two at once,
+// one core each.
+await step('lint', async () => {
+  const codes = await Promise.all([
+    runAsync('npx', ['prettier', '--check', '--log-level=warn', '.']),
+    runAsync('npx', ['eslint', 'libs', 'services', 'web/src']),
+  ]);
+  return codes.find((code) => code !== 0) ?? 0;
+});
 await step(
   `unit + integration (nx test, ${TEST_LANES === 1 ? 'one lane' : `${TEST_LANES} lanes`})`,
   unitAndIntegration,
