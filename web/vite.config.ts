@@ -52,5 +52,9 @@ export default defineConfig({
     // Vitest's default is one worker per core but one: on two cores, one file at a time (78 s here
     // against 47 s with two). Most of a file's time is setting up jsdom, not waiting on timers.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // In `npm test` this runs in a lane beside the services' integration tests, on two shared cores,
+    // where a test that renders a whole tab took over Vitest's default 5 s (126 s for the suite
+    // against 54 s alone).
+    testTimeout: 30_000,
   },
 });

@@ -4,8 +4,9 @@ import { resetWebConfig } from '../features/config/publicConfig.js';
 import { resetSimulatorProbe } from '../features/connection/SimulatorControls.js';
 import { clearToasts } from '../features/toasts/toasts.js';
 
-// Two shared cores: give async queries room when the whole suite runs at once.
-configure({ asyncUtilTimeout: 5000 });
+// Two shared cores: give async queries room when the whole suite runs at once (beside the services'
+// tests, the suite runs about 2.3× slower than alone); under the test time-out (vite.config.ts).
+configure({ asyncUtilTimeout: 10_000 });
 
 afterEach(() => {
   cleanup();
