@@ -1,5 +1,11 @@
 import { env, type EnvOf, type EnvVar } from '@bns/service-kit';
 
+/**
+ * How soon a read-model event that failed is tried again: after a Postgres outage the read model catches
+ * up within seconds instead of after a back-off that grew through the outage.
+ */
+export const DASHBOARD_REDELIVERY = { baseMs: 500, maxMs: 5000 } as const;
+
 /** The dashboard service's own variables (beyond the common and database ones of service-kit). */
 export const DASHBOARD_ENV = {
   DASHBOARD_CONSUMER: env.str(
@@ -13,11 +19,9 @@ export const DASHBOARD_ENV = {
     { min: 1000 },
   ),
   DASHBOARD_MAX_DELIVER: env.int(
-    'deliveries of an event that keeps failing before it is dropped (and logged); retried at most 5 s apart, so 100 outlast an 8-minute Postgres outage',
+    `deliveries of an event that keeps failing before it is dropped (and logged); retried at most ${DASHBOARD_REDELIVERY.maxMs / 1000} s apart, so 100 outlast an 8-minute Postgres outage`,
     100,
-    {
-      min: 2,
-    },
+    { min: 2 },
   ),
   DASHBOARD_APPLIED_EVENTS_RETENTION_DAYS: env.int(
     'days an applied event id is kept for dedupe; keep it above the EVENTS stream age (30 days)',

@@ -9,7 +9,7 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import { EVENTS_STREAM, type EventKey } from '@bns/contracts';
 import { DurableConsumer, NATS_CONNECTION, Poison, SERVICE_ENV, SKIP, UserDeletions } from '@bns/service-kit';
-import type { DashboardEnv } from '../config/env.js';
+import { DASHBOARD_REDELIVERY, type DashboardEnv } from '../config/env.js';
 import { observeBatch } from '../metrics/dashboard.metrics.js';
 import { parseReadModelEvent, type ReadModelEvent } from './event-shape.js';
 import { ProjectionService } from './projection.service.js';
@@ -56,9 +56,7 @@ export class EventsConsumer implements OnApplicationBootstrap, BeforeApplication
           // A new consumer starts from the oldest event the stream still holds (the default): the read model is rebuilt.
           ackWaitMs: env.DASHBOARD_ACK_WAIT_MS,
           maxDeliver: env.DASHBOARD_MAX_DELIVER,
-          // A failed event is tried again soon: after a Postgres outage the read model catches up within
-          // seconds instead of after a back-off that grew through the outage.
-          redelivery: { baseMs: 500, maxMs: 5000 },
+          redelivery: DASHBOARD_REDELIVERY,
           maxAckPending: env.DASHBOARD_BATCH_MAX * 4,
           batchMax: env.DASHBOARD_BATCH_MAX,
           prefetch: env.DASHBOARD_BATCH_MAX * 2,

@@ -28,6 +28,13 @@ interface Claim {
   text: string;
 }
 
+/**
+ * The one rule for a dead claim, as SQL over `sends`: older than the stale time (parameter `secs`), or
+ * made before this process started (parameter `startedAt`; see SendsRepository.startedAt).
+ */
+const staleClaim = (secs: string, startedAt: string) =>
+  `(created_at < now() - make_interval(secs => ${secs}) OR created_at < ${startedAt}::timestamptz)`;
+
 interface SentMark {
   userId: string;
   key: string;
@@ -79,7 +86,7 @@ export class SendsRepository implements BeforeApplicationShutdown, OnModuleInit 
     const [row] = await rows<LedgerEntry>(
       this.tx.manager,
       `SELECT status, message_id AS "messageId", sent_at AS "sentAt", error_code AS "errorCode", error_message AS "errorMessage",
-              (status = 'sending' AND (created_at < now() - make_interval(secs => $3) OR created_at < $4::timestamptz)) AS stale
+              (status = 'sending' AND ${staleClaim('$3', '$4')}) AS stale
          FROM sends WHERE user_id = $1 AND idempotency_key = $2`,
       [userId, key, staleSeconds, this.startedAt],
     );
@@ -135,7 +142,7 @@ export class SendsRepository implements BeforeApplicationShutdown, OnModuleInit 
       this.tx.manager,
       `UPDATE sends SET created_at = now(), to_number = $3, text = $4
         WHERE user_id = $1 AND idempotency_key = $2 AND status = 'sending'
-          AND (created_at < now() - make_interval(secs => $5) OR created_at < $6::timestamptz)
+          AND ${staleClaim('$5', '$6')}
         RETURNING 1`,
       [userId, key, to, text, staleSeconds, this.startedAt],
     );
