@@ -86,7 +86,7 @@ await runService({
     // Without an exporter every span is a no-op: the middleware would only cost each request its work.
     if (tracingEnabled()) app.use(httpTraceMiddleware);
     // Job-status polls answered before Express when this replica can (FrontDoor), and the hot routes' log.
-    installJobStatusFastPath(app, { env, headers: headers.app });
+    installJobStatusFastPath(app, { env, headers: headers.app, shedder });
     // The /v1 API answers every /v1 path itself (API keys only, problem+json), before the web app and sign-in.
     app.use(
       '/v1',

@@ -49,7 +49,7 @@ export const GATEWAY_ENV = {
     { min: 0 },
   ),
   JOB_STATUS_CACHE_MS: env.int(
-    "how long this replica answers a job-status revalidation (If-None-Match) from memory with a 304, as long as no event of the job's user came meanwhile (any event forgets the user's entries at once); 0 = every poll asks the jobs service",
+    "how long this replica answers a job-status revalidation (If-None-Match) from memory with a 304 (and a poll without one with the answer it kept, JOB_STATUS_CACHE_BYTES), as long as no event of the job's user came meanwhile (any event forgets the user's entries at once); 0 = every poll asks the jobs service",
     10_000,
     { min: 0 },
   ),
@@ -57,6 +57,11 @@ export const GATEWAY_ENV = {
     'job-status versions this replica keeps for JOB_STATUS_CACHE_MS (the oldest go first)',
     50_000,
     { min: 1 },
+  ),
+  JOB_STATUS_CACHE_BYTES: env.int(
+    'bytes of whole job-status answers this replica keeps beside their versions, so a poll without If-None-Match (or with an older one) of an unchanged job gets its 200 from memory too (the oldest learned go first; one answer over a sixteenth of this is not kept); 0 = every such poll asks the jobs service',
+    64 * 1024 * 1024,
+    { min: 0 },
   ),
   SOCKETS_PER_USER: env.int(
     'open socket.io connections per user on one replica; further handshakes get connect_error "too many connections for this user"',

@@ -154,6 +154,7 @@ export class LoadShedder {
   private readonly maxInFlight: number;
   /** While the event loop lags, callers new to this replica are still admitted up to this many in progress (the reads' floor). */
   private readonly floorUnderLag: number;
+  private fromMemory?: (req: Request) => boolean;
   shed = 0;
   /** Requests refused 429 because their caller held its share. */
   overShare = 0;
@@ -192,9 +193,17 @@ export class LoadShedder {
   /** A request to a service behind the gateway took `ms` (RpcClient.observeRoundTrips). */
   readonly roundTrip = (ms: number): void => this.limit.sample(ms);
 
+  /**
+   * Reads that `answered` says this replica answers from its own memory need no service behind it, so
+   * the backends' queues are none of their business: they meet the hard bound (and the lag rule) only.
+   */
+  answersFromMemory(answered: (req: Request) => boolean): void {
+    this.fromMemory = answered;
+  }
+
   readonly middleware = (req: Request, res: Response, next: NextFunction): void => {
     if (EXEMPT.has(req.path)) return next();
-    const bound = READS.has(req.method) ? this.readLimit : this.maxInFlight;
+    const bound = READS.has(req.method) && !this.fromMemory?.(req) ? this.readLimit : this.maxInFlight;
     const caller = callerOf(req);
     const held = this.byCaller.get(caller) ?? 0;
     // A lagging event loop is everyone's: the callers that already have a request in progress make

@@ -5,8 +5,9 @@ import { recordHttpRequest } from '@bns/service-kit';
 import { hasBody } from '../auth/authenticate.middleware.js';
 import { bearerToken, type TokenVerifier } from '../auth/token-verifier.js';
 import { jobNotFound, type JobIdCheck } from './job-id-check.js';
-import type { JobStatusCache } from './job-status-cache.js';
-import { countJobIdRefused, countRevalidation } from '../metrics/gateway.metrics.js';
+import type { JobStatusCache, KnownAnswer } from './job-status-cache.js';
+import { countJobIdRefused, countJobStatusAnswer, countRevalidation } from '../metrics/gateway.metrics.js';
+import { sendWholeAnswer } from './job-status.service.js';
 import type { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
 import { userLimitKey } from '../rate-limit/rate-limit.guard.js';
 import { traceHttpRequest } from '../telemetry/http-trace.middleware.js';
@@ -24,10 +25,16 @@ const NOT_FOUND_BODY = (() => {
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
+/** What the front door answers a request with, from memory. */
+type Found =
+  | { kind: 'unknown'; userId: string }
+  | { kind: 'unchanged'; userId: string; version: string }
+  | { kind: 'whole'; userId: string; answer: KnownAnswer };
+
 export interface FrontDoorOptions {
   verifier: Pick<TokenVerifier, 'cached'>;
   limiter: Pick<SharedRateLimiter, 'spendLeased'>;
-  statusCache: Pick<JobStatusCache, 'version'>;
+  statusCache: Pick<JobStatusCache, 'version' | 'answer'>;
   ids: Pick<JobIdCheck, 'mayExist'>;
   /** The security headers every API answer carries (securityHeaderSets(...).app). */
   headers: readonly [string, string][];
@@ -48,6 +55,9 @@ export interface FrontDoorOptions {
  *   (`bns_http_requests_total` under the route's template, revalidations answered by memory), and a
  *   span when tracing is on.
  *
+ * A poll without a validator, or naming an older version, of a job whose whole answer the replica
+ * kept for the current version (JOB_STATUS_CACHE_BYTES) gets that 200 here, with the same checks.
+ *
  * A poll of a job id that names no job of the user (JobIdCheck: made up, mistyped, another user's) is
  * answered here too: the route's 404, with the same checks before it, the same headers and body.
  *
@@ -55,7 +65,9 @@ export interface FrontDoorOptions {
  * replica does not hold, a CORS deployment, whose headers are the routes' to set) goes on to Express,
  * unchanged. Express and Nest routing cost as much as the rest of such an answer: doing without them
  * makes a revalidation from memory cost about half the gateway CPU (docs/benchmarks.md, gateway-pollers).
- * Load shedding stays in Express: a revalidation answered here costs less than the refusal would.
+ * Load shedding stays in Express: a revalidation answered here costs less than the refusal would. A
+ * poll it could answer but for the rate limit goes there too, and meets only the hard bound of
+ * requests in progress, not the limit that backends' queues set (`answersFromMemory`).
  */
 export class FrontDoor {
   constructor(private readonly options: FrontDoorOptions) {}
@@ -72,42 +84,70 @@ export class FrontDoor {
 
   /** True when the request was answered here. */
   answer(req: IncomingMessage, res: ServerResponse): boolean {
-    if (req.method !== 'GET') return false;
+    const found = this.find(req);
+    if (!found || !this.options.limiter.spendLeased(userLimitKey(found.userId))) return false;
+    switch (found.kind) {
+      case 'unknown':
+        countJobIdRefused();
+        this.reply(req, res, 404, () => {
+          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
+          res.setHeader('Content-Type', 'application/json; charset=utf-8');
+          res.setHeader('Content-Length', NOT_FOUND_BODY.length);
+          res.end(NOT_FOUND_BODY);
+        });
+        return true;
+      case 'unchanged':
+        this.reply(req, res, 304, () => {
+          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
+          res.setHeader('ETag', jobStatusEtag(found.version));
+          res.end();
+        });
+        countRevalidation('memory');
+        return true;
+      case 'whole':
+        this.reply(req, res, 200, () => {
+          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
+          sendWholeAnswer(res, found.answer.version, found.answer.body);
+        });
+        countJobStatusAnswer('memory');
+        return true;
+    }
+  }
+
+  /**
+   * Whether this replica can answer the request from memory, its rate limit aside: such a request
+   * needs no service behind the gateway (only, when this replica's lease of the user's budget is
+   * spent, the rate limit's store), so load shedding holds it to the hard bound only.
+   */
+  answersFromMemory(req: IncomingMessage): boolean {
+    return this.find(req) !== undefined;
+  }
+
+  /** What the door would answer, before the rate limit: nothing when the request is the routes'. */
+  private find(req: IncomingMessage): Found | undefined {
+    if (req.method !== 'GET') return undefined;
     const path = JOB_STATUS_PATH.exec(req.url ?? '');
-    if (!path || hasBody(req)) return false;
+    if (!path || hasBody(req)) return undefined;
     const token = bearerToken(req.headers.authorization);
     const user = token === undefined ? undefined : this.options.verifier.cached(token);
-    if (!user) return false;
+    if (!user) return undefined;
+    const { userId } = user;
     const jobId = path[1]!;
-    if (!this.options.ids.mayExist(user.userId, jobId)) {
-      if (!this.options.limiter.spendLeased(userLimitKey(user.userId))) return false;
-      countJobIdRefused();
-      this.reply(req, res, 404, () => {
-        res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
-        res.setHeader('Content-Type', 'application/json; charset=utf-8');
-        res.setHeader('Content-Length', NOT_FOUND_BODY.length);
-        res.end(NOT_FOUND_BODY);
-      });
-      return true;
-    }
+    if (!this.options.ids.mayExist(userId, jobId)) return { kind: 'unknown', userId };
     const ifNoneMatch = req.headers['if-none-match'];
-    if (ifNoneMatch === undefined) return false;
-    const versions = ifNoneMatchVersions(ifNoneMatch);
-    if (!versions) return false;
-    const known = this.options.statusCache.version(user.userId, jobId);
-    if (known === undefined || !versions.some((v) => v === '*' || v === known)) return false;
-    if (!this.options.limiter.spendLeased(userLimitKey(user.userId))) return false;
-    this.reply(req, res, 304, () => {
-      res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
-      res.setHeader('ETag', jobStatusEtag(known));
-      res.end();
-    });
-    countRevalidation('memory');
-    return true;
+    const versions = ifNoneMatch === undefined ? undefined : ifNoneMatchVersions(ifNoneMatch);
+    // A malformed validator goes to the route, which says nothing of it either way.
+    if (ifNoneMatch !== undefined && !versions) return undefined;
+    const version = this.options.statusCache.version(userId, jobId);
+    if (version === undefined) return undefined;
+    if (versions?.some((v) => v === '*' || v === version)) return { kind: 'unchanged', userId, version };
+    // No validator, or an older version's: the whole answer, when this replica kept it.
+    const answer = this.options.statusCache.answer(userId, jobId);
+    return answer && { kind: 'whole', userId, answer };
   }
 
   /** The API's security headers, the status, what `finish` adds; a span when tracing is on; counted as the route. */
-  private reply(req: IncomingMessage, res: ServerResponse, status: 304 | 404, finish: () => void): void {
+  private reply(req: IncomingMessage, res: ServerResponse, status: 200 | 304 | 404, finish: () => void): void {
     const started = performance.now();
     const send = () => {
       for (const [name, value] of this.options.headers) res.setHeader(name, value);

@@ -5,6 +5,7 @@ import { tracingEnabled } from '@bns/service-kit';
 import { TOKEN_VERIFIER } from '../auth/auth.guard.js';
 import type { TokenVerifier } from '../auth/token-verifier.js';
 import type { GatewayEnv } from '../config/env.js';
+import type { LoadShedder } from '../http/load-shedding.js';
 import { SharedRateLimiter } from '../rate-limit/shared-rate-limiter.js';
 import { FrontDoor } from './front-door.js';
 import { hotPathLog } from './hot-path-log.js';
@@ -15,6 +16,8 @@ export interface FastPathOptions {
   env: Pick<GatewayEnv, 'CORS_ORIGINS' | 'SLOW_REQUEST_MS'>;
   /** The security headers every API answer carries (securityHeaderSets(...).app). */
   headers: readonly [string, string][];
+  /** Told which polls the front door could answer but for the rate limit's lease (they meet its hard bound only). */
+  shedder: Pick<LoadShedder, 'answersFromMemory'>;
 }
 
 /**
@@ -29,16 +32,21 @@ export interface FastPathOptions {
  * The front door wraps the server's request listeners, so where in main.ts it is installed does not
  * matter as long as it is before the server listens.
  */
-export function installJobStatusFastPath(app: NestExpressApplication, { env, headers }: FastPathOptions): void {
+export function installJobStatusFastPath(
+  app: NestExpressApplication,
+  { env, headers, shedder }: FastPathOptions,
+): void {
   if (env.CORS_ORIGINS.length === 0) {
-    new FrontDoor({
+    const door = new FrontDoor({
       verifier: app.get<TokenVerifier>(TOKEN_VERIFIER),
       limiter: app.get(SharedRateLimiter),
       statusCache: app.get(JobStatusCache),
       ids: app.get(JobIdCheck),
       headers,
       tracing: tracingEnabled(),
-    }).install(app.getHttpServer() as Server);
+    });
+    door.install(app.getHttpServer() as Server);
+    shedder.answersFromMemory((req) => door.answersFromMemory(req));
   }
   app.use(hotPathLog(app.get(Logger), env.SLOW_REQUEST_MS));
 }

@@ -21,6 +21,14 @@ interface Known {
   /** `performance.now()` from which a poll answered from it also asks the jobs service, in the background. */
   refreshAt: number;
   refreshing: boolean;
+  /** The whole 200 answer of `version` (`{"success":true,"job":…}`), when one was read and there was room for it. */
+  body?: Buffer;
+}
+
+/** What a poll without a current validator is answered from memory: the version and its whole answer. */
+export interface KnownAnswer {
+  readonly version: string;
+  readonly body: Buffer;
 }
 
 /**
@@ -48,6 +56,8 @@ export type RefreshVersion = (userId: string, jobId: string, version: string) =>
 const USERS_MAX = 100_000;
 /** What `Known.version` holds for a job the jobs service said the user does not have: never a real version. */
 const MISSING = '';
+/** One answer larger than this share of JOB_STATUS_CACHE_BYTES is not kept (a job with very long lists). */
+const BODY_SHARE_MAX = 1 / 16;
 
 /**
  * The current version (the ETag) of jobs lately polled, by user and job, so a poller revalidating an
@@ -63,6 +73,12 @@ const MISSING = '';
  * its own, such as the lane's next slot booked a moment before its send, shows by then), and at most
  * `JOB_STATUS_CACHE_MAX` are kept. Keys hold the user: one user's entry never answers another's poll.
  *
+ * The whole answer of the version is kept beside it (JOB_STATUS_CACHE_BYTES in all, the oldest
+ * learned dropped first), so a poll without a validator, or with an old one, gets its 200 from memory
+ * too: a version stands for one answer (the jobs service digests the answer's head, and its lists
+ * only grow with the counts in it), so the answer kept for a version is the answer the jobs service
+ * would give for it.
+ *
  * A job the user does not have (another user's, or no job at all) is remembered as missing the same
  * way, so a client polling a wrong or stale id is answered 404 from memory rather than costing the
  * jobs service a read per poll. That stays true: a job id is made by the jobs service and first seen
@@ -77,12 +93,20 @@ export class JobStatusCache {
   private epoch = 0;
   private readonly ttlMs: number;
   private readonly max: number;
+  private readonly bodyMax: number;
+  /** Bytes of the answers kept. */
+  private bodyBytes = 0;
   private refresh?: RefreshVersion;
   private refreshesInFlight = 0;
 
-  constructor(@Inject(SERVICE_ENV) env: Pick<GatewayEnv, 'JOB_STATUS_CACHE_MS' | 'JOB_STATUS_CACHE_MAX'>) {
+  constructor(
+    @Inject(SERVICE_ENV)
+    env: Pick<GatewayEnv, 'JOB_STATUS_CACHE_MS' | 'JOB_STATUS_CACHE_MAX'> &
+      Partial<Pick<GatewayEnv, 'JOB_STATUS_CACHE_BYTES'>>,
+  ) {
     this.ttlMs = env.JOB_STATUS_CACHE_MS;
     this.max = env.JOB_STATUS_CACHE_MAX;
+    this.bodyMax = env.JOB_STATUS_CACHE_BYTES ?? 0;
   }
 
   get enabled(): boolean {
@@ -103,6 +127,17 @@ export class JobStatusCache {
    * its refresh point, the first call also asks the jobs service for the version, in the background.
    */
   version(userId: string, jobId: string): string | undefined {
+    return this.current(userId, jobId)?.version;
+  }
+
+  /** The whole answer of the job's current version, as `version` finds it, when it is kept. */
+  answer(userId: string, jobId: string): KnownAnswer | undefined {
+    const entry = this.current(userId, jobId);
+    return entry?.body && { version: entry.version, body: entry.body };
+  }
+
+  /** The fresh entry of a job the user has; past its refresh point, the first call refreshes it in the background. */
+  private current(userId: string, jobId: string): Known | undefined {
     const entry = this.fresh(userId, jobId);
     if (entry === undefined || entry.version === MISSING) return undefined;
     if (
@@ -113,7 +148,7 @@ export class JobStatusCache {
     ) {
       this.refreshAhead(this.refresh, entry, userId, jobId);
     }
-    return entry.version;
+    return entry;
   }
 
   /** Whether the jobs service lately answered that the user has no such job (and nothing of the user was heard since). */
@@ -135,9 +170,12 @@ export class JobStatusCache {
       .finally(() => this.refreshesInFlight--);
   }
 
-  /** The jobs service answered `version`: kept unless something of the user was heard since `ticket`. */
-  remember(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
-    if (version !== MISSING) this.keep(userId, jobId, version, ticket);
+  /**
+   * The jobs service answered `version` (and `body`, its whole answer, when it sent one): kept unless
+   * something of the user was heard since `ticket`. An answer kept for the same version stays.
+   */
+  remember(userId: string, jobId: string, version: string, ticket: StatusTicket, body?: Buffer): void {
+    if (version !== MISSING) this.keep(userId, jobId, version, ticket, body);
   }
 
   /** The jobs service answered that the user has no job `jobId`: kept as `remember` keeps a version, for ids of the services' form only (bounded keys). */
@@ -152,16 +190,19 @@ export class JobStatusCache {
     if (!entry) return undefined;
     if (entry.epoch === this.epoch && entry.gen === (this.gens.get(userId) ?? 0) && performance.now() < entry.until)
       return entry;
-    this.known.delete(key);
+    this.drop(key, entry);
     return undefined;
   }
 
-  private keep(userId: string, jobId: string, version: string, ticket: StatusTicket): void {
+  private keep(userId: string, jobId: string, version: string, ticket: StatusTicket, body?: Buffer): void {
     if (!this.enabled || ticket.epoch !== this.epoch || ticket.gen !== (this.gens.get(userId) ?? 0)) return;
     const key = keyOf(userId, jobId);
-    this.known.delete(key);
+    const before = this.known.get(key);
+    if (before) this.drop(key, before);
+    // A version stands for one answer: the one read before for it still holds.
+    const kept = body ?? (before?.version === version ? before.body : undefined);
     const at = performance.now();
-    this.known.set(key, {
+    const entry: Known = {
       version,
       gen: ticket.gen,
       epoch: ticket.epoch,
@@ -169,9 +210,35 @@ export class JobStatusCache {
       until: at + this.ttlMs * (1 - TTL_JITTER * Math.random()),
       refreshAt: at + this.ttlMs * (REFRESH_FROM + REFRESH_SPREAD * Math.random()),
       refreshing: false,
-    });
-    if (this.known.size > this.max) this.known.delete(this.known.keys().next().value!);
+    };
+    if (kept !== undefined && version !== MISSING && kept.length <= this.bodyMax * BODY_SHARE_MAX) {
+      entry.body = kept;
+      this.bodyBytes += kept.length;
+    }
+    this.known.set(key, entry);
+    if (this.known.size > this.max) {
+      const [oldest, old] = this.known.entries().next().value!;
+      this.drop(oldest, old);
+    }
     this.dropExpired();
+    this.trimBodies();
+  }
+
+  /** Forgets an entry, and counts its answer's bytes out. */
+  private drop(key: string, entry: Known): void {
+    this.known.delete(key);
+    if (entry.body) this.bodyBytes -= entry.body.length;
+  }
+
+  /** Over JOB_STATUS_CACHE_BYTES: the answers of the oldest learned entries go (their versions stay, for 304s). */
+  private trimBodies(): void {
+    if (this.bodyBytes <= this.bodyMax) return;
+    for (const entry of this.known.values()) {
+      if (!entry.body) continue;
+      this.bodyBytes -= entry.body.length;
+      delete entry.body;
+      if (this.bodyBytes <= this.bodyMax) return;
+    }
   }
 
   /**
@@ -184,7 +251,7 @@ export class JobStatusCache {
     const before = performance.now() - this.ttlMs;
     for (const [key, entry] of this.known) {
       if (entry.at >= before) return;
-      this.known.delete(key);
+      this.drop(key, entry);
     }
   }
 
@@ -227,10 +294,16 @@ export class JobStatusCache {
     this.epoch++;
     this.gens.clear();
     this.known.clear();
+    this.bodyBytes = 0;
   }
 
   get size(): number {
     return this.known.size;
+  }
+
+  /** Bytes of the whole answers kept. */
+  get answerBytes(): number {
+    return this.bodyBytes;
   }
 }
 

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import type { ServerResponse } from 'node:http';
 import type { Response } from 'express';
 import { ErrorKind, ifNoneMatchVersions, JobsErrorCode, jobStatusEtag } from '@bns/contracts';
 import { AppError, RpcClient } from '@bns/service-kit';
-import { countRevalidation } from '../metrics/gateway.metrics.js';
+import { countJobStatusAnswer, countRevalidation } from '../metrics/gateway.metrics.js';
 import { JobIdCheck, jobNotFound } from './job-id-check.js';
 import { JobStatusCache } from './job-status-cache.js';
 
@@ -35,8 +36,14 @@ export class JobStatusService {
         res.status(304).end();
         return;
       }
-      countRevalidation('jobs');
     }
+    const kept = this.statusCache.answer(userId, jobId);
+    if (kept) {
+      countJobStatusAnswer('memory');
+      sendWholeAnswer(res, kept.version, kept.body);
+      return;
+    }
+    if (versions) countRevalidation('jobs');
     const ticket = this.statusCache.ticket(userId);
     const answer = await this.rpc
       .call('jobs.status', { userId, jobId, ...(versions ? { ifNoneMatch: versions } : {}) })
@@ -45,15 +52,31 @@ export class JobStatusService {
           this.statusCache.rememberMissing(userId, jobId, ticket);
         throw err;
       });
-    this.statusCache.remember(userId, jobId, answer.version, ticket);
-    // The jobs service decided: not res.send, which would hash the body for an ETag of its own when
-    // none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`).
-    res.setHeader('ETag', jobStatusEtag(answer.version));
     if ('notModified' in answer) {
+      this.statusCache.remember(userId, jobId, answer.version, ticket);
+      res.setHeader('ETag', jobStatusEtag(answer.version));
       res.status(304).end();
       return;
     }
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.end(`{"success":true,"job":${answer.jobJson}}`);
+    const body = wholeAnswerOf(answer.jobJson);
+    this.statusCache.remember(userId, jobId, answer.version, ticket, body);
+    countJobStatusAnswer('jobs');
+    sendWholeAnswer(res, answer.version, body);
   }
+}
+
+/** The 200's body around the job's JSON text as the jobs service wrote it. */
+export const wholeAnswerOf = (jobJson: string): Buffer => Buffer.from(`{"success":true,"job":${jobJson}}`);
+
+/**
+ * The 200 with the job's version: not res.send, which would hash the body for an ETag of its own when
+ * none were set, and turn a 200 into a 304 by its own reading of If-None-Match (`req.fresh`). The
+ * front door writes the same answer (its headers before these).
+ */
+export function sendWholeAnswer(res: ServerResponse, version: string, body: Buffer): void {
+  res.statusCode = 200;
+  res.setHeader('ETag', jobStatusEtag(version));
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', body.length);
+  res.end(body);
 }

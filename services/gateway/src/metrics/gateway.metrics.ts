@@ -39,6 +39,17 @@ export function countRevalidation(answeredBy: 'memory' | 'jobs'): void {
   jobStatusRevalidations.inc({ answered_by: answeredBy });
 }
 
+const jobStatusAnswers = counter({
+  name: 'bns_gateway_job_status_answers_total',
+  help: "job-status polls answered with the whole answer (a 200), by where it came from: memory (the answer this replica kept for the job's current version) or jobs (the jobs service)",
+  labelNames: ['answered_by'],
+});
+
+/** Hook: a job-status poll got its whole answer, from this replica's memory or from the jobs service. */
+export function countJobStatusAnswer(answeredBy: 'memory' | 'jobs'): void {
+  jobStatusAnswers.inc({ answered_by: answeredBy });
+}
+
 const jobIdsRefused = counter({
   name: 'bns_gateway_job_ids_refused_total',
   help: 'Requests naming a job id answered "not found" from the id alone (no such job of the caller), without asking the jobs service',

@@ -138,6 +138,44 @@ describe('LoadShedder', () => {
     });
     expect((await get(port, '/quick')).status).toBe(200);
   });
+
+  it('a read answered from memory (no service behind the gateway) meets only the hard bound, not the limit the backends cut', async () => {
+    const { port, held } = await app(20, { floor: 4, targetMs: 50 });
+    shedder!.answersFromMemory((req) => req.headers['x-from-memory'] === '1');
+    /** A GET of `path`, marked as one the replica answers from memory or not. */
+    const ask = (path: string, fromMemory: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        request(
+          {
+            port,
+            path,
+            host: '127.0.0.1',
+            headers: { authorization: `Bearer caller-${++callers}`, ...(fromMemory ? { 'x-from-memory': '1' } : {}) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode!));
+          },
+        )
+          .on('error', reject)
+          .end();
+      });
+    const first = Array.from({ length: 10 }, () => ask('/hold', false));
+    await until(() => held.length === 10);
+    await until(() => {
+      for (let i = 0; i < SHED_MIN_SAMPLES; i++) shedder!.roundTrip(200);
+      return shedder!.current.readLimit <= 6;
+    });
+    // Past the cut limit: a read that needs the backends is shed, one answered from memory is not.
+    expect(await ask('/quick', false)).toBe(503);
+    expect(await ask('/quick', true)).toBe(200);
+    // Up to the hard bound (20 in progress) they are admitted; past it, refused too.
+    const more = Array.from({ length: 10 }, () => ask('/hold', true));
+    await until(() => held.length === 20);
+    expect(await ask('/quick', true)).toBe(503);
+    for (const res of held.splice(0)) res.json({ released: true });
+    expect(await Promise.all([...first, ...more])).toEqual(Array(20).fill(200));
+  });
 });
 
 describe('LoadShedder fairness', () => {

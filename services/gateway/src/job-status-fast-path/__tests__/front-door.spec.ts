@@ -29,6 +29,11 @@ describe('FrontDoor', () => {
   const V1 = 'AAAAAAAAAAAAAAAAAAAAA1';
   const V0 = 'AAAAAAAAAAAAAAAAAAAAA0';
   const versions = new Map([[mine, V1]]);
+  /** A second job of Ann's whose whole answer the cache kept for its current version. */
+  const kept = mintJobId(key, USER);
+  const V2 = 'AAAAAAAAAAAAAAAAAAAAA2';
+  const KEPT_BODY = Buffer.from(`{"success":true,"job":{"jobId":"${kept}","status":"running"}}`);
+  versions.set(kept, V2);
 
   beforeAll(async () => {
     server = createServer((_req, res) => {
@@ -39,7 +44,10 @@ describe('FrontDoor', () => {
     new FrontDoor({
       verifier: { cached: (token) => (token === TOKEN ? ({ userId: USER } as never) : undefined) },
       limiter: { spendLeased: () => (leases > 0 ? (leases--, true) : false) },
-      statusCache: { version: (userId, jobId) => (userId === USER ? versions.get(jobId) : undefined) },
+      statusCache: {
+        version: (userId, jobId) => (userId === USER ? versions.get(jobId) : undefined),
+        answer: (userId, jobId) => (userId === USER && jobId === kept ? { version: V2, body: KEPT_BODY } : undefined),
+      },
       ids: { mayExist: (userId, jobId) => jobMayExist({ key, legacyIds: false }, userId, jobId) },
       headers: [['X-Frame-Options', 'DENY']],
       tracing: false,
@@ -96,11 +104,65 @@ describe('FrontDoor', () => {
     expect(leases).toBe(0);
   });
 
+  it('answers 200 with the whole answer kept for the current version, without a validator or with an older one', async () => {
+    for (const headers of [
+      {},
+      { 'if-none-match': jobStatusEtag(V0) },
+      { 'if-none-match': `W/"x", ${jobStatusEtag(V1)}` },
+    ]) {
+      leases = 1;
+      const before = reached;
+      const answer = await ask(`/job-status/${kept}`, headers);
+      expect({ status: answer.status, text: answer.text }).toEqual({ status: 200, text: KEPT_BODY.toString() });
+      expect(answer.headers).toMatchObject({
+        'x-frame-options': 'DENY',
+        'cache-control': 'private, no-cache',
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(KEPT_BODY.length),
+        etag: jobStatusEtag(V2),
+      });
+      expect([leases, reached]).toEqual([0, before]);
+    }
+    // Its current version: the 304, not the body.
+    leases = 1;
+    expect((await ask(`/job-status/${kept}`, { 'if-none-match': jobStatusEtag(V2) })).status).toBe(304);
+    // A malformed validator, or no lease left: the route's.
+    leases = 1;
+    expect((await ask(`/job-status/${kept}`, { 'if-none-match': 'garbage' })).status).toBe(599);
+    expect(leases).toBe(1);
+    leases = 0;
+    expect((await ask(`/job-status/${kept}`)).status).toBe(599);
+  });
+
+  it('says which requests it answers from memory whatever the lease (load shedding holds those to its hard bound only)', () => {
+    const door = new FrontDoor({
+      verifier: { cached: (token) => (token === TOKEN ? ({ userId: USER } as never) : undefined) },
+      limiter: { spendLeased: () => false },
+      statusCache: {
+        version: (userId, jobId) => (userId === USER ? versions.get(jobId) : undefined),
+        answer: (userId, jobId) => (userId === USER && jobId === kept ? { version: V2, body: KEPT_BODY } : undefined),
+      },
+      ids: { mayExist: (userId, jobId) => jobMayExist({ key, legacyIds: false }, userId, jobId) },
+      headers: [],
+      tracing: false,
+    });
+    const req = (url: string, headers: Record<string, string> = {}, method = 'GET') =>
+      ({ method, url, headers: { authorization: `Bearer ${TOKEN}`, ...headers } }) as never;
+    expect(door.answersFromMemory(req(`/job-status/${randomUUID()}`))).toBe(true);
+    expect(door.answersFromMemory(req(`/job-status/${mine}`, { 'if-none-match': jobStatusEtag(V1) }))).toBe(true);
+    expect(door.answersFromMemory(req(`/job-status/${kept}`))).toBe(true);
+    expect(door.answersFromMemory(req(`/job-status/${mine}`))).toBe(false);
+    expect(door.answersFromMemory(req(`/job-status/${kept}`, { 'if-none-match': 'garbage' }))).toBe(false);
+    expect(door.answersFromMemory(req(`/job-status/${kept}`, { authorization: 'Bearer someone-else' }))).toBe(false);
+    expect(door.answersFromMemory(req(`/job-status/${kept}`, {}, 'POST'))).toBe(false);
+    expect(door.answersFromMemory(req(`/job-logs/${kept}`))).toBe(false);
+  });
+
   it('passes on, unanswered and uncharged, what it cannot answer as the route would', async () => {
     const unknown = randomUUID();
     const passed: [string, Record<string, string>, string?][] = [
-      [`/job-status/${mine}`, {}], // the user's own job, no validator: the jobs service's
-      [`/job-status/${mine}`, { 'if-none-match': jobStatusEtag(V0) }], // a version it does not hold
+      [`/job-status/${mine}`, {}], // the user's own job, no validator, its answer not kept: the jobs service's
+      [`/job-status/${mine}`, { 'if-none-match': jobStatusEtag(V0) }], // a version it does not hold, no answer kept
       [`/job-status/${unknown}`, { authorization: 'Bearer someone-else' }], // a token it has not verified
       [`/job-status/${unknown}`, { authorization: '' }],
       [`/job-status/${unknown}?x=1`, {}], // a query

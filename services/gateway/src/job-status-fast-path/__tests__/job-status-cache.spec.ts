@@ -9,8 +9,9 @@ const fakeClock = () => {
   return { at: (ms: number) => void (now = ms), restore: () => spy.mockRestore() };
 };
 
-const cache = (ttlMs = 10_000, max = 100) =>
-  new JobStatusCache({ JOB_STATUS_CACHE_MS: ttlMs, JOB_STATUS_CACHE_MAX: max });
+const cache = (ttlMs = 10_000, max = 100, bytes = 1 << 20) =>
+  new JobStatusCache({ JOB_STATUS_CACHE_MS: ttlMs, JOB_STATUS_CACHE_MAX: max, JOB_STATUS_CACHE_BYTES: bytes });
+const body = (text: string) => Buffer.from(text);
 
 describe("job-status cache (304s from the gateway's memory)", () => {
   it('knows a version once the jobs service answered it, for that user and job only', () => {
@@ -288,5 +289,73 @@ describe("job-status cache (304s from the gateway's memory)", () => {
     expect(c.size).toBe(3);
     expect(c.version('ann', 'a')).toBeUndefined();
     expect(['b', 'c', 'd'].map((j) => c.version('ann', j))).toEqual(['v-b', 'v-c', 'v-d']);
+  });
+
+  describe('whole answers (200s from memory)', () => {
+    it('keeps the answer of a version for that user and job; a 304 refresh of the same version keeps it, another version drops it', () => {
+      const c = cache();
+      c.remember('ann', 'job-1', 'v1', c.ticket('ann'), body('{"a":1}'));
+      expect(c.answer('ann', 'job-1')).toEqual({ version: 'v1', body: body('{"a":1}') });
+      expect(c.answer('bob', 'job-1')).toBeUndefined();
+      expect(c.answer('ann', 'job-2')).toBeUndefined();
+      // The jobs service said v1 is still current (a revalidation, no body): the answer stays.
+      c.remember('ann', 'job-1', 'v1', c.ticket('ann'));
+      expect(c.answer('ann', 'job-1')?.body.toString()).toBe('{"a":1}');
+      // A newer version without its body: the old answer is not served for it.
+      c.remember('ann', 'job-1', 'v2', c.ticket('ann'));
+      expect(c.version('ann', 'job-1')).toBe('v2');
+      expect(c.answer('ann', 'job-1')).toBeUndefined();
+      expect(c.answerBytes).toBe(0);
+    });
+
+    it("an event of the user, a read that raced one, a reconnect or the lifetime's end: no answer from memory", () => {
+      const clock = fakeClock();
+      try {
+        const c = cache(10_000);
+        c.remember('ann', 'job-1', 'v1', c.ticket('ann'), body('x'));
+        c.changed('ann');
+        expect(c.answer('ann', 'job-1')).toBeUndefined();
+        const ticket = c.ticket('ann');
+        c.changed('ann');
+        c.remember('ann', 'job-1', 'v1', ticket, body('x'));
+        expect(c.answer('ann', 'job-1')).toBeUndefined();
+        c.remember('ann', 'job-1', 'v1', c.ticket('ann'), body('x'));
+        c.forgetAll();
+        expect(c.answer('ann', 'job-1')).toBeUndefined();
+        expect(c.answerBytes).toBe(0);
+        c.remember('ann', 'job-1', 'v1', c.ticket('ann'), body('x'));
+        clock.at(10_001);
+        expect(c.answer('ann', 'job-1')).toBeUndefined();
+        expect(c.answerBytes).toBe(0);
+      } finally {
+        clock.restore();
+      }
+    });
+
+    it('holds JOB_STATUS_CACHE_BYTES at most: the oldest answers go first (their versions stay); one over a sixteenth is never kept; 0 keeps none', () => {
+      const c = cache(10_000, 100, 1600);
+      for (const job of ['a', 'b', 'c', 'd', 'e', 'f'])
+        c.remember('ann', job, `v-${job}`, c.ticket('ann'), body('x'.repeat(100)));
+      expect(c.answerBytes).toBe(600);
+      for (let i = 0; i < 12; i++) c.remember('ann', `n${i}`, `v${i}`, c.ticket('ann'), body('y'.repeat(100)));
+      expect(c.answerBytes).toBeLessThanOrEqual(1600);
+      expect(c.answer('ann', 'a')).toBeUndefined();
+      expect(c.version('ann', 'a')).toBe('v-a');
+      expect(c.answer('ann', 'n11')?.version).toBe('v11');
+      c.remember('ann', 'big', 'vb', c.ticket('ann'), body('z'.repeat(101)));
+      expect(c.answer('ann', 'big')).toBeUndefined();
+      expect(c.version('ann', 'big')).toBe('vb');
+      const off = cache(10_000, 100, 0);
+      off.remember('ann', 'job-1', 'v1', off.ticket('ann'), body('x'));
+      expect(off.answer('ann', 'job-1')).toBeUndefined();
+      expect(off.version('ann', 'job-1')).toBe('v1');
+    });
+
+    it('an entry dropped for JOB_STATUS_CACHE_MAX counts its answer out', () => {
+      const c = cache(10_000, 2);
+      for (const job of ['a', 'b', 'c']) c.remember('ann', job, `v-${job}`, c.ticket('ann'), body('x'.repeat(10)));
+      expect(c.size).toBe(2);
+      expect(c.answerBytes).toBe(20);
+    });
   });
 });
