@@ -4,10 +4,20 @@
 // start was accepted (200) and each start's latency (p50, p99, max), the starts the gateway shed (503/429,
 // tried again after Retry-After with the same Idempotency-Key, as jobs-lib's startJob does) and the
 // machine's load. The jobs send at the spec's pace (SEND_DELAY_MS=4000) meanwhile.
+// BENCH_PROFILE=jobs (or gateway) CPU-profiles that service over the starts (jobs-lib.mjs).
 //   flock /tmp/bench.lock node scripts/bench/job-starts.mjs [accounts=1000] [recipients=50]
 import { cpus, loadavg } from 'node:os';
 import { useNode24 } from '../runtime.mjs';
-import { linkedUsers, numbers, percentile, sleep, startBench, startJob, startRetried } from './jobs-lib.mjs';
+import {
+  linkedUsers,
+  numbers,
+  percentile,
+  profileFromNow,
+  sleep,
+  startBench,
+  startJob,
+  startRetried,
+} from './jobs-lib.mjs';
 import { cpuSeconds } from './proc-lib.mjs';
 
 await useNode24();
@@ -34,6 +44,7 @@ try {
   const load0 = load();
   const retried0 = startRetried();
   const latencies = [];
+  const stopProfile = await profileFromNow();
   const t0 = performance.now();
   await Promise.all(
     users.map(async (u, i) => {
@@ -43,6 +54,7 @@ try {
     }),
   );
   const allS = (performance.now() - t0) / 1000;
+  await stopProfile();
   const sorted = latencies.sort((a, b) => a - b);
   const cpu = [cpuSeconds(jobsPid).own - cpu0[0], cpuSeconds(gatewayPid).own - cpu0[1]];
   console.log(

@@ -41,6 +41,13 @@ if (PROFILED !== undefined && !['jobs', 'gateway', 'sessions-0', 'sessions-1'].i
   throw new Error('BENCH_PROFILE: jobs, gateway, sessions-0 or sessions-1');
 const INSPECT_PORT = 9342;
 let profiles = 0;
+/** With BENCH_PROFILE set: CPU-profiles that service from now until the returned function is called (prints its self time). */
+export async function profileFromNow() {
+  if (!PROFILED) return async () => undefined;
+  return profileProcess(PROFILED, INSPECT_PORT, {
+    saveTo: join(tmpdir(), `${PROFILED}-bench-${++profiles}.cpuprofile`),
+  });
+}
 const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
 /**
