@@ -4,11 +4,12 @@
 // to the 200 (every recipient stored), and the jobs service's RSS just before, at its peak (sampled
 // every 25 ms from the call until `afterSeconds` later) and `afterSeconds` after the 200: whether the
 // memory a start takes comes back. Sending is slowed right down (this measures accepting, not sending).
+// BENCH_PROFILE=jobs CPU-profiles the jobs service over each start (jobs-lib.mjs).
 //   flock /tmp/bench.lock node scripts/bench/accept-50k.mjs [recipients=50000] [afterSeconds=60]
 import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { useNode24 } from '../runtime.mjs';
-import { linkedUsers, mib, numbers, rssKiB, sleep, startBench } from './jobs-lib.mjs';
+import { linkedUsers, mib, numbers, profileFromNow, rssKiB, sleep, startBench } from './jobs-lib.mjs';
 import { cpuSeconds } from './proc-lib.mjs';
 
 await useNode24();
@@ -66,9 +67,11 @@ try {
     let peak = before;
     const timer = setInterval(() => (peak = Math.max(peak, rss())), 25);
     const cpu0 = cpuSeconds(pid).own;
+    const stopProfile = await profileFromNow();
     const t0 = performance.now();
     const res = await post(user, body);
     const ms = performance.now() - t0;
+    await stopProfile();
     const cpuMs = (cpuSeconds(pid).own - cpu0) * 1000;
     if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     await sleep(AFTER_S * 1000);
