@@ -36,7 +36,16 @@ const personalised = (n, from) => ({
 });
 
 console.log(`${cpus().length} cores, load average ${load()}`);
-const bench = await startBench({ SEND_DELAY_MS: '600000', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000' });
+/** The jobs service's own account of each start (its "start timings" log line): queued, read, stored. */
+const timings = [];
+const bench = await startBench(
+  { SEND_DELAY_MS: '600000', JOBS_MAX_QUEUED_RECIPIENTS_PER_USER: '1000000', LOG_LEVEL: 'info' },
+  {
+    onLine: (label, line) => {
+      if (label === 'jobs' && line.includes('start timings')) timings.push(line);
+    },
+  },
+);
 const pid = bench.jobsPid;
 const jobs = bench.sys.services.find((h) => h.name === 'jobs').process;
 /** The jobs service's RSS, or a clear end of the run when it is gone (its last lines printed). */
@@ -72,6 +81,7 @@ try {
     const res = await post(user, body);
     const ms = performance.now() - t0;
     await stopProfile();
+    const own = JSON.parse(timings.at(-1) ?? '{}');
     const cpuMs = (cpuSeconds(pid).own - cpu0) * 1000;
     if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     await sleep(AFTER_S * 1000);
@@ -79,6 +89,7 @@ try {
     const after = rss();
     lines.push(
       `accept-50k ${kind}, ${N} recipients (body ${mb.toFixed(1)} MiB): accepted in ${ms.toFixed(0)} ms (jobs CPU ${cpuMs.toFixed(0)} ms); ` +
+        `in jobs: waited ${own.queuedMs} ms, read the staged body ${own.readMs} ms, checked and stored ${own.storeMs} ms; ` +
         `jobs RSS ${mib(before)} MiB before, ${mib(peak)} MiB peak, ${mib(after)} MiB ${AFTER_S} s after; load ${load0} → ${load()}`,
     );
     console.log(lines.at(-1));

@@ -52,7 +52,8 @@ const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.
 
 /**
  * The system on a private Postgres and NATS. `jobsEnv` reaches the jobs service; `options.env` every
- * service (e.g. the simulated engine's receipt delays for sessions).
+ * service (e.g. the simulated engine's receipt delays for sessions); `options.onLine(label, line)`
+ * sees each line a service writes.
  */
 export async function startBench(jobsEnv = {}, options = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
@@ -80,6 +81,7 @@ export async function startBench(jobsEnv = {}, options = {}) {
     services: ['sessions', 'jobs'],
     // A loaded shared machine can take minutes to start the services.
     startTimeoutMs: 400_000,
+    ...(options.onLine ? { onLine: options.onLine } : {}),
     env: {
       SIM_READY_DELAY_MS: '0',
       SIM_QR_INTERVAL_MS: '20000',
