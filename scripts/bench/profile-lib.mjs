@@ -65,3 +65,18 @@ export async function profileProcess(label, port, { intervalUs = 500, top = 25, 
     );
   };
 }
+
+/** Asks the process with an inspector on `port` for a full garbage collection (HeapProfiler.collectGarbage). */
+export async function collectGarbage(port) {
+  const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const ws = new WebSocket(webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  await new Promise((resolve) => {
+    ws.on('message', (m) => JSON.parse(m.toString()).id === 1 && resolve());
+    ws.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' }));
+  });
+  ws.close();
+}

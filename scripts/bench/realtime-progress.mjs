@@ -6,7 +6,8 @@
 //   - job_progress latency p50/p99/max, split into `at` → NATS (the jobs service: rest of its
 //     transaction, commit, outbox publish; seen by a plain NATS subscriber in this process) and
 //     NATS → socket (the gateway's fan-out and the socket write);
-//   - gateway RSS before and after the sockets (memory per socket);
+//   - gateway RSS before and after the sockets (memory per socket), and BENCH_AFTER_CLOSE_S (30) after
+//     they all closed (whether it comes back);
 //   - CPU seconds of every process over the measured window (from /proc/<pid>/stat), the event-loop
 //     delay of jobs and the gateway, and how many lane steps shared each jobs transaction (their /metrics);
 //   - tenant isolation: every job event a socket receives must belong to that socket's user's job, and
@@ -25,9 +26,11 @@ import { SOCKET } from '@bns/contracts';
 import { connectNats, RpcClient } from '@bns/service-kit';
 import { api, devSignIn, sleep, startPostgres, startSystem, waitFor } from '@bns/testing';
 import { numbers, percentile, pool, rssKiB, startJob } from './jobs-lib.mjs';
-import { profileProcess } from './profile-lib.mjs';
+import { collectGarbage, profileProcess } from './profile-lib.mjs';
 
 const SOCKETS = Number(process.argv[2] ?? 2000);
+/** Seconds the gateway is left alone after every socket closed, before its RSS is read again (BENCH_AFTER_CLOSE_S). */
+const AFTER_CLOSE_S = Number(process.env.BENCH_AFTER_CLOSE_S ?? 30);
 const JOBS = Number(process.argv[3] ?? 100);
 const SECONDS = Number(process.argv[4] ?? 30);
 const DELAY_MS = Number(process.argv[5] ?? 4000);
@@ -320,6 +323,30 @@ try {
   }
   const rssEnd = rssKiB(gatewayPid);
   log(`gateway RSS at the end ${(rssEnd / 1024).toFixed(0)} MiB; socket disconnects during the run: ${disconnects}`);
+  // Whether the memory comes back: every socket closed, then the gateway left alone for AFTER_CLOSE_S.
+  for (const s of sockets) s.disconnect();
+  sockets.length = 0;
+  await sleep(AFTER_CLOSE_S * 1000);
+  const rssClosed = rssKiB(gatewayPid);
+  const gatewayText = (await scrape())[1];
+  const gauge = (name) =>
+    Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(gatewayText)?.[1] ?? NaN) / 1048576;
+  log(
+    `gateway RSS ${AFTER_CLOSE_S} s after all ${SOCKETS} sockets closed: ${(rssClosed / 1024).toFixed(0)} MiB ` +
+      `(idle before them ${(rssBefore / 1024).toFixed(0)} MiB: ${(((rssClosed - rssBefore) / rssBefore) * 100).toFixed(0)}% above); ` +
+      `V8 heap ${gauge('nodejs_heap_size_used_bytes').toFixed(0)} MiB used of ${gauge('nodejs_heap_size_total_bytes').toFixed(0)}, external ${gauge('nodejs_external_memory_bytes').toFixed(0)} MiB`,
+  );
+  if (PROFILED.includes('gateway')) {
+    // With its inspector on: a full collection, then the RSS again (what V8 had not yet collected).
+    await collectGarbage(PROFILE_PORTS.gateway);
+    await sleep(2000);
+    const rssCollected = rssKiB(gatewayPid);
+    const text = (await scrape())[1];
+    const used = Number(/^nodejs_heap_size_used_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text)?.[1] ?? NaN) / 1048576;
+    log(
+      `gateway RSS after a full garbage collection: ${(rssCollected / 1024).toFixed(0)} MiB (V8 heap ${used.toFixed(0)} MiB used)`,
+    );
+  }
   const silent = senders.filter((u) => !u.progressInWindow).length;
   if (silent > 0) log(`${silent} of ${senders.length} senders' sockets received no job_progress in the window`);
   const count = violations.length;

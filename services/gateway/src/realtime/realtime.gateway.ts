@@ -43,6 +43,7 @@ import { clientAddressOf, trustProxySetting } from '../http/trust-proxy.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { countSocketEvent, trackSockets } from '../metrics/gateway.metrics.js';
 import { JobStatusCache } from '../job-status-fast-path/index.js';
+import { fullCollection, MemoryReturn } from './memory-return.js';
 import { toSocketEmission } from './socket-events.js';
 
 interface SocketData {
@@ -85,6 +86,8 @@ export class RealtimeGateway
   private readonly expiryTimers = new Map<string, NodeJS.Timeout>();
   private readonly eventLimiter: RateLimiter;
   private readonly clientAddress: (req: IncomingMessage) => string;
+  /** A full garbage collection after a wave of closed sockets, so their memory comes back while idle. */
+  private readonly memory?: MemoryReturn;
 
   constructor(
     @Inject(TOKEN_VERIFIER) private readonly verifier: TokenVerifier,
@@ -96,6 +99,12 @@ export class RealtimeGateway
   ) {
     this.eventLimiter = new RateLimiter(env.SOCKET_EVENTS_PER_SECOND, env.SOCKET_EVENTS_BURST);
     this.clientAddress = clientAddressOf(trustProxySetting(env.TRUST_PROXY));
+    const collect = fullCollection();
+    if (collect)
+      this.memory = new MemoryReturn(collect, undefined, (tookMs) =>
+        this.logger.log({ tookMs: Math.round(tookMs) }, 'many sockets closed: a full garbage collection ran'),
+      );
+    else this.logger.warn('no full garbage collection on demand: memory of closed sockets comes back with traffic');
   }
 
   afterInit(server: TypedServer): void {
@@ -134,6 +143,7 @@ export class RealtimeGateway
     const mine = this.socketsByUser.get(user.userId) ?? new Set<string>();
     mine.add(socket.id);
     this.socketsByUser.set(user.userId, mine);
+    this.memory?.opened();
     this.closeAtExpiry(socket, user.expiresAtMs);
     socket.use((packet, next) => {
       const verdict = this.eventLimiter.take(socket.id);
@@ -149,7 +159,7 @@ export class RealtimeGateway
   handleDisconnect(socket: AuthedSocket): void {
     const userId = socket.data.user?.userId;
     const mine = userId === undefined ? undefined : this.socketsByUser.get(userId);
-    mine?.delete(socket.id);
+    if (mine?.delete(socket.id)) this.memory?.closed();
     if (mine?.size === 0) this.socketsByUser.delete(userId!);
     clearTimeout(this.expiryTimers.get(socket.id));
     this.expiryTimers.delete(socket.id);
@@ -293,6 +303,7 @@ export class RealtimeGateway
 
   onModuleDestroy(): void {
     for (const timer of this.expiryTimers.values()) clearTimeout(timer);
+    this.memory?.stop();
     this.subscription?.unsubscribe();
   }
 }
