@@ -129,15 +129,11 @@ export class StartGuard {
         await this.checkCaps(em, userId, total);
       },
       variables: async (em, jobId, prepared) => {
-        const seqs: number[] = [];
-        const values: string[] = [];
+        const pairs: [number, Record<string, string>][] = [];
         prepared.forEach((p, i) => {
-          if (p.variables) {
-            seqs.push(i + 1);
-            values.push(JSON.stringify(p.variables));
-          }
+          if (p.variables) pairs.push([i + 1, p.variables]);
         });
-        await this.results.insertVariables(em, jobId, seqs, values);
+        await this.results.insertVariables(em, jobId, pairs);
       },
     };
   }

@@ -92,19 +92,19 @@ const CAPPED = `(${CAPPED_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
  */
 @Injectable()
 export class ResultsRepository {
-  /** The variables of a personalised job's recipients, by list position. */
+  /** The variables of a personalised job's recipients, by list position: `[seq, variables]` pairs. */
   async insertVariables(
     em: EntityManager,
     jobId: string,
-    seqs: readonly number[],
-    variables: readonly string[],
+    pairs: readonly (readonly [seq: number, variables: Record<string, string>])[],
   ): Promise<void> {
-    if (seqs.length === 0) return;
+    if (pairs.length === 0) return;
     await rows(
       em,
+      // One JSON parameter: serialised natively, where a text[] of JSON is escaped element by element.
       `INSERT INTO recipient_variables (job_id, seq, variables)
-       SELECT $1, v.seq, v.variables::jsonb FROM unnest($2::int[], $3::text[]) AS v(seq, variables)`,
-      [jobId, seqs, variables],
+       SELECT $1, (v.pair->>0)::int, v.pair->1 FROM jsonb_array_elements($2::jsonb) AS v(pair)`,
+      [jobId, JSON.stringify(pairs)],
     );
   }
 

@@ -17,9 +17,11 @@ export class RecipientsRepository {
   ): Promise<void> {
     await rows(
       em,
+      // The texts as one JSON array: serialised natively, where a text[] parameter is escaped element by element.
       `INSERT INTO job_recipients (job_id, seq, phone, text)
-       SELECT $1, r.seq, r.phone, r.text FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS r(phone, text, seq)`,
-      [jobId, phones, texts],
+       SELECT $1, r.seq, r.phone, r.text
+         FROM ROWS FROM (unnest($2::text[]), json_array_elements_text($3::json)) WITH ORDINALITY AS r(phone, text, seq)`,
+      [jobId, phones, JSON.stringify(texts)],
     );
   }
 }

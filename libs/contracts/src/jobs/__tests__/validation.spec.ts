@@ -258,6 +258,27 @@ describe('checkStartJob: text that shows nothing or is not text', () => {
   });
 });
 
+describe('checkStartJob: variable values', () => {
+  it('takes text, finite numbers, booleans and null as they are, and refuses a list, an object, NUL and lone surrogates', () => {
+    const ok = accepted(
+      checkStartJob({
+        message: 'Hi {{t}}',
+        recipients: [{ phone: '91234567', variables: { t: 'Ann', n: 3.5, z: 0, b: false, none: null } }],
+      }),
+    );
+    expect(ok.recipients[0]!.variables).toEqual({ t: 'Ann', n: '3.5', z: '0', b: 'false' });
+    for (const [value, message] of [
+      [['a'], JOB_MESSAGES.recipientsNotAList],
+      [{ a: 1 }, JOB_MESSAGES.recipientsNotAList],
+      ['a\u0000b', REQUEST_MESSAGES.nulCharacter('variables')],
+      ['a\ud800', REQUEST_MESSAGES.invalidText('variables')],
+    ] as const) {
+      const r = refusal(checkStartJob({ message: 'Hi', recipients: [{ phone: '91234567', variables: { v: value } }] }));
+      expect({ value, message: r.message }).toEqual({ value, message });
+    }
+  });
+});
+
 describe('checkStartJob: one list', () => {
   it('phoneNumbers and recipients both non-empty: "Send either phoneNumbers or recipients, not both"', () => {
     const r = refusal(

@@ -29,8 +29,7 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
       repo.insertVariables(
         em,
         jobId,
-        list.map((_, i) => i + 1),
-        list.map((_, i) => JSON.stringify({ name: `N${i}` })),
+        list.map((_, i) => [i + 1, { name: `N${i}` }] as const),
       ),
     );
     const seen: string[] = [];

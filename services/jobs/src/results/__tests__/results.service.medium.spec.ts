@@ -33,8 +33,7 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
       ip.get(ResultsRepository).insertVariables(
         em,
         jobId,
-        list.map((_, i) => i + 1),
-        list.map((_, i) => JSON.stringify(variables(i))),
+        list.map((_, i) => [i + 1, variables(i)] as const),
       ),
     );
     return jobId;
