@@ -24,3 +24,4 @@ export * from './account/index.js';
 export * from './ids/job-ids.js';
 export * from './crypto/secret-box.js';
 export * from './export/xlsx-sheet.js';
+export * from './memory/full-collection.js';

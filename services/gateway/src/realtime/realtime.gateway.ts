@@ -33,7 +33,7 @@ import {
   type SocketEmission,
   type SocketEventMap,
 } from '@bns/contracts';
-import { AppError, NATS_CONNECTION, RpcClient, SERVICE_ENV } from '@bns/service-kit';
+import { AppError, fullCollection, NATS_CONNECTION, RpcClient, SERVICE_ENV } from '@bns/service-kit';
 import { AuthFailures } from '../auth/auth-failures.js';
 import { TOKEN_VERIFIER } from '../auth/auth.guard.js';
 import type { AuthUser } from '../auth/auth.types.js';
@@ -43,7 +43,7 @@ import { clientAddressOf, trustProxySetting } from '../http/trust-proxy.js';
 import { RateLimiter } from '../rate-limit/rate-limiter.js';
 import { countSocketEvent, trackSockets } from '../metrics/gateway.metrics.js';
 import { JobStatusCache } from '../job-status-fast-path/index.js';
-import { fullCollection, MemoryReturn } from './memory-return.js';
+import { MemoryReturn } from './memory-return.js';
 import { toSocketEmission } from './socket-events.js';
 
 interface SocketData {

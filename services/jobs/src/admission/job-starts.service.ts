@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import {
   checkStartAt,
   checkStartJob,
@@ -15,7 +15,16 @@ import {
   type StartJobReply,
   type StartJobRequest,
 } from '@bns/contracts';
-import { AppError, OutboxPublisher, RpcClient, SERVICE_ENV, Transactions } from '@bns/service-kit';
+import {
+  AppError,
+  CollectionSoon,
+  fullCollection,
+  OutboxPublisher,
+  RpcClient,
+  SERVICE_ENV,
+  Transactions,
+  type CollectionSoonOptions,
+} from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { commitInTime, JobJournals } from '../events/job-journal.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
@@ -31,13 +40,21 @@ import { JobsRepository } from '../store/jobs.repository.js';
 import { RecipientsRepository } from '../store/recipients.repository.js';
 import { StartGuard, type StartAdmission } from './start-guard.js';
 
+/**
+ * After starts whose body was staged (too big for one NATS message: tens of thousands of rows), one full
+ * garbage collection once starts stop for a while, at most once every 30 s: an idle process rarely runs
+ * one, so the memory such a start took stayed in the RSS (docs/benchmarks.md, accept-50k).
+ */
+const COLLECT_AFTER_STAGED: CollectionSoonOptions = { quietMs: 5_000, intervalMs: 30_000 };
+
 /** States of `sessions.status` in which the account can send. */
 const LINKED_STATES = new Set(['ready', 'exist']);
 
 /** A job's start (`jobs.start`): what is checked, what is stored, and the lane it wakes. */
 @Injectable()
-export class JobStarts {
+export class JobStarts implements OnModuleDestroy {
   private readonly logger = new Logger('JobStarts');
+  private readonly memory?: CollectionSoon;
 
   constructor(
     private readonly tx: Transactions,
@@ -55,11 +72,25 @@ export class JobStarts {
     private readonly ids: JobIds,
     private readonly media: MediaLibrary,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
-  ) {}
+  ) {
+    const collect = fullCollection();
+    if (collect)
+      this.memory = new CollectionSoon(collect, COLLECT_AFTER_STAGED, (tookMs) =>
+        this.logger.log({ tookMs: Math.round(tookMs) }, 'large starts done: a full garbage collection ran'),
+      );
+  }
+
+  onModuleDestroy(): void {
+    this.memory?.stop();
+  }
 
   /** The guard reads a staged body, runs a user's starts one at a time and replays a known key. */
-  start(req: StartJobRequest): Promise<StartJobReply> {
-    return this.guard.run(req, (body, admission) => this.create(body, admission));
+  async start(req: StartJobRequest): Promise<StartJobReply> {
+    try {
+      return await this.guard.run(req, (body, admission) => this.create(body, admission));
+    } finally {
+      if (req.staged) this.memory?.request();
+    }
   }
 
   /**
