@@ -90,7 +90,6 @@ export class FrontDoor {
       case 'unknown':
         countJobIdRefused();
         this.reply(req, res, 404, () => {
-          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
           res.setHeader('Content-Type', 'application/json; charset=utf-8');
           res.setHeader('Content-Length', NOT_FOUND_BODY.length);
           res.end(NOT_FOUND_BODY);
@@ -98,7 +97,6 @@ export class FrontDoor {
         return true;
       case 'unchanged':
         this.reply(req, res, 304, () => {
-          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
           res.setHeader('ETag', jobStatusEtag(found.version));
           res.end();
         });
@@ -106,7 +104,6 @@ export class FrontDoor {
         return true;
       case 'whole':
         this.reply(req, res, 200, () => {
-          res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
           sendWholeAnswer(res, found.answer.version, found.answer.body);
         });
         countJobStatusAnswer('memory');
@@ -146,12 +143,13 @@ export class FrontDoor {
     return answer && { kind: 'whole', userId, answer };
   }
 
-  /** The API's security headers, the status, what `finish` adds; a span when tracing is on; counted as the route. */
+  /** The API's security headers, the status, the route's Cache-Control, what `finish` adds; a span when tracing is on; counted as the route. */
   private reply(req: IncomingMessage, res: ServerResponse, status: 200 | 304 | 404, finish: () => void): void {
     const started = performance.now();
     const send = () => {
       for (const [name, value] of this.options.headers) res.setHeader(name, value);
       res.statusCode = status;
+      res.setHeader('Cache-Control', JOB_STATUS_CACHE_CONTROL);
       finish();
     };
     if (this.options.tracing) context.with(traceHttpRequest(req, res), send);
