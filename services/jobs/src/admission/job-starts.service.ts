@@ -30,7 +30,6 @@ import { commitInTime, JobJournals } from '../events/job-journal.js';
 import { countSkipped } from '../metrics/jobs.metrics.js';
 import { OptOutsRepository } from '../optouts/opt-outs.repository.js';
 import { Policies } from '../policy/policy.service.js';
-import { LaneStepRepository } from '../queue/lane-step.repository.js';
 import { LaneWorker } from '../queue/lane-worker.js';
 import { LaneRepository } from '../queue/lane.repository.js';
 import { MediaLibrary } from '../media/media.service.js';
@@ -61,7 +60,6 @@ export class JobStarts implements OnModuleDestroy {
     private readonly jobs: JobsRepository,
     private readonly recipients: RecipientsRepository,
     private readonly lanes: LaneRepository,
-    private readonly steps: LaneStepRepository,
     private readonly journals: JobJournals,
     private readonly policies: Policies,
     private readonly rpc: RpcClient,
@@ -106,13 +104,11 @@ export class JobStarts implements OnModuleDestroy {
     const check = checkStartJob(req, { maxRecipients: this.env.MAX_RECIPIENTS_PER_JOB });
     if (!check.ok) throw AppError.validation(check.code, check.message, undefined, check.details);
 
-    const link = await this.rpc.call('sessions.status', { userId: req.userId });
-    if (!LINKED_STATES.has(link.state))
-      throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
-
+    // Asked while the start's first statements run; its answer is awaited before anything is judged.
+    const linking = this.rpc.call('sessions.status', { userId: req.userId });
+    linking.catch(() => undefined);
     const when = checkStartAt(req.startAt);
-    if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
-    const startAt = when.startAt ?? null;
+    const startAt = (when.ok && when.startAt) || null;
 
     const jobId = await this.ids.mint(req.userId);
     const total = check.recipients.length;
@@ -126,19 +122,25 @@ export class JobStarts implements OnModuleDestroy {
     const published = await this.tx.run(async (em) => {
       // The lane first: it serialises this user's starts with the worker's "no more work" decision.
       await this.lanes.activate(em, req.userId, startAt);
-      await admission.admit(em, jobId, total);
+      // The key, the caps' counts, the policy, the lane's counters and who is suppressed, in one statement.
+      const reads = await admission.admit(
+        em,
+        jobId,
+        check.recipients.map((r) => r.phone),
+      );
+      // Refusals in the order the spec's checks come: the link, the start time, then the key and the caps.
+      const link = await linking;
+      if (!LINKED_STATES.has(link.state))
+        throw AppError.conflict(JobsErrorCode.NotLinked, JOB_MESSAGES.notLinked, { state: link.state });
+      if (!when.ok) throw AppError.validation(PolicyErrorCode.InvalidStartAt, when.message, { startAt: when.message });
+      admission.judge(reads, total);
       // Locked for this transaction: the retention clean-up cannot delete it under the start.
       const media = attached ? await this.media.use(em, req.userId, attached.id) : undefined;
-      const ahead = await this.jobs.countAhead(em, req.userId);
-      const policy = await this.policies.of(em, req.userId);
-      const counters = await this.lanes.counters(em, req.userId);
+      const ahead = reads.ahead;
+      const policy = reads.policy ?? this.policies.standard();
+      const counters = reads.counters;
       // Opted-out and not-on-WhatsApp recipients are skipped: recorded, not queued.
-      skips = await this.steps.suppressedAmong(
-        em,
-        req.userId,
-        check.recipients.map((r) => r.phone),
-        this.env.NOT_ON_WHATSAPP_MEMORY_DAYS,
-      );
+      skips = reads.suppressed;
       const queued = skips.size === 0 ? check.recipients : check.recipients.filter((r) => !skips.has(r.phone));
       const texts =
         check.personalised || varied
@@ -198,7 +200,7 @@ export class JobStarts implements OnModuleDestroy {
       },
       'job accepted',
     );
-    await this.worker.kickSoon(req.userId);
+    void this.worker.kickSoon(req.userId);
     return {
       jobId,
       estimatedTime: estimate.estimatedTime,

@@ -19,12 +19,17 @@ import {
 import { AppError, NATS_CONNECTION, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { ResultsRepository } from '../results/results.repository.js';
-import { AdmissionRepository } from './admission.repository.js';
+import { AdmissionRepository, type AdmissionReads } from './admission.repository.js';
 
 /** What `create` is handed to call inside its transaction. */
 export interface StartAdmission {
-  /** Claims the idempotency key and checks the user's caps; call right after the lane is locked. */
-  admit(em: EntityManager, jobId: string, total: number): Promise<void>;
+  /**
+   * Claims the idempotency key and reads what the start needs (`AdmissionRepository.admit`), in one
+   * statement; call right after the lane is locked. `judge` then says whether it may go ahead.
+   */
+  admit(em: EntityManager, jobId: string, phones: readonly string[]): Promise<AdmissionReads>;
+  /** Another start took the key (this one replays it), or the user's caps refuse `total` more (429). */
+  judge(reads: AdmissionReads, total: number): void;
   /** Stores the recipients' variables for the report: those `checkStartJob` kept, within its size rules. */
   variables(em: EntityManager, jobId: string, prepared: readonly PreparedRecipient[]): Promise<void>;
 }
@@ -124,9 +129,18 @@ export class StartGuard {
 
   private admission(userId: string, key?: string, hash?: string): StartAdmission {
     return {
-      admit: async (em, jobId, total) => {
-        if (key && !(await this.starts.claimStart(em, userId, key, hash!, jobId))) throw new KeyTaken();
-        await this.checkCaps(em, userId, total);
+      admit: (em, jobId, phones) =>
+        this.starts.admit(em, {
+          userId,
+          jobId,
+          key: key ?? null,
+          requestHash: hash ?? null,
+          phones,
+          notOnWhatsAppDays: this.env.NOT_ON_WHATSAPP_MEMORY_DAYS,
+        }),
+      judge: (reads, total) => {
+        if (!reads.claimed) throw new KeyTaken();
+        this.checkCaps(reads.inFlight, total);
       },
       variables: async (em, jobId, prepared) => {
         const pairs: [number, Record<string, string>][] = [];
@@ -155,11 +169,10 @@ export class StartGuard {
     };
   }
 
-  /** Runs under the user's lane lock, so two starts of one user cannot both pass. */
-  private async checkCaps(em: EntityManager, userId: string, total: number): Promise<void> {
+  /** `now` was read under the user's lane lock, so two starts of one user cannot both pass. */
+  private checkCaps(now: AdmissionReads['inFlight'], total: number): void {
     const maxJobs = this.env.JOBS_MAX_ACTIVE_PER_USER;
     const maxQueued = this.env.JOBS_MAX_QUEUED_RECIPIENTS_PER_USER;
-    const now = await this.starts.inFlight(em, userId);
     if (now.jobs >= maxJobs) {
       throw new AppError(
         ErrorKind.RateLimited,

@@ -20,6 +20,15 @@ export const POLICY_COLUMNS = {
 /** The policy's fields, in the map's order. */
 export const POLICY_KEYS = Object.keys(POLICY_COLUMNS) as (keyof SendingPolicy)[];
 
+/**
+ * The policy a statement read with `selectList(POLICY_COLUMNS, POLICY_KEYS, alias, prefix)` beside
+ * `<alias>.user_id IS NOT NULL AS "<prefix>stored"`; undefined when the account never set one.
+ */
+export function storedPolicyOf(found: Record<string, unknown>, prefix: string): SendingPolicy | undefined {
+  if (found[`${prefix}stored`] !== true) return undefined;
+  return Object.fromEntries(POLICY_KEYS.map((k) => [k, found[`${prefix}${k}`]])) as unknown as SendingPolicy;
+}
+
 /** Every statement on `jobs.policies`. */
 @Injectable()
 export class PolicyRepository {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { SendingPolicy, SkipReason } from '@bns/contracts';
 import { inInputOrder, row, rows } from '@bns/service-kit';
-import { POLICY_COLUMNS, POLICY_KEYS } from '../policy/policy.repository.js';
+import { POLICY_COLUMNS, POLICY_KEYS, storedPolicyOf } from '../policy/policy.repository.js';
 import { fieldsOf, selectList } from '../store/columns.js';
 import type { JobRecipientEntity } from '../store/job-recipient.entity.js';
 import {
@@ -95,6 +95,16 @@ const suppressionReasonSql = (user: string, phone: string, days: string) =>
  */
 const sendableSql = (recipientPhone: string, inFlight: string, user: string, days: string) =>
   `(${inFlight} OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
+
+/**
+ * The rows (`phone`, `reason`) of the phones in the text array `phones` that the account `user` must not
+ * send to, and why (`suppressionReasonSql`); `user`, `phones` and `days` are SQL expressions. A whole
+ * list asked at once: a job's start (inside its admission statement too) and the review step's check.
+ */
+export const suppressedAmongSql = (user: string, phones: string, days: string) =>
+  `SELECT s.phone, s.reason FROM (
+     SELECT p.phone, ${suppressionReasonSql(user, 'p.phone', days)} AS reason FROM unnest(${phones}::text[]) AS p(phone)
+   ) s WHERE s.reason IS NOT NULL`;
 
 /** The next recipient to send to, with the text it receives. */
 export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & {
@@ -331,10 +341,7 @@ export class LaneStepRepository {
         backoffAt,
         unanswered,
       } = f;
-      const policy =
-        f.policy_stored === true
-          ? (Object.fromEntries(POLICY_KEYS.map((k) => [k, f[`policy_${k}`]])) as unknown as SendingPolicy)
-          : undefined;
+      const policy = storedPolicyOf(f, 'policy_');
       return {
         holder,
         waitMs,
@@ -461,13 +468,11 @@ export class LaneStepRepository {
     notOnWhatsAppDays: number,
   ): Promise<Map<string, SkipReason>> {
     if (phones.length === 0) return new Map();
-    const found = await rows<{ phone: string; reason: SkipReason }>(
-      em,
-      `SELECT s.phone, s.reason FROM (
-         SELECT p.phone, ${suppressionReasonSql('$1', 'p.phone', '$3')} AS reason FROM unnest($2::text[]) AS p(phone)
-       ) s WHERE s.reason IS NOT NULL`,
-      [userId, phones, notOnWhatsAppDays],
-    );
+    const found = await rows<{ phone: string; reason: SkipReason }>(em, suppressedAmongSql('$1', '$2', '$3'), [
+      userId,
+      phones,
+      notOnWhatsAppDays,
+    ]);
     return new Map(found.map((r) => [r.phone, r.reason]));
   }
 

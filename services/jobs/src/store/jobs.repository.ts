@@ -46,6 +46,13 @@ const OPEN = `(${OPEN_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 /** Paused reasons only the user ends, as an SQL list: such a job steps aside in the lane. */
 export const USER_RESUMED_SQL = `(${USER_RESUMED_REASONS.map((r) => `'${r}'`).join(', ')})`;
 
+/**
+ * How many jobs of the user `userSql` (an SQL expression) a new job waits behind, as a scalar subquery:
+ * queued, running, or paused by the policy (not scheduled, not paused by the user).
+ */
+export const countAheadSql = (userSql: string) =>
+  `(SELECT count(*)::int FROM jobs WHERE user_id = ${userSql} AND status IN ${OPEN} AND (status IN ('queued', 'running') OR (status = 'paused' AND paused_reason NOT IN ${USER_RESUMED_SQL})))`;
+
 /** What the lane step reads of a job. */
 export const LANE_JOB_KEYS = [
   'id',
@@ -176,11 +183,7 @@ export class JobsRepository {
 
   /** Jobs of the user a new job waits behind: queued, running, or paused by the policy (not scheduled, not paused by the user). */
   async countAhead(em: EntityManager, userId: string): Promise<number> {
-    const found = await row<{ n: number }>(
-      em,
-      `SELECT count(*)::int AS n FROM jobs WHERE user_id = $1 AND status IN ${OPEN} AND (status IN ('queued', 'running') OR (status = 'paused' AND paused_reason NOT IN ${USER_RESUMED_SQL}))`,
-      [userId],
-    );
+    const found = await row<{ n: number }>(em, `SELECT ${countAheadSql('$1')} AS n`, [userId]);
     return found!.n;
   }
 

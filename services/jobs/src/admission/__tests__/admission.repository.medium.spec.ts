@@ -2,11 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
-import { AdmissionRepository } from '../admission.repository.js';
+import { OptOutsRepository } from '../../optouts/opt-outs.repository.js';
+import { Policies } from '../../policy/policy.service.js';
+import { LaneStepRepository } from '../../queue/lane-step.repository.js';
+import { LaneRepository } from '../../queue/lane.repository.js';
+import { AdmissionRepository, type AdmissionClaim } from '../admission.repository.js';
 
 const phones = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
+const DAYS = 30;
 
-/** The admission repository in-process on a real Postgres: idempotency keys and the caps' counts. */
+/** The admission repository in-process on a real Postgres: idempotency keys and what a start reads in one statement. */
 describe('AdmissionRepository (in-process, real Postgres)', () => {
   let ip: InProcess;
   let starts: AdmissionRepository;
@@ -19,19 +24,76 @@ describe('AdmissionRepository (in-process, real Postgres)', () => {
   }, 60_000);
   afterAll(() => ip?.close());
 
+  const claim = (userId: string, key: string | null, hash: string | null, jobId: string, list: string[] = []) =>
+    ({
+      userId,
+      key,
+      requestHash: hash,
+      jobId,
+      phones: list,
+      notOnWhatsAppDays: DAYS,
+    }) satisfies AdmissionClaim;
+
   it('an idempotency key is claimed once per user, and in-flight work is counted for the caps', async () => {
     const jobId = await ip.seedJob('user-e', phones(10, 52_000_000));
     const key = randomUUID();
-    expect(await tx.run((em) => starts.claimStart(em, 'user-e', key, 'h1', jobId))).toBe(true);
-    expect(await tx.run((em) => starts.claimStart(em, 'user-e', key, 'h2', jobId))).toBe(false);
-    // The same key of another user is another key.
+    const first = await tx.run((em) => starts.admit(em, claim('user-e', key, 'h1', jobId)));
+    expect(first).toMatchObject({ claimed: true, inFlight: { jobs: 1, recipients: 10 }, ahead: 1 });
+    expect((await tx.run((em) => starts.admit(em, claim('user-e', key, 'h2', jobId)))).claimed).toBe(false);
+    // The same key of another user is another key; a start without a key claims nothing and always passes.
     const other = await ip.seedJob('user-f', ['61234567']);
-    expect(await tx.run((em) => starts.claimStart(em, 'user-f', key, 'h1', other))).toBe(true);
+    expect((await tx.run((em) => starts.admit(em, claim('user-f', key, 'h1', other)))).claimed).toBe(true);
+    expect((await tx.run((em) => starts.admit(em, claim('user-f', null, null, other)))).claimed).toBe(true);
     expect(await starts.findStart(tx.manager, 'user-e', key)).toMatchObject({
       id: jobId,
       requestHash: 'h1',
       total: 10,
     });
-    expect(await tx.run((em) => starts.inFlight(em, 'user-e'))).toEqual({ jobs: 1, recipients: 10 });
+    expect(await starts.findStart(tx.manager, 'user-f', key)).toMatchObject({ id: other, requestHash: 'h1' });
+  });
+
+  it('a claim rolled back with its start leaves the key free', async () => {
+    const jobId = await ip.seedJob('user-g', ['61234568']);
+    const key = randomUUID();
+    await expect(
+      tx.run(async (em) => {
+        expect((await starts.admit(em, claim('user-g', key, 'h1', jobId))).claimed).toBe(true);
+        throw new Error('refused after the claim');
+      }),
+    ).rejects.toThrow('refused after the claim');
+    expect(await starts.findStart(tx.manager, 'user-g', key)).toBeUndefined();
+    expect((await tx.run((em) => starts.admit(em, claim('user-g', key, 'h1', jobId)))).claimed).toBe(true);
+  });
+
+  it('reads the stored policy, the lane counters and who is suppressed, each only for its own user', async () => {
+    const user = 'user-h';
+    const em = ip.db.manager;
+    // Nothing stored yet: no policy, no lane, nobody suppressed.
+    const bare = await starts.admit(em, claim(user, null, null, randomUUID(), ['91000001', '91000002']));
+    expect(bare).toMatchObject({
+      policy: undefined,
+      counters: undefined,
+      ahead: 0,
+      inFlight: { jobs: 0, recipients: 0 },
+    });
+    expect(bare.suppressed.size).toBe(0);
+
+    const policies = ip.get(Policies);
+    const saved = await policies.update(em, user, { delayMs: 9000, dailyCap: 40 });
+    await ip.get(OptOutsRepository).add(em, user, ['91000001'], 'manual');
+    await ip.get(LaneStepRepository).rememberNotOnWhatsApp(em, user, '91000002');
+    await ip.get(LaneStepRepository).rememberNotOnWhatsApp(em, user, '91000001');
+    await tx.run((e) => ip.get(LaneRepository).activate(e, user));
+    await ip.get(LaneRepository).setCounters(em, user, { dayKey: '2026-12-03', dayCount: 7 });
+
+    const read = await starts.admit(em, claim(user, null, null, randomUUID(), ['91000001', '91000002', '91000003']));
+    expect(read.policy).toEqual(saved);
+    expect(read.counters).toEqual(await ip.get(LaneRepository).counters(em, user));
+    expect(read.counters).toMatchObject({ dayKey: '2026-12-03', dayCount: 7 });
+    // Opted out wins over not on WhatsApp; the same lists suppress nobody for another user.
+    expect(Object.fromEntries(read.suppressed)).toEqual({ '91000001': 'opted_out', '91000002': 'not_on_whatsapp' });
+    const stranger = await starts.admit(em, claim('user-i', null, null, randomUUID(), ['91000001', '91000002']));
+    expect(stranger).toMatchObject({ policy: undefined, counters: undefined });
+    expect(stranger.suppressed.size).toBe(0);
   });
 });
