@@ -4,12 +4,14 @@
 // start was accepted (200) and each start's latency (p50, p99, max), the starts the gateway shed (503/429,
 // tried again after Retry-After with the same Idempotency-Key, as jobs-lib's startJob does) and the
 // machine's load. The jobs send at the spec's pace (SEND_DELAY_MS=4000) meanwhile.
-// BENCH_PROFILE=jobs (or gateway) CPU-profiles that service over the starts (jobs-lib.mjs).
+// BENCH_PROFILE=jobs (or gateway) CPU-profiles that service over the starts (jobs-lib.mjs); BENCH_METER=1
+// prints jobs-lib's meter over them, per start (every process's CPU, Postgres statements and row writes).
 //   flock /tmp/bench.lock node scripts/bench/job-starts.mjs [accounts=1000] [recipients=50]
 import { cpus, loadavg } from 'node:os';
 import { useNode24 } from '../runtime.mjs';
 import {
   linkedUsers,
+  meter,
   numbers,
   percentile,
   profileFromNow,
@@ -44,6 +46,8 @@ try {
   const load0 = load();
   const retried0 = startRetried();
   const latencies = [];
+  const metered = process.env.BENCH_METER === '1' ? await meter(bench, { top: 20 }) : undefined;
+  await metered?.start();
   const stopProfile = await profileFromNow();
   const t0 = performance.now();
   await Promise.all(
@@ -55,6 +59,10 @@ try {
   );
   const allS = (performance.now() - t0) / 1000;
   await stopProfile();
+  if (metered) {
+    await metered.report(`${ACCOUNTS} starts of ${RECIPIENTS} recipients (per start; the sending meanwhile included)`, ACCOUNTS);
+    await metered.stop();
+  }
   const sorted = latencies.sort((a, b) => a - b);
   const cpu = [cpuSeconds(jobsPid).own - cpu0[0], cpuSeconds(gatewayPid).own - cpu0[1]];
   console.log(

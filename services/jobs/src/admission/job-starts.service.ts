@@ -36,7 +36,6 @@ import { MediaLibrary } from '../media/media.service.js';
 import { JobIds } from '../store/job-ids.js';
 import { progressOf } from '../store/job-progress.js';
 import { JobsRepository } from '../store/jobs.repository.js';
-import { RecipientsRepository } from '../store/recipients.repository.js';
 import { StartGuard, type StartAdmission } from './start-guard.js';
 
 /**
@@ -58,7 +57,6 @@ export class JobStarts implements OnModuleDestroy {
   constructor(
     private readonly tx: Transactions,
     private readonly jobs: JobsRepository,
-    private readonly recipients: RecipientsRepository,
     private readonly lanes: LaneRepository,
     private readonly journals: JobJournals,
     private readonly policies: Policies,
@@ -147,33 +145,32 @@ export class JobStarts implements OnModuleDestroy {
           ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text))
           : [];
       estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });
-      await this.jobs.insert(em, {
-        id: jobId,
-        userId: req.userId,
-        clientId,
-        message,
-        total,
-        delayMs: policy.delayMs,
-        estimatedMinutes: estimate.estimatedTime,
-        status,
-        startAt,
-        estimatedFinishAt: estimate.estimatedFinishAt,
-        skipped: skips.size,
-        // Only a one-message job may go ahead of the account's campaigns.
-        transactional: req.transactional === true && total === 1,
-      });
+      await this.jobs.insertWithRecipients(
+        em,
+        {
+          id: jobId,
+          userId: req.userId,
+          clientId,
+          message,
+          total,
+          delayMs: policy.delayMs,
+          estimatedMinutes: estimate.estimatedTime,
+          status,
+          startAt,
+          estimatedFinishAt: estimate.estimatedFinishAt,
+          skipped: skips.size,
+          // Only a one-message job may go ahead of the account's campaigns.
+          transactional: req.transactional === true && total === 1,
+        },
+        queued.map((r) => r.phone),
+        texts,
+      );
       if (media) await this.media.attachToJob(em, jobId, media);
       await this.optOuts.recordSkips(
         em,
         jobId,
         skips,
         new Map(check.recipients.flatMap((r) => (r.variables && skips.has(r.phone) ? [[r.phone, r.variables]] : []))),
-      );
-      await this.recipients.insertAll(
-        em,
-        jobId,
-        queued.map((r) => r.phone),
-        texts,
       );
       await admission.variables(em, jobId, queued);
       const journal = this.journals.open(em, req.userId);

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Transactions } from '@bns/service-kit';
+import { mintJobId, Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { OptOutsRepository } from '../../optouts/opt-outs.repository.js';
 import { Policies } from '../../policy/policy.service.js';
 import { LaneStepRepository } from '../../queue/lane-step.repository.js';
 import { LaneRepository } from '../../queue/lane.repository.js';
+import { JobIdSchemeRepository } from '../../store/job-id-scheme.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 import { AdmissionRepository, type AdmissionClaim } from '../admission.repository.js';
 
 const phones = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
@@ -95,5 +97,74 @@ describe('AdmissionRepository (in-process, real Postgres)', () => {
     const stranger = await starts.admit(em, claim('user-i', null, null, randomUUID(), ['91000001', '91000002']));
     expect(stranger).toMatchObject({ policy: undefined, counters: undefined });
     expect(stranger.suppressed.size).toBe(0);
+  });
+
+  it("stores a start's job and its recipients in one statement, texts in list order, defaults for the rest", async () => {
+    const jobs = ip.get(JobsRepository);
+    const { key } = await ip.get(JobIdSchemeRepository).read(ip.db.manager);
+    const plain = mintJobId(key, 'user-j');
+    const personal = mintJobId(key, 'user-j');
+    const finishAt = new Date('2026-12-03T10:00:00.000Z');
+    const job = (id: string, total: number) => ({
+      id,
+      userId: 'user-j',
+      clientId: null,
+      message: 'Hi {name}',
+      total,
+      delayMs: 4000,
+      estimatedMinutes: 2,
+      status: 'queued' as const,
+      startAt: null,
+      estimatedFinishAt: finishAt,
+    });
+    await tx.run((em) => jobs.insertWithRecipients(em, job(plain, 2), ['91000001', '91000002'], []));
+    await tx.run((em) =>
+      jobs.insertWithRecipients(
+        em,
+        { ...job(personal, 3), skipped: 1, transactional: false },
+        ['91000003', '91000004', '91000005'],
+        ['Hi Ann', 'Hi "Bo"\n', 'Hi Çé 👋'],
+      ),
+    );
+    const stored = await ip.db.query(
+      `SELECT id, total, sent, skipped, transactional, delay_ms, estimated_finish_at, status FROM jobs.jobs WHERE id = ANY($1::uuid[]) ORDER BY total`,
+      [[plain, personal]],
+    );
+    expect(stored).toEqual([
+      {
+        id: plain,
+        total: 2,
+        sent: 0,
+        skipped: 0,
+        transactional: false,
+        delay_ms: 4000,
+        estimated_finish_at: finishAt,
+        status: 'queued',
+      },
+      {
+        id: personal,
+        total: 3,
+        sent: 0,
+        skipped: 1,
+        transactional: false,
+        delay_ms: 4000,
+        estimated_finish_at: finishAt,
+        status: 'queued',
+      },
+    ]);
+    const recipients = await ip.db.query(
+      `SELECT job_id, seq, phone, text, state FROM jobs.job_recipients WHERE job_id = ANY($1::uuid[]) ORDER BY job_id = $2 DESC, seq`,
+      [[plain, personal], plain],
+    );
+    expect(
+      recipients.map((r: { seq: number; phone: string; text: string | null }) => [r.seq, r.phone, r.text]),
+    ).toEqual([
+      [1, '91000001', null],
+      [2, '91000002', null],
+      [1, '91000003', 'Hi Ann'],
+      [2, '91000004', 'Hi "Bo"\n'],
+      [3, '91000005', 'Hi Çé 👋'],
+    ]);
+    expect(new Set(recipients.map((r: { state: string }) => r.state))).toEqual(new Set(['pending']));
   });
 });
