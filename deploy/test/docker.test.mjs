@@ -192,6 +192,11 @@ describe('Dockerfiles', () => {
           assert.match(text, new RegExp(`prune-workspaces\\.mjs libs/contracts libs/service-kit services/${image}`));
         }
         assert.match(text, new RegExp(`CMD \\[[^\\]]*"services/${image}/dist/main\\.js"\\]`));
+        // The image runs the service with the Node flags its package.json names (the launcher reads them there).
+        const flags = pkg.nodeFlags ?? [];
+        const cmd = [...text.matchAll(/^CMD (\[.*\])$/gm)].at(-1)?.[1];
+        assert.deepEqual(JSON.parse(cmd), ['node', ...flags, `services/${image}/dist/main.js`]);
+        assert.equal(pkg.scripts.start, ['node', ...flags, 'dist/main.js'].join(' '));
       });
     });
   }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICES } from '@bns/contracts';
@@ -75,6 +75,18 @@ export function serviceEntry(name: ServiceName): string {
 }
 
 /**
+ * The Node flags a service runs with, from its package.json (`nodeFlags`; its image's CMD carries the
+ * same, which deploy/test/docker.test.mjs checks): the jobs service caps V8's young generation, so the
+ * garbage of a 50,000-row start does not grow the process by a hundred megabytes.
+ */
+export function serviceNodeFlags(name: ServiceName): string[] {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8')) as {
+    nodeFlags?: string[];
+  };
+  return pkg.nodeFlags ?? [];
+}
+
+/**
  * Where spawned services keep V8's compiled code between starts (Node's NODE_COMPILE_CACHE): a test
  * run starts each service dozens of times, and each start then skips compiling its modules again
  * (startSystem: 7.4–7.7 s without, 4.9–6.3 s with, on two cores). Keyed by file contents, so a
@@ -108,11 +120,16 @@ export async function startService(name: ServiceName, options: StartServiceOptio
       PORT: String(port),
       METRICS_PORT: String(metricsPort),
     };
-    const proc = ManagedProcess.spawn(label, process.execPath, ['--enable-source-maps', serviceEntry(name)], {
-      env: { ...process.env, ...env },
-      cwd: REPO_ROOT,
-      onLine: options.onLine,
-    });
+    const proc = ManagedProcess.spawn(
+      label,
+      process.execPath,
+      ['--enable-source-maps', ...serviceNodeFlags(name), serviceEntry(name)],
+      {
+        env: { ...process.env, ...env },
+        cwd: REPO_ROOT,
+        onLine: options.onLine,
+      },
+    );
     const url = `http://127.0.0.1:${port}`;
     const up = await waitForStart(proc, `${url}/${options.waitReady ? 'readyz' : 'healthz'}`, { timeoutMs, silenceMs });
     if (up === 'up') return handleOf(name, label, port, metricsPort, url, env, proc);
