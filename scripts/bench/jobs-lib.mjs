@@ -332,7 +332,25 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     const nats = await natsConnections(bench.sys.nats.monitorUrl);
     // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
     const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
-    const tables = Object.fromEntries(
+    const tables = await tableCounts();
+    return {
+      commits,
+      statements,
+      sessions,
+      postgres: postgresCpu(postmaster),
+      postgresByPid: postgresCpuByPid(postmaster),
+      cpu,
+      io,
+      threaded,
+      nats,
+      wal,
+      tables,
+      at: performance.now(),
+    };
+  };
+  /** Rows each table had inserted, updated (HOT) and deleted so far, as the server's statistics have them. */
+  const tableCounts = async () =>
+    Object.fromEntries(
       (
         await db.query(
           "SELECT schemaname || '.' || relname AS t, n_tup_ins AS ins, n_tup_upd AS upd, n_tup_hot_upd AS hot, n_tup_del AS del, autovacuum_count AS vac, autoanalyze_count AS ana FROM pg_stat_user_tables",
@@ -349,20 +367,21 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         },
       ]),
     );
-    return {
-      commits,
-      statements,
-      sessions,
-      postgres: postgresCpu(postmaster),
-      postgresByPid: postgresCpuByPid(postmaster),
-      cpu,
-      io,
-      threaded,
-      nats,
-      wal,
-      tables,
-      at: performance.now(),
-    };
+  /**
+   * The table counts once they settle: a backend that went idle with counts pending reports them within
+   * 10 s (Postgres's idle flush interval), so a reading taken as the stretch ends misses some rows.
+   * Waits until the total has not moved for 11 s in a row (45 s at most).
+   */
+  const settledTableCounts = async () => {
+    const total = (t) => Object.values(t).reduce((sum, c) => sum + c.ins + c.upd + c.del, 0);
+    let last = await tableCounts();
+    for (let quiet = 0, waited = 0; quiet < 11 && waited < 45; waited++) {
+      await sleep(1000);
+      const now = await tableCounts();
+      quiet = total(now) === total(last) ? quiet + 1 : 0;
+      last = now;
+    }
+    return last;
   };
   let before;
   let stopProfile;
@@ -380,6 +399,8 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     async report(label, messages) {
       const after = await counters();
       await stopProfile?.();
+      // Row writes from the settled counts (everything else is as the stretch ended).
+      after.tables = await settledTableCounts();
       const per = (x) => x / messages;
       const figures = {
         commits: per(after.commits - before.commits),

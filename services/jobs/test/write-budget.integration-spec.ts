@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { startPostgres, startSystem, waitFor, type Postgres, type System } from '@bns/testing';
 import { isFinished, numbers, signInLinked, startJob, waitForJob, type User } from './helpers.js';
-import { perMessageByTable, rowsOf, settledWrites } from './write-counts.js';
+import { perMessageByTable, receiptsFolded, rowsOf, settledWrites } from './write-counts.js';
 
 /**
  * What a plain campaign costs Postgres per message, pinned: one account's job of 500 recipients at delay 0, from the
@@ -66,18 +66,7 @@ describe('what a plain campaign writes per message (real Postgres, NATS, session
     const jobId = await startJob(ann, { message: 'Budget', phoneNumbers: numbers(RECIPIENTS, 61_000_000) });
     const done = await waitForJob(ann, jobId, isFinished, 240_000);
     expect(done.progress).toMatchObject({ total: RECIPIENTS, sent: RECIPIENTS, failed: 0 });
-    await waitFor(
-      async () => {
-        const r = await db.query<{ d: number; r: number }>(
-          'SELECT delivered AS d, read AS r FROM jobs.job_receipts WHERE job_id = $1',
-          [jobId],
-        );
-        return r.rows[0]?.d === RECIPIENTS && r.rows[0]?.r === RECIPIENTS;
-      },
-      60_000,
-      200,
-      'every receipt folded',
-    );
+    await waitFor(() => receiptsFolded(db, jobId, RECIPIENTS), 60_000, 200, 'every receipt folded');
     const after = await settledWrites(db);
     const per = (a: number, b: number) => (a - b) / RECIPIENTS;
     const figures = {

@@ -74,3 +74,12 @@ export function perMessageByTable(before: Counts, after: Counts, messages: numbe
       .filter(([, n]) => n > 0),
   );
 }
+
+/** Whether every one of the job's `recipients` has its delivered and read receipts folded into its report. */
+export async function receiptsFolded(db: pg.Client, jobId: string, recipients: number): Promise<boolean> {
+  const r = await db.query<{ d: number; r: number }>(
+    'SELECT delivered AS d, read AS r FROM jobs.job_receipts WHERE job_id = $1',
+    [jobId],
+  );
+  return r.rows[0]?.d === recipients && r.rows[0]?.r === recipients;
+}
