@@ -193,7 +193,7 @@ const SCRIPT_VARS = [
   [
     'bench',
     'BENCH_PROFILE',
-    'jobs-throughput, pacing, pgboss-compare',
+    'jobs-throughput, pacing, pgboss-compare, campaign-throughput, job-starts, accept-50k',
     undefined,
     'CPU-profile `jobs`, `gateway`, `sessions-0` or `sessions-1` over each measured stretch (`JOBS_PROFILE=1` = `jobs`)',
   ],
@@ -216,7 +216,14 @@ const SCRIPT_VARS = [
     'JOBS_STEP_*',
     'jobs-throughput, pacing, pgboss-compare',
     undefined,
-    'passed on to the jobs service (`JOBS_STEP_BATCH`, `JOBS_STEP_TRANSACTIONS`), to compare batching',
+    'passed on to the jobs service (`JOBS_STEP_BATCH`, `JOBS_STEP_TRANSACTIONS`; `JOBS_START_CONCURRENCY` too), to compare settings',
+  ],
+  [
+    'bench',
+    'BENCH_METER',
+    'job-starts',
+    undefined,
+    '`1`: print the meter (CPU per process, statements, row writes) over the starts, per start',
   ],
   [
     'bench',

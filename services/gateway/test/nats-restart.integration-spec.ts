@@ -90,7 +90,9 @@ describe('gateway across a NATS kill -9 and restart', () => {
       // The user seen before, and one this replica has never limited (its first store read comes now).
       const after = await p99(known, 100);
       const newcomer = await p99(users[fresh], 100);
-      const bound = Math.max(2 * before, 15);
+      // A request held by the store waits a whole time-out (seconds); a loaded machine's p99 of a
+      // hundred calls moves by a few milliseconds from one hundred to the next (17.7 against 8.0 seen).
+      const bound = Math.max(2 * before, 25);
       expect(after).toBeLessThanOrEqual(bound);
       expect(newcomer).toBeLessThanOrEqual(bound);
       process.stdout.write(
