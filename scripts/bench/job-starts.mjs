@@ -70,7 +70,10 @@ try {
   const allS = (performance.now() - t0) / 1000;
   await stopProfile();
   if (metered) {
-    await metered.report(`${ACCOUNTS} starts of ${RECIPIENTS} recipients (per start; the sending meanwhile included)`, ACCOUNTS);
+    await metered.report(
+      `${ACCOUNTS} starts of ${RECIPIENTS} recipients (per start; the sending meanwhile included)`,
+      ACCOUNTS,
+    );
     await metered.stop();
   }
   const sorted = latencies.sort((a, b) => a - b);

@@ -58,7 +58,9 @@ const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.
 export async function startBench(jobsEnv = {}, options = {}) {
   // JOBS_STEP_* in the bench's environment reach the jobs service (to compare batching settings).
   jobsEnv = {
-    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_') || k === 'JOBS_START_CONCURRENCY')),
+    ...Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => k.startsWith('JOBS_STEP_') || k === 'JOBS_START_CONCURRENCY'),
+    ),
     ...jobsEnv,
   };
   // pg_stat_statements counts the statements per message (see `meter`). BENCH_PG_FLAGS adds server
