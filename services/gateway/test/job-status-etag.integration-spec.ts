@@ -67,6 +67,11 @@ describe('job-status ETag / 304', () => {
         .end();
     });
   const revalidations = () => revalidationsAnswered(sys.gateway.metricsUrl);
+  /** Requests the gateway limited on its own bucket because the shared store (NATS KV) did not answer in time. */
+  const localDecisions = async () => {
+    const text = await (await fetch(sys.gateway.metricsUrl)).text();
+    return Number(/^bns_gateway_rate_limit_local_decisions_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? 0);
+  };
   const jobOf = (a: Answer): JobView => (JSON.parse(a.text) as { job: JobView }).job;
   const start = async (who: DevSession, body: Record<string, unknown>): Promise<string> => {
     const res = await api(sys.gateway.url, who.token).post('/start-bulk-messages', {
@@ -542,6 +547,7 @@ describe('job-status ETag / 304', () => {
   it("revalidations from memory spend the user's rate limit like any request: past it, the route's 429", async () => {
     const { who: fay, jobId, etag } = await settled('fay@etag.test');
     const before = await revalidations();
+    const localBefore = await localDecisions();
     const statuses: number[] = [];
     const t0 = performance.now();
     // 300 back to back, 20 at a time: more than the burst (120) and what 10/s earns back meanwhile.
@@ -555,8 +561,11 @@ describe('job-status ETag / 304', () => {
     const limited = statuses.filter((s) => s === 429).length;
     expect(notModified + limited).toBe(300);
     expect(limited).toBeGreaterThan(0);
-    // At most the burst, what the seconds earned back, and one lease (5) per replica.
-    expect(notModified).toBeLessThanOrEqual(120 + Math.ceil(10 * seconds) + 5);
+    // At most the burst, what the seconds earned back, and one lease (5) per replica; and one burst
+    // more when the shared store did not answer within its time-out meanwhile (a loaded machine): the
+    // replica then limits on its own bucket, which starts full, as the limiter's design allows.
+    const storeAway = (await localDecisions()) > localBefore;
+    expect(notModified).toBeLessThanOrEqual(120 + Math.ceil(10 * seconds) + 5 + (storeAway ? 120 : 0));
     expect((await revalidations()).memory).toBeGreaterThan(before.memory);
   }, 60_000);
 
