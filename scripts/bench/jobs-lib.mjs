@@ -48,7 +48,7 @@ export async function profileFromNow() {
     saveTo: join(tmpdir(), `${PROFILED}-bench-${++profiles}.cpuprofile`),
   });
 }
-const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
+export const inspected = (name) => (PROFILED === name ? { NODE_OPTIONS: `--inspect=127.0.0.1:${INSPECT_PORT}` } : {});
 
 /**
  * The system on a private Postgres and NATS. `jobsEnv` reaches the jobs service; `options.env` every

@@ -5,17 +5,20 @@
 // each phase after 3 s of polling that is not measured): first without If-None-Match (every poll a 200 with the job's lists from the
 // jobs service), then with it (the ETag of the last 200, as browsers revalidate); each on a quiet machine
 // and again with a CPU hog of 2 busy processes. Per run: answers by status (503s counted), p50/p99/max,
-// the gateway's and jobs' CPU per request, and the load average.
+// the gateway's and jobs' CPU per request, the gateway's own event-loop delay and major garbage
+// collections, and the load average. BENCH_PROFILE=gateway (or jobs) CPU-profiles that service over each
+// measured phase (jobs-lib.mjs).
 //   flock /tmp/bench.lock node scripts/bench/pollers-full.mjs [pollers=1000] [seconds=20]
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import pg from 'pg';
 import { mintJobId } from '@bns/service-kit';
 import { sleep, startSystem } from '@bns/testing';
 import { useNode24 } from '../runtime.mjs';
-import { percentile, signIn } from './jobs-lib.mjs';
+import { inspected, percentile, profileFromNow, signIn } from './jobs-lib.mjs';
 import { cpuSeconds } from './proc-lib.mjs';
 
 await useNode24();
@@ -35,7 +38,15 @@ const sys = await startSystem({
   services: ['jobs', 'sessions'],
   shards: 1,
   startTimeoutMs: 400_000,
-  serviceEnv: { gateway: { RATE_LIMIT_BURST: '1000000', RATE_LIMIT_PER_SECOND: '100000', LOG_LEVEL: 'warn' } },
+  serviceEnv: {
+    gateway: {
+      RATE_LIMIT_BURST: '1000000',
+      RATE_LIMIT_PER_SECOND: '100000',
+      LOG_LEVEL: 'warn',
+      ...inspected('gateway'),
+    },
+    jobs: inspected('jobs'),
+  },
 });
 const hogs = [];
 try {
@@ -67,20 +78,42 @@ try {
   await db.end();
   const pollers = sessions.map((s, i) => ({ token: s.token, jobId: jobIds[i], etag: undefined }));
 
+  // The pollers' client: node:http on keep-alive connections, the body read to its end. It costs the
+  // benchmark's one process far less CPU per poll than fetch, so its own event-loop delay (printed per
+  // run) adds less to the times it measures; 1,000 browsers each poll from their own machine.
+  const { hostname, port } = new URL(sys.gateway.url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
+  // A kept-alive connection the gateway closed as idle (its keep-alive time-out, between phases) just as
+  // a poll reused it is reset; the poll is sent again on a new one, as browsers do (and counted).
+  let staleRetries = 0;
+  const get = (path, headers, retried = false) =>
+    new Promise((resolve, reject) => {
+      const req = http.get({ hostname, port, path, headers, agent }, (res) => {
+        res.on('end', () => resolve({ status: res.statusCode, etag: res.headers.etag }));
+        res.on('error', reject);
+        res.resume();
+      });
+      req.on('error', (err) => {
+        if (retried || !req.reusedSocket || err.code !== 'ECONNRESET') return reject(err);
+        staleRetries++;
+        get(path, headers, true).then(resolve, reject);
+      });
+    });
   const gatewayPid = sys.gateway.process.pid;
   const jobsPid = sys.services.find((s) => s.name === 'jobs').process.pid;
   const poll = async (p, revalidate, times, statuses, refusedAt, startedAt) => {
     const t = performance.now();
     try {
-      const res = await fetch(`${sys.gateway.url}/job-status/${p.jobId}`, {
-        headers: { authorization: `Bearer ${p.token}`, ...(revalidate && p.etag ? { 'if-none-match': p.etag } : {}) },
+      const res = await get(`/job-status/${p.jobId}`, {
+        authorization: `Bearer ${p.token}`,
+        ...(revalidate && p.etag ? { 'if-none-match': p.etag } : {}),
       });
-      await res.arrayBuffer();
-      if (res.status === 200) p.etag = res.headers.get('etag') ?? p.etag;
+      if (res.status === 200) p.etag = res.etag ?? p.etag;
       statuses[res.status] = (statuses[res.status] ?? 0) + 1;
       if (res.status === 503) refusedAt?.push(t);
-    } catch {
-      statuses.error = (statuses.error ?? 0) + 1;
+    } catch (err) {
+      const key = `error ${err?.code ?? err?.message ?? err}`;
+      statuses[key] = (statuses[key] ?? 0) + 1;
     }
     times.push(performance.now() - t);
     startedAt?.push(t);
@@ -90,7 +123,15 @@ try {
     const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
     const count = (name, by) =>
       Number(new RegExp(`^${name}\\{[^}]*answered_by="${by}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    const gauge = (name, label = '') =>
+      Number(new RegExp(`^${name}(\\{[^}]*${label}[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[2] ?? NaN);
     return {
+      // prom-client resets its event-loop delay histogram on each scrape: read after a phase, these are the phase's.
+      loop: { p99: gauge('nodejs_eventloop_lag_p99_seconds'), max: gauge('nodejs_eventloop_lag_max_seconds') },
+      majorGc: {
+        seconds: gauge('nodejs_gc_duration_seconds_sum', 'kind="major"'),
+        count: gauge('nodejs_gc_duration_seconds_count', 'kind="major"'),
+      },
       whole: {
         memory: count('bns_gateway_job_status_answers_total', 'memory'),
         jobs: count('bns_gateway_job_status_answers_total', 'jobs'),
@@ -128,7 +169,11 @@ try {
     clientDelay.enable();
     const load0 = load();
     const cpu0 = [cpuSeconds(gatewayPid).own, cpuSeconds(jobsPid).own];
+    const client0 = process.cpuUsage();
+    const retries0 = staleRetries;
+    const stopProfile = await profileFromNow();
     await polling;
+    await stopProfile();
     clientDelay.disable();
     const n = times.length;
     // The slowest 1%: in which seconds of the run they were sent.
@@ -140,6 +185,7 @@ try {
       slowBySecond.set(sec, (slowBySecond.get(sec) ?? 0) + 1);
     });
     const cpu = [cpuSeconds(gatewayPid).own - cpu0[0], cpuSeconds(jobsPid).own - cpu0[1]];
+    const client = process.cpuUsage(client0);
     times.sort((a, b) => a - b);
     const line =
       `pollers-full ${label}: ${POLLERS} pollers at 1 Hz × ${SECONDS} s, ${n} polls (${(n / SECONDS).toFixed(0)}/s): ` +
@@ -147,7 +193,8 @@ try {
         .map(([s, c]) => `${c} × ${s}`)
         .join(', ')}` +
       ` (503: ${(((statuses[503] ?? 0) / n) * 100).toFixed(1)}%); p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${percentile(times, 99).toFixed(1)} ms, max ${times.at(-1).toFixed(0)} ms; ` +
-      `CPU per poll: gateway ${((cpu[0] * 1000) / n).toFixed(2)} ms, jobs ${((cpu[1] * 1000) / n).toFixed(2)} ms; load ${load0} → ${load()}`;
+      `CPU per poll: gateway ${((cpu[0] * 1000) / n).toFixed(2)} ms, jobs ${((cpu[1] * 1000) / n).toFixed(2)} ms, ` +
+      `the benchmark's client ${((client.user + client.system) / 1000 / n).toFixed(2)} ms; load ${load0} → ${load()}`;
     const by1 = await answeredBy();
     const since = (k) =>
       `${by1[k].memory - by0[k].memory} from the gateway's memory, ${by1[k].jobs - by0[k].jobs} by jobs`;
@@ -159,7 +206,15 @@ try {
           ', ',
         )}; the benchmark's own event-loop delay p99 ${(clientDelay.percentile(99) / 1e6).toFixed(1)} ms, max ${(clientDelay.max / 1e6).toFixed(1)} ms`,
     );
-    console.log(`  whole answers (200): ${since('whole')}; revalidations: ${since('unchanged')}`);
+    console.log(
+      `  whole answers (200): ${since('whole')}; revalidations: ${since('unchanged')}; ` +
+        `polls sent again after a stale kept-alive connection was reset: ${staleRetries - retries0}`,
+    );
+    const gcs = by1.majorGc.count - by0.majorGc.count;
+    console.log(
+      `  the gateway's own event-loop delay p99 ${(by1.loop.p99 * 1000).toFixed(1)} ms, max ${(by1.loop.max * 1000).toFixed(1)} ms; ` +
+        `its major garbage collections ${gcs}, ${((by1.majorGc.seconds - by0.majorGc.seconds) * 1000).toFixed(0)} ms in all`,
+    );
     if (refusedAt.length > 0) {
       // When the 503s came: per second of the run, the seconds with any.
       const perSecond = new Map();
@@ -186,7 +241,7 @@ try {
           for (const [k, c] of Object.entries(seen)) statuses[k] = (statuses[k] ?? 0) + c;
           if (seen[200]) return;
           delete seen[503];
-          delete seen.error;
+          for (const k of Object.keys(seen)) if (k.startsWith('error')) delete seen[k];
           await sleep(1000);
         }
       }),
