@@ -196,7 +196,15 @@ describe('Dockerfiles', () => {
         const flags = pkg.nodeFlags ?? [];
         const cmd = [...text.matchAll(/^CMD (\[.*\])$/gm)].at(-1)?.[1];
         assert.deepEqual(JSON.parse(cmd), ['node', ...flags, `services/${image}/dist/main.js`]);
-        assert.equal(pkg.scripts.start, ['node', ...flags, 'dist/main.js'].join(' '));
+        // … and the environment it names (nodeEnv), set by ENV in the image's last stage.
+        const env = Object.entries(pkg.nodeEnv ?? {});
+        const lastStage = text.slice(text.lastIndexOf('\nFROM '));
+        for (const [k, v] of env)
+          assert.match(lastStage, new RegExp(`^ENV ${k}=${v}$`, 'm'), `${k} not set in the image`);
+        assert.equal(
+          pkg.scripts.start,
+          [...env.map(([k, v]) => `${k}=${v}`), 'node', ...flags, 'dist/main.js'].join(' '),
+        );
       });
     });
   }

@@ -3,7 +3,8 @@
 // (plain: one message for all; personalised: a template with 4 variables and each row's values), timed
 // to the 200 (every recipient stored), and the jobs service's RSS just before, at its peak (sampled
 // every 25 ms from the call until `afterSeconds` later) and `afterSeconds` after the 200: whether the
-// memory a start takes comes back. Sending is slowed right down (this measures accepting, not sending).
+// memory a start takes comes back, with its V8 heap (used of total) and external memory before and after
+// (its /metrics), to tell the heap from the rest. Sending is slowed right down (this measures accepting).
 // BENCH_PROFILE=jobs CPU-profiles the jobs service over each start (jobs-lib.mjs).
 //   flock /tmp/bench.lock node scripts/bench/accept-50k.mjs [recipients=50000] [afterSeconds=60]
 import { randomUUID } from 'node:crypto';
@@ -56,6 +57,14 @@ const rss = () => {
   }
   return rssKiB(pid);
 };
+/** The jobs service's V8 heap (used of total) and the memory outside it, from its /metrics: where its RSS is. */
+const jobsMetricsUrl = bench.sys.services.find((h) => h.name === 'jobs').metricsUrl;
+const heap = async () => {
+  const text = await (await fetch(`${jobsMetricsUrl}/metrics`)).text();
+  const bytes = (name) => Number(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[2] ?? NaN);
+  const mb = (b) => (b / 1048576).toFixed(1);
+  return `heap ${mb(bytes('nodejs_heap_size_used_bytes'))} of ${mb(bytes('nodejs_heap_size_total_bytes'))} MiB, external ${mb(bytes('nodejs_external_memory_bytes'))} MiB`;
+};
 const lines = [];
 try {
   const users = await linkedUsers(bench, 2, 'accept50k');
@@ -71,26 +80,32 @@ try {
   ]) {
     const body = make(N, 60_000_000);
     const mb = Buffer.byteLength(JSON.stringify(body)) / 1048576;
+    const heapBefore = await heap();
     const before = rss();
     const load0 = load();
     let peak = before;
     const timer = setInterval(() => (peak = Math.max(peak, rss())), 25);
     const cpu0 = cpuSeconds(pid).own;
     const stopProfile = await profileFromNow();
+    const seen = timings.length;
     const t0 = performance.now();
     const res = await post(user, body);
     const ms = performance.now() - t0;
     await stopProfile();
-    const own = JSON.parse(timings.at(-1) ?? '{}');
+    // The start's own timings line may reach this process a moment after its answer.
+    for (let i = 0; i < 40 && timings.length === seen; i++) await sleep(50);
+    const own = JSON.parse(timings.length > seen ? timings.at(-1) : '{}');
     const cpuMs = (cpuSeconds(pid).own - cpu0) * 1000;
     if (res.status !== 200) throw new Error(`start: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
     await sleep(AFTER_S * 1000);
     clearInterval(timer);
     const after = rss();
+    const heapAfter = await heap();
     lines.push(
       `accept-50k ${kind}, ${N} recipients (body ${mb.toFixed(1)} MiB): accepted in ${ms.toFixed(0)} ms (jobs CPU ${cpuMs.toFixed(0)} ms); ` +
         `in jobs: waited ${own.queuedMs} ms, read the staged body ${own.readMs} ms, checked and stored ${own.storeMs} ms; ` +
-        `jobs RSS ${mib(before)} MiB before, ${mib(peak)} MiB peak, ${mib(after)} MiB ${AFTER_S} s after; load ${load0} → ${load()}`,
+        `jobs RSS ${mib(before)} MiB before, ${mib(peak)} MiB peak, ${mib(after)} MiB ${AFTER_S} s after ` +
+        `(before: ${heapBefore}; after: ${heapAfter}); load ${load0} → ${load()}`,
     );
     console.log(lines.at(-1));
     await user.client.post(`/cancel-job/${res.body.jobId}`);

@@ -80,10 +80,24 @@ export function serviceEntry(name: ServiceName): string {
  * garbage of a 50,000-row start does not grow the process by a hundred megabytes.
  */
 export function serviceNodeFlags(name: ServiceName): string[] {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8')) as {
+  return servicePackage(name).nodeFlags ?? [];
+}
+
+/**
+ * The environment a service's process starts with, from its package.json (`nodeEnv`; its image sets
+ * the same with ENV, which deploy/test/docker.test.mjs checks): settings read before any code runs,
+ * such as glibc's MALLOC_MMAP_THRESHOLD_, which the jobs service fixes so the large buffers of a
+ * 50,000-row start are handed back to the system when freed rather than kept in the heap.
+ */
+export function serviceNodeEnv(name: ServiceName): Record<string, string> {
+  return servicePackage(name).nodeEnv ?? {};
+}
+
+function servicePackage(name: ServiceName): { nodeFlags?: string[]; nodeEnv?: Record<string, string> } {
+  return JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8')) as {
     nodeFlags?: string[];
+    nodeEnv?: Record<string, string>;
   };
-  return pkg.nodeFlags ?? [];
 }
 
 /**
@@ -113,6 +127,7 @@ export async function startService(name: ServiceName, options: StartServiceOptio
     // The metrics port a restart asks for is a wish: when it was taken meanwhile, another will do.
     const metricsPort = attempt === 1 && options.metricsPort !== undefined ? options.metricsPort : await freePort();
     const env = {
+      ...serviceNodeEnv(name),
       LOG_LEVEL: 'warn',
       NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR,
       BIND_ADDRESS: LOOPBACK,
