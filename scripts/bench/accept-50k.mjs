@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { useNode24 } from '../runtime.mjs';
 import { linkedUsers, mib, numbers, profileFromNow, rssKiB, sleep, startBench } from './jobs-lib.mjs';
-import { cpuSeconds } from './proc-lib.mjs';
+import { cpuSeconds, scrapeMetrics } from './proc-lib.mjs';
 
 await useNode24();
 
@@ -60,8 +60,7 @@ const rss = () => {
 /** The jobs service's V8 heap (used of total) and the memory outside it, from its /metrics: where its RSS is. */
 const jobsMetricsUrl = bench.sys.services.find((h) => h.name === 'jobs').metricsUrl;
 const heap = async () => {
-  const text = await (await fetch(`${jobsMetricsUrl}/metrics`)).text();
-  const bytes = (name) => Number(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[2] ?? NaN);
+  const bytes = await scrapeMetrics(jobsMetricsUrl);
   const mb = (b) => (b / 1048576).toFixed(1);
   return `heap ${mb(bytes('nodejs_heap_size_used_bytes'))} of ${mb(bytes('nodejs_heap_size_total_bytes'))} MiB, external ${mb(bytes('nodejs_external_memory_bytes'))} MiB`;
 };

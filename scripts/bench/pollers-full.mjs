@@ -19,7 +19,7 @@ import { mintJobId } from '@bns/service-kit';
 import { sleep, startSystem } from '@bns/testing';
 import { useNode24 } from '../runtime.mjs';
 import { inspected, percentile, profileFromNow, signIn } from './jobs-lib.mjs';
-import { cpuSeconds } from './proc-lib.mjs';
+import { cpuSeconds, scrapeMetrics } from './proc-lib.mjs';
 
 await useNode24();
 
@@ -120,11 +120,8 @@ try {
   };
   /** The gateway's job-status answers so far, by where they came from (its /metrics counters). */
   const answeredBy = async () => {
-    const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
-    const count = (name, by) =>
-      Number(new RegExp(`^${name}\\{[^}]*answered_by="${by}"[^}]*\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
-    const gauge = (name, label = '') =>
-      Number(new RegExp(`^${name}(\\{[^}]*${label}[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[2] ?? NaN);
+    const gauge = await scrapeMetrics(sys.gateway.metricsUrl);
+    const count = (name, by) => gauge(name, `answered_by="${by}"`) || 0;
     return {
       // prom-client resets its event-loop delay histogram on each scrape: read after a phase, these are the phase's.
       loop: { p99: gauge('nodejs_eventloop_lag_p99_seconds'), max: gauge('nodejs_eventloop_lag_max_seconds') },

@@ -98,3 +98,13 @@ export function threads(pid) {
   out.others = Math.max(0, cpuSeconds(pid).own - out.main);
   return out;
 }
+
+/**
+ * A service's /metrics, read as `sample(name, label)`: the value of the first sample of `name` whose
+ * labels include `label` (e.g. `kind="major"`; none: the first of any labels), NaN when there is none.
+ */
+export async function scrapeMetrics(metricsUrl) {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  return (name, label = '') =>
+    Number(new RegExp(`^${name}(\\{[^}]*${label}[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[2] ?? NaN);
+}

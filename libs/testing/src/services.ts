@@ -75,29 +75,19 @@ export function serviceEntry(name: ServiceName): string {
 }
 
 /**
- * The Node flags a service runs with, from its package.json (`nodeFlags`; its image's CMD carries the
- * same, which deploy/test/docker.test.mjs checks): the jobs service caps V8's young generation, so the
- * garbage of a 50,000-row start does not grow the process by a hundred megabytes.
+ * How a service's process starts, from its package.json (its image's CMD and ENV carry the same, which
+ * deploy/test/docker.test.mjs checks): `nodeFlags`, the Node flags (the jobs service caps V8's young
+ * generation, so the garbage of a 50,000-row start does not grow the process by a hundred megabytes),
+ * and `nodeEnv`, settings read before any code runs (the jobs service fixes glibc's
+ * MALLOC_MMAP_THRESHOLD_, so the large buffers of such a start are handed back to the system when freed
+ * rather than kept in its heap).
  */
-export function serviceNodeFlags(name: ServiceName): string[] {
-  return servicePackage(name).nodeFlags ?? [];
-}
-
-/**
- * The environment a service's process starts with, from its package.json (`nodeEnv`; its image sets
- * the same with ENV, which deploy/test/docker.test.mjs checks): settings read before any code runs,
- * such as glibc's MALLOC_MMAP_THRESHOLD_, which the jobs service fixes so the large buffers of a
- * 50,000-row start are handed back to the system when freed rather than kept in the heap.
- */
-export function serviceNodeEnv(name: ServiceName): Record<string, string> {
-  return servicePackage(name).nodeEnv ?? {};
-}
-
-function servicePackage(name: ServiceName): { nodeFlags?: string[]; nodeEnv?: Record<string, string> } {
-  return JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8')) as {
+function serviceLaunch(name: ServiceName): { nodeFlags: string[]; nodeEnv: Record<string, string> } {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'services', name, 'package.json'), 'utf8')) as {
     nodeFlags?: string[];
     nodeEnv?: Record<string, string>;
   };
+  return { nodeFlags: pkg.nodeFlags ?? [], nodeEnv: pkg.nodeEnv ?? {} };
 }
 
 /**
@@ -122,12 +112,13 @@ export async function startService(name: ServiceName, options: StartServiceOptio
   const label = options.label ?? name;
   const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS;
   const silenceMs = options.silenceMs ?? START_SILENCE_MS;
+  const launch = serviceLaunch(name);
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
     // The metrics port a restart asks for is a wish: when it was taken meanwhile, another will do.
     const metricsPort = attempt === 1 && options.metricsPort !== undefined ? options.metricsPort : await freePort();
     const env = {
-      ...serviceNodeEnv(name),
+      ...launch.nodeEnv,
       LOG_LEVEL: 'warn',
       NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR,
       BIND_ADDRESS: LOOPBACK,
@@ -138,7 +129,7 @@ export async function startService(name: ServiceName, options: StartServiceOptio
     const proc = ManagedProcess.spawn(
       label,
       process.execPath,
-      ['--enable-source-maps', ...serviceNodeFlags(name), serviceEntry(name)],
+      ['--enable-source-maps', ...launch.nodeFlags, serviceEntry(name)],
       {
         env: { ...process.env, ...env },
         cwd: REPO_ROOT,
