@@ -30,11 +30,6 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
   });
 
   const em = () => app.get(Transactions).manager;
-  const commits = async () =>
-    Number(
-      (await app.db.query(`SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()`))[0]
-        .xact_commit,
-    );
   /**
    * What `work` returns, how many statements the service sent Postgres meanwhile (every client's), and how
    * many of them were COMMITs (pg_stat_database's count is flushed late, so it cannot tell this).
@@ -151,10 +146,12 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     await queue.heartbeat('w-batch');
     await queue.claim('w-batch', 100, 60_000);
 
-    const before = await commits();
     const steps = await statements(() => Promise.all(accounts.map((userId) => queue.next('w-batch', userId))));
-    // One for the batch (a second at most if the pool's timing splits it); not one per account.
-    expect((await commits()) - before).toBeLessThanOrEqual(2);
+    // One for the batch (a second at most if the pool's timing splits it); not one per account. Counted
+    // as the COMMITs sent: pg_stat_database's count is flushed late, so on a loaded machine it also held
+    // the seeding's commits.
+    expect(steps.commits).toBeGreaterThanOrEqual(1);
+    expect(steps.commits).toBeLessThanOrEqual(2);
     // The steps' lane locks go as one statement, and so do their takes: a handful of round trips for
     // the batch (BEGIN, lock, take, log lines, outbox, COMMIT), not a few per account.
     expect(steps.queries).toBeLessThanOrEqual(2 * 8);
