@@ -38,13 +38,9 @@ try {
         [id, userId, per, new Date(now.getTime() - finishedDaysAgo * DAY)],
       );
       await db.query(
-        `INSERT INTO job_recipients (job_id, seq, phone, text, state, done_at)
-         SELECT $1, s, (60000000 + s)::text, 'Hello #' || s, 'sent', now() FROM generate_series(1, $2) s`,
-        [id, per],
-      );
-      await db.query(
-        `INSERT INTO recipient_variables (job_id, seq, variables)
-         SELECT $1, s, jsonb_build_object('name', '#' || s) FROM generate_series(1, $2) s`,
+        `INSERT INTO job_recipients (job_id, seq, phone, text, state, done_at, variables)
+         SELECT $1, s, (60000000 + s)::text, 'Hello #' || s, 'sent', now(), jsonb_build_object('name', '#' || s)
+           FROM generate_series(1, $2) s`,
         [id, per],
       );
     }

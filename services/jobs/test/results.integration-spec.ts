@@ -175,6 +175,12 @@ describe('campaign results (idempotent start, caps, report, export, receipts, hi
       variables: { name: 'Customer 7', code: 'C-7', city: 'Hong Kong' },
     });
     expect(seen.every((r) => ['pending', 'sent', 'delivered', 'read'].includes(r.status))).toBe(true);
+    // The history says which campaigns were personalised: this one, and not a plain one of the same user.
+    const plain = await start(bob, { message: 'Plain', phoneNumbers: numbers(2, 90_100_000) }, randomUUID());
+    expect(plain.status).toBe(200);
+    const flags = new Map((await history(bob)).map((j) => [j.jobId, j.personalised]));
+    expect([flags.get(jobId), flags.get(plain.body.jobId as string)]).toEqual([true, false]);
+    await cancelJob(bob, plain.body.jobId as string);
 
     const pending = await bob.client.get(`/job-results/${jobId}?status=pending&limit=5`);
     expect(pending.body.results.every((r: RecipientResult) => r.status === 'pending')).toBe(true);

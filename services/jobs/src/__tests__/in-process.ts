@@ -34,6 +34,8 @@ export interface InProcess {
     startAt?: Date,
     beforeCommit?: () => Promise<void>,
   ): Promise<string>;
+  /** Gives a seeded job's recipients these variables (by list position) and marks it personalised. */
+  seedVariables(jobId: string, variables: readonly Record<string, string | undefined>[]): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,6 +92,15 @@ export async function startInProcess(
         await beforeCommit?.();
       });
       return jobId;
+    },
+    async seedVariables(jobId, variables) {
+      await db.query(
+        `UPDATE jobs.job_recipients r SET variables = v.value
+           FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS v(value, seq)
+          WHERE r.job_id = $1 AND r.seq = v.seq`,
+        [jobId, JSON.stringify(variables)],
+      );
+      await db.query(`UPDATE jobs.jobs SET personalised = true WHERE id = $1`, [jobId]);
     },
     async close() {
       await module.close();

@@ -144,6 +144,8 @@ export class JobStarts implements OnModuleDestroy {
         check.personalised || varied
           ? queued.map((r) => (varied ? pickVariation(r.text, `${jobId}:${r.phone}`) : r.text))
           : [];
+      // The report's variables, on each recipient's row.
+      const variables = queued.some((r) => r.variables) ? queued.map((r) => r.variables ?? null) : [];
       estimate = estimateSend(queued.length, policy, { startAt: startAt ?? undefined, counters });
       await this.jobs.insertWithRecipients(
         em,
@@ -161,9 +163,11 @@ export class JobStarts implements OnModuleDestroy {
           skipped: skips.size,
           // Only a one-message job may go ahead of the account's campaigns.
           transactional: req.transactional === true && total === 1,
+          personalised: check.recipients.some((r) => r.variables),
         },
         queued.map((r) => r.phone),
         texts,
+        variables,
       );
       if (media) await this.media.attachToJob(em, jobId, media);
       await this.optOuts.recordSkips(
@@ -172,7 +176,6 @@ export class JobStarts implements OnModuleDestroy {
         skips,
         new Map(check.recipients.flatMap((r) => (r.variables && skips.has(r.phone) ? [[r.phone, r.variables]] : []))),
       );
-      await admission.variables(em, jobId, queued);
       const journal = this.journals.open(em, req.userId);
       if (startAt) await journal.log(jobId, 'info', PACING_LOG.scheduled(formatLocal(startAt, policy.timeZone)));
       else if (ahead > 0) await journal.log(jobId, 'info', JOB_MESSAGES.jobQueued);

@@ -11,14 +11,12 @@ import {
   REQUEST_MESSAGES,
   RESULTS_MESSAGES,
   startFieldsOf,
-  type PreparedRecipient,
   type StartJobReply,
   type StagedBodyRef,
   type StartJobRequest,
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, SERVICE_ENV, Transactions } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { ResultsRepository } from '../results/results.repository.js';
 import { AdmissionRepository, type AdmissionReads } from './admission.repository.js';
 
 /** What `create` is handed to call inside its transaction. */
@@ -30,8 +28,6 @@ export interface StartAdmission {
   admit(em: EntityManager, jobId: string, phones: readonly string[]): Promise<AdmissionReads>;
   /** Another start took the key (this one replays it), or the user's caps refuse `total` more (429). */
   judge(reads: AdmissionReads, total: number): void;
-  /** Stores the recipients' variables for the report: those `checkStartJob` kept, within its size rules. */
-  variables(em: EntityManager, jobId: string, prepared: readonly PreparedRecipient[]): Promise<void>;
 }
 
 /** Another start with the same key won the race: this transaction rolls back and replays that one. */
@@ -56,7 +52,6 @@ export class StartGuard {
   constructor(
     private readonly tx: Transactions,
     private readonly starts: AdmissionRepository,
-    private readonly results: ResultsRepository,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
   ) {
@@ -141,13 +136,6 @@ export class StartGuard {
       judge: (reads, total) => {
         if (!reads.claimed) throw new KeyTaken();
         this.checkCaps(reads.inFlight, total);
-      },
-      variables: async (em, jobId, prepared) => {
-        const pairs: [number, Record<string, string>][] = [];
-        prepared.forEach((p, i) => {
-          if (p.variables) pairs.push([i + 1, p.variables]);
-        });
-        await this.results.insertVariables(em, jobId, pairs);
       },
     };
   }

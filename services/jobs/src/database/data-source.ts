@@ -26,6 +26,7 @@ import { Media1797800000000 } from './migrations/1797800000000-media.js';
 import { CascadeByStatement1798050000000 } from './migrations/1798050000000-cascade-by-statement.js';
 import { RecipientReplies1798300000000 } from './migrations/1798300000000-recipient-replies.js';
 import { UnansweredBudget1798400000000 } from './migrations/1798400000000-unanswered-budget.js';
+import { VariablesOnRecipients1798500000000 } from './migrations/1798500000000-variables-on-recipients.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -60,4 +61,5 @@ export const JOBS_MIGRATIONS = [
   Retention1798100000000,
   RecipientReplies1798300000000,
   UnansweredBudget1798400000000,
+  VariablesOnRecipients1798500000000,
 ];

@@ -504,12 +504,11 @@ export class LaneStepRepository {
          DELETE FROM job_recipients r
           USING (SELECT DISTINCT ON (phone) phone, reason FROM suppressed ORDER BY phone, reason DESC) s
           WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
-         RETURNING r.seq, r.phone, s.reason
+         RETURNING r.seq, r.phone, r.variables, s.reason
        )
        -- The row's variables go with it, so the report still shows whom it skipped.
        INSERT INTO job_skips (job_id, phone, reason, variables)
-       SELECT $1, m.phone, m.reason, v.variables FROM moved m
-         LEFT JOIN recipient_variables v ON v.job_id = $1 AND v.seq = m.seq
+       SELECT $1, m.phone, m.reason, m.variables FROM moved m
         ORDER BY m.seq
        ON CONFLICT (job_id, phone) DO NOTHING
        RETURNING phone, reason`,

@@ -1,7 +1,6 @@
 import { JobReceiptsEntity } from './job-receipts.entity.js';
 import { RecipientReplyEntity } from './recipient-reply.entity.js';
 import { ReplierEntity } from './replier.entity.js';
-import { RecipientVariablesEntity } from './recipient-variables.entity.js';
 
 /** The tables of campaign results, registered in the jobs data source. */
-export const RESULTS_ENTITIES = [RecipientVariablesEntity, JobReceiptsEntity, RecipientReplyEntity, ReplierEntity];
+export const RESULTS_ENTITIES = [JobReceiptsEntity, RecipientReplyEntity, ReplierEntity];

@@ -76,10 +76,9 @@ const REPLIES_SQL = `CASE WHEN r.replied_at IS NOT NULL THEN (
            FROM (SELECT p.text, p.at, p.reply_id FROM recipient_replies p WHERE p.job_id = r.job_id AND p.seq = r.seq
                   ORDER BY p.at DESC, p.reply_id DESC LIMIT ${RESULTS_LIMITS.repliesPerRecipientMax}) x) END`;
 
-const REPORT_SELECT = `SELECT r.seq, r.phone, ${STATUS_SQL} AS status, r.error, r.done_at AS "doneAt", v.variables,
+const REPORT_SELECT = `SELECT r.seq, r.phone, ${STATUS_SQL} AS status, r.error, r.done_at AS "doneAt", r.variables,
        r.delivered_at AS "deliveredAt", r.read_at AS "readAt", r.replied_at AS "repliedAt", ${REPLIES_SQL} AS replies
-  FROM job_recipients r
-  LEFT JOIN recipient_variables v ON v.job_id = r.job_id AND v.seq = r.seq`;
+  FROM job_recipients r`;
 
 /** Report positions of skipped recipients start here: after any list a job can have (≤ 50,000 rows). */
 const SKIPPED_SEQ_BASE = 1_000_000_000;
@@ -87,27 +86,11 @@ const SKIPPED_SEQ_BASE = 1_000_000_000;
 const CAPPED = `(${CAPPED_JOB_STATUSES.map((s) => `'${s}'`).join(', ')})`;
 
 /**
- * Every statement of campaign results: the recipients' variables, the report, the export, the history
+ * Every statement of campaign results: the report, the export's columns, the history
  * and the receipts folded in from events.
  */
 @Injectable()
 export class ResultsRepository {
-  /** The variables of a personalised job's recipients, by list position: `[seq, variables]` pairs. */
-  async insertVariables(
-    em: EntityManager,
-    jobId: string,
-    pairs: readonly (readonly [seq: number, variables: Record<string, string>])[],
-  ): Promise<void> {
-    if (pairs.length === 0) return;
-    await rows(
-      em,
-      // One JSON parameter: serialised natively, where a text[] of JSON is escaped element by element.
-      `INSERT INTO recipient_variables (job_id, seq, variables)
-       SELECT $1, (v.pair->>0)::int, v.pair->1 FROM jsonb_array_elements($2::jsonb) AS v(pair)`,
-      [jobId, JSON.stringify(pairs)],
-    );
-  }
-
   // ---- the report ----
 
   /** The job's owner check and what the report needs of it. */
@@ -160,7 +143,10 @@ export class ResultsRepository {
   async variableNames(em: EntityManager, jobId: string, max: number): Promise<string[]> {
     const found = await rows<{ name: string }>(
       em,
-      `SELECT DISTINCT jsonb_object_keys(variables) AS name FROM recipient_variables WHERE job_id = $1 ORDER BY name LIMIT $2`,
+      `SELECT DISTINCT jsonb_object_keys(v.variables) AS name
+         FROM (SELECT variables FROM job_recipients WHERE job_id = $1 AND variables IS NOT NULL
+               UNION ALL SELECT variables FROM job_skips WHERE job_id = $1 AND variables IS NOT NULL) v
+        ORDER BY name LIMIT $2`,
       [jobId, max],
     );
     return found.map((f) => f.name);
@@ -185,7 +171,7 @@ export class ResultsRepository {
       `SELECT j.id, j.status, j.total, j.sent, j.failed, j.skipped, j.created_at AS "createdAt", j.started_at AS "startedAt",
               j.finished_at AS "finishedAt", j.message, left(j.message, $3) AS preview,
               coalesce(c.delivered, 0) AS delivered, coalesce(c.read, 0) AS read, coalesce(c.replied, 0) AS replied,
-              EXISTS (SELECT 1 FROM recipient_variables v WHERE v.job_id = j.id) AS personalised,
+              j.personalised,
               CASE WHEN j.media IS NOT NULL THEN jsonb_build_object('mediaId', j.media->'mediaId', 'kind', j.media->'kind', 'fileName',
                 j.media->'fileName', 'size', j.media->'size') END AS attachment,
               j.details_purged_after_days AS "detailsPurgedAfterDays"

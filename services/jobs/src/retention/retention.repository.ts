@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ACCOUNT_LIMITS, type RetentionPage } from '@bns/contracts';
 import { batchDeleteSql, rows, saveRetentionSettings, Transactions } from '@bns/service-kit';
 
-/** A job's rows the purge removes: variables, skips, log lines, then the recipients with their receipts and replies. */
-const DETAIL_TABLES = ['recipient_variables', 'job_skips', 'job_logs', 'job_recipients'];
+/** A job's rows the purge removes: skips, log lines, then the recipients with their variables, receipts and replies. */
+const DETAIL_TABLES = ['job_skips', 'job_logs', 'job_recipients'];
 const FINISHED = ['completed', 'failed', 'cancelled'];
 
 /** Every statement of the retention purge. */

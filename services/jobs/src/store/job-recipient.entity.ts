@@ -18,6 +18,10 @@ export class JobRecipientEntity {
   @Column({ type: 'text', nullable: true })
   text!: string | null;
 
+  /** A personalised recipient's variables (name → value), for the report; null when it has none. */
+  @Column({ type: 'jsonb', nullable: true })
+  variables!: Record<string, string> | null;
+
   /** `sending` only in rows a replica of an earlier version marked: in flight is `inFlight` now. */
   @Column({ type: 'text', default: 'pending' })
   state!: RecipientState;

@@ -62,6 +62,10 @@ export class JobEntity {
   @Column({ type: 'boolean', default: false })
   transactional!: boolean;
 
+  /** Its recipients carried variables (a personalised start): their values are in the report. */
+  @Column({ type: 'boolean', default: false })
+  personalised!: boolean;
+
   @Column({ name: 'paused_reason', type: 'text', nullable: true })
   pausedReason!: PausedReason | null;
 

@@ -8,7 +8,7 @@ import {
   type PausedReason,
 } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
-import { insertRecipientsSql, textsParam } from './recipients.repository.js';
+import { insertRecipientsSql, textsParam, variablesParam } from './recipients.repository.js';
 import { selectList, type ColumnMap } from './columns.js';
 import { JobEntity } from './job.entity.js';
 
@@ -35,6 +35,7 @@ export const JOB_COLUMNS = {
   resumesAt: 'resumes_at',
   estimatedFinishAt: 'estimated_finish_at',
   transactional: 'transactional',
+  personalised: 'personalised',
 } as const satisfies ColumnMap<JobEntity>;
 
 /** A job's attachment as the report names it (id, kind, file name, size) from its reference; NULL for text only. */
@@ -119,9 +120,10 @@ export type NewJob = Omit<
   | 'pausedReason'
   | 'resumesAt'
   | 'transactional'
+  | 'personalised'
 > &
   /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
-  Partial<Pick<JobEntity, 'skipped' | 'transactional'>>;
+  Partial<Pick<JobEntity, 'skipped' | 'transactional' | 'personalised'>>;
 
 const JOB_SUMMARY = `${selectList(JOB_COLUMNS, SUMMARY_KEYS, 'j')},
   CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt",
@@ -185,21 +187,22 @@ export class JobsRepository {
   /**
    * A start's job and its recipients in list order, in one statement (one round trip, and no lookup of
    * the job per recipient: the recipients have no foreign key). `texts` empty when every recipient gets
-   * the job's message.
+   * the job's message; `variables` empty when none has any (else one entry per recipient, null for none).
    */
   async insertWithRecipients(
     em: EntityManager,
     job: NewJob,
     phones: readonly string[],
     texts: readonly string[],
+    variables: readonly (Readonly<Record<string, string>> | null)[] = [],
   ): Promise<void> {
     const keys = (Object.keys(job) as (keyof NewJob & keyof typeof JOB_COLUMNS)[]).filter((k) => job[k] !== undefined);
     await rows(
       em,
       `WITH job AS (INSERT INTO jobs (${keys.map((k) => JOB_COLUMNS[k]).join(', ')})
-                    VALUES (${keys.map((_, i) => `$${i + 3}`).join(', ')}))
-       ${insertRecipientsSql(`$${keys.indexOf('id') + 3}`, '$1', '$2')}`,
-      [phones, textsParam(texts), ...keys.map((k) => job[k])],
+                    VALUES (${keys.map((_, i) => `$${i + 4}`).join(', ')}))
+       ${insertRecipientsSql(`$${keys.indexOf('id') + 4}`, '$1', '$2', '$3')}`,
+      [phones, textsParam(texts), variablesParam(variables), ...keys.map((k) => job[k])],
     );
   }
 

@@ -268,9 +268,7 @@ describe('opt-outs repository and service (in-process, real Postgres)', () => {
               ($1, 3, '91000003', 'pending', false), ($1, 4, '91000004', 'pending', false), ($1, 5, '91000005', 'pending', true)`,
       [jobId],
     );
-    await rows(em, `INSERT INTO recipient_variables (job_id, seq, variables) VALUES ($1, 4, '{"name":"Dee"}')`, [
-      jobId,
-    ]);
+    await rows(em, `UPDATE job_recipients SET variables = '{"name":"Dee"}' WHERE job_id = $1 AND seq = 4`, [jobId]);
     await repo.add(em, userId, ['91000002', '91000004', '91000005'], 'keyword');
 
     const moved = await ds.transaction((tx) => steps.skipSuppressedRecipients(tx, userId, jobId, DAYS));

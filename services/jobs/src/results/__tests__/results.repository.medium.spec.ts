@@ -25,12 +25,9 @@ describe('ResultsRepository (in-process, real Postgres)', () => {
   it('pages a 5,000-recipient job in list order: every recipient exactly once, variables attached', async () => {
     const list = phones(5000, 60_000_000);
     const jobId = await ip.seedJob('user-a', list);
-    await tx.run((em) =>
-      repo.insertVariables(
-        em,
-        jobId,
-        list.map((_, i) => [i + 1, { name: `N${i}` }] as const),
-      ),
+    await ip.seedVariables(
+      jobId,
+      list.map((_, i) => ({ name: `N${i}` })),
     );
     const seen: string[] = [];
     let after = 0;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { RESULTS_LIMITS, RESULTS_MESSAGES, type JobResultsPage } from '@bns/contracts';
-import { AppError, NATS_CONNECTION, Transactions } from '@bns/service-kit';
+import { AppError, NATS_CONNECTION } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { ResultsRepository } from '../results.repository.js';
 import { ResultsService } from '../results.service.js';
@@ -29,12 +29,9 @@ describe('ResultsService.page (in-process, real Postgres)', () => {
     variables: (i: number) => Record<string, string>,
   ): Promise<string> {
     const jobId = await ip.seedJob(userId, list);
-    await ip.get(Transactions).run((em) =>
-      ip.get(ResultsRepository).insertVariables(
-        em,
-        jobId,
-        list.map((_, i) => [i + 1, variables(i)] as const),
-      ),
+    await ip.seedVariables(
+      jobId,
+      list.map((_, i) => variables(i)),
     );
     return jobId;
   }
