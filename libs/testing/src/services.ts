@@ -116,7 +116,9 @@ export async function startService(name: ServiceName, options: StartServiceOptio
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await freePort());
     // The metrics port a restart asks for is a wish: when it was taken meanwhile, another will do.
-    const metricsPort = attempt === 1 && options.metricsPort !== undefined ? options.metricsPort : await freePort();
+    let metricsPort = attempt === 1 && options.metricsPort !== undefined ? options.metricsPort : await freePort();
+    // Two calls of freePort can name the same port (the system hands a closed one out again).
+    while (metricsPort === port) metricsPort = await freePort();
     const env = {
       ...launch.nodeEnv,
       LOG_LEVEL: 'warn',
