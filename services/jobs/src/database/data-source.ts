@@ -27,6 +27,7 @@ import { CascadeByStatement1798050000000 } from './migrations/1798050000000-casc
 import { RecipientReplies1798300000000 } from './migrations/1798300000000-recipient-replies.js';
 import { UnansweredBudget1798400000000 } from './migrations/1798400000000-unanswered-budget.js';
 import { VariablesOnRecipients1798500000000 } from './migrations/1798500000000-variables-on-recipients.js';
+import { LogLinesByStatement1798600000000 } from './migrations/1798600000000-log-lines-by-statement.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -62,4 +63,5 @@ export const JOBS_MIGRATIONS = [
   RecipientReplies1798300000000,
   UnansweredBudget1798400000000,
   VariablesOnRecipients1798500000000,
+  LogLinesByStatement1798600000000,
 ];

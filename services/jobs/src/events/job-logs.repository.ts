@@ -6,27 +6,47 @@ import { JobLogEntity } from './job-log.entity.js';
 
 export type JobLogLine = Pick<JobLogEntity, 'type' | 'message' | 'at'>;
 
+/**
+ * The job's row is locked (FOR KEY SHARE) by the statement that writes its lines, once per job, and a
+ * line whose job is gone is not written: what the table's foreign key did, one lookup per line, before
+ * LogLinesByStatement1798600000000. A job deleted meanwhile waits for the writer's commit, and its
+ * deletion's trigger then takes the lines with it.
+ */
+const ADD_ONE = `WITH owner AS (SELECT id FROM jobs WHERE id = $1 FOR KEY SHARE)
+  INSERT INTO job_logs (job_id, type, message) SELECT id, $2, $3 FROM owner RETURNING id::text, at`;
+// Unnamed (array-driven, see `rows`): planned for its actual jobs, each looked up by its key.
+const ADD_MANY = `WITH owners AS (SELECT id FROM jobs WHERE id = ANY($1::uuid[]) FOR KEY SHARE)
+  INSERT INTO job_logs (job_id, type, message)
+  SELECT l.job_id, l.type, l.message FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS l(job_id, type, message, n)
+   WHERE l.job_id IN (SELECT id FROM owners) ORDER BY l.n
+  RETURNING id::text, at`;
+
+/** A log line for a job that is not there (deleted meanwhile): the transaction writing it must not commit. */
+export class JobGone extends Error {
+  constructor() {
+    super('a log line names a job that no longer exists');
+  }
+}
+
 /** Every statement on `jobs.job_logs`. */
 @Injectable()
 export class JobLogsRepository {
-  /** Appends a line; the database stamps it (millisecond precision). */
+  /** Appends a line; the database stamps it (millisecond precision). Throws JobGone when the job is not there. */
   async add(
     em: EntityManager,
     jobId: string,
     type: JobLogType,
     message: string,
   ): Promise<Pick<JobLogEntity, 'id' | 'at'>> {
-    const added = await row<Pick<JobLogEntity, 'id' | 'at'>>(
-      em,
-      `INSERT INTO job_logs (job_id, type, message) VALUES ($1, $2, $3) RETURNING id::text, at`,
-      [jobId, type, message],
-    );
-    return added!;
+    const added = await row<Pick<JobLogEntity, 'id' | 'at'>>(em, ADD_ONE, [jobId, type, message]);
+    if (!added) throw new JobGone();
+    return added;
   }
 
   /**
    * Appends lines in one statement; each one's id and time, in the order given (ids grow in insertion
-   * order, and the rows are put back in that order whatever order RETURNING gives them in).
+   * order, and the rows are put back in that order whatever order RETURNING gives them in). Throws
+   * JobGone when any line's job is not there.
    */
   async addMany(
     em: EntityManager,
@@ -34,15 +54,12 @@ export class JobLogsRepository {
   ): Promise<Pick<JobLogEntity, 'id' | 'at'>[]> {
     if (lines.length === 0) return [];
     if (lines.length === 1) return [await this.add(em, lines[0]!.jobId, lines[0]!.type, lines[0]!.message)];
-    const added = await rows<Pick<JobLogEntity, 'id' | 'at'>>(
-      em,
-      `INSERT INTO job_logs (job_id, type, message)
-       SELECT job_id, type, message FROM unnest($1::uuid[], $2::text[], $3::text[]) WITH ORDINALITY AS l(job_id, type, message, n) ORDER BY n
-       RETURNING id::text, at`,
-      [lines.map((l) => l.jobId), lines.map((l) => l.type), lines.map((l) => l.message)],
-      // An insert of its arrays reads no table, so no plan of it can scan one: prepared wherever it runs.
-      { prepare: 'always' },
-    );
+    const added = await rows<Pick<JobLogEntity, 'id' | 'at'>>(em, ADD_MANY, [
+      lines.map((l) => l.jobId),
+      lines.map((l) => l.type),
+      lines.map((l) => l.message),
+    ]);
+    if (added.length !== lines.length) throw new JobGone();
     return added.sort((a, b) => a.id.length - b.id.length || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 

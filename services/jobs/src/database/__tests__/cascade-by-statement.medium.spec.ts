@@ -20,22 +20,26 @@ describe('recipients without per-row foreign keys (real Postgres, every jobs mig
         `INSERT INTO jobs.job_recipients (job_id, seq, phone, variables) VALUES ($1, 1, '91000001', '{"name":"A"}'), ($1, 2, '91000002', '{"name":"B"}')`,
         [id],
       );
+      await db().query(
+        `INSERT INTO jobs.job_logs (job_id, type, message) VALUES ($1, 'info', 'Job started'), ($1, 'success', 'Message sent')`,
+        [id],
+      );
     }
   };
   const left = async (table: string, ids: string[]) =>
     Number((await db().query(`SELECT count(*) AS n FROM jobs.${table} WHERE job_id = ANY($1::uuid[])`, [ids]))[0].n);
 
-  it("inserts a start's recipients with no lookup of the job per row", async () => {
+  it("inserts a start's recipients and a job's log lines with no lookup of the job per row", async () => {
     const ids = await mint(1);
     await seed(ids);
     const checks = await db().query(
-      `SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND conrelid = 'jobs.job_recipients'::regclass
+      `SELECT count(*) AS n FROM pg_constraint WHERE contype = 'f' AND conrelid IN ('jobs.job_recipients'::regclass, 'jobs.job_logs'::regclass)
           AND confrelid = 'jobs.jobs'::regclass`,
     );
     expect(Number(checks[0].n)).toBe(0);
   });
 
-  it("still deletes a job's recipients and variables with the job, and only that job's", async () => {
+  it("still deletes a job's recipients, their variables and its log lines with the job, and only that job's", async () => {
     const [a, b, c] = await mint(3);
     const gone = [a, b];
     const kept = [c];
@@ -43,6 +47,8 @@ describe('recipients without per-row foreign keys (real Postgres, every jobs mig
     await db().query(`DELETE FROM jobs.jobs WHERE id = ANY($1::uuid[])`, [gone]);
     expect(await left('job_recipients', gone)).toBe(0);
     expect(await left('job_recipients', kept)).toBe(2);
+    expect(await left('job_logs', gone)).toBe(0);
+    expect(await left('job_logs', kept)).toBe(2);
     // The variables live on the recipients' rows: the kept job's are all still there.
     const vars = await db().query(
       `SELECT variables->>'name' AS name FROM jobs.job_recipients WHERE job_id = $1 ORDER BY seq`,
