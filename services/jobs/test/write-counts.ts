@@ -1,11 +1,13 @@
 import pg from 'pg';
 import { sleep } from '@bns/testing';
 
-/** What Postgres counted so far: rows written per table, commits and statements of the system's database. */
+/** What Postgres counted so far: rows written per table, commits, statements and foreign-key lookups of the system's database. */
 export interface Counts {
   byTable: Record<string, number>;
   commits: number;
   statements: number;
+  /** The checks Postgres runs for a foreign key (a lookup and a row lock each), among `statements`. */
+  keyLookups: number;
 }
 
 /**
@@ -31,15 +33,16 @@ export async function countWrites(db: pg.Client): Promise<Counts> {
     (await db.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [database]))
       .rows[0].n,
   );
-  const statements = Number(
-    (
-      await db.query<{ n: string }>(
-        "SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND query NOT ILIKE '%pg_stat%'",
-        [database],
-      )
-    ).rows[0].n,
-  );
-  return { byTable, commits, statements };
+  // A foreign key's check as pg_stat_statements records it: `SELECT $2 FROM ONLY … FOR KEY SHARE OF x`.
+  const calls = (
+    await db.query<{ n: string; keys: string }>(
+      `SELECT coalesce(sum(calls), 0) AS n,
+              coalesce(sum(calls) FILTER (WHERE query LIKE 'SELECT % FROM ONLY %FOR KEY SHARE OF x'), 0) AS keys
+         FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid WHERE d.datname = $1 AND query NOT ILIKE '%pg_stat%'`,
+      [database],
+    )
+  ).rows[0];
+  return { byTable, commits, statements: Number(calls.n), keyLookups: Number(calls.keys) };
 }
 
 /** Rows written in tables whose name starts with `prefix` (a schema: `jobs.`; '' for all). */
