@@ -90,9 +90,10 @@ describe('gateway across a NATS kill -9 and restart', () => {
       // The user seen before, and one this replica has never limited (its first store read comes now).
       const after = await p99(known, 100);
       const newcomer = await p99(users[fresh], 100);
-      // A request held by the store waits a whole time-out (seconds); a loaded machine's p99 of a
-      // hundred calls moves by a few milliseconds from one hundred to the next (17.7 against 8.0 seen).
-      const bound = Math.max(2 * before, 25);
+      // A request held by the store waits at least its 200 ms time-out; a loaded machine's p99 of a
+      // hundred calls moves by tens of milliseconds from one hundred to the next (31.2 against 13.5
+      // seen in CI), so the bound sits well above that and well below a time-out.
+      const bound = Math.max(2 * before, 60);
       expect(after).toBeLessThanOrEqual(bound);
       expect(newcomer).toBeLessThanOrEqual(bound);
       process.stdout.write(
