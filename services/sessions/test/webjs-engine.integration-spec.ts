@@ -256,7 +256,7 @@ describe('webjs engine against a fake whatsapp-web.js Client (real Postgres and 
       ledger,
       sessionEvents,
       new RpcClient(nc, { shards: 1, timeoutMs: 1000 }),
-      new MessageEvents(tx, sends, outbox, publisher, new LidsRepository(tx)),
+      new MessageEvents(tx, sends, outbox, publisher, new LidsRepository(tx, env)),
     );
     const media = new MediaCache(nc, { MEDIA_CACHE_BYTES: 64 * 1024 * 1024 });
     mediaCaches.push(media);

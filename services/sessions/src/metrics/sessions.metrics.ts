@@ -28,7 +28,7 @@ const restoreSeconds = histogram({
 
 const ledgerBatch = histogram({
   name: 'bns_sessions_ledger_batch_size',
-  help: 'Sends written by one send-ledger statement, by statement (claim, sent, sim_store); mode=alone when a failed batch ran them one by one',
+  help: 'Sends written by one send-ledger statement, by statement (claim, sent, sim_store, lid_pairs); mode=alone when a failed batch ran them one by one',
   labelNames: ['shard', 'statement', 'mode'],
   buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
 });
@@ -74,7 +74,7 @@ export function countSend<T extends { duplicate?: boolean }>(reply: Promise<T>):
   );
 }
 
-export type LedgerStatement = 'claim' | 'sent' | 'sim_store';
+export type LedgerStatement = 'claim' | 'sent' | 'sim_store' | 'lid_pairs';
 
 /** Hook: one send-ledger statement ran for `size` sends (a StatementBatcher's onBatch). */
 export function countLedgerBatch(statement: LedgerStatement, size: number, alone: boolean): void {

@@ -1,6 +1,7 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { row, rows, Transactions } from '@bns/service-kit';
+import { row, rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
+import { ledgerBatching, type LedgerBatchEnv } from './ledger-batching.js';
 
 /** One LID ↔ number pair an account learned. */
 export interface LidPhone {
@@ -12,7 +13,32 @@ export interface LidPhone {
 /** Every query of `lid_phones`: the LID ↔ number table of each account. */
 @Injectable()
 export class LidsRepository {
-  constructor(private readonly tx: Transactions) {}
+  /** Pairs the engine names one at a time (one per send, at a campaign's rate): group-committed. */
+  private readonly pairs: StatementBatcher<LidPhone, void>;
+
+  constructor(
+    private readonly tx: Transactions,
+    @Inject(SERVICE_ENV) env: LedgerBatchEnv,
+  ) {
+    this.pairs = new StatementBatcher<LidPhone, void>(
+      {
+        many: async (items) => {
+          await this.learn(items);
+          return items.map(() => undefined);
+        },
+        one: (item) => this.learn([item]),
+      },
+      ledgerBatching(env, 'lid_pairs'),
+    );
+  }
+
+  /**
+   * One pair as the engine names it: pairs that come while a statement runs share the next one (one
+   * statement and one commit for many sends). Resolves once the pair is stored.
+   */
+  learnOne(pair: LidPhone): Promise<void> {
+    return this.pairs.run(pair);
+  }
 
   /** Remembers pairs (the newest word wins: WhatsApp may move a LID to another number). */
   async learn(pairs: readonly LidPhone[], em: EntityManager = this.tx.manager): Promise<void> {

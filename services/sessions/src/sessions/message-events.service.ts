@@ -131,7 +131,7 @@ export class MessageEvents implements BeforeApplicationShutdown {
   /** WhatsApp said which number a LID is: remembered for LID-only replies (in the user's inbound order). Never rejects. */
   learnContact(userId: string, lid: string, phone: string): Promise<void> {
     return this.inOrder(`inbound\u0000${userId}`, () =>
-      this.lids.learn([{ userId, lid, phone }]).catch((err: unknown) => {
+      this.lids.learnOne({ userId, lid, phone }).catch((err: unknown) => {
         this.logger.warn({ err: safeError(err), userId }, 'a LID pairing was not recorded');
       }),
     );

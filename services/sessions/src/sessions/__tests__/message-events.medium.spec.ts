@@ -215,6 +215,37 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     expect(await lids.phoneOf('user_l', '222222222222222@lid')).toBe('85291230002');
   });
 
+  it("stores the pairs a campaign's sends name in a few shared statements, each in time for the reply that follows it", async () => {
+    const lids = module.get(LidsRepository);
+    const users = 120;
+    const before = await xactId();
+    const learned = Array.from({ length: users }, (_, i) =>
+      events.learnContact(`user_p${i}`, `4${String(i).padStart(14, '0')}@lid`, `8529${String(i).padStart(7, '0')}`),
+    );
+    // Not awaited: a LID-only reply right behind its pairing is matched with it all the same.
+    const replied = events.recordInbound('user_p7', {
+      lid: `4${String(7).padStart(14, '0')}@lid`,
+      text: 'STOP',
+      at: new Date(),
+      messageId: 'in-p-7',
+    });
+    await Promise.all([...learned, replied]);
+    // One pair at a time was 120 transactions; shared, they are a handful (the reply and the reading add two).
+    expect((await xactId()) - before).toBeLessThan(15);
+    for (const i of [0, 7, users - 1]) {
+      expect(await lids.phoneOf(`user_p${i}`, `4${String(i).padStart(14, '0')}@lid`)).toBe(
+        `8529${String(i).padStart(7, '0')}`,
+      );
+    }
+    // Pairs stay with their account.
+    expect(await lids.phoneOf('user_p8', `4${String(7).padStart(14, '0')}@lid`)).toBeUndefined();
+    await publisher.drain();
+    const reply = (await storedEvents(nc)).find(
+      (e) => e.subject === 'events.message.received' && e.messageId === 'in-p-7',
+    );
+    expect(reply).toMatchObject({ userId: 'user_p7', from: '85290000007' });
+  });
+
   it('keeps receipts and inbound messages in the outbox while NATS is down, and publishes them once it is back', async () => {
     await sent('user_n', 'job-n:91234569', 'msg-n-1');
     await nats.stop();
