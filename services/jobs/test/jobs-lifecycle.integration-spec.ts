@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { estimateMinutes, JOB_MESSAGES, MESSAGES } from '@bns/contracts';
+import { estimateMinutes, JOB_MESSAGES, MESSAGES, REQUEST_MESSAGES, RESULTS_LIMITS } from '@bns/contracts';
 import { sleep, startSystem, waitFor, type System } from '@bns/testing';
 import {
   cancelJob,
@@ -202,6 +202,46 @@ describe('a bulk job from start to finish (real NATS, Postgres, sessions simulat
         })
       ).status,
     ).toBe(403);
+  });
+
+  it('refuses the same faults in long lists (checked by the jobs service only) with the words a short list gets', async () => {
+    const people = (n: number) => numbers(n, 41_000_000).map((phone) => ({ phone, variables: { name: 'Ann' } }));
+    const cases: [(n: number) => Record<string, unknown>, (n: number) => string][] = [
+      [(n) => ({ message: 'Hi {{name}}', recipients: [...people(n), 5] }), () => JOB_MESSAGES.recipientsNotAList],
+      [
+        (n) => ({ message: 'Hi', phoneNumbers: [...numbers(n, 42_000_000), { phone: '91234567' }] }),
+        () => JOB_MESSAGES.phoneNumbersNotAList,
+      ],
+      [
+        (n) => ({ message: 'Hi', phoneNumbers: numbers(n, 43_000_000), recipients: people(n) }),
+        () => JOB_MESSAGES.phoneNumbersAndRecipients,
+      ],
+      [(n) => ({ message: { text: 'Hi' }, phoneNumbers: numbers(n, 44_000_000) }), () => MESSAGES.enterMessageFirst],
+      [
+        (n) => ({ message: 'Hi\u0000', phoneNumbers: numbers(n, 45_000_000) }),
+        () => REQUEST_MESSAGES.nulCharacter('message'),
+      ],
+      [
+        (n) => ({ message: 'Hi {{city}}', recipients: people(n) }),
+        (n) =>
+          JOB_MESSAGES.missingVariable(
+            'city',
+            Array.from({ length: n }, (_, i) => i + 1),
+          ),
+      ],
+    ];
+    // Above the limit only the jobs service checks the body (6,000 entries are staged, 1,001 are not); at
+    // 2 entries the gateway refuses it first.
+    for (const n of [6000, RESULTS_LIMITS.gatewayCheckMaxEntries + 1, 2]) {
+      for (const [body, error] of cases) {
+        const res = await ann.client.post('/start-bulk-messages', body(n));
+        expect({ status: res.status, error: res.body.error, success: res.body.success }).toEqual({
+          status: 400,
+          error: error(n),
+          success: false,
+        });
+      }
+    }
   });
 
   it('refuses more than MAX_RECIPIENTS_PER_JOB numbers (default 50,000) with 400', async () => {

@@ -31,6 +31,12 @@ export const RESULTS_LIMITS = {
    */
   stageAboveBytes: 256 * 1024,
   /**
+   * A start whose recipient lists hold more entries than this is checked by the jobs service alone
+   * (the same schema and words; it checks every start), so a 50,000-row list is walked once, not twice.
+   * Smaller starts are also checked by the gateway, where a refusal costs no trip.
+   */
+  gatewayCheckMaxEntries: 1000,
+  /**
    * How long the gateway waits for `jobs.start` (a 50,000-row start is stored in one transaction);
    * the jobs service drops a start that waited in its queue longer than this, since nobody waits for it.
    */

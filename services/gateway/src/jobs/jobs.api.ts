@@ -1,11 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import {
-  parseSince,
-  startFieldsOf,
-  type Infer,
-  type JobLogsQuerySchema,
-  type StartJobHttpBodySchema,
-} from '@bns/contracts';
+import { parseSince, startFieldsOf, type Infer, type JobLogsQuerySchema, type StartJobFields } from '@bns/contracts';
 import { RpcClient } from '@bns/service-kit';
 import { JobIdCheck, JobStatusCache } from '../job-status-fast-path/index.js';
 import { JobStarter } from './job-starter.js';
@@ -20,8 +14,8 @@ export class JobsApi {
     private readonly ids: JobIdCheck,
   ) {}
 
-  async start(userId: string, body: Infer<typeof StartJobHttpBodySchema>, idempotencyKeyHeader: unknown) {
-    // Every start field as the schema lists them (the jobs service checks them again); the user is the token's.
+  async start(userId: string, body: StartJobFields, idempotencyKeyHeader: unknown) {
+    // Every start field as the schema lists them (the jobs service checks them all); the user is the token's.
     const request = { userId, ...startFieldsOf(body) };
     // The idempotency key, staging of big bodies and retries are the starter's.
     const { jobId, estimatedTime } = await this.starter.start(request, JobStarter.keyOf(idempotencyKeyHeader));
