@@ -335,8 +335,13 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
     // WAL written by the whole server (every database): what each row version and index entry costs in I/O.
     const wal = (await db.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0].lsn;
     const tables = await tableCounts();
+    // Whose each backend is, read with its CPU: a pool closes idle connections before a later reading.
+    const roles = (
+      await db.query("SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity")
+    ).rows.map((r) => [Number(r.pid), r.role]);
     return {
       commits,
+      roles,
       statements,
       sessions,
       postgres: postgresCpu(postmaster),
@@ -418,14 +423,9 @@ export async function meter(bench, { database, processes: extra = [], top = 40 }
         ),
       };
       // Whose Postgres CPU it is: each backend by the connection's application name (the service's
-      // schema), background processes by type; `exited` is what ended processes used (autovacuum workers).
-      const roles = new Map(
-        (
-          await db.query(
-            "SELECT pid, coalesce(nullif(application_name, ''), backend_type) AS role FROM pg_stat_activity",
-          )
-        ).rows.map((r) => [Number(r.pid), r.role]),
-      );
+      // schema) as the readings found it, background processes by type; `exited` is what ended
+      // processes used (autovacuum workers).
+      const roles = new Map([...before.roles, ...after.roles]);
       const roleMs = Object.entries(byRole(before.postgresByPid, after.postgresByPid, roles))
         .map(([role, s]) => [role, per(s) * 1000])
         .filter(([, ms]) => ms >= 0.005)
