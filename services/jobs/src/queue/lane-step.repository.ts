@@ -416,7 +416,9 @@ export class LaneStepRepository {
       em,
       `WITH req AS (
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::float8[]) WITH ORDINALITY AS r(p_job_id, p_message, p_user_id, p_pace, p_i)
-       ), pick AS (
+       ), pick AS MATERIALIZED (
+         -- Materialized: each take's first open recipient is found once. Inlined, the planner could
+         -- scan the job's rows in the update and look for the first open one again for every row.
          SELECT req.*, x.seq, x.state FROM req
           CROSS JOIN LATERAL (
             SELECT seq, CASE WHEN ${inFlightSql('job_recipients')} THEN 'sending' ELSE state END AS state FROM job_recipients

@@ -325,6 +325,62 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     expect(await genericPlan(record[0]!.text, false)).toMatch(scans);
   });
 
+  it("a take finds its job's first open recipient once, under the generic plan too: its cost does not grow with the job", async () => {
+    const recipients = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
+    // The table's statistics as a deployment sending one-off notifications has them (a job is about one
+    // row), taken before a campaign came: a plan that trusts them thinks scanning a job's rows is cheap.
+    const notify = user();
+    for (let i = 0; i < 300; i++) await app.seedJob(notify, [String(91_000_000 + i)]);
+    await app.db.query('ANALYZE jobs.job_recipients');
+    const small = user();
+    const large = user();
+    await app.seedJob(small, recipients(20, 92_000_000));
+    await app.seedJob(large, recipients(2000, 93_000_000));
+    await queue.heartbeat('w-take');
+    await queue.claim('w-take', 100, 60_000);
+    const spy = jest.spyOn(pg.Client.prototype, 'query');
+    let takes: Array<{ text: string; values: unknown[] }>;
+    try {
+      for (const u of [small, large]) planned(await queue.next('w-take', u));
+      takes = spy.mock.calls
+        .map(([q]) => q as { text?: string; values?: unknown[] })
+        .filter((q) => /UPDATE job_recipients t SET state = 'pending', in_flight = true/.test(q.text ?? ''))
+        .map((q) => ({ text: q.text!, values: q.values ?? [] }));
+    } finally {
+      spy.mockRestore();
+    }
+    expect(takes).toHaveLength(2);
+    // Each take again under the plan a prepared statement settles on, rolled back: the buffers it read.
+    const buffers = async ({ text, values }: { text: string; values: unknown[] }) => {
+      const runner = app.get(DataSource).createQueryRunner();
+      try {
+        await runner.startTransaction();
+        await plannedByIndex(runner.manager);
+        await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+        await runner.query(`PREPARE take_probe AS ${text}`);
+        // EXECUTE takes no bind parameters: each value as a literal (arrays in Postgres's text form).
+        const literal = (v: unknown): string => {
+          const text = Array.isArray(v)
+            ? `{${v.map((e) => `"${String(e).replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`).join(',')}}`
+            : String(v);
+          return `'${text.replaceAll("'", "''")}'`;
+        };
+        const [{ 'QUERY PLAN': plan }] = (await runner.query(
+          `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE take_probe(${values.map(literal).join(', ')})`,
+        )) as Array<{ 'QUERY PLAN': Array<{ Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }> }>;
+        await runner.rollbackTransaction();
+        await runner.query(`DEALLOCATE take_probe`); // a prepared statement outlives the transaction
+        return plan[0]!.Plan['Shared Hit Blocks'] + plan[0]!.Plan['Shared Read Blocks'];
+      } finally {
+        await runner.release();
+      }
+    };
+    const [fromSmall, fromLarge] = [await buffers(takes[0]!), await buffers(takes[1]!)];
+    // Looked up by key, a few blocks per table; looked for again for every row of the 2,000-row job, about 6,000.
+    expect(fromSmall).toBeLessThan(100);
+    expect(fromLarge).toBeLessThan(100);
+  });
+
   it("a lane that lost its holder mid-batch is only that lane's answer; the others go on", async () => {
     const [a, b, c] = [user(), user(), user()];
     for (const u of [a, b, c]) await app.seedJob(u, ['91234567']);
