@@ -46,22 +46,18 @@ import { Audited, details } from '../audit/audited.js';
 const startSchema = new SchemaPipe(StartJobHttpBodySchema, (r) =>
   AppError.validation(startJobErrorCode(r.field, r.message), r.message),
 );
-/** Entries in a body's recipient lists (0 for a list that is not one: the schema refuses it). */
-const entries = (body: Record<string, unknown>): number =>
-  (Array.isArray(body.recipients) ? body.recipients.length : 0) +
-  (Array.isArray(body.phoneNumbers) ? body.phoneNumbers.length : 0);
+/** Entries in a body's recipient lists (0 for anything that is not one: the schema refuses it). */
+const entries = (body: unknown): number => {
+  const { recipients, phoneNumbers } = (typeof body === 'object' && body !== null ? body : {}) as StartJobFields;
+  return (Array.isArray(recipients) ? recipients.length : 0) + (Array.isArray(phoneNumbers) ? phoneNumbers.length : 0);
+};
 /**
  * A start body, checked here unless its lists are long (RESULTS_LIMITS.gatewayCheckMaxEntries): the
  * jobs service checks every start with the same schema and words, so a long list is walked there only.
  */
 const startBody = {
   transform: (body: unknown): StartJobFields =>
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    entries(body as Record<string, unknown>) > RESULTS_LIMITS.gatewayCheckMaxEntries
-      ? (body as StartJobFields)
-      : startSchema.transform(body),
+    entries(body) > RESULTS_LIMITS.gatewayCheckMaxEntries ? (body as StartJobFields) : startSchema.transform(body),
 } satisfies PipeTransform<unknown, StartJobFields>;
 const logsQuery = new SchemaPipe(JobLogsQuerySchema, (r) => AppError.validation(JobsErrorCode.InvalidSince, r.message));
 
