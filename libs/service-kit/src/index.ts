@@ -12,6 +12,7 @@ export * from './database/database.js';
 export * from './database/transaction.js';
 export * from './database/transaction-batcher.js';
 export * from './database/statement-batcher.js';
+export * from './database/copy.js';
 export * from './logging/logging.js';
 export * from './telemetry/telemetry.js';
 export * from './health/health.js';

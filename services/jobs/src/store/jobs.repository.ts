@@ -8,7 +8,13 @@ import {
   type PausedReason,
 } from '@bns/contracts';
 import { row, rows } from '@bns/service-kit';
-import { insertRecipientsSql, textsParam, variablesParam } from './recipients.repository.js';
+import {
+  copyRecipients,
+  COPY_RECIPIENTS_FROM,
+  insertRecipientsSql,
+  textsParam,
+  variablesParam,
+} from './recipients.repository.js';
 import { selectList, type ColumnMap } from './columns.js';
 import { JobEntity } from './job.entity.js';
 
@@ -186,8 +192,9 @@ export class JobsRepository {
 
   /**
    * A start's job and its recipients in list order, in one statement (one round trip, and no lookup of
-   * the job per recipient: the recipients have no foreign key). `texts` empty when every recipient gets
-   * the job's message; `variables` empty when none has any (else one entry per recipient, null for none).
+   * the job per recipient: the recipients have no foreign key); from COPY_RECIPIENTS_FROM recipients,
+   * the job's row and then the recipients with COPY. `texts` empty when every recipient gets the job's
+   * message; `variables` empty when none has any (else one entry per recipient, null for none).
    */
   async insertWithRecipients(
     em: EntityManager,
@@ -197,12 +204,20 @@ export class JobsRepository {
     variables: readonly (Readonly<Record<string, string>> | null)[] = [],
   ): Promise<void> {
     const keys = (Object.keys(job) as (keyof NewJob & keyof typeof JOB_COLUMNS)[]).filter((k) => job[k] !== undefined);
+    const values = keys.map((k) => job[k]);
+    // The job's INSERT, its values numbered from $(first + 1).
+    const insertJob = (first: number) =>
+      `INSERT INTO jobs (${keys.map((k) => JOB_COLUMNS[k]).join(', ')})
+       VALUES (${keys.map((_, i) => `$${i + first + 1}`).join(', ')})`;
+    if (phones.length >= COPY_RECIPIENTS_FROM) {
+      await rows(em, insertJob(0), values);
+      await copyRecipients(em, job.id, phones, texts, variables);
+      return;
+    }
     await rows(
       em,
-      `WITH job AS (INSERT INTO jobs (${keys.map((k) => JOB_COLUMNS[k]).join(', ')})
-                    VALUES (${keys.map((_, i) => `$${i + 4}`).join(', ')}))
-       ${insertRecipientsSql(`$${keys.indexOf('id') + 4}`, '$1', '$2', '$3')}`,
-      [phones, textsParam(texts), variablesParam(variables), ...keys.map((k) => job[k])],
+      `WITH job AS (${insertJob(3)}) ${insertRecipientsSql(`$${keys.indexOf('id') + 4}`, '$1', '$2', '$3')}`,
+      [phones, textsParam(texts), variablesParam(variables), ...values],
     );
   }
 

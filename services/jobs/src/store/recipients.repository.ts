@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { rows } from '@bns/service-kit';
+import { copyRows, rows } from '@bns/service-kit';
 
 /**
  * The INSERT of a job's recipients in list order: `jobId` the job's id, `phones` a text array of the
@@ -14,6 +14,31 @@ export const insertRecipientsSql = (jobId: string, phones: string, texts: string
    SELECT ${jobId}, r.seq, r.phone, r.text, CASE WHEN json_typeof(r.variables) = 'object' THEN r.variables::jsonb END
      FROM ROWS FROM (unnest(${phones}::text[]), json_array_elements_text(${texts}::json), json_array_elements(${variables}::json))
           WITH ORDINALITY AS r(phone, text, variables, seq)`;
+
+/**
+ * From this many recipients a start stores them with COPY (`copyRecipients`), a statement after the
+ * job's own row; fewer go in the job's INSERT statement (one round trip). For 50,000 personalised
+ * recipients Postgres took about 550 ms to unpack the INSERT's JSON parameters and store them, and
+ * about 400 ms to read the same rows as COPY text.
+ */
+export const COPY_RECIPIENTS_FROM = 1000;
+
+/**
+ * A job's recipients with COPY, in list order (`seq` from 1): `texts` and `variables` empty when no
+ * recipient has its own (else one entry each, null for a recipient without variables).
+ */
+export function copyRecipients(
+  em: EntityManager,
+  jobId: string,
+  phones: readonly string[],
+  texts: readonly string[],
+  variables: readonly (Readonly<Record<string, string>> | null)[],
+): Promise<void> {
+  return copyRows(em, 'job_recipients', ['job_id', 'seq', 'phone', 'text', 'variables'], phones.length, (i) => {
+    const own = variables[i];
+    return [jobId, i + 1, phones[i]!, texts[i] ?? null, own ? JSON.stringify(own) : null];
+  });
+}
 
 /**
  * The recipients' own texts as one JSON array: serialised natively, where a text[] parameter is escaped

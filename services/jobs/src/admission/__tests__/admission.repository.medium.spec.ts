@@ -8,6 +8,7 @@ import { LaneStepRepository } from '../../queue/lane-step.repository.js';
 import { LaneRepository } from '../../queue/lane.repository.js';
 import { JobIdSchemeRepository } from '../../store/job-id-scheme.repository.js';
 import { JobsRepository } from '../../store/jobs.repository.js';
+import { COPY_RECIPIENTS_FROM } from '../../store/recipients.repository.js';
 import { AdmissionRepository, type AdmissionClaim } from '../admission.repository.js';
 
 const phones = (n: number, from: number) => Array.from({ length: n }, (_, i) => String(from + i));
@@ -166,5 +167,99 @@ describe('AdmissionRepository (in-process, real Postgres)', () => {
       [3, '91000005', 'Hi Çé 👋'],
     ]);
     expect(new Set(recipients.map((r: { state: string }) => r.state))).toEqual(new Set(['pending']));
+  });
+  it('stores a large start with COPY exactly as the one statement stores a small one: texts, variables, order', async () => {
+    const jobs = ip.get(JobsRepository);
+    const { key } = await ip.get(JobIdSchemeRepository).read(ip.db.manager);
+    // Text COPY must escape, and text the INSERT path takes as it is.
+    const awkward = ['tab\there', 'new\nline', 'cr\rret', 'back\\slash', '\\N', 'quote "\'', 'Çé 👋 中', ' ', '\\.'];
+    const sizes = [3, COPY_RECIPIENTS_FROM, COPY_RECIPIENTS_FROM + 7];
+    const stored: unknown[][] = [];
+    for (const n of sizes) {
+      const id = mintJobId(key, 'user-k');
+      const list = phones(n, 93_000_000);
+      const texts = list.map((_, i) => `Hi ${awkward[i % awkward.length]} #${i}`);
+      const variables = list.map((_, i) =>
+        i % 4 === 3 ? null : { name: awkward[i % awkward.length]!, __proto__: `p${i}`, 'tab\tname': '1' },
+      );
+      const jobsBefore = await ip.db.query(`SELECT count(*)::int AS n FROM jobs.jobs WHERE id = $1`, [id]);
+      expect(jobsBefore[0].n).toBe(0);
+      await tx.run((em) =>
+        jobs.insertWithRecipients(
+          em,
+          {
+            id,
+            userId: 'user-k',
+            clientId: null,
+            message: 'Hi {{name}}',
+            total: n,
+            delayMs: 4000,
+            estimatedMinutes: 1,
+            status: 'queued',
+            startAt: null,
+            estimatedFinishAt: new Date(),
+            personalised: true,
+          },
+          list,
+          texts,
+          variables,
+        ),
+      );
+      const found: { seq: number; phone: string; text: string; variables: unknown; state: string }[] =
+        await ip.db.query(
+          `SELECT seq, phone, text, variables, state FROM jobs.job_recipients WHERE job_id = $1 ORDER BY seq`,
+          [id],
+        );
+      expect(found).toHaveLength(n);
+      found.forEach((r, i) => {
+        expect(r).toEqual({
+          seq: i + 1,
+          phone: list[i],
+          text: texts[i],
+          variables: variables[i] ? { ...variables[i] } : null,
+          state: 'pending',
+        });
+      });
+      const job = await ip.db.query(`SELECT total, personalised, status FROM jobs.jobs WHERE id = $1`, [id]);
+      expect(job).toEqual([{ total: n, personalised: true, status: 'queued' }]);
+      stored.push(found.slice(0, 3).map((r) => [r.text, r.variables]));
+    }
+    // The first rows of each size read back the same, whichever way they were written.
+    expect(stored[1]).toEqual(stored[0]);
+    expect(stored[2]).toEqual(stored[0]);
+  });
+
+  it('a large start that fails part-way stores nothing: no job, no recipients', async () => {
+    const jobs = ip.get(JobsRepository);
+    const { key } = await ip.get(JobIdSchemeRepository).read(ip.db.manager);
+    const id = mintJobId(key, 'user-l');
+    const list = phones(COPY_RECIPIENTS_FROM + 1, 94_000_000);
+    // The same number twice breaks the (job, phone) key at the last row: the whole start rolls back.
+    list[list.length - 1] = list[0]!;
+    await expect(
+      tx.run((em) =>
+        jobs.insertWithRecipients(
+          em,
+          {
+            id,
+            userId: 'user-l',
+            clientId: null,
+            message: 'Hi',
+            total: list.length,
+            delayMs: 4000,
+            estimatedMinutes: 1,
+            status: 'queued',
+            startAt: null,
+            estimatedFinishAt: new Date(),
+          },
+          list,
+          [],
+        ),
+      ),
+    ).rejects.toThrow(/duplicate key/);
+    expect(await ip.db.query(`SELECT 1 FROM jobs.jobs WHERE id = $1`, [id])).toEqual([]);
+    expect(await ip.db.query(`SELECT 1 FROM jobs.job_recipients WHERE job_id = $1`, [id])).toEqual([]);
+    // The connection is usable afterwards.
+    expect(await tx.run((em) => em.query(`SELECT 1 AS one`))).toEqual([{ one: 1 }]);
   });
 });
