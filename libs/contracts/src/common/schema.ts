@@ -60,6 +60,9 @@ const INVISIBLE_ONLY = /^[\s\p{Cc}\p{Default_Ignorable_Code_Point}\u2800]*$/u;
 
 /** True when the text would show nothing at all: a message or value of only such characters is blank. */
 export function isBlankText(text: string): boolean {
+  // Most text starts with a printable ASCII character: not blank, without the Unicode-aware pattern.
+  const first = text.charCodeAt(0);
+  if (first > 0x20 && first < 0x7f) return false;
   return INVISIBLE_ONLY.test(text);
 }
 

@@ -89,7 +89,9 @@ const VariablesSchema = z
   .custom<Record<string, z.input<typeof VariableValue>>>(isPlainObject, { error: JOB_MESSAGES.recipientsNotAList })
   .transform((input, ctx) => {
     const out = Object.create(null) as Record<string, VariableValue>;
-    for (const [name, raw] of Object.entries(input)) {
+    for (const name in input) {
+      if (!Object.hasOwn(input, name)) continue;
+      const raw = input[name];
       const nameIssue = textIssue('variables', name);
       if (nameIssue) {
         // No path: it would echo the broken name.

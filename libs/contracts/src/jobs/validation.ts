@@ -1,7 +1,7 @@
 import { LIMITS } from '../common/limits.js';
 import { checkWith, isBlankText, REQUEST_MESSAGES } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
-import { fillPlaceholders, placeholdersIn } from '../web/placeholders.js';
+import { placeholderFiller, placeholdersIn } from '../web/placeholders.js';
 import { JobsErrorCode, OptOutsErrorCode } from './errors.js';
 import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS } from './limits.js';
 import { JOB_MESSAGES, OPT_OUT_MESSAGES } from './messages.js';
@@ -93,34 +93,34 @@ export function checkStartJob(
   const { message, recipients, phoneNumbers } = checked.value;
 
   // The spreadsheet row the client named, else the 1-based position in what the user sent.
-  const none: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  const rows =
-    recipients && recipients.length > 0
-      ? recipients.map((r, i) => ({
-          row: sheetRow(r.row) ?? i + 1,
-          phone: r.phone as unknown,
-          variables: (r.variables ?? none) as Record<string, unknown>,
-        }))
-      : (phoneNumbers ?? []).map((phone, i) => ({ row: i + 1, phone: phone as unknown, variables: none }));
-
+  const list: readonly { phone?: unknown; row?: unknown; variables?: Record<string, unknown> | null }[] =
+    recipients && recipients.length > 0 ? recipients : (phoneNumbers ?? []).map((phone) => ({ phone }));
+  const names = placeholdersIn(message);
+  const sizes = new VariableSizes();
+  // Rows without a value for each of the message's placeholders.
+  const missing = names.map(() => [] as number[]);
   const invalid: string[] = [];
   const seen = new Set<string>();
   const unique: { row: number; phone: string; variables: Record<string, string> }[] = [];
-  for (const row of rows) {
-    if (isBlank(row.phone)) continue;
-    const phone = normalizeHkPhone(row.phone);
+  let nonBlank = 0;
+  for (let i = 0; i < list.length; i++) {
+    const entry = list[i]!;
+    if (isBlank(entry.phone)) continue;
+    nonBlank++;
+    const phone = normalizeHkPhone(entry.phone);
     if (phone === undefined) {
-      invalid.push(String(row.phone).trim().slice(0, ECHO_MAX));
-    } else if (!seen.has(phone)) {
-      seen.add(phone);
-      // No prototype: a name like `__proto__` is a key like any other.
-      const values = Object.create(null) as Record<string, string>;
-      for (const [name, raw] of Object.entries(row.variables)) {
-        const value = variableValue(raw);
-        if (value !== undefined) values[name] = value;
-      }
-      unique.push({ row: row.row, phone, variables: values });
+      invalid.push(String(entry.phone).trim().slice(0, ECHO_MAX));
+      continue;
     }
+    if (seen.has(phone)) continue;
+    seen.add(phone);
+    const row = sheetRow(entry.row) ?? i + 1;
+    const values = textValues(entry.variables);
+    sizes.add(row, values);
+    names.forEach((name, k) => {
+      if (!Object.hasOwn(values, name)) missing[k]!.push(row);
+    });
+    unique.push({ row, phone, variables: values });
   }
   if (invalid.length > 0) {
     return refuse(JobsErrorCode.InvalidPhoneNumbers, JOB_MESSAGES.invalidPhoneNumbers(invalid), { invalid });
@@ -132,68 +132,97 @@ export function checkStartJob(
     });
   }
 
-  const tooBig = checkVariableSizes(unique);
+  const tooBig = sizes.refusal(unique);
   if (tooBig) return tooBig;
 
-  const names = placeholdersIn(message);
   const personalised = names.length > 0;
-  for (const name of names) {
-    const missing = unique.filter((r) => !Object.hasOwn(r.variables, name)).map((r) => r.row);
-    if (missing.length > 0) {
-      return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(name, missing), {
-        variable: name,
-        rows: missing,
-      });
-    }
+  const k = missing.findIndex((rows) => rows.length > 0);
+  if (k >= 0) {
+    return refuse(JobsErrorCode.MissingVariable, JOB_MESSAGES.missingVariable(names[k]!, missing[k]!), {
+      variable: names[k]!,
+      rows: missing[k]!,
+    });
   }
-  const prepared = unique.map((r): PreparedRecipient => ({
-    phone: r.phone,
-    text: personalised ? fillPlaceholders(message, r.variables) : message,
-    ...(Object.keys(r.variables).length > 0 ? { variables: r.variables } : {}),
-  }));
-  if (personalised) {
-    const tooLong = unique.filter((_, i) => prepared[i]!.text.length > LIMITS.messageMaxLength).map((r) => r.row);
-    if (tooLong.length > 0)
-      return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
-  }
-  const nonBlank = rows.filter((r) => !isBlank(r.phone)).length;
+  const fill = placeholderFiller(message);
+  const tooLong: number[] = [];
+  const prepared = unique.map((r): PreparedRecipient => {
+    const text = personalised ? fill(r.variables) : message;
+    if (personalised && text.length > LIMITS.messageMaxLength) tooLong.push(r.row);
+    return { phone: r.phone, text, ...(hasAny(r.variables) ? { variables: r.variables } : {}) };
+  });
+  if (tooLong.length > 0)
+    return refuse(JobsErrorCode.RenderedTooLong, JOB_MESSAGES.renderedTooLong(tooLong), { rows: tooLong });
   return { ok: true, recipients: prepared, personalised, duplicatesMerged: nonBlank - unique.length };
 }
 
+const NO_VARIABLES = Object.freeze(Object.create(null) as Record<string, string>);
+
 /**
- * The variables' size rules (LIMITS): at most `variablesPerJobMax` distinct names in the whole job, a
- * name at most `variableNameMaxLength` characters, a value at most `messageMaxLength`. They hold for
- * every variable with a value, used or not, since each is stored and shown in the report.
+ * A recipient's variables that have a value, as text, in an object without a prototype (a name like
+ * `__proto__` is a key like any other): the schema's own object when every value already is text
+ * with something to show (most rows), else a copy.
  */
-function checkVariableSizes(
-  rows: readonly { row: number; variables: Record<string, string> }[],
-): StartJobCheck | undefined {
-  const names = new Set<string>();
-  const longNames: number[] = [];
-  let longValue: string | undefined;
-  for (const r of rows) {
-    let longName = false;
-    for (const [name, value] of Object.entries(r.variables)) {
-      names.add(name);
-      if (name.length > LIMITS.variableNameMaxLength) longName = true;
-      else if (longValue === undefined && value.length > LIMITS.messageMaxLength) longValue = name;
+function textValues(variables: Record<string, unknown> | null | undefined): Record<string, string> {
+  if (!variables) return NO_VARIABLES;
+  let plain = true;
+  for (const name in variables) {
+    const raw = variables[name];
+    if (typeof raw !== 'string' || isBlankText(raw)) {
+      plain = false;
+      break;
     }
-    if (longName) longNames.push(r.row);
   }
-  if (names.size > LIMITS.variablesPerJobMax) {
-    return refuse(JobsErrorCode.TooManyVariables, JOB_MESSAGES.tooManyVariables(names.size), {
-      max: LIMITS.variablesPerJobMax,
-      count: names.size,
-    });
+  if (plain) return variables as Record<string, string>;
+  const values = Object.create(null) as Record<string, string>;
+  for (const name in variables) {
+    const value = variableValue(variables[name]);
+    if (value !== undefined) values[name] = value;
   }
-  if (longNames.length > 0) {
-    return refuse(JobsErrorCode.VariableNameTooLong, JOB_MESSAGES.variableNameTooLong(longNames), {
-      max: LIMITS.variableNameMaxLength,
-      rows: longNames,
-    });
+  return values;
+}
+
+function hasAny(values: Record<string, string>): boolean {
+  for (const _ in values) return true;
+  return false;
+}
+
+/**
+ * The variables' size rules (LIMITS), gathered row by row: at most `variablesPerJobMax` distinct names
+ * in the whole job, a name at most `variableNameMaxLength` characters, a value at most
+ * `messageMaxLength`. They hold for every variable with a value, used or not, since each is stored and
+ * shown in the report.
+ */
+class VariableSizes {
+  private readonly names = new Set<string>();
+  private readonly longNames: number[] = [];
+  /** The first variable seen with a value too long (its name within the limit). */
+  private longValue: string | undefined;
+
+  add(row: number, variables: Record<string, string>): void {
+    let longName = false;
+    for (const name in variables) {
+      this.names.add(name);
+      if (name.length > LIMITS.variableNameMaxLength) longName = true;
+      else if (this.longValue === undefined && variables[name]!.length > LIMITS.messageMaxLength) this.longValue = name;
+    }
+    if (longName) this.longNames.push(row);
   }
-  if (longValue !== undefined) {
-    const name = longValue;
+
+  refusal(rows: readonly { row: number; variables: Record<string, string> }[]): StartJobCheck | undefined {
+    if (this.names.size > LIMITS.variablesPerJobMax) {
+      return refuse(JobsErrorCode.TooManyVariables, JOB_MESSAGES.tooManyVariables(this.names.size), {
+        max: LIMITS.variablesPerJobMax,
+        count: this.names.size,
+      });
+    }
+    if (this.longNames.length > 0) {
+      return refuse(JobsErrorCode.VariableNameTooLong, JOB_MESSAGES.variableNameTooLong(this.longNames), {
+        max: LIMITS.variableNameMaxLength,
+        rows: this.longNames,
+      });
+    }
+    const name = this.longValue;
+    if (name === undefined) return undefined;
     const found = rows.filter((r) => (r.variables[name]?.length ?? 0) > LIMITS.messageMaxLength).map((r) => r.row);
     return refuse(JobsErrorCode.VariableTooLong, JOB_MESSAGES.variableTooLong(name, found), {
       variable: name,
@@ -201,7 +230,6 @@ function checkVariableSizes(
       rows: found,
     });
   }
-  return undefined;
 }
 
 // ---- opt-outs
