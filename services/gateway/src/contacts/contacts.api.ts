@@ -1,8 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   applyFallbacks,
   CONTACT_CSV_HEADER,
@@ -19,6 +17,7 @@ import {
   type SegmentRecipient,
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, RpcClient, xlsxSheetWriter, zoned } from '@bns/service-kit';
+import { StagedBodies } from '../http/staged-bodies.js';
 import { JobStarter } from '../jobs/job-starter.js';
 
 const given = (v: unknown) => Array.isArray(v) && v.length > 0;
@@ -29,14 +28,15 @@ const LONG_TIMEOUT_MS = 60_000;
 /** The contact book, segments and inbox, owned by the contacts service (which checks every body again). */
 @Injectable()
 export class ContactsApi {
-  private readonly logger = new Logger('ContactsApi');
-  private store?: Promise<ObjectStore>;
+  private readonly staged: StagedBodies;
 
   constructor(
     private readonly rpc: RpcClient,
     private readonly starter: JobStarter,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-  ) {}
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
+  ) {
+    this.staged = new StagedBodies(nc, STAGED_IMPORTS_BUCKET, CONTACTS_LIMITS.stagedTtlMs);
+  }
 
   list(userId: string, query: unknown) {
     return this.rpc.call('contacts.list', { userId, query });
@@ -72,7 +72,7 @@ export class ContactsApi {
     const text = JSON.stringify(body ?? null);
     const request =
       Buffer.byteLength(text) > CONTACTS_LIMITS.stageAboveBytes
-        ? { userId, staged: await this.stage(text) }
+        ? { userId, staged: await this.staged.put(text) }
         : { userId, body };
     return this.rpc.call('contacts.import', request, { timeoutMs: LONG_TIMEOUT_MS });
   }
@@ -260,24 +260,5 @@ export class ContactsApi {
       idempotencyKey,
     );
     return { id: jobId };
-  }
-
-  private async stage(text: string): Promise<{ bucket: string; name: string }> {
-    const name = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        this.store ??= new Objm(this.nc).create(STAGED_IMPORTS_BUCKET, {
-          storage: StorageType.File,
-          ttl: CONTACTS_LIMITS.stagedTtlMs * 1_000_000,
-        });
-        await (await this.store).putBlob({ name }, Buffer.from(text));
-        return { bucket: STAGED_IMPORTS_BUCKET, name };
-      } catch (err) {
-        this.store = undefined;
-        if (attempt < 2) continue;
-        this.logger.warn({ err }, 'could not stage an import body');
-        throw AppError.unavailable();
-      }
-    }
   }
 }

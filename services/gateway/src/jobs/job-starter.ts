@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Objm, setSha256Backend, StorageType, type ObjectStore } from '@nats-io/obj';
 import {
   ErrorKind,
   JobResultsErrorCode,
@@ -14,6 +13,7 @@ import {
 } from '@bns/contracts';
 import { AppError, NATS_CONNECTION, RpcClient } from '@bns/service-kit';
 import { idempotencyKeyOf } from '../http/idempotency-key.js';
+import { StagedBodies } from '../http/staged-bodies.js';
 
 /** Tries of `jobs.start` when the jobs service does not answer in time (the key makes them safe). */
 const START_TRIES = 3;
@@ -34,14 +34,13 @@ const withoutStaged = (request: StartJobRequest): StartJobRequest =>
 @Injectable()
 export class JobStarter {
   private readonly logger = new Logger('JobStarter');
-  private store?: Promise<ObjectStore>;
+  private readonly staged: StagedBodies;
 
   constructor(
     private readonly rpc: RpcClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(NATS_CONNECTION) nc: NatsConnection,
   ) {
-    // The object store hashes what it stores; node's SHA-256 is many times faster than the JS default.
-    setSha256Backend('native');
+    this.staged = new StagedBodies(nc, STAGED_STARTS_BUCKET, RESULTS_LIMITS.stagedTtlMs);
   }
 
   /** The header's key, checked; undefined when the client sent none. */
@@ -56,7 +55,7 @@ export class JobStarter {
     const text = JSON.stringify(startFieldsOf(request));
     const payload: StartJobRequest =
       Buffer.byteLength(text) > RESULTS_LIMITS.stageAboveBytes
-        ? { ...withoutStaged(request), idempotencyKey, staged: await this.stage(text) }
+        ? { ...withoutStaged(request), idempotencyKey, staged: await this.staged.put(text) }
         : { ...request, idempotencyKey };
     for (let attempt = 1; ; attempt++) {
       try {
@@ -67,36 +66,5 @@ export class JobStarter {
         await sleep(250 * attempt);
       }
     }
-  }
-
-  /**
-   * Puts the body in the object store. A bucket lost with the broker (a NATS restart on an empty
-   * store) is made again and the put tried once more, so one lost bucket never fails every later start.
-   */
-  private async stage(text: string): Promise<{ bucket: string; name: string }> {
-    const name = randomUUID();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const store = await this.objectStore();
-        await store.putBlob({ name }, Buffer.from(text));
-        return { bucket: STAGED_STARTS_BUCKET, name };
-      } catch (err) {
-        // The handle may name a bucket that is gone: the next call makes it again.
-        this.store = undefined;
-        if (attempt < 2) continue;
-        this.logger.warn({ err }, 'could not stage a start body');
-        throw AppError.unavailable();
-      }
-    }
-  }
-
-  private objectStore(): Promise<ObjectStore> {
-    this.store ??= new Objm(this.nc)
-      .create(STAGED_STARTS_BUCKET, { storage: StorageType.File, ttl: RESULTS_LIMITS.stagedTtlMs * 1_000_000 })
-      .catch((err: unknown) => {
-        this.store = undefined;
-        throw err;
-      });
-    return this.store;
   }
 }
