@@ -1,11 +1,11 @@
 import { LIMITS } from '../common/limits.js';
-import { checkWith, isBlankText, REQUEST_MESSAGES } from '../common/schema.js';
+import { isBlankText, REQUEST_MESSAGES } from '../common/schema.js';
 import { normalizeHkPhone } from '../web/phone.js';
 import { placeholderFiller, placeholdersIn } from '../web/placeholders.js';
 import { JobsErrorCode, OptOutsErrorCode } from './errors.js';
 import { JOB_STATUS_REVALIDATION, JOB_STATUS_VERSION_PATTERN, OPT_OUT_LIMITS } from './limits.js';
 import { JOB_MESSAGES, OPT_OUT_MESSAGES } from './messages.js';
-import { StartJobHttpBodySchema } from './schemas.js';
+import { checkStartBody } from './schemas.js';
 
 export { parseSince } from './schemas.js';
 
@@ -88,7 +88,7 @@ export function checkStartJob(
   body: unknown,
   limits: StartJobLimits = { maxRecipients: LIMITS.defaultMaxRecipientsPerJob },
 ): StartJobCheck {
-  const checked = checkWith(StartJobHttpBodySchema, body);
+  const checked = checkStartBody(body);
   if (!checked.ok) return refuse(startJobErrorCode(checked.field, checked.message), checked.message);
   const { message, recipients, phoneNumbers } = checked.value;
 

@@ -4,7 +4,7 @@ import { MESSAGES } from '../../common/messages.js';
 import { checkWith, REQUEST_MESSAGES } from '../../common/schema.js';
 import { JobsErrorCode } from '../errors.js';
 import { JOB_MESSAGES } from '../messages.js';
-import { StartJobHttpBodySchema } from '../schemas.js';
+import { checkStartBody, StartJobHttpBodySchema } from '../schemas.js';
 import { checkStartJob, parseSince, type StartJobCheck } from '../validation.js';
 
 function refusal(check: StartJobCheck) {
@@ -429,6 +429,99 @@ describe('checkStartJob: variables have size limits', () => {
       }),
     );
     expect(r.recipients.map((p) => p.variables)).toEqual([{ name: 'Ann', n: '3' }, undefined, undefined]);
+  });
+});
+
+describe('a start body checked without zod for its plain recipients', () => {
+  // Small pseudo-random generator: the same cases every run.
+  let seed = 7;
+  const rand = (n: number) => {
+    // mulberry32
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) % n;
+  };
+  const pick = <T>(xs: readonly T[]): T => xs[rand(xs.length)]!;
+  const phones: unknown[] = ['91234567', '+852 9123 4567', 91234568, null, '', '  ', 'abc', [], {}, true, 1.5];
+  const values: unknown[] = [
+    'Ann',
+    '',
+    '  ',
+    '\u200b',
+    0,
+    -2.5,
+    true,
+    false,
+    null,
+    'a\u0000b',
+    '\ud800x',
+    [],
+    {},
+    { a: 1 },
+  ];
+  const names = ['name', 'code', '__proto__', 'constructor', 'x'.repeat(70), 'n\u0000', '\udc00', ''];
+  const variables = (): unknown => {
+    const kind = rand(12);
+    if (kind === 0) return null;
+    if (kind === 1) return undefined;
+    if (kind === 2) return ['not', 'an', 'object'];
+    if (kind === 3) return 'text';
+    const v: Record<string, unknown> = {};
+    for (let k = rand(4); k > 0; k--)
+      Object.defineProperty(v, pick(names), {
+        value: pick(values),
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    return v;
+  };
+  const recipient = (): unknown => {
+    const kind = rand(25);
+    if (kind === 0) return null;
+    if (kind === 1) return '91234567';
+    if (kind === 2) return [];
+    const r: Record<string, unknown> = { phone: pick(phones) };
+    if (rand(3) > 0) r.variables = variables();
+    if (rand(4) === 0) r.row = pick([2, 0, 'x', null, 7.5]);
+    if (rand(6) === 0) r.extra = 'ignored';
+    if (rand(10) === 0) delete r.phone;
+    return r;
+  };
+  const messages: unknown[] = ['Hi {{name}}', '', '   ', 'x'.repeat(1001), 42, 'Hello'];
+
+  it('answers exactly what the schema answers, accepted or refused, words and field included', () => {
+    let plainAccepted = 0;
+    for (let n = 0; n < 3000; n++) {
+      // Most lists are clean (the fast path's case), some carry one odd entry or an odd rest of the body.
+      const clean = rand(3) > 0;
+      const length = 2 + rand(6);
+      const recipients: unknown[] = Array.from({ length }, () => ({
+        phone: String(91000000 + rand(1000)),
+        variables: { name: pick(['Ann', 'Bo', 7, true]) },
+      }));
+      // One odd entry among plain ones: the fast path's edge.
+      if (!clean) recipients[rand(length)] = recipient();
+      const body: Record<string, unknown> = { message: rand(5) > 0 ? 'Hi {{name}}' : pick(messages), recipients };
+      if (rand(8) === 0) body.phoneNumbers = rand(2) ? ['91234567'] : [];
+      if (rand(8) === 0) body.clientId = pick(['crm-1', 7, 'x'.repeat(300)]);
+      if (rand(10) === 0) body.startAt = pick(['2030-01-01T00:00:00Z', 5]);
+      const expected = checkWith(StartJobHttpBodySchema, body);
+      expect(checkStartBody(body)).toEqual(expected);
+      if (expected.ok && clean) plainAccepted++;
+    }
+    // The comparison covered the fast path, not only its fallback.
+    expect(plainAccepted).toBeGreaterThan(400);
+  });
+
+  it('keeps a name like __proto__ as a key, as the schema does', () => {
+    const body = JSON.parse(
+      '{"message":"Hi {{__proto__}}","recipients":[{"phone":"91234567","variables":{"__proto__":"Ann"}},{"phone":"91234568","variables":{"__proto__":"Bo"}}]}',
+    ) as unknown;
+    const fast = checkStartBody(body);
+    expect(fast).toEqual(checkWith(StartJobHttpBodySchema, body));
+    expect(accepted(checkStartJob(body)).recipients.map((r) => r.text)).toEqual(['Hi Ann', 'Hi Bo']);
   });
 });
 
