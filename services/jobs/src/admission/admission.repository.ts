@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { CAPPED_JOB_STATUSES, type SendingPolicy, type SkipReason } from '@bns/contracts';
 import { row } from '@bns/service-kit';
 import { POLICY_COLUMNS, POLICY_KEYS, storedPolicyOf } from '../policy/policy.repository.js';
-import { suppressedAmongSql } from '../queue/lane-step.repository.js';
+import { phonesParam, suppressedAmongSql } from '../queue/lane-step.repository.js';
 import { LANE_COLUMNS, LANE_COUNTER_KEYS, type LaneCounters } from '../queue/lane.repository.js';
 import { selectList } from '../store/columns.js';
 import type { JobEntity } from '../store/job.entity.js';
@@ -83,7 +83,7 @@ export class AdmissionRepository {
       claim.key,
       claim.requestHash,
       claim.jobId,
-      claim.phones,
+      phonesParam(claim.phones),
       claim.notOnWhatsAppDays,
     ]))!;
     return {

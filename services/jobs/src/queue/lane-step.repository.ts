@@ -97,14 +97,21 @@ const sendableSql = (recipientPhone: string, inFlight: string, user: string, day
   `(${inFlight} OR (${suppressionReasonSql(user, recipientPhone, days)}) IS NULL)`;
 
 /**
- * The rows (`phone`, `reason`) of the phones in the text array `phones` that the account `user` must not
- * send to, and why (`suppressionReasonSql`); `user`, `phones` and `days` are SQL expressions. A whole
- * list asked at once: a job's start (inside its admission statement too) and the review step's check.
+ * The rows (`phone`, `reason`) of the phones in `phones`, a JSON array of strings (`phonesParam`), that
+ * the account `user` must not send to, and why (`suppressionReasonSql`); `user`, `phones` and `days` are
+ * SQL expressions. A whole list asked at once: a job's start (inside its admission statement too) and
+ * the review step's check.
  */
 export const suppressedAmongSql = (user: string, phones: string, days: string) =>
   `SELECT s.phone, s.reason FROM (
-     SELECT p.phone, ${suppressionReasonSql(user, 'p.phone', days)} AS reason FROM unnest(${phones}::text[]) AS p(phone)
+     SELECT p.phone, ${suppressionReasonSql(user, 'p.phone', days)} AS reason FROM json_array_elements_text(${phones}::json) AS p(phone)
    ) s WHERE s.reason IS NOT NULL`;
+
+/**
+ * A list of phones as the one JSON parameter `suppressedAmongSql` reads: serialised natively, where
+ * a text[] parameter is escaped element by element in JavaScript (a 50,000-phone start's took 60–130 ms).
+ */
+export const phonesParam = (phones: readonly string[]) => JSON.stringify(phones);
 
 /** The next recipient to send to, with the text it receives. */
 export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts' | 'state'> & {
@@ -472,7 +479,7 @@ export class LaneStepRepository {
     if (phones.length === 0) return new Map();
     const found = await rows<{ phone: string; reason: SkipReason }>(em, suppressedAmongSql('$1', '$2', '$3'), [
       userId,
-      phones,
+      phonesParam(phones),
       notOnWhatsAppDays,
     ]);
     return new Map(found.map((r) => [r.phone, r.reason]));
