@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { MEDIA_CLOCK, systemClock } from './media-clock.js';
-import { JobMedia } from './job-media.js';
 import { MediaHandler } from './media.handler.js';
 import { MediaObjects } from './media-objects.js';
 import { MediaRepository } from './media.repository.js';
@@ -9,7 +8,7 @@ import { MediaLibrary } from './media.service.js';
 /** Attachments' metadata (`jobs.media.*`) and their retention clean-up. */
 @Module({
   controllers: [MediaHandler],
-  providers: [MediaRepository, MediaObjects, MediaLibrary, JobMedia, { provide: MEDIA_CLOCK, useValue: systemClock }],
-  exports: [MediaLibrary, MediaRepository, JobMedia],
+  providers: [MediaRepository, MediaObjects, MediaLibrary, { provide: MEDIA_CLOCK, useValue: systemClock }],
+  exports: [MediaLibrary, MediaRepository],
 })
 export class MediaModule {}

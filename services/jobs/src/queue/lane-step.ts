@@ -1,4 +1,4 @@
-import type { SendingPolicy, SkipReason } from '@bns/contracts';
+import type { MediaRef, SendingPolicy, SkipReason } from '@bns/contracts';
 import type { JobsEnv } from '../config/env.js';
 import type { OutboxRow } from '../events/job-journal.js';
 import type { LaneCounters } from './lane.repository.js';
@@ -14,6 +14,8 @@ export interface PlannedSend {
   phone: string;
   text: string;
   idempotencyKey: string;
+  /** The job's attachment reference (sessions fetches its bytes once per job); null for text only. */
+  media: MediaRef | null;
   /**
    * When it may leave, on this process's `performance.now()` clock: the lane's slot. The step is taken
    * up to JOBS_SEND_LEAD_MS before it, so the caller waits until then and sends on the slot itself.

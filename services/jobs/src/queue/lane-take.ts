@@ -103,6 +103,7 @@ export class LaneTake {
         phone: recipient.phone,
         text: recipient.text,
         idempotencyKey: idempotencyKeyOf(job.id, recipient.phone),
+        media: job.media,
         attempts: recipient.attempts,
         resumed: recipient.state === 'sending',
         wasUnlinked: job.unlinkedSince !== null,

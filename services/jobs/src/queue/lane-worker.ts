@@ -25,7 +25,6 @@ import {
   SERVICE_ENV,
 } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
-import { JobMedia } from '../media/job-media.js';
 import { countSkipped, lanePlanned, laneSending } from '../metrics/jobs.metrics.js';
 import { LaneQueue, type PlannedSend } from './lane-queue.js';
 import { gatherWaitMs } from './pacing.js';
@@ -89,7 +88,6 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     private readonly outbox: OutboxPublisher,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(SERVICE_ENV) private readonly env: JobsEnv,
-    private readonly media: JobMedia,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -334,13 +332,8 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     // Sessions may hold the reply as long as the outcome's own record may wait, so its ledger record
     // shares a commit with other accounts'.
     const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.outcomeWaitMs(send)));
-    // The attachment's reference only: sessions fetches its bytes once per job from the object store.
-    let media;
-    try {
-      media = await this.media.of(send.jobId);
-    } catch (err) {
-      return outcomeOfError(err);
-    }
+    // The attachment's reference only (read with the job by the step): sessions fetches its bytes once per job.
+    const media = send.media;
     const request = {
       userId: send.userId,
       jobId: send.jobId,

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
-import type { JobStatus, PausedReason } from '@bns/contracts';
+import type { JobStatus, MediaRef, PausedReason } from '@bns/contracts';
 
 /** `jobs.jobs`: one bulk send of one account. */
 @Entity({ name: 'jobs' })
@@ -75,4 +75,8 @@ export class JobEntity {
 
   @Column({ name: 'estimated_finish_at', type: 'timestamptz', nullable: true })
   estimatedFinishAt!: Date | null;
+
+  /** The attachment every message of the job carries, as it was when the job started; null for text only. */
+  @Column({ type: 'jsonb', nullable: true })
+  media!: MediaRef | null;
 }

@@ -42,6 +42,7 @@ export const JOB_COLUMNS = {
   estimatedFinishAt: 'estimated_finish_at',
   transactional: 'transactional',
   personalised: 'personalised',
+  media: 'media',
 } as const satisfies ColumnMap<JobEntity>;
 
 /** A job's attachment as the report names it (id, kind, file name, size) from its reference; NULL for text only. */
@@ -74,6 +75,7 @@ export const LANE_JOB_KEYS = [
   'pausedReason',
   'resumesAt',
   'startedAt',
+  'media',
 ] as const;
 
 export type LaneJob = Pick<JobEntity, (typeof LANE_JOB_KEYS)[number]>;
@@ -127,6 +129,8 @@ export type NewJob = Omit<
   | 'resumesAt'
   | 'transactional'
   | 'personalised'
+  // Set with the attachment's holds in the start's transaction (MediaRepository.attachToJob).
+  | 'media'
 > &
   /** Recipients skipped at start (opted out or not on WhatsApp); none when absent. */
   Partial<Pick<JobEntity, 'skipped' | 'transactional' | 'personalised'>>;
