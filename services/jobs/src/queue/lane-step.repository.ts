@@ -109,7 +109,7 @@ export const suppressedAmongSql = (user: string, phones: string, days: string) =
 
 /**
  * A list of phones as the one JSON parameter `suppressedAmongSql` reads: serialised natively, where
- * a text[] parameter is escaped element by element in JavaScript (a 50,000-phone start's took 60–130 ms).
+ * a text[] parameter is escaped element by element in JavaScript (50,000 phones: 7–15 ms against 2 ms).
  */
 export const phonesParam = (phones: readonly string[]) => JSON.stringify(phones);
 
