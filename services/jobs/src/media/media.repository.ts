@@ -88,12 +88,6 @@ export class MediaRepository {
     ]);
   }
 
-  /** The job's attachment, as it was when the job started; null for a text-only job. */
-  async ofJob(em: EntityManager, jobId: string): Promise<MediaRef | null> {
-    const found = await row<{ media: MediaRef | null }>(em, `SELECT media FROM jobs WHERE id = $1`, [jobId]);
-    return found?.media ?? null;
-  }
-
   async hold(em: EntityManager, userId: string, holder: string, mediaId: string): Promise<void> {
     await rows(
       em,

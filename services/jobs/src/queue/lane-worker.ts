@@ -332,15 +332,14 @@ export class LaneWorker implements OnApplicationBootstrap, BeforeApplicationShut
     // Sessions may hold the reply as long as the outcome's own record may wait, so its ledger record
     // shares a commit with other accounts'.
     const recordWaitMs = Math.min(SEND_RECORD_WAIT_MAX_MS, Math.round(this.outcomeWaitMs(send)));
-    // The attachment's reference only (read with the job by the step): sessions fetches its bytes once per job.
-    const media = send.media;
     const request = {
       userId: send.userId,
       jobId: send.jobId,
       to: send.phone,
       text: send.text,
       idempotencyKey: send.idempotencyKey,
-      ...(media ? { media } : {}),
+      // The attachment's reference only (read with the job by the step): sessions fetches its bytes once per job.
+      ...(send.media ? { media: send.media } : {}),
       ...(recordWaitMs > 0 ? { recordWaitMs } : {}),
     };
     // A NATS blip says nothing about the message: wait for the reconnect and ask again with the same

@@ -8,6 +8,7 @@ import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { MEDIA_CLOCK, type MediaClock } from '../media-clock.js';
 import { MediaObjects } from '../media-objects.js';
 import { MediaRepository } from '../media.repository.js';
+import { JobsRepository } from '../../store/jobs.repository.js';
 import { MediaLibrary } from '../media.service.js';
 
 const DAY = 86_400_000;
@@ -106,6 +107,6 @@ describe('attachments: ownership, one copy per content, and the retention clean-
     expect(await exists('upl_held')).toBe(false);
     expect(await exists('upl_sending')).toBe(false);
     // The finished job still names its attachment for its report.
-    expect(await app.get(MediaRepository).ofJob(app.db.manager, jobId)).toMatchObject({ fileName: 'logo.png' });
+    expect((await app.get(JobsRepository).get(app.db.manager, jobId))?.media).toMatchObject({ fileName: 'logo.png' });
   });
 });
