@@ -1,6 +1,7 @@
 // Small helpers shared by the launcher, the test runner and the e2e runner. Plain Node: no build needed.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -50,6 +51,26 @@ export function ensureDependencies() {
     run('npm', ['ci', '--no-audit', '--no-fund'], { stdio: ['ignore', 'ignore', 'ignore'] }) === 0;
   if (!ci && run('npm', ['install', '--no-audit', '--no-fund']) !== 0)
     fail('npm install failed: see the output above.');
+}
+
+/**
+ * The secret in `file` (32 random bytes, base64, readable by this user only), made when missing. Written
+ * whole under another name and linked into place, so launchers started side by side on one data folder
+ * all read the one secret, never a half-written file.
+ */
+export function keptSecret(file) {
+  if (!existsSync(file)) {
+    const draft = `${file}.${process.pid}.draft`;
+    writeFileSync(draft, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
+    try {
+      linkSync(draft, file);
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    } finally {
+      rmSync(draft, { force: true });
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** True when the command exists on the PATH. */

@@ -4,10 +4,9 @@
 // sessions shards by default) and the gateway serving the web app; prints `Ready: <url>`. Ctrl-C stops
 // everything it started. Everything listens on 127.0.0.1 (the gateway: GATEWAY_BIND_ADDRESS), and each
 // service's metrics are on a port of their own, printed beside it.
-import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ensureDependencies, ensureNatsServer, fail, launcherEnv, ROOT, run, useNode24 } from './lib.mjs';
+import { ensureDependencies, ensureNatsServer, fail, keptSecret, launcherEnv, ROOT, run, useNode24 } from './lib.mjs';
 
 await useNode24();
 // Ctrl-C also ends `npm`, our parent, which closes our output pipe: keep shutting down regardless.
@@ -154,13 +153,8 @@ async function shutdown(code) {
 }
 testing.takeOverSignals(() => void shutdown(0));
 
-/** The key in .data/integrations-secret-key, made (32 random bytes, base64, readable by this user only) on the first start. */
 /** A key kept with the data (made once): a restart must open what the last run sealed. */
-function keptKey(name) {
-  const file = join(dataDir, name);
-  if (!existsSync(file)) writeFileSync(file, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600 });
-  return readFileSync(file, 'utf8').trim();
-}
+const keptKey = (name) => keptSecret(join(dataDir, name));
 
 try {
   if (process.env.DATABASE_URL) {

@@ -8,29 +8,25 @@
 //   node scripts/e2e/run.mjs            builds, starts everything, then runs the journey
 //   E2E_NO_BUILD=1 node scripts/e2e/run.mjs   reuses the last build (faster while iterating)
 //   E2E_URL=http://localhost:8080 node scripts/e2e/run.mjs   drives a system that is already running
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
 import { chromium } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { mediaFiles } from '@bns/testing';
-import { ROOT, run, useNode24 } from '../lib.mjs';
+import { ROOT, useNode24 } from '../lib.mjs';
+import { CHROMIUM, OUT, startSystem } from './system.mjs';
 
 // Run on its own (`node scripts/e2e/run.mjs`) it moves to Node 24 too; under npm test it already is.
 await useNode24();
 
-const OUT = join(ROOT, 'test-output', 'e2e');
 const RESULTS = join(ROOT, 'test-output', 'results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SEND_DELAY_MS = 300;
 // A number the simulated phone network reports as "not on WhatsApp", so the failed list is exercised.
 const FAIL_NUMBER = '55550000';
 const UNREAD_NUMBERS = ['56880010', '56880011'];
-const STARTUP_TIMEOUT_MS = Number(process.env.E2E_STARTUP_TIMEOUT_MS ?? 15 * 60_000);
 const DONATION_URL = 'https://donate.example.org/bns';
 // The product's session-check timeout (SPEC §4.1, LIMITS.sessionCheckTimeoutMs): waited for in full.
 const SESSION_CHECK_TIMEOUT_MS = 30_000;
@@ -39,93 +35,26 @@ rmSync(OUT, { recursive: true, force: true });
 mkdirSync(OUT, { recursive: true });
 
 const results = [];
-let launcher;
-let launcherLog = '';
+/** The running system (`startSystem`), when this run started one. */
+let system;
 /** What the page threw or logged as an error so far (printed when a step fails). */
 let pageErrors = [];
 let browser;
-let postgres;
-let nats;
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
+/** `npm start` on a free port with private infrastructure and this journey's settings. */
+function startJourneySystem() {
+  return startSystem({
+    SEND_DELAY_MS: String(SEND_DELAY_MS),
+    SEND_JITTER_MS: '0',
+    SIM_FAIL_NUMBERS: FAIL_NUMBER,
+    SIM_DELIVERED_DELAY_MS: '200',
+    SIM_READ_DELAY_MS: '600',
+    // Two guests of the contacts step never open the message: the "not read" follow-up.
+    SIM_UNREAD_NUMBERS: UNREAD_NUMBERS.join(','),
+    // The webhook receiver of the API step listens on loopback.
+    WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+    DONATION_URL,
   });
-}
-
-/** Builds, then `npm start` on a free port with private infrastructure; resolves with its `Ready: <url>`. */
-async function startSystem() {
-  if (!process.env.E2E_NO_BUILD && run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']) !== 0) {
-    throw new Error('the build failed');
-  }
-  const testing = await import('@bns/testing');
-  postgres = await testing.startPostgres();
-  nats = await testing.startNats();
-  const port = await freePort();
-  launcher = spawn(process.execPath, ['scripts/start.mjs', '--no-build'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: postgres.url,
-      NATS_URL: nats.url,
-      GATEWAY_PORT: String(port),
-      WA_ENGINE: 'simulated',
-      AUTH_MODE: 'dev',
-      SEND_DELAY_MS: String(SEND_DELAY_MS),
-      SEND_JITTER_MS: '0',
-      SIM_FAIL_NUMBERS: FAIL_NUMBER,
-      SIM_DELIVERED_DELAY_MS: '200',
-      SIM_READ_DELAY_MS: '600',
-      // Two guests of the contacts step never open the message: the "not read" follow-up.
-      SIM_UNREAD_NUMBERS: UNREAD_NUMBERS.join(','),
-      // The webhook receiver of the API step listens on loopback.
-      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-      DONATION_URL,
-      NX_DAEMON: 'false',
-      NX_TUI: 'false',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: false,
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)),
-      STARTUP_TIMEOUT_MS,
-    );
-    const onData = (chunk) => {
-      const text = chunk.toString();
-      launcherLog = (launcherLog + text).slice(-20_000);
-      const m = /Ready: (\S+)/.exec(launcherLog);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    launcher.stdout.on('data', onData);
-    launcher.stderr.on('data', onData);
-    launcher.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the launcher exited (code ${code}) before it was ready`));
-    });
-  });
-}
-
-async function stopSystem() {
-  if (launcher && launcher.exitCode === null) {
-    const exited = new Promise((resolve) => launcher.once('exit', resolve));
-    launcher.kill('SIGINT');
-    const timer = setTimeout(() => launcher.kill('SIGKILL'), 30_000);
-    await exited;
-    clearTimeout(timer);
-  }
-  await nats?.stop().catch(() => undefined);
-  await postgres?.stop().catch(() => undefined);
 }
 
 function check(condition, message) {
@@ -1346,18 +1275,19 @@ const started = Date.now();
 try {
   check(existsSync(CHROMIUM), `Chromium not found at ${CHROMIUM} (apt-get install -y chromium, or set CHROMIUM_PATH)`);
   process.stdout.write('e2e: starting the system (npm start)…\n');
-  const url = process.env.E2E_URL ?? (await startSystem());
+  if (!process.env.E2E_URL) system = await startJourneySystem();
+  const url = process.env.E2E_URL ?? system.url;
   process.stdout.write(`e2e: system ready at ${url} after ${Math.round((Date.now() - started) / 1000)} s\n`);
   await journey(url);
 } catch (err) {
   exitCode = 1;
   process.stderr.write(`e2e failed: ${err.message}\n`);
   // The services' own lines explain a stall (they carry no phone numbers or message text).
-  if (launcherLog)
-    process.stderr.write(`launcher output (last lines):\n${launcherLog.split('\n').slice(-60).join('\n')}\n`);
+  if (system)
+    process.stderr.write(`launcher output (last lines):\n${system.log().split('\n').slice(-60).join('\n')}\n`);
 } finally {
   await browser?.close().catch(() => undefined);
-  await stopSystem();
+  await system?.stop();
 }
 
 const passed = results.filter((r) => r.ok).length;

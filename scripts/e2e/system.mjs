@@ -2,8 +2,8 @@
 // private Postgres and NATS (simulated WhatsApp, dev sign-in), headless Chromium, steps that record their
 // outcome, and a dev sign-in. A spec run on its own uses these; `run.mjs` calls specs with its own.
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { ROOT, run } from '../lib.mjs';
@@ -12,56 +12,82 @@ export const OUT = join(ROOT, 'test-output', 'e2e');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const STARTUP_TIMEOUT_MS = Number(process.env.E2E_STARTUP_TIMEOUT_MS ?? 15 * 60_000);
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** How many times the launcher is started when the gateway's port was taken between choosing and binding it. */
+const PORT_RACE_ATTEMPTS = 3;
+/** The launcher's last lines, kept in an error that says why it stopped. */
+const LAUNCHER_TAIL_LINES = 60;
 
-/** Builds (unless E2E_NO_BUILD), starts the system; resolves with `{url, stop, log()}`. */
+/**
+ * Builds (unless E2E_NO_BUILD), starts the system on a free port with a private Postgres and NATS;
+ * resolves with `{url, stop, log()}`. `env` adds to or overrides the launcher's environment. A port
+ * another process took before the gateway bound it (two systems started side by side) is chosen again;
+ * any other early exit rejects with the launcher's last lines.
+ */
 export async function startSystem(env = {}) {
   if (!process.env.E2E_NO_BUILD && run('npx', ['nx', 'run-many', '-t', 'build', '--output-style=static']) !== 0)
     throw new Error('the build failed');
   const testing = await import('@bns/testing');
   const postgres = await testing.startPostgres();
   const nats = await testing.startNats();
-  const port = await freePort();
-  let log = '';
-  const launcher = spawn(process.execPath, ['scripts/start.mjs', '--no-build'], {
-    cwd: ROOT,
-    env: {
+  // Its own data folder (keys, logs): two systems started side by side share nothing.
+  const dataDir = mkdtempSync(join(tmpdir(), 'bns-e2e-'));
+  const stopInfrastructure = async () => {
+    await nats.stop().catch(() => undefined);
+    await postgres.stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  for (let attempt = 1; ; attempt++) {
+    const started = await startLauncher({
       ...process.env,
       DATABASE_URL: postgres.url,
       NATS_URL: nats.url,
-      GATEWAY_PORT: String(port),
+      BNS_DATA_DIR: dataDir,
+      GATEWAY_PORT: String(await testing.freePort()),
       WA_ENGINE: 'simulated',
       AUTH_MODE: 'dev',
       NX_DAEMON: 'false',
       NX_TUI: 'false',
       ...env,
-    },
+    }).catch((err) => err);
+    if (!(started instanceof Error)) {
+      const stop = async () => {
+        await started.stop();
+        await stopInfrastructure();
+      };
+      return { url: started.url, stop, log: started.log };
+    }
+    if (attempt < PORT_RACE_ATTEMPTS && started.portTaken) continue;
+    await stopInfrastructure();
+    throw started;
+  }
+}
+
+/** One launcher, until it prints Ready: `{url, stop, log()}`, or an Error (`portTaken` when its port was taken). */
+function startLauncher(env) {
+  let log = '';
+  const launcher = spawn(process.execPath, ['scripts/start.mjs', '--no-build'], {
+    cwd: ROOT,
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stop = async () => {
-    if (launcher.exitCode === null) {
-      const exited = new Promise((resolve) => launcher.once('exit', resolve));
-      launcher.kill('SIGINT');
-      const timer = setTimeout(() => launcher.kill('SIGKILL'), 30_000);
-      await exited;
-      clearTimeout(timer);
-    }
-    await nats.stop().catch(() => undefined);
-    await postgres.stop().catch(() => undefined);
+    if (launcher.exitCode !== null || launcher.signalCode !== null) return;
+    const exited = new Promise((resolve) => launcher.once('exit', resolve));
+    launcher.kill('SIGINT');
+    const timer = setTimeout(() => launcher.kill('SIGKILL'), 30_000);
+    await exited;
+    clearTimeout(timer);
   };
-  const url = await new Promise((resolve, reject) => {
+  const failure = (message) => {
+    const err = new Error(
+      `${message}; its last lines:\n${log.trimEnd().split('\n').slice(-LAUNCHER_TAIL_LINES).join('\n')}`,
+    );
+    err.portTaken = /EADDRINUSE|already in use/i.test(log);
+    return err;
+  };
+  return new Promise((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)),
+      () => reject(failure(`the launcher did not print Ready within ${STARTUP_TIMEOUT_MS / 1000} s`)),
       STARTUP_TIMEOUT_MS,
     );
     const onData = (chunk) => {
@@ -69,20 +95,19 @@ export async function startSystem(env = {}) {
       const m = /Ready: (\S+)/.exec(log);
       if (m) {
         clearTimeout(timer);
-        resolve(m[1]);
+        resolve({ url: m[1], stop, log: () => log });
       }
     };
     launcher.stdout.on('data', onData);
     launcher.stderr.on('data', onData);
-    launcher.on('exit', (code) => {
+    launcher.on('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(new Error(`the launcher exited (code ${code}) before it was ready`));
+      reject(failure(`the launcher exited (${signal ?? `code ${code}`}) before it was ready`));
     });
-  }).catch(async (e) => {
+  }).catch(async (err) => {
     await stop();
-    throw e;
+    throw err;
   });
-  return { url, stop, log: () => log };
 }
 
 export function launchBrowser() {
