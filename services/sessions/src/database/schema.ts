@@ -12,6 +12,7 @@ import { SimOutboxEntity } from '../sessions/engines/sim-outbox.entity.js';
 import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
 import { SimAuthEntity } from '../sessions/engines/sim-auth.entity.js';
 import { SimAuth1798000000000 } from './migrations/1798000000000-sim-auth.js';
+import { SendsHotReceipts1798700000000 } from './migrations/1798700000000-sends-hot-receipts.js';
 
 /** Every table of the `sessions` schema; the data source (main.ts and the tests) registers exactly these. */
 export const SESSIONS_ENTITIES = [
@@ -33,4 +34,5 @@ export const SESSIONS_MIGRATIONS = [
   LidPhones1797900000000,
   SimOutboxMedia1797800000000,
   SimAuth1798000000000,
+  SendsHotReceipts1798700000000,
 ];
