@@ -13,6 +13,7 @@ import { WebjsAuthEntity } from '../sessions/engines/webjs-auth.entity.js';
 import { SimAuthEntity } from '../sessions/engines/sim-auth.entity.js';
 import { SimAuth1798000000000 } from './migrations/1798000000000-sim-auth.js';
 import { SendsHotReceipts1798700000000 } from './migrations/1798700000000-sends-hot-receipts.js';
+import { SendsFullPages1798800000000 } from './migrations/1798800000000-sends-full-pages.js';
 
 /** Every table of the `sessions` schema; the data source (main.ts and the tests) registers exactly these. */
 export const SESSIONS_ENTITIES = [
@@ -35,4 +36,5 @@ export const SESSIONS_MIGRATIONS = [
   SimOutboxMedia1797800000000,
   SimAuth1798000000000,
   SendsHotReceipts1798700000000,
+  SendsFullPages1798800000000,
 ];

@@ -12,7 +12,8 @@ import {
 import { countReceipt } from '../metrics/sessions.metrics.js';
 import { safeError } from '../redact.js';
 import type { AckStatus } from './engines/engine.types.js';
-import { RECEIPT_RANK, type Receipt } from './send.entity.js';
+import type { Receipt } from './send.entity.js';
+import { FurthestReceipts } from './furthest-receipts.js';
 import { SendsRepository } from './sends.repository.js';
 import { LidsRepository, type LidPhone } from './lids.repository.js';
 
@@ -86,6 +87,8 @@ export class MessageEvents implements BeforeApplicationShutdown {
   private flushTimer?: NodeJS.Timeout;
   /** When `flushTimer` fires (epoch ms). */
   private flushAt = 0;
+  /** What this process published of each recent message: a repeated or older ack is no event. */
+  private readonly published = new FurthestReceipts();
 
   constructor(
     private readonly tx: Transactions,
@@ -224,18 +227,23 @@ export class MessageEvents implements BeforeApplicationShutdown {
     if (this.acks.length > 0) this.flushSoon(Math.max(1, Math.min(...this.acks.map((a) => a.notBefore)) - Date.now()));
   }
 
-  /** One transaction for a batch; answers the acks that must wait for their send to be recorded. */
+  /**
+   * One transaction for a batch; answers the acks that must wait for their send to be recorded. An ack
+   * writes nothing on the ledger: its event goes to the outbox (and a LID it names to the pairs), and
+   * what was published is remembered once the transaction commits (FurthestReceipts).
+   */
   private async writeAcks(batch: PendingAck[]): Promise<PendingAck[]> {
     const waiting: PendingAck[] = [];
     const done: PendingAck[] = [];
+    const news = new Map<string, Receipt>();
     const rows = await this.tx.run(async (em) => {
       waiting.length = 0;
       done.length = 0;
-      const found = await this.sends.lockSentByMessageIds(em, batch);
+      news.clear();
+      const found = await this.sends.sentByMessageIds(em, batch);
       const byMessage = new Map(found.map((r) => [`${r.userId}\u0000${r.messageId}`, r]));
       const held = new Set<string>();
       const pairs: LidPhone[] = [];
-      const updates = new Map<string, { userId: string; idempotencyKey: string; receipt: Receipt }>();
       const events: OutboxEvent<'events.message.status'>[] = [];
       for (const ack of batch) {
         const id = `${ack.userId}\u0000${ack.messageId}`;
@@ -251,9 +259,10 @@ export class MessageEvents implements BeforeApplicationShutdown {
           if (phone) pairs.push({ userId: ack.userId, lid: ack.lid, phone });
         }
         const receipt: Receipt = ack.status;
-        if (!send || (send.receipt && RECEIPT_RANK[send.receipt] >= RECEIPT_RANK[receipt])) continue;
-        send.receipt = receipt;
-        updates.set(id, { userId: ack.userId, idempotencyKey: send.idempotencyKey, receipt });
+        const earlier = news.get(id);
+        if (!send || (earlier ? !FurthestReceipts.moves(earlier, receipt) : !this.published.isNews(id, receipt)))
+          continue;
+        news.set(id, receipt);
         const parsed = send.kind === 'job' ? parseIdempotencyKey(send.idempotencyKey) : undefined;
         if (!parsed) continue;
         events.push({
@@ -276,10 +285,10 @@ export class MessageEvents implements BeforeApplicationShutdown {
           },
         });
       }
-      await this.sends.setReceipts(em, [...updates.values()]);
       await this.lids.learn(pairs, em);
       return this.outbox.add(em, events);
     });
+    for (const [id, receipt] of news) this.published.remember(id, receipt);
     for (const row of rows) countReceipt((row.payload as { status: 'delivered' | 'read' | 'failed' }).status);
     this.publisher.publish(rows);
     for (const ack of done) ack.resolve();

@@ -53,10 +53,14 @@ export class SendEntity {
   @Column({ name: 'sent_at', type: 'timestamptz', nullable: true })
   sentAt!: Date | null;
 
-  /** The furthest receipt WhatsApp reported (null: none yet). */
+  /**
+   * The furthest receipt WhatsApp reported, as replicas of an earlier version wrote it; no longer
+   * written (FurthestReceipts says why), kept while such a replica may still read it during an upgrade.
+   */
   @Column({ type: 'text', nullable: true })
   receipt!: Receipt | null;
 
+  /** When `receipt` was written; no longer written either. */
   @Column({ name: 'receipt_at', type: 'timestamptz', nullable: true })
   receiptAt!: Date | null;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, type BeforeApplicationShutdown, type OnModuleInit }
 import type { EntityManager } from 'typeorm';
 import { rows, SERVICE_ENV, StatementBatcher, Transactions } from '@bns/service-kit';
 import { firstOfEachKey, ledgerBatching, userKey, type LedgerBatchEnv } from './ledger-batching.js';
-import { SendEntity, type Receipt, type SendKind, type SendStatus } from './send.entity.js';
+import { SendEntity, type SendKind, type SendStatus } from './send.entity.js';
 
 export interface LedgerEntry {
   status: SendStatus;
@@ -196,30 +196,28 @@ export class SendsRepository implements BeforeApplicationShutdown, OnModuleInit 
   }
 
   /**
-   * The sent messages a batch of acks is about, locked for `em`'s transaction, in one statement. Ids
-   * we did not send, or whose ledger update is not committed yet, are missing from the answer.
-   * Each ref is looked up on its own through `sends_user_message_idx` (the locking subquery is never
-   * flattened into a join), so the cost is a few index pages per ack whatever the table's size and
-   * whatever plan a connection cached while the table was small: joined, a cached generic plan
-   * chosen on a near-empty table scanned the whole table for every batch. Rows are locked in
-   * (user, message id) order, the same for every batch, so two batches never wait on each other in
-   * a circle (nothing else locks a sent row).
+   * The sent messages a batch of acks is about, in one statement. Ids we did not send, or whose ledger
+   * update is not committed yet, are missing from the answer. Each ref is looked up on its own through
+   * `sends_user_message_idx` (the subquery is never flattened into a join), so the cost is a few index
+   * pages per ack whatever the table's size and whatever plan a connection cached while the table was
+   * small: joined, a cached generic plan chosen on a near-empty table scanned the whole table for every
+   * batch. Nothing is locked: an ack writes nothing on the ledger (see MessageEvents).
    */
-  async lockSentByMessageIds(
+  async sentByMessageIds(
     em: EntityManager,
     refs: { userId: string; messageId: string }[],
-  ): Promise<(SentEntry & { userId: string; messageId: string; toNumber: string; receipt: Receipt | null })[]> {
+  ): Promise<(SentEntry & { userId: string; messageId: string; toNumber: string })[]> {
     if (refs.length === 0) return [];
     return rows(
       em,
       `SELECT s.*
-         FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id) ORDER BY 1, 2) r
+         FROM (SELECT DISTINCT * FROM unnest($1::text[], $2::text[]) AS r(user_id, message_id)) r
         CROSS JOIN LATERAL (
-              SELECT x.user_id AS "userId", x.message_id AS "messageId", x.kind, x.idempotency_key AS "idempotencyKey", x.text, x.receipt,
+              SELECT x.user_id AS "userId", x.message_id AS "messageId", x.kind, x.idempotency_key AS "idempotencyKey", x.text,
                      x.to_number AS "toNumber"
                 FROM sends x
                WHERE x.user_id = r.user_id AND x.message_id = r.message_id AND x.message_id IS NOT NULL AND x.status = 'sent'
-                 FOR UPDATE) s`,
+               LIMIT 1) s`,
       [refs.map((r) => r.userId), refs.map((r) => r.messageId)],
     );
   }
@@ -232,19 +230,5 @@ export class SendsRepository implements BeforeApplicationShutdown, OnModuleInit 
       [userId, messageId],
     );
     return found?.toNumber;
-  }
-
-  /** Sets many receipts in one statement. */
-  async setReceipts(
-    em: EntityManager,
-    updates: { userId: string; idempotencyKey: string; receipt: Receipt }[],
-  ): Promise<void> {
-    if (updates.length === 0) return;
-    await em.query(
-      `UPDATE sends s SET receipt = u.receipt, receipt_at = now()
-         FROM unnest($1::text[], $2::text[], $3::text[]) AS u(user_id, idempotency_key, receipt)
-        WHERE s.user_id = u.user_id AND s.idempotency_key = u.idempotency_key`,
-      [updates.map((u) => u.userId), updates.map((u) => u.idempotencyKey), updates.map((u) => u.receipt)],
-    );
   }
 }

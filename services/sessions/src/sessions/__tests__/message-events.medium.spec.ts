@@ -128,6 +128,22 @@ describe('MessageEvents (in-process, real Postgres and NATS): receipts and inbou
     expect(await outbox.count()).toBe(0);
   });
 
+  it("leaves the send's ledger row as its sent mark wrote it: a receipt is an event, not a row version", async () => {
+    await sent('user_v', 'job-v:91234567', 'msg-v-1');
+    const version = async () =>
+      (await db.query(`SELECT xmin::text AS x, ctid::text AS c FROM sessions.sends WHERE user_id = 'user_v'`))[0];
+    const before = await version();
+    await events.recordAck('user_v', 'msg-v-1', 'delivered');
+    await events.recordAck('user_v', 'msg-v-1', 'read');
+    await events.recordAck('user_v', 'msg-v-1', 'failed', 'too late'); // after read: nothing
+    expect(await version()).toEqual(before);
+    await publisher.drain();
+    const statuses = (await storedEvents(nc)).filter(
+      (e) => e.subject === 'events.message.status' && e.userId === 'user_v',
+    );
+    expect(statuses.map((e) => e.status)).toEqual(['delivered', 'read']);
+  });
+
   it('writes a burst of acks in a few transactions: one event per receipt, delivered before read for every message', async () => {
     const n = 150;
     await sentMany('user_b', 'b', n);
