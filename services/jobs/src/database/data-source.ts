@@ -28,6 +28,7 @@ import { RecipientReplies1798300000000 } from './migrations/1798300000000-recipi
 import { UnansweredBudget1798400000000 } from './migrations/1798400000000-unanswered-budget.js';
 import { VariablesOnRecipients1798500000000 } from './migrations/1798500000000-variables-on-recipients.js';
 import { LogLinesByStatement1798600000000 } from './migrations/1798600000000-log-lines-by-statement.js';
+import { LaneInFlight1798900000000 } from './migrations/1798900000000-lane-in-flight.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -64,4 +65,5 @@ export const JOBS_MIGRATIONS = [
   UnansweredBudget1798400000000,
   VariablesOnRecipients1798500000000,
   LogLinesByStatement1798600000000,
+  LaneInFlight1798900000000,
 ];

@@ -65,16 +65,35 @@ const nextWorkableJobSql = (userIdSql: string, leadSecsSql: string) =>
 // ---- recipients
 
 /**
- * A recipient taken for sending whose outcome is not recorded yet ("sending"), as SQL on the row `r`.
- * It is the `in_flight` flag, not a `state`: `state` is in the table's indexes, so a change of it is
- * never a HOT update, and the take's mark cost a new row version in every index. A row a replica of an
- * earlier version marked (`state = 'sending'`) counts as in flight too, so a rolling upgrade takes over
- * its sends as they are.
+ * "The lane of user `user` names the recipient row `r` as its send in flight" (`LaneEntity.sendingJob`):
+ * the take names its recipient on the lane it books anyway, so taking someone writes no recipient row.
  */
-const inFlightSql = (r: string) => `(${r}.in_flight OR ${r}.state = 'sending')`;
+const namedByLaneSql = (r: string, user: string) =>
+  // A scalar subquery by the lane's key: an EXISTS may be planned as a hash of the whole lanes table.
+  `coalesce((SELECT f.sending_job = ${r}.job_id AND f.sending_seq = ${r}.seq FROM lanes f WHERE f.user_id = ${user}), false)`;
+
+/**
+ * A recipient taken for sending whose outcome is not recorded yet ("sending"), as SQL on the row `r`:
+ * pending, and its lane names it (`named`, usually `namedByLaneSql`; a lane whose worker lost it before
+ * rescheduling may still name a recipient since recorded). Marks on the row itself count too: `in_flight`
+ * (a lane that moved to another job while it named this one, or an earlier version's take) and `state
+ * = 'sending'` (an older version's), so a rolling upgrade takes over their sends as they are.
+ */
+const inFlightSql = (r: string, named: string) =>
+  `(${r}.in_flight OR ${r}.state = 'sending' OR (${r}.state = 'pending' AND ${named}))`;
 
 /** Waiting to be sent and not in flight (what a mid-job opt-out may still move to the skips), as SQL on the row `r`. */
-const waitingSql = (r: string) => `(${r}.state = 'pending' AND NOT ${r}.in_flight)`;
+const waitingSql = (r: string, named: string) => `(${r}.state = 'pending' AND NOT ${r}.in_flight AND NOT ${named})`;
+
+/**
+ * For an outcome recorded outside a batch (job `$1`, seq `$2`): the CTE `named`, the lane (if any) that
+ * names that recipient, and `unnamed`, which clears that lane's mark. The mark goes with the outcome
+ * even when the worker lost its lane meanwhile, so the recipient is not taken for a send in flight again.
+ */
+const NAMED_CTES = `named AS (SELECT l.user_id FROM jobs j JOIN lanes l ON l.user_id = j.user_id
+                                WHERE j.id = $1 AND l.sending_job = $1 AND l.sending_seq = $2),
+       unnamed AS (UPDATE lanes SET sending_job = NULL, sending_seq = NULL WHERE user_id IN (SELECT user_id FROM named))`;
+const NAMED = 'EXISTS (SELECT 1 FROM named)';
 
 /**
  * A recipient phone is suppressed for an account when it is on the opt-out list, or WhatsApp said it
@@ -152,7 +171,7 @@ function countOutcomeSql(column: 'sent' | 'failed'): string {
 function recordSentCtes(req: string): string {
   return `done AS (
       UPDATE job_recipients t SET state = 'sent', in_flight = false, done_at = ${req}.p_at, error = NULL, paced_ms = ${req}.p_paced FROM ${req}
-       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t')} RETURNING ${req}.p_i, ${req}.p_job_id, t.phone AS p_phone),
+       WHERE t.job_id = ${req}.p_job_id AND t.seq = ${req}.p_seq AND ${inFlightSql('t', namedByLaneSql('t', `${req}."p_userId"`))} RETURNING ${req}.p_i, ${req}.p_job_id, t.phone AS p_phone),
     counted AS (${countOutcomeSql('sent')} FROM done WHERE jobs.id = done.p_job_id RETURNING done.p_i, ${LANE_JOB})`;
 }
 
@@ -226,7 +245,7 @@ function rescheduleSql(
 ): string {
   const when = (value: string, type = '') =>
     appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`;
-  return `UPDATE lanes SET updated_at = now(),
+  return `UPDATE lanes SET updated_at = now(), sending_job = NULL, sending_seq = NULL,
             (next_send_at, paced_at) = (
               SELECT slot, slot FROM (
                 SELECT CASE WHEN ${when(v.exactly, '::timestamptz')} IS NOT NULL THEN least(next_send_at, greatest(now(), ${v.exactly}::timestamptz))
@@ -290,11 +309,12 @@ export interface SentRecord {
 
 /**
  * Books the lane of each row of `fromSql` (its user in `userIdSql`) for its next slot `paceSecsSql`
- * seconds after this one (taken ahead of it, or now when it is past), as an UPDATE the take runs in a
- * CTE (it books in the same round trip).
+ * seconds after this one (taken ahead of it, or now when it is past), naming the recipient taken
+ * (`jobSql`, `seqSql`) as its send in flight, as an UPDATE the take runs in a CTE (it books in the
+ * same round trip).
  */
-const bookLanesSql = (fromSql: string, userIdSql: string, paceSecsSql: string) =>
-  `UPDATE lanes SET updated_at = now(),
+const bookLanesSql = (fromSql: string, userIdSql: string, paceSecsSql: string, jobSql: string, seqSql: string) =>
+  `UPDATE lanes SET updated_at = now(), sending_job = ${jobSql}, sending_seq = ${seqSql},
             (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => ${paceSecsSql}) AS slot) s)
       FROM ${fromSql}
       WHERE lanes.user_id = ${userIdSql}`;
@@ -419,6 +439,7 @@ export class LaneStepRepository {
     takes: RecipientTake[],
     notOnWhatsAppDays: number,
   ): Promise<Array<OpenRecipient | undefined>> {
+    const inFlight = inFlightSql('job_recipients', namedByLaneSql('job_recipients', 'req.p_user_id'));
     const found = await rows<OpenRecipient & { i: string }>(
       em,
       `WITH req AS (
@@ -426,18 +447,23 @@ export class LaneStepRepository {
        ), pick AS MATERIALIZED (
          -- Materialized: each take's first open recipient is found once. Inlined, the planner could
          -- scan the job's rows in the update and look for the first open one again for every row.
-         SELECT req.*, x.seq, x.state FROM req
+         SELECT req.*, x.seq, x.state, x.phone, x.text, x.attempts FROM req
           CROSS JOIN LATERAL (
-            SELECT seq, CASE WHEN ${inFlightSql('job_recipients')} THEN 'sending' ELSE state END AS state FROM job_recipients
+            SELECT seq, CASE WHEN ${inFlight} THEN 'sending' ELSE state END AS state, phone, text, attempts FROM job_recipients
              WHERE job_id = req.p_job_id AND state IN ('pending', 'sending')
-               AND ${sendableSql('job_recipients.phone', inFlightSql('job_recipients'), 'req.p_user_id', '$5')}
+               AND ${sendableSql('job_recipients.phone', inFlight, 'req.p_user_id', '$5')}
              ORDER BY seq LIMIT 1) x
        ), taken AS (
-         UPDATE job_recipients t SET state = 'pending', in_flight = true, next_attempt_at = NULL FROM pick
-          WHERE t.job_id = pick.p_job_id AND t.seq = pick.seq
-          RETURNING pick.p_i AS i, pick.p_user_id, pick.p_pace, t.seq, t.phone, coalesce(t.text, pick.p_message) AS text, t.attempts, pick.state,
-                    EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o')} AND o.seq < pick.seq) AS "passedOver"
-       ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace')})
+         SELECT pick.p_i AS i, pick.p_job_id, pick.p_user_id, pick.p_pace, pick.seq, pick.phone, coalesce(pick.text, pick.p_message) AS text, pick.attempts, pick.state,
+                EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o', namedByLaneSql('o', 'pick.p_user_id'))} AND o.seq < pick.seq) AS "passedOver"
+           FROM pick
+       ), carried AS (
+         -- The lane still names another recipient (its worker died mid-send, and a notification job went
+         -- ahead): that one keeps its mark on its own row, so it is still known to be in flight.
+         UPDATE job_recipients t SET in_flight = true FROM lanes l, taken
+          WHERE l.user_id = taken.p_user_id AND t.job_id = l.sending_job AND t.seq = l.sending_seq
+            AND (t.job_id, t.seq) <> (taken.p_job_id, taken.seq) AND t.state = 'pending' AND NOT t.in_flight
+       ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace', 'taken.p_job_id', 'taken.seq')})
        SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
       [
         takes.map((t) => t.jobId),
@@ -512,7 +538,7 @@ export class LaneStepRepository {
        ), moved AS (
          DELETE FROM job_recipients r
           USING (SELECT DISTINCT ON (phone) phone, reason FROM suppressed ORDER BY phone, reason DESC) s
-          WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r')}
+          WHERE r.job_id = $1 AND r.phone = s.phone AND ${waitingSql('r', namedByLaneSql('r', '$2'))}
          RETURNING r.seq, r.phone, r.variables, s.reason
        )
        -- The row's variables go with it, so the report still shows whom it skipped.
@@ -605,8 +631,9 @@ export class LaneStepRepository {
   ): Promise<boolean> {
     const done = await rows(
       em,
-      `UPDATE job_recipients r SET state = 'sent', in_flight = false, done_at = $3, error = NULL, paced_ms = $4
-        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
+      `WITH ${NAMED_CTES}
+       UPDATE job_recipients r SET state = 'sent', in_flight = false, done_at = $3, error = NULL, paced_ms = $4
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r', NAMED)} RETURNING 1`,
       [jobId, seq, at, pacedMs],
     );
     return done.length > 0;
@@ -622,8 +649,9 @@ export class LaneStepRepository {
   recordFailed(em: EntityManager, jobId: string, seq: number, error: string): Promise<LaneJob | undefined> {
     return row<LaneJob>(
       em,
-      `WITH done AS (UPDATE job_recipients r SET state = 'failed', in_flight = false, attempts = attempts + 1, error = $3, done_at = now()
-                      WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1),
+      `WITH ${NAMED_CTES},
+            done AS (UPDATE job_recipients r SET state = 'failed', in_flight = false, attempts = attempts + 1, error = $3, done_at = now()
+                      WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r', NAMED)} RETURNING 1),
             counted AS (${countOutcomeSql('failed')} WHERE id = $1 AND EXISTS (SELECT 1 FROM done) RETURNING ${LANE_JOB})
        SELECT * FROM counted`,
       [jobId, seq, error],
@@ -634,9 +662,10 @@ export class LaneStepRepository {
   async retryLater(em: EntityManager, jobId: string, seq: number, error: string, afterMs: number): Promise<boolean> {
     const back = await rows(
       em,
-      `UPDATE job_recipients r SET state = 'pending', in_flight = false, attempts = attempts + 1, error = $3,
+      `WITH ${NAMED_CTES}
+       UPDATE job_recipients r SET state = 'pending', in_flight = false, attempts = attempts + 1, error = $3,
               next_attempt_at = now() + make_interval(secs => $4)
-        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')} RETURNING 1`,
+        WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r', NAMED)} RETURNING 1`,
       [jobId, seq, error, afterMs / 1000],
     );
     return back.length > 0;
@@ -646,7 +675,8 @@ export class LaneStepRepository {
   async release(em: EntityManager, jobId: string, seq: number): Promise<void> {
     await rows(
       em,
-      `UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r')}`,
+      `WITH ${NAMED_CTES}
+       UPDATE job_recipients r SET state = 'pending', in_flight = false WHERE job_id = $1 AND seq = $2 AND ${inFlightSql('r', NAMED)}`,
       [jobId, seq],
     );
   }

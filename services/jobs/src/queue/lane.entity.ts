@@ -53,4 +53,15 @@ export class LaneEntity {
   /** Messages to numbers that never replied, by day in the policy's time zone (the last 62 days at most). */
   @Column({ type: 'jsonb', default: {} })
   unanswered!: UnansweredDays;
+
+  /**
+   * The recipient this lane took and whose outcome is not recorded yet (job and seq; null: none): set
+   * by the take with the booking, cleared by the outcome with the reschedule. After a crash it says
+   * which message may already be out, so it goes again with the same key (`inFlightSql`).
+   */
+  @Column({ name: 'sending_job', type: 'uuid', nullable: true })
+  sendingJob!: string | null;
+
+  @Column({ name: 'sending_seq', type: 'integer', nullable: true })
+  sendingSeq!: number | null;
 }

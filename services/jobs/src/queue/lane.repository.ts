@@ -20,6 +20,8 @@ export const LANE_COLUMNS = {
   backoffLevel: 'backoff_level',
   backoffAt: 'backoff_at',
   unanswered: 'unanswered',
+  sendingJob: 'sending_job',
+  sendingSeq: 'sending_seq',
 } as const satisfies ColumnMap<LaneEntity>;
 
 /** What the sending policy counts on a lane (the day's sends, the run since a pause, warm-up, back-off). */

@@ -26,7 +26,10 @@ export class JobRecipientEntity {
   @Column({ type: 'text', default: 'pending' })
   state!: RecipientState;
 
-  /** Taken for sending, its outcome not recorded yet (`inFlightSql`). */
+  /**
+   * In flight by a mark on its own row: an earlier version's take, or a lane that moved to another job
+   * while it named this one. A take now names its recipient on the lane (`LaneEntity.sendingJob`).
+   */
   @Column({ name: 'in_flight', type: 'boolean', default: false })
   inFlight!: boolean;
 

@@ -49,41 +49,76 @@ describe('LaneQueue against a real Postgres (in-process)', () => {
     return step.send;
   }
 
-  it('marks the recipient it takes in flight with a HOT update (no index touched); a second take finds it in flight', async () => {
+  it('names the recipient it takes on its lane, writing no recipient row; a second take finds it in flight', async () => {
     const userId = user();
     const jobId = await app.seedJob(userId, ['91234567', '61234567']);
+    await queue.heartbeat('w-n');
+    await queue.claim('w-n', 10, 0, userId);
     const recipients = app.get(LaneStepRepository);
     const take = { jobId, message: 'hi', userId, paceMs: 0 };
     // This transaction's own row counts, before they reach pg_stat_user_tables.
     const updates = async (m: EntityManager) =>
       (
         await m.query(
-          `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_xact_user_tables WHERE schemaname = 'jobs' AND relname = 'job_recipients'`,
+          `SELECT n_tup_upd::int AS upd FROM pg_stat_xact_user_tables WHERE schemaname = 'jobs' AND relname = 'job_recipients'`,
         )
-      )[0] as { upd: number; hot: number };
+      )[0] as { upd: number };
+    const mark = async () =>
+      (await em().query(`SELECT sending_job, sending_seq FROM lanes WHERE user_id = $1`, [userId]))[0];
     const taken = await app.get(Transactions).run(async (m) => {
       const before = await updates(m);
       const [recipient] = await recipients.takeFirstOpenMany(m, [take], 30);
       const after = await updates(m);
-      return { recipient, upd: after.upd - before.upd, hot: after.hot - before.hot };
+      return { recipient, upd: after.upd - before.upd };
     });
     expect(taken.recipient).toMatchObject({ seq: 1, phone: '91234567', state: 'pending', passedOver: false });
-    expect({ upd: taken.upd, hot: taken.hot }).toEqual({ upd: 1, hot: 1 });
-    expect(
-      await em().query(`SELECT seq, state, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId]),
-    ).toEqual([
-      { seq: 1, state: 'pending', in_flight: true },
-      { seq: 2, state: 'pending', in_flight: false },
-    ]);
+    expect(taken.upd).toBe(0);
+    expect(await mark()).toEqual({ sending_job: jobId, sending_seq: 1 });
     // Left in flight (a worker died before its outcome): taken again as such, to go out with the same key.
     const [again] = await app.get(Transactions).run((m) => recipients.takeFirstOpenMany(m, [take], 30));
     expect(again).toMatchObject({ seq: 1, state: 'sending' });
-    // Its outcome clears the flag; a second record of it (a worker that lost the lane) changes nothing.
+    // Its outcome clears the mark; a second record of it (a worker that lost the lane) changes nothing.
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(true);
+    expect(await mark()).toEqual({ sending_job: null, sending_seq: null });
     expect(await recipients.markSent(em(), jobId, 1, new Date())).toBe(false);
     expect(
-      (await em().query(`SELECT state, in_flight FROM job_recipients WHERE job_id = $1 AND seq = 1`, [jobId]))[0],
-    ).toEqual({ state: 'sent', in_flight: false });
+      await em().query(`SELECT seq, state, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [jobId]),
+    ).toEqual([
+      { seq: 1, state: 'sent', in_flight: false },
+      { seq: 2, state: 'pending', in_flight: false },
+    ]);
+  });
+
+  it('a take that moves its lane to another job while the lane names a send in flight leaves that mark on its row', async () => {
+    const userId = user();
+    const first = await app.seedJob(userId, ['91234567', '61234567']);
+    const second = await app.seedJob(userId, ['51234567']);
+    await queue.heartbeat('w-c');
+    await queue.claim('w-c', 10, 0, userId);
+    const recipients = app.get(LaneStepRepository);
+    const takeOf = (jobId: string) =>
+      app
+        .get(Transactions)
+        .run((m) => recipients.takeFirstOpenMany(m, [{ jobId, message: 'hi', userId, paceMs: 0 }], 30));
+    await takeOf(first);
+    // Its worker died mid-send; a job that goes ahead (a notification) is taken next.
+    const [other] = await takeOf(second);
+    expect(other).toMatchObject({ seq: 1, phone: '51234567', state: 'pending' });
+    expect(await em().query(`SELECT sending_job, sending_seq FROM lanes WHERE user_id = $1`, [userId])).toEqual([
+      { sending_job: second, sending_seq: 1 },
+    ]);
+    expect(
+      await em().query(`SELECT seq, in_flight FROM job_recipients WHERE job_id = $1 ORDER BY seq`, [first]),
+    ).toEqual([
+      { seq: 1, in_flight: true },
+      { seq: 2, in_flight: false },
+    ]);
+    // Both are in flight: each goes again as such, and each outcome records once.
+    expect(await recipients.markSent(em(), second, 1, new Date())).toBe(true);
+    const [again] = await takeOf(first);
+    expect(again).toMatchObject({ seq: 1, state: 'sending' });
+    expect(await recipients.markSent(em(), first, 1, new Date())).toBe(true);
+    expect(await recipients.markSent(em(), first, 1, new Date())).toBe(false);
   });
 
   it('reports a job sending without pause at most every JOBS_PROGRESS_EVERY_MS: its start, its first send, then the whole counts, and always its end', async () => {
@@ -347,12 +382,11 @@ describe('LaneQueue: a step taken ahead of its slot (JOBS_SEND_LEAD_MS)', () => 
   };
   const stateOf = async (jobId: string, seq: number) =>
     (
-      await app
-        .get(Transactions)
-        .manager.query(
-          `SELECT CASE WHEN in_flight THEN 'in flight' ELSE state END AS state FROM job_recipients WHERE job_id = $1 AND seq = $2`,
-          [jobId, seq],
-        )
+      await app.get(Transactions).manager.query(
+        `SELECT CASE WHEN in_flight OR EXISTS (SELECT 1 FROM lanes l WHERE l.sending_job = r.job_id AND l.sending_seq = r.seq)
+                       THEN 'in flight' ELSE state END AS state FROM job_recipients r WHERE job_id = $1 AND seq = $2`,
+        [jobId, seq],
+      )
     )[0]?.state;
 
   it('waits while the slot is further than the lead, then takes the send early and says when it is due; the next slot is booked after that one', async () => {

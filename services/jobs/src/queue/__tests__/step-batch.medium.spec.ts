@@ -299,7 +299,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     // The lock, take and record of the batch went as named (prepared) statements.
     const named = (pattern: RegExp) => queries.filter((q) => pattern.test(q.text));
     const record = named(/UPDATE job_recipients t SET state = 'sent'/);
-    const take = named(/UPDATE job_recipients t SET state = 'pending', in_flight = true/);
+    const take = named(/\), carried AS \(/);
     const lock = named(/FOR NO KEY UPDATE\) l/);
     for (const statement of [record, take, lock]) {
       expect(statement.length).toBeGreaterThan(0);
@@ -344,7 +344,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       for (const u of [small, large]) planned(await queue.next('w-take', u));
       takes = spy.mock.calls
         .map(([q]) => q as { text?: string; values?: unknown[] })
-        .filter((q) => /UPDATE job_recipients t SET state = 'pending', in_flight = true/.test(q.text ?? ''))
+        .filter((q) => /\), carried AS \(/.test(q.text ?? ''))
         .map((q) => ({ text: q.text!, values: q.values ?? [] }));
     } finally {
       spy.mockRestore();
