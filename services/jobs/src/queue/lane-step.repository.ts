@@ -427,9 +427,9 @@ export class LaneStepRepository {
 
   /**
    * For each take of a batch of lane steps, in one statement: the job's first recipient not done yet,
-   * in list order, marked `sending`, and the user's lane booked for its next slot `paceMs` after this
-   * one. Its `state` is what it was before (`sending` = left by a worker that died mid-send: it goes out
-   * again with the same key). A pending recipient the account must not send to (opted out, or not on
+   * in list order, and the user's lane booked for its next slot `paceMs` after this one, naming that
+   * recipient as its send in flight (no recipient row is written). Its `state` is what it was before
+   * (`sending` = left in flight by a worker that died mid-send: it goes out again with the same key). A pending recipient the account must not send to (opted out, or not on
    * WhatsApp within `notOnWhatsAppDays`) is passed over, so one who opted out a moment ago is never
    * taken; `passedOver` says some were, so the caller moves them to the job's skips. Answers in the
    * order of `takes`; undefined where the job has nobody left to send to (the lane is not booked).
@@ -481,7 +481,7 @@ export class LaneStepRepository {
     });
   }
 
-  /** Marks a recipient in flight outside a take (the take marks its own). */
+  /** Marks a recipient in flight on its own row, outside a take (a take names its recipient on the lane). */
   async markSending(em: EntityManager, jobId: string, seq: number): Promise<void> {
     await rows(
       em,
