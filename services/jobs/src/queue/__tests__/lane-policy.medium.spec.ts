@@ -128,12 +128,13 @@ describe('LaneQueue under a sending policy (in-process, real Postgres)', () => {
     expect((await queue.next('w', userId)).kind).toBe('idle');
     expect((await jobOf(paused))?.status).toBe('paused');
 
-    const startAt = new Date(Date.now() + 400);
+    // Far enough ahead that a loaded machine still claims before it; then sleep until just after it.
+    const startAt = new Date(Date.now() + 1500);
     const later = await app.seedJob(userId, ['94000002'], 'Later', startAt);
     await queue.claim('w', 10, 0, userId);
     expect((await queue.next('w', userId)).kind).toBe('idle');
     expect(await queue.claim('w', 10, 0)).not.toContainEqual(expect.objectContaining({ userId }));
-    await sleep(450);
+    await sleep(Math.max(0, startAt.getTime() - Date.now()) + 50);
     expect((await queue.claim('w', 10, 0)).map((c) => c.userId)).toContain(userId);
     const step = await nextSend(userId);
     expect(step).toMatchObject({ jobId: later, phone: '94000002' });
