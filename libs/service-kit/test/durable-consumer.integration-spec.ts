@@ -230,6 +230,80 @@ describe('DurableConsumer against a real NATS', () => {
     expect(batches).toEqual([['g1', 'g2', 'g3']]);
   });
 
+  it('an urgent message ends the gather it comes into; the next batch gathers again', async () => {
+    const batches: Array<{ ids: string[]; at: number }> = [];
+    const t = consumer({
+      batchMax: 10,
+      gatherMs: 3000,
+      urgent: (item) => item.id.startsWith('now'),
+      handleBatch: async (ds) => void batches.push({ ids: ds.map((d) => d.payload.id), at: Date.now() }),
+      handle: async (item) => void batches.push({ ids: [item.id], at: Date.now() }),
+    });
+    await t.c.start();
+    await sleep(200);
+    const sent = Date.now();
+    await t.publish({ id: 'r1', phone: '91234567' });
+    await sleep(50);
+    await t.publish({ id: 'now1', phone: '91234567' });
+    await until(() => batches.length === 1);
+    // Handled well before the 3 s gather would have ended, the report that waited with it.
+    expect(batches[0]!.ids).toEqual(['r1', 'now1']);
+    expect(batches[0]!.at - sent).toBeLessThan(1500);
+    // A report alone after it waits for the whole gather again.
+    const second = Date.now();
+    await t.publish({ id: 'r2', phone: '91234567' });
+    await until(() => batches.length === 2, 10_000);
+    expect(batches[1]!.ids).toEqual(['r2']);
+    expect(batches[1]!.at - second).toBeGreaterThanOrEqual(2500);
+  });
+
+  it('a full batch does not wait for the rest of the gather', async () => {
+    const batches: Array<{ ids: string[]; at: number }> = [];
+    const t = consumer({
+      batchMax: 3,
+      gatherMs: 3000,
+      handleBatch: async (ds) => void batches.push({ ids: ds.map((d) => d.payload.id), at: Date.now() }),
+      handle: async (item) => void batches.push({ ids: [item.id], at: Date.now() }),
+    });
+    await t.c.start();
+    await sleep(200);
+    const sent = Date.now();
+    for (const id of ['f1', 'f2', 'f3']) {
+      await t.publish({ id, phone: '91234567' });
+      await sleep(20);
+    }
+    await until(() => batches.length === 1);
+    expect(batches[0]!.ids).toEqual(['f1', 'f2', 'f3']);
+    expect(batches[0]!.at - sent).toBeLessThan(1500);
+  });
+
+  it('stops at once while gathering, and hands what it held back', async () => {
+    const handled: string[] = [];
+    const t = consumer({
+      batchMax: 10,
+      gatherMs: 5000,
+      handleBatch: async (ds) => void handled.push(...ds.map((d) => d.payload.id)),
+      handle: async (item) => void handled.push(item.id),
+    });
+    await t.c.start();
+    await sleep(200);
+    await t.publish({ id: 'held', phone: '91234567' });
+    await until(async () => (await t.info()).num_ack_pending === 1);
+    const stopping = Date.now();
+    await t.c.stop();
+    expect(Date.now() - stopping).toBeLessThan(2000);
+    expect(handled).toEqual([]);
+    // Handed back, not acked: the next start handles it.
+    const again = consumer({
+      durable: t.name,
+      filterSubject: t.subject,
+      handle: async (item) => void handled.push(item.id),
+    });
+    await again.c.start();
+    await until(() => handled.length === 1);
+    expect(handled).toEqual(['held']);
+  });
+
   it('stops cleanly: nothing is handled after stop, and the next start picks up what came meanwhile', async () => {
     const seen: string[] = [];
     const handle = async (item: Item) => void seen.push(item.id);

@@ -26,6 +26,17 @@ export interface Delivery<T> {
   msg: JsMsg;
 }
 
+/** A message as it came in, decoded. */
+interface Decoded<T> {
+  msg: JsMsg;
+  payload: T | Poison | typeof SKIP | DecodeFailed;
+}
+
+/** `decode` threw (a fault of the decoder, not of the message): the message comes back later. */
+class DecodeFailed {
+  constructor(readonly err: unknown) {}
+}
+
 /** The logger the loop writes to (Nest's Logger; pino-style `(fields, message)` calls). */
 export type ConsumerLogger = Pick<Logger, 'log' | 'warn' | 'error'>;
 
@@ -51,6 +62,11 @@ export interface DurableConsumerOptions<T> {
    * low rate a few tens of ms turn one transaction per message into one per batch.
    */
   gatherMs?: number;
+  /**
+   * A payload that must not wait for `gatherMs` (a prompt among reports): when one comes in, the
+   * batch it joins is handled on the next turn. A full batch does not wait either.
+   */
+  urgent?(payload: T): boolean;
   /**
    * Turns a message's JSON body (undefined when it is not JSON) into the payload, `new Poison(problem)`
    * when it can never be handled, or `SKIP` when there is nothing to do. A problem is logged: it must
@@ -103,8 +119,11 @@ export class DurableConsumer<T> {
   private readonly batchMax: number;
   private readonly redelivery: BackoffPolicy;
   private readonly noun: string;
-  private readonly buffer: JsMsg[] = [];
+  /** Messages in, decoded as they came (so `urgent` can end a gather), handled in batches. */
+  private readonly buffer: Array<Decoded<T>> = [];
   private pumping: Promise<void> | undefined;
+  /** Ends the gather under way now (the next batch starts on the next turn); undefined when none is. */
+  private endGather: (() => void) | undefined;
   private messages: ConsumerMessages | undefined;
   private running: Promise<void> | undefined;
   private stopping = false;
@@ -129,10 +148,11 @@ export class DurableConsumer<T> {
   /** Stops pulling, waits for the batch in hand and naks what is still queued. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.endGather?.();
     await this.messages?.close().catch(() => undefined);
     await this.running;
     await this.pumping;
-    for (const m of this.buffer.splice(0)) m.nak();
+    for (const d of this.buffer.splice(0)) d.msg.nak();
   }
 
   /** Creates the durable consumer, or brings an existing one's tunable settings up to date. */
@@ -198,19 +218,51 @@ export class DurableConsumer<T> {
   private enqueue(m: JsMsg): void {
     // Not nak() without a delay: the server would hand it straight back to this closing subscription.
     if (this.stopping) return m.nak(backoffMs(1, this.redelivery));
-    this.buffer.push(m);
+    const d: Decoded<T> = { msg: m, payload: this.decode(m) };
+    this.buffer.push(d);
+    if (this.endGather && (this.buffer.length >= this.batchMax || this.isUrgent(d))) this.endGather();
     this.kick();
+  }
+
+  private decode(msg: JsMsg): Decoded<T>['payload'] {
+    let body: unknown;
+    try {
+      body = msg.json();
+    } catch {
+      body = undefined;
+    }
+    try {
+      return this.options.decode(body, msg);
+    } catch (err) {
+      return new DecodeFailed(err);
+    }
+  }
+
+  private isUrgent({ payload }: Decoded<T>): boolean {
+    if (payload === SKIP || payload instanceof Poison || payload instanceof DecodeFailed) return false;
+    return this.options.urgent?.(payload) ?? false;
   }
 
   private kick(): void {
     if (this.pumping || this.buffer.length === 0 || this.stopping) return;
     // Start on the next turn, so the rest of the messages that came in the same read join the batch;
-    // or, with gatherMs, a little later, so those that come soon after join it too.
-    const gatherMs = this.buffer.length < this.batchMax ? (this.options.gatherMs ?? 0) : 0;
-    this.pumping = new Promise<void>((resolve) =>
-      gatherMs > 0 ? setTimeout(resolve, gatherMs) : setImmediate(resolve),
-    )
-      .then(() => this.pump())
+    // or, with gatherMs, a little later, so those that come soon after join it too (unless one of
+    // them is urgent or the batch is full).
+    const waits = this.buffer.length < this.batchMax && !this.buffer.some((d) => this.isUrgent(d));
+    const gatherMs = waits ? (this.options.gatherMs ?? 0) : 0;
+    this.pumping = new Promise<void>((resolve) => {
+      if (gatherMs <= 0) return void setImmediate(resolve);
+      const timer = setTimeout(resolve, gatherMs);
+      this.endGather = () => {
+        this.endGather = undefined;
+        clearTimeout(timer);
+        setImmediate(resolve);
+      };
+    })
+      .then(() => {
+        this.endGather = undefined;
+        return this.pump();
+      })
       .finally(() => {
         this.pumping = undefined;
         // Anything queued between the last batch and now must not wait for the next message.
@@ -228,23 +280,22 @@ export class DurableConsumer<T> {
           { err: redactedError(err), durable: this.options.durable },
           `handling ${this.noun}s failed unexpectedly; they will be redelivered`,
         );
-        for (const m of batch) m.nak(backoffMs(1, this.redelivery));
+        for (const d of batch) d.msg.nak(backoffMs(1, this.redelivery));
       }
     }
   }
 
-  private async handleBatch(batch: JsMsg[]): Promise<void> {
+  private async handleBatch(batch: Array<Decoded<T>>): Promise<void> {
     const deliveries: Array<Delivery<T>> = [];
-    for (const msg of batch) {
-      let body: unknown;
-      try {
-        body = msg.json();
-      } catch {
-        body = undefined;
-      }
-      const payload = this.options.decode(body, msg);
+    for (const { msg, payload } of batch) {
       if (payload === SKIP) {
         msg.ack();
+      } else if (payload instanceof DecodeFailed) {
+        this.logger.error(
+          { err: redactedError(payload.err), durable: this.options.durable, subject: msg.subject, seq: msg.seq },
+          `decoding a ${this.noun} failed unexpectedly; it will be redelivered`,
+        );
+        msg.nak(backoffMs(msg.info.deliveryCount, this.redelivery));
       } else if (payload instanceof Poison) {
         // Subject, sequence and the problem only: never the body (numbers, texts, tokens).
         this.logger.warn(

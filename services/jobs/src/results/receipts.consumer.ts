@@ -28,19 +28,24 @@ import { Refusals, type RefusalFold } from './refusals.js';
 import { ResultsRepository, type FoldDelta } from './results.repository.js';
 import { UnansweredRepository } from './unanswered.repository.js';
 
-/**
- * How long the first event of a batch waits for others (ms): one transaction per batch, not per event.
- * Receipts are a report, not a prompt: a quarter second lets a batch hold several receipts of each
- * running job, so a job's counts are one update per batch rather than nearly one per receipt
- * (0.56 instead of 1.34 job_receipts updates per message with 200 jobs at delay 0).
- */
-const GATHER_MS = 250;
-
 /** The events the report folds in. */
 export const RECEIPT_SUBJECTS = [
   'events.message.status',
   'events.message.received',
 ] as const satisfies readonly EventKey[];
+
+/**
+ * How long the first event of a batch waits for others (ms), by subject: one transaction per batch,
+ * not per event. Delivered and read receipts are a report, not a prompt (webhooks and the dashboard
+ * read the events themselves): a second lets a batch hold several receipts of each running job, so a
+ * job's counts are one update per batch rather than nearly one per receipt. A refusal is a prompt
+ * (two in a row pause the job before its next send): it ends the gather it comes into (`urgent`).
+ * Replies feed the sending policy's counts, so they wait a quarter second at most.
+ */
+const GATHER_MS: Record<(typeof RECEIPT_SUBJECTS)[number], number> = {
+  'events.message.status': 1000,
+  'events.message.received': 250,
+};
 
 const BATCH_MAX = 1000;
 const ACK_WAIT_MS = 10_000;
@@ -135,7 +140,8 @@ export class ReceiptsConsumer implements OnApplicationBootstrap, BeforeApplicati
           batchMax: BATCH_MAX,
           prefetch: BATCH_MAX,
           // A burst of events shares one transaction; a lone one waits at most this long for company.
-          gatherMs: GATHER_MS,
+          gatherMs: GATHER_MS[subject],
+          urgent: (f) => f.kind === 'refused',
           noun: 'receipt',
           logger: this.logger,
           // A fold holds a phone number: nothing of it is logged.
