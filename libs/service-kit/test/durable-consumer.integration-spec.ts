@@ -257,26 +257,6 @@ describe('DurableConsumer against a real NATS', () => {
     expect(batches[1]!.at - second).toBeGreaterThanOrEqual(2500);
   });
 
-  it('a full batch does not wait for the rest of the gather', async () => {
-    const batches: Array<{ ids: string[]; at: number }> = [];
-    const t = consumer({
-      batchMax: 3,
-      gatherMs: 3000,
-      handleBatch: async (ds) => void batches.push({ ids: ds.map((d) => d.payload.id), at: Date.now() }),
-      handle: async (item) => void batches.push({ ids: [item.id], at: Date.now() }),
-    });
-    await t.c.start();
-    await sleep(200);
-    const sent = Date.now();
-    for (const id of ['f1', 'f2', 'f3']) {
-      await t.publish({ id, phone: '91234567' });
-      await sleep(20);
-    }
-    await until(() => batches.length === 1);
-    expect(batches[0]!.ids).toEqual(['f1', 'f2', 'f3']);
-    expect(batches[0]!.at - sent).toBeLessThan(1500);
-  });
-
   it('stops at once while gathering, and hands what it held back', async () => {
     const handled: string[] = [];
     const t = consumer({

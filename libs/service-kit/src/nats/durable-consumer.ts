@@ -26,10 +26,10 @@ export interface Delivery<T> {
   msg: JsMsg;
 }
 
-/** A message as it came in, decoded. */
+/** A message as it came in, decoded (one to SKIP is acked as it comes). */
 interface Decoded<T> {
   msg: JsMsg;
-  payload: T | Poison | typeof SKIP | DecodeFailed;
+  payload: T | Poison | DecodeFailed;
 }
 
 /** `decode` threw (a fault of the decoder, not of the message): the message comes back later. */
@@ -64,7 +64,7 @@ export interface DurableConsumerOptions<T> {
   gatherMs?: number;
   /**
    * A payload that must not wait for `gatherMs` (a prompt among reports): when one comes in, the
-   * batch it joins is handled on the next turn. A full batch does not wait either.
+   * batch it joins is handled on the next turn.
    */
   urgent?(payload: T): boolean;
   /**
@@ -218,13 +218,16 @@ export class DurableConsumer<T> {
   private enqueue(m: JsMsg): void {
     // Not nak() without a delay: the server would hand it straight back to this closing subscription.
     if (this.stopping) return m.nak(backoffMs(1, this.redelivery));
-    const d: Decoded<T> = { msg: m, payload: this.decode(m) };
+    const payload = this.decode(m);
+    // Nothing to do: acked now, so it takes no place in a batch or among the server's pending acks.
+    if (payload === SKIP) return m.ack();
+    const d: Decoded<T> = { msg: m, payload };
     this.buffer.push(d);
-    if (this.endGather && (this.buffer.length >= this.batchMax || this.isUrgent(d))) this.endGather();
+    if (this.endGather && this.isUrgent(d)) this.endGather();
     this.kick();
   }
 
-  private decode(msg: JsMsg): Decoded<T>['payload'] {
+  private decode(msg: JsMsg): Decoded<T>['payload'] | typeof SKIP {
     let body: unknown;
     try {
       body = msg.json();
@@ -239,7 +242,7 @@ export class DurableConsumer<T> {
   }
 
   private isUrgent({ payload }: Decoded<T>): boolean {
-    if (payload === SKIP || payload instanceof Poison || payload instanceof DecodeFailed) return false;
+    if (payload instanceof Poison || payload instanceof DecodeFailed) return false;
     return this.options.urgent?.(payload) ?? false;
   }
 
@@ -247,7 +250,7 @@ export class DurableConsumer<T> {
     if (this.pumping || this.buffer.length === 0 || this.stopping) return;
     // Start on the next turn, so the rest of the messages that came in the same read join the batch;
     // or, with gatherMs, a little later, so those that come soon after join it too (unless one of
-    // them is urgent or the batch is full).
+    // them is urgent, or a batch is there already).
     const waits = this.buffer.length < this.batchMax && !this.buffer.some((d) => this.isUrgent(d));
     const gatherMs = waits ? (this.options.gatherMs ?? 0) : 0;
     this.pumping = new Promise<void>((resolve) => {
@@ -288,9 +291,7 @@ export class DurableConsumer<T> {
   private async handleBatch(batch: Array<Decoded<T>>): Promise<void> {
     const deliveries: Array<Delivery<T>> = [];
     for (const { msg, payload } of batch) {
-      if (payload === SKIP) {
-        msg.ack();
-      } else if (payload instanceof DecodeFailed) {
+      if (payload instanceof DecodeFailed) {
         this.logger.error(
           { err: redactedError(payload.err), durable: this.options.durable, subject: msg.subject, seq: msg.seq },
           `decoding a ${this.noun} failed unexpectedly; it will be redelivered`,
