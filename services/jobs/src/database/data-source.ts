@@ -29,6 +29,7 @@ import { UnansweredBudget1798400000000 } from './migrations/1798400000000-unansw
 import { VariablesOnRecipients1798500000000 } from './migrations/1798500000000-variables-on-recipients.js';
 import { LogLinesByStatement1798600000000 } from './migrations/1798600000000-log-lines-by-statement.js';
 import { LaneInFlight1798900000000 } from './migrations/1798900000000-lane-in-flight.js';
+import { SentLinesFromRecipients1799000000000 } from './migrations/1799000000000-sent-lines-from-recipients.js';
 
 /** The `jobs` schema: one entity per table, and the migrations that make them. */
 export const JOBS_SCHEMA = 'jobs';
@@ -66,4 +67,5 @@ export const JOBS_MIGRATIONS = [
   VariablesOnRecipients1798500000000,
   LogLinesByStatement1798600000000,
   LaneInFlight1798900000000,
+  SentLinesFromRecipients1799000000000,
 ];

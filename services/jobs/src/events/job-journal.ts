@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import type { EventKey, EventOf, JobLogType, JobProgress, JobStatus } from '@bns/contracts';
 import type { Batch } from '@bns/service-kit';
-import { JobLogsRepository } from './job-logs.repository.js';
+import { JobLogsRepository, SENT_LINE_TYPE, sentLine } from './job-logs.repository.js';
 import { AppError, OutboxRepository, rpcDeadlinePassed, type OutboxEvent, type OutboxRow } from '@bns/service-kit';
 
 export type { OutboxRow } from '@bns/service-kit';
@@ -12,6 +12,7 @@ interface PendingLog {
   jobId: string;
   type: JobLogType;
   message: string;
+  at?: Date;
 }
 type Entry = { event: OutboxEvent } | { log: PendingLog };
 
@@ -41,9 +42,30 @@ export class JobJournal {
     this.entries.push({ event: { subject, payload } });
   }
 
-  /** Adds a line to the job's log (and its `events.job.log`), written at commit. */
-  async log(jobId: string, type: JobLogType, message: string): Promise<void> {
-    this.entries.push({ log: { jobId, type, message } });
+  /**
+   * Adds a line to the job's log (and its `events.job.log`), written at commit; stamped then, or at
+   * `at` (a millisecond time) when what it says happened at a known moment.
+   */
+  async log(jobId: string, type: JobLogType, message: string, at?: Date): Promise<void> {
+    this.entries.push({ log: { jobId, type, message, ...(at ? { at } : {}) } });
+  }
+
+  /**
+   * A recipient's "Message sent" line: its `events.job.log`, and no row (the recipient's row, sent at
+   * `at`, is the line: `JobLogsRepository.page`). The event's id names the recipient, so a republish
+   * after a crash is the same event.
+   */
+  sent(jobId: string, seq: number, phone: string, at: Date): void {
+    const timestamp = at.toISOString();
+    this.emit('events.job.log', {
+      eventId: `job-log:sent:${jobId}:${seq}`,
+      userId: this.userId,
+      at: timestamp,
+      jobId,
+      type: SENT_LINE_TYPE,
+      message: sentLine(phone),
+      timestamp,
+    });
   }
 
   /** `nextSendAt` is part of the event id: a progress report is new when anything in it changed. */

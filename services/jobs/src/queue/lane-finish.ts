@@ -87,8 +87,9 @@ export class LaneFinish {
         const job = recorded.job;
         if (!job) break;
         counted = job;
-        if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed);
-        await journal.log(send.jobId, 'success', JOB_MESSAGES.messageSent(send.phone));
+        // Connected again as of this send: the line goes with it, before its "Message sent" line.
+        if (send.wasUnlinked) await journal.log(send.jobId, 'info', JOB_MESSAGES.resumed, outcome.at);
+        journal.sent(send.jobId, send.seq, send.phone, outcome.at);
         this.messageStatus(journal, send, 'sent', outcome.at, undefined, outcome.messageId);
         if (job.status === 'completed')
           await journal.log(send.jobId, 'success', JOB_MESSAGES.jobCompleted(job.sent, job.failed));

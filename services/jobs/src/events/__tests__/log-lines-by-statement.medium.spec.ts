@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { JOB_MESSAGES } from '@bns/contracts';
 import { Transactions } from '@bns/service-kit';
 import { startInProcess, type InProcess } from '../../__tests__/in-process.js';
 import { JobGone, JobLogsRepository } from '../job-logs.repository.js';
@@ -90,5 +91,48 @@ describe("a job's log lines without a per-row foreign key (real Postgres, in-pro
       JobGone,
     );
     expect(await linesOf(jobId)).toEqual([]);
+  });
+
+  it("reads a sent recipient as its line, merged with the stored ones in time order, paged by 'since'", async () => {
+    const jobId = await app.seedJob('user_lines_sent', ['91230001', '91230002', '91230003']);
+    const logs = app.get(JobLogsRepository);
+    const t0 = Date.parse('2026-12-06T01:00:00.000Z');
+    const at = (ms: number) => new Date(t0 + ms);
+    await app.get(Transactions).run(async (em) => {
+      await logs.addMany(em, [
+        { jobId, type: 'info', message: 'first', at: at(0) },
+        { jobId, type: 'info', message: 'between', at: at(20) },
+        { jobId, type: 'info', message: 'same time as the second send', at: at(30) },
+      ]);
+    });
+    // Sent at 10 and 30 ms (a sent time may carry microseconds); the third is still pending: no line.
+    await app.db.query(
+      `UPDATE jobs.job_recipients SET state = 'sent', done_at = $2::timestamptz + (seq * interval '10 ms') + (seq * interval '1 microsecond')
+        WHERE job_id = $1 AND seq IN (1, 3)`,
+      [jobId, at(0)],
+    );
+    const page = async (since: Date, limit = 100) =>
+      (await logs.page(app.db.manager, jobId, since, limit)).map((l) => [l.message, l.at.getTime() - t0]);
+    expect(await page(new Date(0))).toEqual([
+      ['first', 0],
+      [JOB_MESSAGES.messageSent('91230001'), 10],
+      ['between', 20],
+      ['same time as the second send', 30],
+      [JOB_MESSAGES.messageSent('91230003'), 30],
+    ]);
+    // `since` is the last time seen (milliseconds): a line at that time is not given again.
+    expect(await page(at(10))).toEqual([
+      ['between', 20],
+      ['same time as the second send', 30],
+      [JOB_MESSAGES.messageSent('91230003'), 30],
+    ]);
+    expect(await page(at(30))).toEqual([]);
+    // A page holds at most `limit` lines, whatever their kind.
+    expect(await page(new Date(0), 2)).toEqual([
+      ['first', 0],
+      [JOB_MESSAGES.messageSent('91230001'), 10],
+    ]);
+    // Nothing of the sends is stored.
+    expect(await linesOf(jobId)).toEqual(['first', 'between', 'same time as the second send']);
   });
 });
