@@ -16,6 +16,21 @@ interface PendingLog {
 }
 type Entry = { event: OutboxEvent } | { log: PendingLog };
 
+/** A log line's `events.job.log`, stored or read from a sent recipient alike; `id` is the line's, unique per job log. */
+function logEvent(
+  userId: string,
+  id: string,
+  line: Pick<PendingLog, 'jobId' | 'type' | 'message'>,
+  at: Date,
+): OutboxEvent {
+  const timestamp = at.toISOString();
+  const { jobId, type, message } = line;
+  return {
+    subject: 'events.job.log',
+    payload: { eventId: `job-log:${id}`, userId, at: timestamp, jobId, type, message, timestamp },
+  };
+}
+
 /**
  * What one transaction has to say: job log lines and events. Everything is written inside the
  * transaction (logs to job_logs, events to the outbox), so a state change and its report commit or
@@ -56,16 +71,8 @@ export class JobJournal {
    * after a crash is the same event.
    */
   sent(jobId: string, seq: number, phone: string, at: Date): void {
-    const timestamp = at.toISOString();
-    this.emit('events.job.log', {
-      eventId: `job-log:sent:${jobId}:${seq}`,
-      userId: this.userId,
-      at: timestamp,
-      jobId,
-      type: SENT_LINE_TYPE,
-      message: sentLine(phone),
-      timestamp,
-    });
+    const line = { jobId, type: SENT_LINE_TYPE, message: sentLine(phone) };
+    this.entries.push({ event: logEvent(this.userId, `sent:${jobId}:${seq}`, line, at) });
   }
 
   /** `nextSendAt` is part of the event id: a progress report is new when anything in it changed. */
@@ -128,20 +135,7 @@ export class JournalWriter {
         if ('event' in e) events.push(e.event);
         else {
           const line = stamped[next++]!;
-          const timestamp = line.at.toISOString();
-          const { jobId, type, message } = e.log;
-          events.push({
-            subject: 'events.job.log',
-            payload: {
-              eventId: `job-log:${line.id}`,
-              userId: t.userId,
-              at: timestamp,
-              jobId,
-              type,
-              message,
-              timestamp,
-            },
-          });
+          events.push(logEvent(t.userId, line.id, e.log, line.at));
         }
         owners.push(t.journal);
       }
