@@ -1,14 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import {
-  backoffMs,
-  countSend,
-  formatLocal,
-  JOB_MESSAGES,
-  PACING_LOG,
-  SessionsErrorCode,
-  type JobStatus,
-} from '@bns/contracts';
+import { backoffMs, formatLocal, JOB_MESSAGES, PACING_LOG, SessionsErrorCode, type JobStatus } from '@bns/contracts';
 import { SERVICE_ENV, type Batch } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals } from '../events/job-journal.js';
@@ -18,7 +10,7 @@ import { LaneGate } from './lane-gate.js';
 import { LaneStepRepository, type Rescheduled, type SentRecord } from './lane-step.repository.js';
 import { leadMsOf, type Finished, type PlannedSend } from './lane-step.js';
 import { LaneRepository, type LaneCounters } from './lane.repository.js';
-import { unlinkedRecheckMs } from './pacing.js';
+import { runAfterSend, unlinkedRecheckMs } from './pacing.js';
 import type { SendOutcome } from './send-outcome.js';
 
 /** Jobs whose last report time is remembered at most. */
@@ -64,21 +56,18 @@ export class LaneFinish {
     let counted: LaneJob | undefined;
     switch (outcome.kind) {
       case 'sent': {
-        // The policy's long pause follows every pauseEvery-th message; the day's count feeds the cap.
-        let runCount = send.counters.runCount + 1;
-        let planned = send.paceMs;
-        if (send.policy.pauseEvery && send.policy.pauseMs && runCount >= send.policy.pauseEvery) {
-          planned += send.policy.pauseMs;
-          runCount = 0;
-        }
+        // The policy's long pause follows every pauseEvery-th message (the take counted the run and
+        // the day's count, which feeds the cap).
+        const planned = send.paceMs + runAfterSend(send.policy, send.counters.runCount).pauseMs;
         // Sent before a crash: nothing went out now, so the next message only keeps the gap to that one.
         // Otherwise the gap that matters is between messages as they really left; a slow send pushes the next one.
         const next = new Date(outcome.at.getTime() + planned);
         const slot = outcome.duplicate ? { notBeforeMs: 0, exactly: next } : { notBeforeMs: 0, floor: next };
-        const sentCounters = { ...countSend(send.policy, outcome.at, send.counters), runCount, engineFailures: 0 };
         // Recorded and rescheduled in one statement; the slot and counters apply only if the outcome did
-        // (not when another worker recorded it after taking over).
-        const record = { send, at: outcome.at, pacedMs: planned, slot, counters: sentCounters };
+        // (not when another worker recorded it after taking over). A plain send leaves the lane as its
+        // take wrote it: the recipient's sent time and planned gap are its slot.
+        const keepLane = !outcome.duplicate && send.counters.engineFailures === 0;
+        const record = { send, at: outcome.at, pacedMs: planned, slot, counters: { engineFailures: 0 }, keepLane };
         const recorded = await batch.gather(`lanes.recordSent:${workerId}`, record, (m, records: SentRecord[]) =>
           this.laneSteps.recordSentMany(m, workerId, records),
         );
@@ -140,7 +129,13 @@ export class LaneFinish {
         await this.laneSteps.release(em, send.jobId, send.seq);
         break;
     }
-    if (!rescheduled) lane = await this.laneSteps.reschedule(em, send.userId, workerId, { notBeforeMs }, counters);
+    if (!rescheduled) {
+      // Nothing went out: what its take counted is put back.
+      const { dayKey, dayCount, warmUpFrom, runCount } = send.counters;
+      const restored = send.counted ? { dayKey, dayCount, warmUpFrom, runCount, ...counters } : counters;
+      const uncountDay = send.counted?.unanswered ? (send.counted.counters.dayKey ?? undefined) : undefined;
+      lane = await this.laneSteps.reschedule(em, send.userId, workerId, { notBeforeMs }, restored, uncountDay);
+    }
     if (outcome.kind !== 'withheld') {
       const job = counted ?? (await this.jobs.get(em, send.jobId))!;
       const nextAtOnce = thenNext && lane !== undefined && lane.waitMs <= this.leadMs;

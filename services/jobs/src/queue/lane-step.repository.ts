@@ -12,6 +12,7 @@ import {
   USER_RESUMED_SQL,
   type LaneJob,
 } from '../store/jobs.repository.js';
+import { laneSlotSql } from '../store/lane-slot.js';
 import { LANE_COLUMNS, LANE_COUNTER_KEYS, type LaneCounters } from './lane.repository.js';
 import type { LaneEntity } from './lane.entity.js';
 import { STEP_PREPARED } from './step-planning.js';
@@ -137,7 +138,17 @@ export type OpenRecipient = Pick<JobRecipientEntity, 'seq' | 'phone' | 'attempts
   text: string;
   /** Pending recipients before it were passed over: the account must not send to them (opted out, not on WhatsApp). */
   passedOver: boolean;
+  /** The take counted it on its lane as a message to a number that never replied (see `TakenCounters`). */
+  unanswered: boolean;
 };
+
+/**
+ * The lane's counters with the message a take books counted in (the day's count, warm-up, the run
+ * since the long pause): a message is counted when it is taken, so a plain send's record does not
+ * write the lane again. A recipient taken again after its worker died was counted by its first take;
+ * an outcome that sent nothing puts the counters back (`LaneStepRepository.reschedule`).
+ */
+export type TakenCounters = Pick<LaneCounters, 'dayKey' | 'dayCount' | 'warmUpFrom' | 'runCount'>;
 
 /** One take of `takeFirstOpenMany`: the job, its message (for recipients without a text of their own), its user and the pace to book. */
 export interface RecipientTake {
@@ -145,6 +156,8 @@ export interface RecipientTake {
   message: string;
   userId: string;
   paceMs: number;
+  /** The lane's counters with this message counted; absent, the take counts nothing. */
+  counted?: TakenCounters;
 }
 
 // ---- outcomes
@@ -233,15 +246,17 @@ const bumpUnansweredSql = (dayKeySql: string) =>
 
 /**
  * `reschedule`'s UPDATE: the slot's `exactly`/`floor` and the counters apply only where `appliedSql`
- * holds; `fromSql` and `returningSql` add a FROM item (a batch's request rows) and columns;
- * `unansweredSql`, when given, says the send went to a number that never replied (counted on its day).
+ * holds; `fromSql`, `whereSql` and `returningSql` add a FROM item (a batch's request rows), a condition
+ * and columns; `uncountSql`, when given, is the day (text, or NULL) whose count of messages to numbers
+ * that never replied loses the one its take counted (the send did not go out).
  */
 function rescheduleSql(
   v: RescheduleValues,
   appliedSql: string,
   fromSql = '',
   returningSql = '',
-  unansweredSql?: string,
+  whereSql = 'true',
+  uncountSql?: string,
 ): string {
   const when = (value: string, type = '') =>
     appliedSql === 'true' ? `${value}${type}` : `CASE WHEN ${appliedSql} THEN ${value}${type} END`;
@@ -255,13 +270,15 @@ function rescheduleSql(
             run_count = coalesce(${when(v.runCount, '::integer')}, run_count),
             warm_up_from = CASE WHEN ${when(v.setDay, '::boolean')} THEN ${v.warmUpFrom} ELSE warm_up_from END,
             engine_failures = coalesce(${when(v.engineFailures, '::integer')}, engine_failures)${
-              unansweredSql
+              uncountSql
                 ? `,
-            unanswered = CASE WHEN ${unansweredSql} AND ${v.dayKey}::text IS NOT NULL THEN ${bumpUnansweredSql(`${v.dayKey}::text`)} ELSE lanes.unanswered END`
+            unanswered = CASE WHEN NOT jsonb_exists(lanes.unanswered, ${uncountSql}) THEN lanes.unanswered
+                              WHEN (lanes.unanswered ->> ${uncountSql})::int <= 1 THEN lanes.unanswered - ${uncountSql}
+                              ELSE jsonb_set(lanes.unanswered, ARRAY[${uncountSql}], to_jsonb((lanes.unanswered ->> ${uncountSql})::int - 1)) END`
                 : ''
             }
        ${fromSql}
-      WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId}
+      WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId} AND ${whereSql}
     RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
 }
 
@@ -289,14 +306,10 @@ function rescheduleParams(
 
 /**
  * `recordSentMany`'s request rows, each with whether its outcome applied (`counted` has its row): one
- * hash join, so the lanes' update reads each row's flag, instead of every flag looking through
- * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH). And whether
- * the send went to a number that never replied to the account (`unanswered`: one probe of the
- * repliers' key, no write), which the lane counts by day.
+ * hash join, so the lanes' statements read each row's flag, instead of every flag looking through
+ * `counted` again (a scan of the batch per flag per row: quadratic in JOBS_STEP_BATCH).
  */
-const APPLIED_SENDS_SQL = `FROM (SELECT req.*, c.p_i IS NOT NULL AS applied,
-         c.p_i IS NOT NULL AND NOT EXISTS (SELECT 1 FROM repliers x WHERE x.user_id = req."p_userId" AND x.phone = d.p_phone) AS unanswered
-    FROM req LEFT JOIN counted c ON c.p_i = req.p_i LEFT JOIN done d ON d.p_i = req.p_i) a`;
+const APPLIED_SENDS_CTE = `applied AS (SELECT req.*, c.p_i IS NOT NULL AS applied FROM req LEFT JOIN counted c ON c.p_i = req.p_i)`;
 
 /** A sent message to record and its lane to reschedule, one of a batch (`LaneStepRepository.recordSentMany`). */
 export interface SentRecord {
@@ -305,19 +318,30 @@ export interface SentRecord {
   pacedMs: number;
   slot: LaneSlot;
   counters: Partial<LaneCounters>;
+  /**
+   * The lane stays as the take wrote it: its slot is the recipient's (`laneSlotSql`: sent at `at`,
+   * `pacedMs` after it) and its counters were counted by the take. Only for a send that went out now
+   * (not a duplicate, whose slot moves earlier) on a lane with no engine failures to clear.
+   */
+  keepLane: boolean;
 }
 
 /**
- * Books the lane of each row of `fromSql` (its user in `userIdSql`) for its next slot `paceSecsSql`
- * seconds after this one (taken ahead of it, or now when it is past), naming the recipient taken
- * (`jobSql`, `seqSql`) as its send in flight, as an UPDATE the take runs in a CTE (it books in the
- * same round trip).
+ * Books the lane of each take `t` (a row of the take's `taken`) for its next slot `p_pace` seconds after
+ * this one (the lane's slot, `laneSlotSql`, taken ahead of it, or now when it is past), naming the
+ * recipient taken as its send in flight, and counts the message (`TakenCounters`, and on its day the
+ * messages to numbers that never replied, when `t.unanswered`) unless it was counted by an earlier take
+ * (`t.counts` false); as an UPDATE the take runs in a CTE (it books in the same round trip).
  */
-const bookLanesSql = (fromSql: string, userIdSql: string, paceSecsSql: string, jobSql: string, seqSql: string) =>
-  `UPDATE lanes SET updated_at = now(), sending_job = ${jobSql}, sending_seq = ${seqSql},
-            (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(next_send_at, clock_timestamp()) + make_interval(secs => ${paceSecsSql}) AS slot) s)
-      FROM ${fromSql}
-      WHERE lanes.user_id = ${userIdSql}`;
+const BOOK_LANES_SQL = `UPDATE lanes SET updated_at = now(), sending_job = t.p_job_id, sending_seq = t.seq,
+            (next_send_at, paced_at) = (SELECT slot, slot FROM (SELECT greatest(${laneSlotSql('lanes')}, clock_timestamp()) + make_interval(secs => t.p_pace) AS slot) s),
+            day_key = CASE WHEN t.counts THEN t.p_day_key ELSE day_key END,
+            day_count = CASE WHEN t.counts THEN t.p_day_count ELSE day_count END,
+            warm_up_from = CASE WHEN t.counts THEN t.p_warm_up_from ELSE warm_up_from END,
+            run_count = CASE WHEN t.counts THEN t.p_run_count ELSE run_count END,
+            unanswered = CASE WHEN t.unanswered THEN ${bumpUnansweredSql('t.p_day_key')} ELSE lanes.unanswered END
+      FROM taken t
+      WHERE lanes.user_id = t.p_user_id`;
 
 /**
  * Every statement of a lane step: the lock of the lane with its policy and job, the take of the next
@@ -344,7 +368,7 @@ export class LaneStepRepository {
     // The slot is the lane's, or the start of a scheduled job taken ahead of it when that is later.
     const found = await rows<LockedLane & Record<string, unknown> & { i: string }>(
       em,
-      `SELECT r.i, l.holder, (extract(epoch FROM greatest(l.next_send_at, j."slotFloor") - clock_timestamp()) * 1000)::float8 AS "waitMs",
+      `SELECT r.i, l.holder, (extract(epoch FROM greatest(${laneSlotSql('l')}, j."slotFloor") - clock_timestamp()) * 1000)::float8 AS "waitMs",
               ${selectList(LANE_COLUMNS, LANE_COUNTER_KEYS, 'l')},
               p.user_id IS NOT NULL AS "policy_stored", ${selectList(POLICY_COLUMNS, POLICY_KEYS, 'p', 'policy_')}, ${LANE_JOB_OF_J}
          FROM unnest($1::text[]) WITH ORDINALITY AS r(user_id, i)
@@ -443,7 +467,8 @@ export class LaneStepRepository {
     const found = await rows<OpenRecipient & { i: string }>(
       em,
       `WITH req AS (
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::float8[]) WITH ORDINALITY AS r(p_job_id, p_message, p_user_id, p_pace, p_i)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::float8[], $6::text[], $7::integer[], $8::text[], $9::integer[])
+                WITH ORDINALITY AS r(p_job_id, p_message, p_user_id, p_pace, p_day_key, p_day_count, p_warm_up_from, p_run_count, p_i)
        ), pick AS MATERIALIZED (
          -- Materialized: each take's first open recipient is found once. Inlined, the planner could
          -- scan the job's rows in the update and look for the first open one again for every row.
@@ -453,24 +478,34 @@ export class LaneStepRepository {
              WHERE job_id = req.p_job_id AND state IN ('pending', 'sending')
                AND ${sendableSql('job_recipients.phone', inFlight, 'req.p_user_id', '$5')}
              ORDER BY seq LIMIT 1) x
-       ), taken AS (
-         SELECT pick.p_i AS i, pick.p_job_id, pick.p_user_id, pick.p_pace, pick.seq, pick.phone, coalesce(pick.text, pick.p_message) AS text, pick.attempts, pick.state,
-                EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = pick.p_job_id AND ${waitingSql('o', namedByLaneSql('o', 'pick.p_user_id'))} AND o.seq < pick.seq) AS "passedOver"
-           FROM pick
+       ), counting AS (
+         -- A recipient left in flight was counted when it was first taken.
+         SELECT pick.*, pick.state <> 'sending' AND pick.p_day_count IS NOT NULL AS counts FROM pick
+       ), taken AS MATERIALIZED (
+         SELECT c.p_i AS i, c.p_job_id, c.p_user_id, c.p_pace, c.p_day_key, c.p_day_count, c.p_warm_up_from, c.p_run_count, c.counts,
+                c.seq, c.phone, coalesce(c.text, c.p_message) AS text, c.attempts, c.state,
+                EXISTS (SELECT 1 FROM job_recipients o WHERE o.job_id = c.p_job_id AND ${waitingSql('o', namedByLaneSql('o', 'c.p_user_id'))} AND o.seq < c.seq) AS "passedOver",
+                -- One probe of the repliers' key, no write.
+                c.counts AND c.p_day_key IS NOT NULL AND NOT EXISTS (SELECT 1 FROM repliers x WHERE x.user_id = c.p_user_id AND x.phone = c.phone) AS unanswered
+           FROM counting c
        ), carried AS (
          -- The lane still names another recipient (its worker died mid-send, and a notification job went
          -- ahead): that one keeps its mark on its own row, so it is still known to be in flight.
          UPDATE job_recipients t SET in_flight = true FROM lanes l, taken
           WHERE l.user_id = taken.p_user_id AND t.job_id = l.sending_job AND t.seq = l.sending_seq
             AND (t.job_id, t.seq) <> (taken.p_job_id, taken.seq) AND t.state = 'pending' AND NOT t.in_flight
-       ), booked AS (${bookLanesSql('taken', 'taken.p_user_id', 'taken.p_pace', 'taken.p_job_id', 'taken.seq')})
-       SELECT i, seq, phone, text, attempts, state, "passedOver" FROM taken`,
+       ), booked AS (${BOOK_LANES_SQL})
+       SELECT i, seq, phone, text, attempts, state, "passedOver", unanswered FROM taken`,
       [
         takes.map((t) => t.jobId),
         takes.map((t) => t.message),
         takes.map((t) => t.userId),
         takes.map((t) => t.paceMs / 1000),
         notOnWhatsAppDays,
+        takes.map((t) => t.counted?.dayKey ?? null),
+        takes.map((t) => t.counted?.dayCount ?? null),
+        takes.map((t) => t.counted?.warmUpFrom ?? null),
+        takes.map((t) => t.counted?.runCount ?? null),
       ],
       STEP_PREPARED,
     );
@@ -597,18 +632,29 @@ export class LaneStepRepository {
     const found = await rows<Record<string, unknown> & { i: string }>(
       em,
       `WITH req AS (
-         SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], ${perRecord.map((k, i) => `$${6 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
-                WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
-       ), ${recordSentCtes('req')},
-       lane AS (${rescheduleSql(values, 'a.applied', APPLIED_SENDS_SQL, 'a.p_i, ', 'a.unanswered')})
-       SELECT req.p_i AS i, ${LANE_JOB_KEYS.map((k) => `counted."${k}" AS "job_${k}"`).join(', ')}, lane."nextSendAt" AS "lane_nextSendAt", lane."waitMs" AS "lane_waitMs"
-         FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN lane ON lane.p_i = req.p_i`,
+         SELECT * FROM unnest($2::uuid[], $3::integer[], $4::timestamptz[], $5::integer[], $6::boolean[], ${perRecord.map((k, i) => `$${7 + i}::${types[k as keyof typeof types]}[]`).join(', ')})
+                WITH ORDINALITY AS r(p_job_id, p_seq, p_at, p_paced, p_keep, ${perRecord.map((k) => `"p_${k}"`).join(', ')}, p_i)
+       ), ${recordSentCtes('req')}, ${APPLIED_SENDS_CTE},
+       lane AS (${rescheduleSql(values, 'a.applied', 'FROM applied a', 'a.p_i, ', 'NOT a.p_keep')}),
+       -- A lane left as its take wrote it: read, with the slot its send sets (this statement's own
+       -- update of the recipient is not visible to the lane's slot expression).
+       kept AS (
+         SELECT a.p_i, greatest(${laneSlotSql('l')}, CASE WHEN a.applied THEN a.p_at + make_interval(secs => a.p_paced / 1000.0) END) AS "nextSendAt"
+           FROM applied a JOIN lanes l ON l.user_id = a."p_userId" AND l.holder = $1 WHERE a.p_keep
+       ), slots AS (
+         SELECT p_i, "nextSendAt", "waitMs" FROM lane
+         UNION ALL
+         SELECT p_i, "nextSendAt", greatest(0, extract(epoch FROM "nextSendAt" - clock_timestamp()) * 1000)::float8 FROM kept
+       )
+       SELECT req.p_i AS i, ${LANE_JOB_KEYS.map((k) => `counted."${k}" AS "job_${k}"`).join(', ')}, slots."nextSendAt" AS "lane_nextSendAt", slots."waitMs" AS "lane_waitMs"
+         FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN slots ON slots.p_i = req.p_i`,
       [
         workerId,
         records.map((r) => r.send.jobId),
         records.map((r) => r.send.seq),
         records.map((r) => r.at),
         records.map((r) => r.pacedMs),
+        records.map((r) => r.keepLane),
         ...perRecord.map((k) => params.map((p) => p[RESCHEDULE_KEYS.indexOf(k)])),
       ],
       STEP_PREPARED,
@@ -686,7 +732,8 @@ export class LaneStepRepository {
    * now, so only the gap to the earlier send counts; never in the past, never later than booked);
    * otherwise the latest of what was booked, now + `notBeforeMs` (retries and pauses) and `floor` (the
    * real send time plus the pace); the paced slot too, so a later sleep does not lose it. Undefined
-   * when `workerId` no longer holds the lane.
+   * when `workerId` no longer holds the lane. `counters` put back what the take counted when nothing
+   * went out; `uncountDay`, the day on which the take counted a message to a number that never replied.
    */
   reschedule(
     em: EntityManager,
@@ -694,7 +741,11 @@ export class LaneStepRepository {
     workerId: string,
     slot: LaneSlot,
     counters?: Partial<LaneCounters>,
+    uncountDay?: string,
   ): Promise<Rescheduled | undefined> {
-    return row(em, rescheduleSql(rescheduleAt(1), 'true'), rescheduleParams(userId, workerId, slot, counters));
+    const params = rescheduleParams(userId, workerId, slot, counters);
+    if (uncountDay === undefined) return row(em, rescheduleSql(rescheduleAt(1), 'true'), params);
+    const uncount = `$${params.length + 1}::text`;
+    return row(em, rescheduleSql(rescheduleAt(1), 'true', '', '', 'true', uncount), [...params, uncountDay]);
   }
 }

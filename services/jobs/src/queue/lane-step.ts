@@ -1,6 +1,7 @@
 import type { MediaRef, SendingPolicy, SkipReason } from '@bns/contracts';
 import type { JobsEnv } from '../config/env.js';
 import type { OutboxRow } from '../events/job-journal.js';
+import type { TakenCounters } from './lane-step.repository.js';
 import type { LaneCounters } from './lane.repository.js';
 
 /** How long before its slot a lane's next send is prepared (JOBS_SEND_LEAD_MS, at least the 1 ms the clocks may disagree by). */
@@ -34,6 +35,11 @@ export interface PlannedSend {
   /** The policy in force when the send was planned, and the lane's counters then (the lane is held: nobody else moves them). */
   policy: SendingPolicy;
   counters: LaneCounters;
+  /**
+   * What its take counted on the lane: the counters with it, and whether on their day it counts as a
+   * message to a number that never replied. Undefined when it was counted by an earlier take (`resumed`).
+   */
+  counted: { counters: TakenCounters; unanswered: boolean } | undefined;
 }
 
 export type NextStep = (

@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { idempotencyKeyOf, JOB_MESSAGES, OPT_OUT_MESSAGES, PACING_LOG, type SkipReason } from '@bns/contracts';
+import {
+  countSend,
+  idempotencyKeyOf,
+  JOB_MESSAGES,
+  OPT_OUT_MESSAGES,
+  PACING_LOG,
+  type SkipReason,
+} from '@bns/contracts';
 import { SERVICE_ENV, type Batch } from '@bns/service-kit';
 import type { JobsEnv } from '../config/env.js';
 import { JobJournal, JobJournals } from '../events/job-journal.js';
@@ -8,10 +15,15 @@ import { Policies } from '../policy/policy.service.js';
 import { progressOf } from '../store/job-progress.js';
 import { JobsRepository, type LaneJob } from '../store/jobs.repository.js';
 import { LaneGate } from './lane-gate.js';
-import { LaneStepRepository, type OpenRecipient, type RecipientTake } from './lane-step.repository.js';
+import {
+  LaneStepRepository,
+  type OpenRecipient,
+  type RecipientTake,
+  type TakenCounters,
+} from './lane-step.repository.js';
 import { leadMsOf, type NextStep } from './lane-step.js';
 import { LaneRepository } from './lane.repository.js';
-import { paceMs } from './pacing.js';
+import { paceMs, runAfterSend } from './pacing.js';
 
 /**
  * A lane's next step (`LaneQueue.next`), in the caller's step transaction under the lane's row lock:
@@ -84,9 +96,14 @@ export class LaneTake {
       job.status = 'running';
       journal.progress(job.id, 'running', progressOf(job));
     }
-    // The lane's next slot is booked a gap after this one by the take itself, when it takes someone.
+    // The lane's next slot is booked a gap after this one by the take itself, when it takes someone,
+    // and the message is counted with it (the day's count, the run since the long pause).
     const pace = paceMs(policy.delayMs, policy.jitterMs);
-    const { recipient, skipped } = await this.take(em, batch, journal, userId, job, pace);
+    const counted: TakenCounters = {
+      ...countSend(policy, now, lane),
+      runCount: runAfterSend(policy, lane.runCount).runCount,
+    };
+    const { recipient, skipped } = await this.take(em, batch, journal, userId, job, pace, counted);
     if (!recipient) {
       await this.complete(em, journal, job);
       return { kind: 'wait', waitMs: 0, published: await journal.commit(), skipped };
@@ -119,6 +136,7 @@ export class LaneTake {
           backoffAt: lane.backoffAt,
           unanswered: lane.unanswered,
         },
+        counted: recipient.state === 'sending' ? undefined : { counters: counted, unanswered: recipient.unanswered },
       },
       published: await journal.commit(),
       skipped,
@@ -140,9 +158,10 @@ export class LaneTake {
     userId: string,
     job: LaneJob,
     paceMs: number,
+    counted: TakenCounters,
   ): Promise<{ recipient: OpenRecipient | undefined; skipped: SkipReason[] }> {
     const days = this.env.NOT_ON_WHATSAPP_MEMORY_DAYS;
-    const take = { jobId: job.id, message: job.message, userId, paceMs };
+    const take = { jobId: job.id, message: job.message, userId, paceMs, counted };
     const recipient = await batch.gather('recipients.take', take, (m, takes: RecipientTake[]) =>
       this.laneSteps.takeFirstOpenMany(m, takes, days),
     );

@@ -55,9 +55,10 @@ export class LaneEntity {
   unanswered!: UnansweredDays;
 
   /**
-   * The recipient this lane took and whose outcome is not recorded yet (job and seq; null: none): set
-   * by the take with the booking, cleared by the outcome with the reschedule. After a crash it says
-   * which message may already be out, so it goes again with the same key (`inFlightSql`).
+   * The recipient this lane took last (job and seq; null: none), set by the take with the booking.
+   * Still pending, it is the send in flight: after a crash it says which message may already be out,
+   * so it goes again with the same key (`inFlightSql`). Sent, it sets the lane's slot (`laneSlotSql`):
+   * a plain send's record does not write the lane; other outcomes clear it with their reschedule.
    */
   @Column({ name: 'sending_job', type: 'uuid', nullable: true })
   sendingJob!: string | null;

@@ -1,8 +1,20 @@
+import type { SendingPolicy } from '@bns/contracts';
+
 /** Timing rules of the queue, pure so they can be tested without a clock. */
 
 /** The pause after a send: the configured delay plus 0..jitter at random. */
 export function paceMs(delayMs: number, jitterMs: number, random: () => number = Math.random): number {
   return delayMs + (jitterMs > 0 ? Math.floor(random() * (jitterMs + 1)) : 0);
+}
+
+/**
+ * The policy's long pause after a run of messages: the run's count after one more message (back to 0
+ * when the run is complete), and the pause that message is followed by (0 within a run).
+ */
+export function runAfterSend(policy: SendingPolicy, runCount: number): { runCount: number; pauseMs: number } {
+  const next = runCount + 1;
+  if (policy.pauseEvery && policy.pauseMs && next >= policy.pauseEvery) return { runCount: 0, pauseMs: policy.pauseMs };
+  return { runCount: next, pauseMs: 0 };
 }
 
 // The wait before retrying a temporary failure is `backoffMs(retry, { baseMs })` from @bns/contracts.

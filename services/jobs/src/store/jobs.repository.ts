@@ -16,6 +16,7 @@ import {
   variablesParam,
 } from './recipients.repository.js';
 import { selectList, type ColumnMap } from './columns.js';
+import { laneSlotSql } from './lane-slot.js';
 import { JobEntity } from './job.entity.js';
 
 /** The column map of `jobs.jobs`: every statement in this service that names a job's fields reads it from here. */
@@ -136,7 +137,7 @@ export type NewJob = Omit<
   Partial<Pick<JobEntity, 'skipped' | 'transactional' | 'personalised'>>;
 
 const JOB_SUMMARY = `${selectList(JOB_COLUMNS, SUMMARY_KEYS, 'j')},
-  CASE WHEN j.status = 'running' THEN l.next_send_at END AS "nextSendAt",
+  CASE WHEN j.status = 'running' THEN ${laneSlotSql('l')} END AS "nextSendAt",
   ${JOB_ATTACHMENT_SQL('j')} AS "attachment"`;
 
 /** A timestamptz as `Date.toISOString()` writes it (UTC, milliseconds truncated like a Date read from the row). */

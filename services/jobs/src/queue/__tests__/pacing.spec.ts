@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { backoffMs, idempotencyKeyOf } from '@bns/contracts';
-import { gatherWaitMs, paceMs, unlinkedRecheckMs } from '../pacing.js';
+import { backoffMs, idempotencyKeyOf, type SendingPolicy } from '@bns/contracts';
+import { gatherWaitMs, paceMs, runAfterSend, unlinkedRecheckMs } from '../pacing.js';
 
 describe('pacing', () => {
   it('lets a step wait for company only well ahead of its slot: never past half the lead, never when due now', () => {
@@ -16,6 +16,19 @@ describe('pacing', () => {
     expect(gatherWaitMs(250, 250, 0)).toBe(0);
     // The record of a sent message whose next slot is a 4 s pace away (less the lead): the full wait.
     expect(gatherWaitMs(4000 - 250, 250, 20)).toBe(20);
+  });
+  it("counts a run of messages and follows its last with the policy's long pause", () => {
+    const policy = { pauseEvery: 3, pauseMs: 60_000 } as SendingPolicy;
+    expect(runAfterSend(policy, 0)).toEqual({ runCount: 1, pauseMs: 0 });
+    expect(runAfterSend(policy, 1)).toEqual({ runCount: 2, pauseMs: 0 });
+    expect(runAfterSend(policy, 2)).toEqual({ runCount: 0, pauseMs: 60_000 });
+    // A run already past a lowered pauseEvery ends at its next message.
+    expect(runAfterSend(policy, 7)).toEqual({ runCount: 0, pauseMs: 60_000 });
+    // No pause configured: the run only counts.
+    expect(runAfterSend({ pauseEvery: null, pauseMs: null } as unknown as SendingPolicy, 41)).toEqual({
+      runCount: 42,
+      pauseMs: 0,
+    });
   });
   it('adds 0..jitter to the delay', () => {
     expect(paceMs(4000, 0)).toBe(4000);

@@ -251,6 +251,7 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
       pacedMs: 3_600_000,
       slot: { notBeforeMs: 0, floor },
       counters: { dayCount: 7, runCount: 3 },
+      keepLane: false,
     }));
     const recorded = await app
       .get(Transactions)
@@ -272,6 +273,92 @@ describe('batched lane steps against a real Postgres (in-process)', () => {
     expect(after.get(accounts[3]!)).toEqual(before.get(accounts[3]!));
     const jobs = app.get(JobsRepository);
     expect(await jobs.get(em(), sends[1]!.jobId)).toMatchObject({ sent: 0 });
+  });
+
+  it('a plain send leaves its lane as the take wrote it: the take counted it, the sent recipient sets the slot, and the next take books from there', async () => {
+    const accounts = [user(), user(), user()];
+    for (const u of accounts) await app.seedJob(u, ['91234567', '61234567', '51234567']);
+    await queue.heartbeat('w-keep');
+    await queue.claim('w-keep', 100, 60_000);
+    const laneRow = async (u: string) =>
+      (
+        await app.db.query(
+          `SELECT day_count, run_count, unanswered, next_send_at, updated_at, sending_job, sending_seq FROM jobs.lanes WHERE user_id = $1`,
+          [u],
+        )
+      )[0] as {
+        day_count: number;
+        run_count: number;
+        unanswered: Record<string, number>;
+        next_send_at: Date;
+        updated_at: Date;
+        sending_job: string | null;
+        sending_seq: number | null;
+      };
+    const sends = (await Promise.all(accounts.map((u) => queue.next('w-keep', u)))).map(planned);
+    // The take counted the message: the day's count, the run, and a number that never replied.
+    const taken = await laneRow(accounts[0]!);
+    expect(taken).toMatchObject({ day_count: 1, run_count: 1, sending_job: sends[0]!.jobId, sending_seq: 1 });
+    expect(Object.values(taken.unanswered)).toEqual([1]);
+    expect(sends[0]!.counted).toMatchObject({ counters: { dayCount: 1, runCount: 1 }, unanswered: true });
+    // The third's lane is another worker's now.
+    await app.db.query(`UPDATE jobs.lanes SET holder = 'w-other' WHERE user_id = $1`, [accounts[2]]);
+
+    const at = new Date();
+    const paced = 3_600_000;
+    const records: SentRecord[] = sends.map((send) => ({
+      send,
+      at,
+      pacedMs: paced,
+      slot: { notBeforeMs: 0, floor: new Date(at.getTime() + paced) },
+      counters: { engineFailures: 0 },
+      keepLane: true,
+    }));
+    const recorded = await app
+      .get(Transactions)
+      .run((m) => app.get(LaneStepRepository).recordSentMany(m, 'w-keep', records));
+    expect(recorded.map((r) => r.job?.sent)).toEqual([1, 1, 1]);
+    expect(recorded.map((r) => r.lane?.nextSendAt.getTime())).toEqual([
+      at.getTime() + paced,
+      at.getTime() + paced,
+      undefined,
+    ]);
+    expect(recorded[0]!.lane!.waitMs).toBeGreaterThan(paced - 60_000);
+    // Not written: the lane's row is the take's, still naming the recipient, now sent.
+    expect(await laneRow(accounts[0]!)).toEqual(taken);
+    // Its next step waits for the slot the sent recipient sets, and the job shows it.
+    const next = await queue.next('w-keep', accounts[0]!);
+    expect(next.kind).toBe('wait');
+    expect(next.kind === 'wait' && next.waitMs).toBeGreaterThan(paced - 60_000);
+    const job = await app.get(JobsRepository).findOwned(em(), accounts[0]!, sends[0]!.jobId);
+    expect(job?.nextSendAt?.getTime()).toBe(at.getTime() + paced);
+    // Taken once due, the next message books its slot a pace after that one and is counted in turn.
+    await app.db.query(`UPDATE jobs.job_recipients SET done_at = done_at - interval '2 hours' WHERE job_id = $1`, [
+      sends[0]!.jobId,
+    ]);
+    const second = planned(await queue.next('w-keep', accounts[0]!));
+    expect(second.seq).toBe(2);
+    expect(await laneRow(accounts[0]!)).toMatchObject({ day_count: 2, run_count: 2, sending_seq: 2 });
+  });
+
+  it('an outcome that sent nothing puts back what its take counted, and a recipient taken again after a crash is not counted twice', async () => {
+    const u = user();
+    const jobId = await app.seedJob(u, ['91234567', '61234567']);
+    await queue.heartbeat('w-back');
+    await queue.claim('w-back', 100, 60_000);
+    const counters = async () =>
+      (await app.db.query(`SELECT day_count, run_count, unanswered FROM jobs.lanes WHERE user_id = $1`, [u]))[0];
+    const before = await counters();
+    const first = planned(await queue.next('w-back', u));
+    expect((await counters()).day_count).toBe(before.day_count + 1);
+    // Its worker died: taken again, it is not counted again.
+    const again = planned(await queue.next('w-back', u));
+    expect(again).toMatchObject({ seq: first.seq, resumed: true, counted: undefined });
+    expect((await counters()).day_count).toBe(before.day_count + 1);
+    // The account was not linked: nothing went out, so the first take's count is put back.
+    await queue.finish('w-back', { ...first }, { kind: 'unlinked', error: 'not linked' });
+    expect(await counters()).toEqual(before);
+    expect(await app.get(JobsRepository).get(em(), jobId)).toMatchObject({ sent: 0 });
   });
 
   it('a step transaction plans by index and runs its batched statements prepared: their generic plans look rows up by key on small tables, where without it they scan them', async () => {
