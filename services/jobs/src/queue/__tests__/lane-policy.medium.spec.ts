@@ -86,6 +86,9 @@ describe('LaneQueue under a sending policy (in-process, real Postgres)', () => {
     const second = await queue.finish('w', await nextSend(userId), sent());
     expect(second.kind === 'wait' && second.waitMs).toBeGreaterThan(900);
     expect((await queue.next('w', userId)).kind).toBe('wait');
+    // The break is the sent recipient's (its planned gap), not written on the lane: a worker taking the
+    // lane over reads it there too.
+    expect((await queue.held('w')).find((h) => h.userId === userId)!.dueInMs).toBeGreaterThan(900);
   });
 
   it('WhatsApp pushback: the recipient waits without a retry, the job shows rate_limited, the next hit waits longer', async () => {
