@@ -309,6 +309,16 @@ describe(
   { timeout: 600_000 },
   () => {
     before(async () => {
+      try {
+        await setUp();
+      } catch (err) {
+        // Printed at once: the runner reports a failed hook only at its very end.
+        console.error('fault suite: setting up failed:', err);
+        throw err;
+      }
+    });
+
+    async function setUp() {
       sys = await FaultSystem.start({ shards: 2, jobsReplicas: 2, env: ENV });
       db = new pg.Pool({ connectionString: sys.postgres.url, max: 2 });
       // A query on a pool whose server went away errors on the idle client; the pool drops it and reconnects.
@@ -325,7 +335,7 @@ describe(
       });
       assert.equal(started.status, 200, JSON.stringify(started.body));
       watchedJob = { jobId: started.body.jobId };
-    });
+    }
 
     after(async () => {
       await db?.end().catch(() => undefined);

@@ -194,7 +194,11 @@ export class FaultSystem {
     for (const spec of specs) spec.port = await freePort();
     const gateway: ProcessSpec = { name: 'gateway', label: 'gateway', port: await freePort(), env: envOf('gateway') };
     try {
-      await Promise.all(specs.map((s) => system.spawn(s)));
+      // Every start settles before a failure is thrown: a process still starting when a sibling failed
+      // would otherwise come up after `stop` and keep the test run from ending.
+      const started = await Promise.allSettled(specs.map((s) => system.spawn(s)));
+      const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
       await system.spawn(gateway);
       await waitFor(() => isReady(system.gatewayUrl), 60_000, 100, 'the gateway to be ready');
       return system;
