@@ -12,7 +12,7 @@ import {
   USER_RESUMED_SQL,
   type LaneJob,
 } from '../store/jobs.repository.js';
-import { laneSlotSql } from '../store/lane-slot.js';
+import { laneSlotSql, msUntilSql } from '../store/lane-slot.js';
 import { LANE_COLUMNS, LANE_COUNTER_KEYS, type LaneCounters } from './lane.repository.js';
 import type { LaneEntity } from './lane.entity.js';
 import { STEP_PREPARED } from './step-planning.js';
@@ -279,7 +279,7 @@ function rescheduleSql(
             }
        ${fromSql}
       WHERE lanes.user_id = ${v.userId} AND lanes.holder = ${v.workerId} AND ${whereSql}
-    RETURNING ${returningSql}next_send_at AS "nextSendAt", greatest(0, extract(epoch FROM next_send_at - clock_timestamp()) * 1000)::float8 AS "waitMs"`;
+    RETURNING ${returningSql}next_send_at AS "nextSendAt", ${msUntilSql('next_send_at')} AS "waitMs"`;
 }
 
 function rescheduleParams(
@@ -644,7 +644,7 @@ export class LaneStepRepository {
        ), slots AS (
          SELECT p_i, "nextSendAt", "waitMs" FROM lane
          UNION ALL
-         SELECT p_i, "nextSendAt", greatest(0, extract(epoch FROM "nextSendAt" - clock_timestamp()) * 1000)::float8 FROM kept
+         SELECT p_i, "nextSendAt", ${msUntilSql('"nextSendAt"')} FROM kept
        )
        SELECT req.p_i AS i, ${LANE_JOB_KEYS.map((k) => `counted."${k}" AS "job_${k}"`).join(', ')}, slots."nextSendAt" AS "lane_nextSendAt", slots."waitMs" AS "lane_waitMs"
          FROM req LEFT JOIN counted ON counted.p_i = req.p_i LEFT JOIN slots ON slots.p_i = req.p_i`,

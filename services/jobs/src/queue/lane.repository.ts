@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager, QueryPartialEntity } from 'typeorm';
 import { row, rows } from '@bns/service-kit';
 import { selectList, type ColumnMap } from '../store/columns.js';
-import { laneSlotSql } from '../store/lane-slot.js';
+import { laneSlotSql, msUntilSql } from '../store/lane-slot.js';
 import { LaneEntity } from './lane.entity.js';
 
 /** The column map of `jobs.lanes`. */
@@ -98,7 +98,7 @@ export class LaneRepository {
                 LIMIT $2
                 FOR UPDATE SKIP LOCKED) AS free
         WHERE l.user_id = free.user_id
-      RETURNING l.user_id AS "userId", greatest(0, extract(epoch FROM ${laneSlotSql('l')} - clock_timestamp()) * 1000)::float8 AS "dueInMs"`,
+      RETURNING l.user_id AS "userId", ${msUntilSql(laneSlotSql('l'))} AS "dueInMs"`,
       [workerId, limit, secs(lookaheadMs), secs(staleMs), userId ?? null],
     );
   }
@@ -107,7 +107,7 @@ export class LaneRepository {
   held(em: EntityManager, workerId: string): Promise<LaneDue[]> {
     return rows<LaneDue>(
       em,
-      `SELECT user_id AS "userId", greatest(0, extract(epoch FROM ${laneSlotSql('lanes')} - clock_timestamp()) * 1000)::float8 AS "dueInMs"
+      `SELECT user_id AS "userId", ${msUntilSql(laneSlotSql('lanes'))} AS "dueInMs"
          FROM lanes WHERE holder = $1 AND active`,
       [workerId],
     );

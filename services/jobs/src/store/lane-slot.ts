@@ -11,3 +11,6 @@
 export const laneSlotSql = (l: string) =>
   `greatest(${l}.next_send_at, (SELECT CASE WHEN s.state = 'sent' THEN s.done_at + make_interval(secs => s.paced_ms / 1000.0) END
                                   FROM job_recipients s WHERE s.job_id = ${l}.sending_job AND s.seq = ${l}.sending_seq))`;
+
+/** Milliseconds from now (the statement's clock) until the time `at`, SQL; 0 when it is past. */
+export const msUntilSql = (at: string) => `greatest(0, extract(epoch FROM ${at} - clock_timestamp()) * 1000)::float8`;
